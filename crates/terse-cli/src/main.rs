@@ -1,0 +1,3 @@
+//! The `terse` command.
+
+fn main() {}

@@ -1,0 +1,2 @@
+//! Codec benchmarks; see the crate README for what they measure.
+fn main() {}

@@ -1,0 +1,97 @@
+//! Error types.
+
+use std::fmt;
+
+/// A TOON document could not be decoded.
+///
+/// Carries the 1-based line and column where the problem was found and a
+/// message a person can act on.
+///
+/// ```
+/// let err = terse_toon::decode("items[2]: a", &Default::default()).unwrap_err();
+/// assert_eq!(err.line(), 1);
+/// assert!(err.to_string().starts_with("line 1, column "));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError {
+    line: usize,
+    column: usize,
+    message: String,
+}
+
+impl DecodeError {
+    /// A new error at `line` and `column` (both 1-based).
+    pub fn new(line: usize, column: usize, message: impl Into<String>) -> Self {
+        DecodeError {
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    /// The 1-based line of the problem.
+    pub fn line(&self) -> usize {
+        self.line
+    }
+
+    /// The 1-based column (in characters) of the problem.
+    pub fn column(&self) -> usize {
+        self.column
+    }
+
+    /// What went wrong, without the position.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// An error from the serde-facing functions and [`encode_json`](crate::encode_json).
+#[derive(Debug)]
+pub enum Error {
+    /// The input JSON was not valid, or a value could not be represented as JSON.
+    Json(serde_json::Error),
+    /// The TOON text could not be decoded.
+    Decode(DecodeError),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Json(err) => write!(f, "invalid JSON: {err}"),
+            Error::Decode(err) => err.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Json(err) => Some(err),
+            Error::Decode(err) => Some(err),
+        }
+    }
+}
+
+impl From<serde_json::Error> for Error {
+    fn from(err: serde_json::Error) -> Self {
+        Error::Json(err)
+    }
+}
+
+impl From<DecodeError> for Error {
+    fn from(err: DecodeError) -> Self {
+        Error::Decode(err)
+    }
+}

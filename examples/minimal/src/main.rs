@@ -1,0 +1,3 @@
+//! The smallest axum service with the terse layer.
+
+fn main() {}
