@@ -1,1 +1,3 @@
 //! Shared helpers for the workspace integration tests.
+
+pub mod fixtures;

@@ -3,4 +3,6 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod tokens;
+
 pub use terse_toon as toon;
