@@ -1,3 +1,58 @@
-//! The `terse` command.
+//! The `terse` command: TOON encode and decode, and token statistics.
+//!
+//! Every subcommand reads one document from a file or from standard input and
+//! writes its result to standard output. On bad input it prints exactly one
+//! line to standard error, nothing to standard output, and exits with code 1.
 
-fn main() {}
+mod decode;
+mod encode;
+mod error;
+mod input;
+mod output;
+mod stats;
+
+use clap::{Parser, Subcommand};
+use error::CliError;
+use std::process::ExitCode;
+
+/// Serve JSON to LLM agents in fewer tokens: TOON conversion and token counts.
+#[derive(Debug, Parser)]
+#[command(name = "terse", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// One variant and one module per subcommand.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Convert JSON to TOON.
+    Encode(encode::Args),
+    /// Convert TOON to compact JSON.
+    Decode(decode::Args),
+    /// Compare bytes and tokens of a JSON document as JSON and as TOON.
+    Stats(stats::Args),
+    /// Measure a running service's list endpoints in tokens: JSON, TOON, compact.
+    Report(terse_cli::report::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Encode(args) => encode::run(&args),
+        Command::Decode(args) => decode::run(&args),
+        Command::Stats(args) => stats::run(&args),
+        Command::Report(args) => {
+            terse_cli::report::run(&args).map_err(|e| CliError::Report(e.to_string()))
+        }
+    };
+    match result.and_then(|text| output::write_stdout(&text)) {
+        Ok(()) => ExitCode::SUCCESS,
+        // A reader that went away (`terse encode big.json | head`) is not an error.
+        Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {}", error::one_line(&err.to_string()));
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -26,6 +26,7 @@ mod decode;
 mod encode;
 mod error;
 mod options;
+mod quoting;
 
 pub use error::{DecodeError, Error};
 pub use options::{DecodeOptions, Delimiter, EncodeOptions};
@@ -38,7 +39,24 @@ use serde_json::Value;
 /// ```
 /// let text = terse_toon::encode(&serde_json::json!({"tags": ["a", "b"]}), &Default::default());
 /// assert_eq!(text, "tags[2]: a,b");
+///
+/// let orders = serde_json::json!({"orders": [
+///     {"id": 1, "customer": {"name": "Ada", "country": "DK"}, "total": 99.5},
+///     {"id": 2, "customer": {"name": "Bob", "country": "UK"}, "total": 149},
+/// ]});
+/// assert_eq!(
+///     terse_toon::encode(&orders, &Default::default()),
+///     "orders[2]{id,customer{name,country},total}:\n  1,Ada,DK,99.5\n  2,Bob,UK,149"
+/// );
 /// ```
+///
+/// The output has no trailing newline. Uniform arrays of objects become
+/// tables (with nested field groups for uniform nested objects), objects
+/// whose values share one shape become keyed tables, and everything else
+/// uses indented fields and `- ` list items, as spec v4 prescribes. Numbers
+/// are written in plain decimal form, never with an exponent: integers
+/// exactly, floats as the shortest decimal that reads back to the same `f64`
+/// (`1e-7` as `0.0000001`, `-0.0` as `0`).
 pub fn encode(value: &Value, options: &EncodeOptions) -> String {
     encode::encode_value(value, options)
 }
@@ -46,8 +64,12 @@ pub fn encode(value: &Value, options: &EncodeOptions) -> String {
 /// Encodes JSON text straight to TOON text.
 ///
 /// This is the fast path for servers that already hold the JSON bytes of a
-/// response: it does not build a `serde_json::Value`. Invalid JSON is an
-/// [`Error::Json`], never a panic.
+/// response: it does not build a `serde_json::Value`, but parses the text
+/// once into a borrowed tree and writes TOON from it. The result is always
+/// exactly [`encode()`] of the value `serde_json::from_str` reads from `json`
+/// (including how numbers are read and that a repeated key keeps its last
+/// value). Invalid JSON, and nesting deeper than `serde_json`'s limit of 127
+/// levels, is an [`Error::Json`] with `serde_json`'s message; never a panic.
 ///
 /// ```
 /// let text = terse_toon::encode_json(r#"{"a":1,"b":[true,null]}"#, &Default::default()).unwrap();
@@ -76,9 +98,23 @@ pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
 /// ```
 /// let value = terse_toon::decode("a: 1\nb[2]: x,y", &Default::default()).unwrap();
 /// assert_eq!(value, serde_json::json!({"a": 1, "b": ["x", "y"]}));
+///
+/// let err = terse_toon::decode("users[2]{id,name}:\n  1,Ada", &Default::default()).unwrap_err();
+/// assert_eq!(err.to_string(), "line 1, column 7: expected 2 rows, found 1");
 /// ```
+///
+/// Numbers: an integer keeps its exact value when it fits `i64` or `u64`;
+/// any other number is an `f64`, and a number-shaped token beyond the `f64`
+/// range (`1e400`) stays a string. A decimal or exponent form with an integral
+/// value decodes as that integer (`1e3` is 1000, `-0` is 0).
+///
+/// Lenient mode (`strict: false`) does not check counts or row widths (a
+/// short row's missing cells are `null`, extra cells are dropped), skips blank
+/// and over-indented lines, counts a tab in indentation as one level, and
+/// keeps the last value of a repeated key. In both modes nesting deeper than
+/// 256 levels is an error.
 pub fn decode(input: &str, options: &DecodeOptions) -> Result<Value, DecodeError> {
-    decode::decode_bytes(input.as_bytes(), options)
+    decode::decode_str(input, options)
 }
 
 /// Decodes TOON from raw bytes; input that is not valid UTF-8 is an error with

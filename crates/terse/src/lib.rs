@@ -1,8 +1,67 @@
 //! Serve existing JSON APIs to LLM agents in fewer tokens.
+//!
+//! Add one layer; handlers stay as they are. A client that asks for TOON
+//! (`?format=toon`, `X-Prefer-Format: toon`, or `Accept: text/toon`) gets the
+//! JSON response as TOON, with an `X-Token-Count` header:
+//!
+//! ```
+//! use axum::{Json, Router, body::Body, routing::get};
+//! use http_body_util::BodyExt;
+//! use serde_json::json;
+//! use terse::TerseLayer;
+//! use tower::ServiceExt;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let app = Router::new()
+//!     .route("/users", get(|| async {
+//!         Json(json!([
+//!             {"id": 1, "name": "Ada", "role": "admin"},
+//!             {"id": 2, "name": "Linus", "role": "member"},
+//!             {"id": 3, "name": "Grace", "role": "member"},
+//!         ]))
+//!     }))
+//!     .layer(TerseLayer::new());
+//!
+//! let request = http::Request::get("/users?format=toon").body(Body::empty()).unwrap();
+//! let response = app.oneshot(request).await.unwrap();
+//! assert_eq!(response.headers()["content-type"], "text/toon; charset=utf-8");
+//! assert!(response.headers().contains_key("x-token-count"));
+//! let body = response.into_body().collect().await.unwrap().to_bytes();
+//! assert_eq!(body, "[3]{id,name,role}:\n  1,Ada,admin\n  2,Linus,member\n  3,Grace,member");
+//! # }
+//! ```
+//!
+//! Everything else passes through untouched: errors, non-JSON bodies,
+//! compressed bodies, streams (never buffered), invalid JSON and bodies over
+//! [`TerseLayer::max_body_bytes`]. Without a format request JSON streams
+//! through as it is, with only `Vary` added. `?fields=a,b,c.d` keeps just
+//! those keys of each record (and its id). Put the layer inside
+//! `CompressionLayer`, so it sees bodies before they are compressed.
+//!
+//! [`render`] and [`render_json`] format a value the way the layer would, for
+//! code that builds tool results itself.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod changes;
+mod error_envelope;
+mod fields;
+mod format;
+pub mod middleware;
+mod negotiate;
+pub mod compact;
 pub mod tokens;
 
+pub use format::{Format, UnknownFormat, render, render_json};
+pub use middleware::{ResponseFuture, Terse, TerseBody, TerseLayer};
+
 pub use terse_toon as toon;
+
+/// The trait and its derive, as serde exports `Serialize`.
+pub use compact::CompactLine;
+
+#[cfg(feature = "axum")]
+pub use changes::Since;
+pub use changes::{ChangeKind, Changes, Timestamp};

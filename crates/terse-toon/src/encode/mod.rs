@@ -1,16 +1,54 @@
 //! TOON encoder.
+//!
+//! Two entry points share one emitter:
+//!
+//! - [`encode_value`] walks a `serde_json::Value`;
+//! - [`encode_json_text`] parses JSON text once into a flat, borrowed
+//!   [`tape`] (no `Value`, no allocation per string or object) and walks
+//!   that. Input the tape parser does not take on itself (invalid JSON, or an
+//!   object with a repeated key) goes through `serde_json` instead, so the
+//!   result is always exactly `encode_value` of what `serde_json` reads.
+//!
+//! The emitter ([`emit`]) is generic over the [`tree::Tree`] trait, which both
+//! documents implement; the shape rules for tabular and keyed tabular forms
+//! are in [`shape`], canonical numbers in [`number`], and quoting in
+//! [`crate::quoting`].
+//!
+//! Output follows spec v4 with the v4.1.1 conformance fixtures as the
+//! authority. Where the spec lets the encoder choose, this one writes:
+//! numbers always in plain decimal notation (never an exponent, also outside
+//! 1e-6..1e21), `key: []` and `[]` for empty arrays in field and root
+//! position, and the first field of a list-item object on the hyphen line.
+
+mod emit;
+mod number;
+mod shape;
+mod tape;
+mod tree;
+
+#[cfg(test)]
+mod tests;
 
 use crate::{EncodeOptions, Error};
 use serde_json::Value;
 
 /// Encodes a JSON value as TOON text.
 pub(crate) fn encode_value(value: &Value, options: &EncodeOptions) -> String {
-    let _ = (value, options);
-    todo!("encoder")
+    emit::emit(value, options, 256)
 }
 
 /// Encodes JSON text as TOON text without building a `serde_json::Value`.
 pub(crate) fn encode_json_text(json: &str, options: &EncodeOptions) -> Result<String, Error> {
+    match tape::Tape::parse(json) {
+        Ok(tape) => Ok(emit::emit(tape.root(), options, json.len())),
+        Err(tape::Bail) => slow_path(json, options),
+    }
+}
+
+/// Lets `serde_json` read the text: it reports invalid JSON with its own
+/// message and position, and resolves repeated keys its way.
+#[cold]
+fn slow_path(json: &str, options: &EncodeOptions) -> Result<String, Error> {
     let value: Value = serde_json::from_str(json)?;
     Ok(encode_value(&value, options))
 }

@@ -1,0 +1,87 @@
+//! The errors a subcommand reports, each printed as one line.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Why a subcommand failed.
+#[derive(Debug)]
+pub enum CliError {
+    /// The input file (or standard input) could not be read.
+    Read {
+        /// `None` for standard input.
+        path: Option<PathBuf>,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// The input is not JSON.
+    Json(String),
+    /// The input is not valid TOON.
+    Toon(terse_toon::DecodeError),
+    /// Standard output was closed by its reader.
+    BrokenPipe,
+    /// Standard output could not be written.
+    Write(std::io::Error),
+    /// `terse report` could not reach or measure the service.
+    Report(String),
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Read {
+                path: Some(path),
+                source,
+            } => {
+                write!(f, "cannot read {}: {source}", path.display())
+            }
+            CliError::Read { path: None, source } => {
+                write!(f, "cannot read standard input: {source}")
+            }
+            CliError::Json(message) => write!(f, "invalid JSON: {message}"),
+            CliError::Toon(err) => err.fmt(f),
+            CliError::BrokenPipe => f.write_str("standard output closed"),
+            CliError::Write(err) => write!(f, "cannot write output: {err}"),
+            CliError::Report(message) => f.write_str(message),
+        }
+    }
+}
+
+impl From<terse_toon::Error> for CliError {
+    fn from(err: terse_toon::Error) -> Self {
+        match err {
+            terse_toon::Error::Json(err) => CliError::Json(err.to_string()),
+            terse_toon::Error::Decode(err) => CliError::Toon(err),
+        }
+    }
+}
+
+impl From<serde_json::Error> for CliError {
+    fn from(err: serde_json::Error) -> Self {
+        CliError::Json(err.to_string())
+    }
+}
+
+/// Escapes line breaks and other control characters so that a message quoting
+/// the input still takes exactly one line on standard error.
+pub fn one_line(message: &str) -> String {
+    let mut line = String::with_capacity(message.len());
+    for c in message.chars() {
+        if c.is_control() {
+            line.extend(c.escape_default());
+        } else {
+            line.push(c);
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(one_line("a\nb\tc\u{1}"), "a\\nb\\tc\\u{1}");
+        assert_eq!(one_line("ünïcode stays"), "ünïcode stays");
+    }
+}

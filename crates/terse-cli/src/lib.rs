@@ -1,0 +1,8 @@
+//! The library half of the `terse` command: the parts other crates can call.
+//!
+//! [`report`] measures a running service's list endpoints in tokens.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod report;

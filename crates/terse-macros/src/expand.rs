@@ -1,0 +1,137 @@
+//! Step 3: write the `CompactLine` impl.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{quote, quote_spanned};
+use terse_template::{Filter, FilterKind, Placeholder, Segment};
+
+use crate::validate::Checked;
+
+pub fn expand(checked: &Checked) -> TokenStream {
+    let ident = &checked.ident;
+    let compact = quote!(::terse::compact);
+    let private = quote!(#compact::__private);
+    let noun = &checked.noun;
+    let plural = checked
+        .plural
+        .as_ref()
+        .map(|plural| quote!(.with_plural(#plural)));
+    let id_key = &checked.id_key;
+    let source = &checked.source;
+    let segments = checked.ast.segments.iter().map(segment);
+    // Spanned on the type's name so a missing `Serialize` is reported there.
+    let to_value = quote_spanned!(ident.span()=> #private::serde_json::to_value::<&#ident>);
+
+    quote! {
+        const _: () = {
+            // The template was parsed and checked at compile time; it is built
+            // once, on first use, from the checked syntax tree.
+            fn template() -> &'static #compact::Template {
+                static TEMPLATE: ::std::sync::OnceLock<#compact::Template> =
+                    ::std::sync::OnceLock::new();
+                TEMPLATE.get_or_init(|| {
+                    #compact::Template::__from_checked(
+                        #source,
+                        #private::template::Ast {
+                            segments: ::std::vec![#(#segments),*],
+                        },
+                    )
+                })
+            }
+
+            impl #compact::CompactLine for #ident {
+                fn noun() -> #compact::Noun {
+                    #compact::Noun::new(#noun) #plural
+                }
+
+                fn id_key() -> &'static str {
+                    #id_key
+                }
+
+                fn line(&self, cx: &#compact::RenderContext) -> ::std::string::String {
+                    match #to_value(self) {
+                        ::std::result::Result::Ok(record) => template().render(&record, cx),
+                        ::std::result::Result::Err(error) => {
+                            ::std::format!("(cannot render: {})", error)
+                        }
+                    }
+                }
+
+                fn line_from_json(
+                    record: &#private::serde_json::Value,
+                    cx: &#compact::RenderContext,
+                ) -> ::std::result::Result<::std::string::String, #compact::RecordError> {
+                    <#ident as #private::serde::Deserialize>::deserialize(record)
+                        .map_err(#compact::RecordError::new)?;
+                    ::std::result::Result::Ok(template().render(record, cx))
+                }
+            }
+        };
+    }
+}
+
+fn segment(segment: &Segment) -> TokenStream {
+    let t = quote!(::terse::compact::__private::template);
+    match segment {
+        Segment::Text(text) => quote!(#t::Segment::Text(::std::string::String::from(#text))),
+        Segment::Value(placeholder) => {
+            let placeholder = self::placeholder(placeholder);
+            quote!(#t::Segment::Value(#placeholder))
+        }
+        Segment::Optional(inner) => {
+            let inner = inner.iter().map(self::segment);
+            quote!(#t::Segment::Optional(::std::vec![#(#inner),*]))
+        }
+    }
+}
+
+fn placeholder(placeholder: &Placeholder) -> TokenStream {
+    let t = quote!(::terse::compact::__private::template);
+    let path = &placeholder.path;
+    let span = range(&placeholder.span);
+    let filters = placeholder.filters.iter().map(filter);
+    quote! {
+        #t::Placeholder {
+            path: ::std::vec![#(::std::string::String::from(#path)),*],
+            span: #span,
+            filters: ::std::vec![#(#filters),*],
+        }
+    }
+}
+
+fn filter(filter: &Filter) -> TokenStream {
+    let t = quote!(::terse::compact::__private::template);
+    let text = |s: &String| quote!(::std::string::String::from(#s));
+    let kind = match &filter.kind {
+        FilterKind::Time => quote!(Time),
+        FilterKind::Date => quote!(Date),
+        FilterKind::Ago => quote!(Ago),
+        FilterKind::Bytes => quote!(Bytes),
+        FilterKind::Short => quote!(Short),
+        FilterKind::Upper => quote!(Upper),
+        FilterKind::Lower => quote!(Lower),
+        FilterKind::Trunc(n) => {
+            let n = Literal::usize_unsuffixed(*n);
+            quote!(Trunc(#n))
+        }
+        FilterKind::Join(sep) => {
+            let sep = text(sep);
+            quote!(Join(#sep))
+        }
+        FilterKind::Default(value) => {
+            let value = text(value);
+            quote!(Default(#value))
+        }
+        FilterKind::Flag(value) => {
+            let value = text(value);
+            quote!(Flag(#value))
+        }
+    };
+    let span = range(&filter.span);
+    quote!(#t::Filter { kind: #t::FilterKind::#kind, span: #span })
+}
+
+fn range(range: &std::ops::Range<usize>) -> TokenStream {
+    let start = Literal::usize_unsuffixed(range.start);
+    let end = Literal::usize_unsuffixed(range.end);
+    quote!(#start..#end)
+}

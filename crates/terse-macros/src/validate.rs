@@ -1,0 +1,261 @@
+//! Step 2: check the attributes, the template and the id against the fields.
+
+use std::ops::Range;
+
+use proc_macro2::Span;
+use syn::{Ident, LitStr};
+use terse_template::{Ast, Segment};
+
+use crate::errors::Errors;
+use crate::parse::{Field, Input};
+
+/// Everything the expansion needs, checked.
+pub struct Checked {
+    pub ident: Ident,
+    pub noun: String,
+    pub plural: Option<String>,
+    /// The template as written.
+    pub source: String,
+    /// The parsed template, with every field path rewritten to JSON names.
+    pub ast: Ast,
+    pub id_key: String,
+}
+
+pub fn validate(input: &Input, errors: &mut Errors) -> Option<Checked> {
+    let seen = |key: &str| input.seen.iter().any(|k| k == key);
+    let missing: Vec<&str> = [("noun", &input.noun), ("line", &input.line)]
+        .into_iter()
+        .filter(|(key, lit)| lit.is_none() && !seen(key))
+        .map(|(key, _)| key)
+        .collect();
+    if !missing.is_empty() {
+        let example: Vec<&str> = missing
+            .iter()
+            .map(|key| match *key {
+                "noun" => "noun = \"event\"",
+                _ => "line = \"{title}\"",
+            })
+            .collect();
+        errors.at(
+            input.anchor,
+            format_args!(
+                "missing {}: add `#[compact({})]` to the type",
+                missing
+                    .iter()
+                    .map(|key| format!("`{key}`"))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
+                example.join(", ")
+            ),
+        );
+    }
+    let noun = input
+        .noun
+        .as_ref()
+        .filter(|lit| non_empty(lit, "noun", errors));
+    if let Some(plural) = &input.plural {
+        non_empty(plural, "plural", errors);
+    }
+    let line = input
+        .line
+        .as_ref()
+        .filter(|lit| non_empty(lit, "line", errors));
+    let id_key = id_key(input, errors);
+    let ast = line.and_then(|lit| template(lit, input, errors));
+    Some(Checked {
+        ident: input.ident.clone(),
+        noun: noun?.value(),
+        plural: input.plural.as_ref().map(LitStr::value),
+        source: line?.value(),
+        ast: ast?,
+        id_key: id_key?,
+    })
+}
+
+fn non_empty(lit: &LitStr, key: &str, errors: &mut Errors) -> bool {
+    let empty = lit.value().trim().is_empty();
+    if empty {
+        errors.at(lit.span(), format_args!("`{key}` must not be empty"));
+    }
+    !empty
+}
+
+fn id_key(input: &Input, errors: &mut Errors) -> Option<String> {
+    let marked: Vec<&Field> = input.fields.iter().filter(|f| f.id.is_some()).collect();
+    let id = match marked.as_slice() {
+        [one] => *one,
+        [] => match input
+            .fields
+            .iter()
+            .find(|f| f.json_name == "id")
+            .or_else(|| input.fields.iter().find(|f| f.rust_name == "id"))
+        {
+            Some(field) => field,
+            None => {
+                errors.at(
+                    input.ident.span(),
+                    format_args!(
+                        "`{}` has no id field: mark the field that identifies a record \
+                         with `#[compact(id)]`, or name it `id`",
+                        input.ident
+                    ),
+                );
+                return None;
+            }
+        },
+        [_, extra @ ..] => {
+            for field in extra {
+                errors.at(
+                    field.id.unwrap_or(field.span),
+                    format_args!(
+                        "more than one `#[compact(id)]` field (`{}` and `{}`); a record has one id",
+                        marked[0].rust_name, field.rust_name
+                    ),
+                );
+            }
+            return None;
+        }
+    };
+    if id.skipped {
+        errors.at(
+            id.id.unwrap_or(id.span),
+            format_args!(
+                "the id field `{}` is skipped by serde, so records never carry it",
+                id.rust_name
+            ),
+        );
+        return None;
+    }
+    Some(id.json_name.clone())
+}
+
+fn template(lit: &LitStr, input: &Input, errors: &mut Errors) -> Option<Ast> {
+    let source = lit.value();
+    let mut ast = match terse_template::parse(&source) {
+        Ok(ast) => ast,
+        Err(error) => {
+            errors.at(
+                span_in(lit, error.span()),
+                format_args!(
+                    "invalid template at column {}: {}",
+                    error.column(),
+                    error.message()
+                ),
+            );
+            return None;
+        }
+    };
+    let open = input.fields.iter().any(|f| f.flatten);
+    let mut ok = true;
+    resolve(
+        &mut ast.segments,
+        &source,
+        lit,
+        input,
+        open,
+        errors,
+        &mut ok,
+    );
+    ok.then_some(ast)
+}
+
+/// Rewrites the first segment of every path to the field's JSON name, and
+/// reports names that are not fields.
+fn resolve(
+    segments: &mut [Segment],
+    source: &str,
+    lit: &LitStr,
+    input: &Input,
+    open: bool,
+    errors: &mut Errors,
+    ok: &mut bool,
+) {
+    for segment in segments {
+        let placeholder = match segment {
+            Segment::Text(_) => continue,
+            Segment::Optional(inner) => {
+                resolve(inner, source, lit, input, open, errors, ok);
+                continue;
+            }
+            Segment::Value(placeholder) => placeholder,
+        };
+        let Some(name) = placeholder.path.first_mut() else {
+            continue;
+        };
+        let span = placeholder.span.start..placeholder.span.start + name.len();
+        let column = source[..span.start].chars().count() + 1;
+        let field = input
+            .fields
+            .iter()
+            .find(|f| f.json_name == *name)
+            .or_else(|| input.fields.iter().find(|f| f.rust_name == *name));
+        match field {
+            Some(field) if field.skipped => {
+                *ok = false;
+                errors.at(
+                    span_in(lit, span),
+                    format_args!(
+                        "field `{name}` (template column {column}) is skipped by serde, \
+                         so records never carry it"
+                    ),
+                );
+            }
+            Some(field) => *name = field.json_name.clone(),
+            None if open => {}
+            None => {
+                *ok = false;
+                errors.at(
+                    span_in(lit, span),
+                    format_args!(
+                        "no field `{name}` in `{}` (template column {column}); {}",
+                        input.ident,
+                        suggestion(name, input)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn suggestion(name: &str, input: &Input) -> String {
+    let visible: Vec<&Field> = input.fields.iter().filter(|f| !f.skipped).collect();
+    let candidates = visible
+        .iter()
+        .flat_map(|f| [f.json_name.as_str(), f.rust_name.as_str()]);
+    if let Some(near) = terse_template::closest(name, candidates) {
+        // Suggest the JSON name, the one the template is meant to use.
+        let field = visible
+            .iter()
+            .find(|f| f.json_name == near || f.rust_name == near);
+        let near = field.map_or(near, |f| f.json_name.as_str());
+        return format!("did you mean `{near}`?");
+    }
+    let names: Vec<String> = visible
+        .iter()
+        .map(|f| format!("`{}`", f.json_name))
+        .collect();
+    if names.is_empty() {
+        "the type has no serialized fields".to_owned()
+    } else {
+        format!("the fields are {}", names.join(", "))
+    }
+}
+
+/// The span of `range` (bytes of the template's value) inside the string
+/// literal, where the compiler can point into literals; the whole literal
+/// otherwise (stable Rust cannot yet, which is why messages carry the column).
+fn span_in(lit: &LitStr, range: Range<usize>) -> Span {
+    let token = lit.token();
+    let repr = token.to_string();
+    // Only literals without escapes map value bytes 1:1 onto source bytes.
+    let prefix = if repr.starts_with('"') && !repr.contains('\\') {
+        Some(1)
+    } else if repr.starts_with('r') {
+        repr.find('"').map(|quote| quote + 1)
+    } else {
+        None
+    };
+    prefix
+        .and_then(|p| token.subspan(p + range.start..p + range.end.max(range.start + 1)))
+        .unwrap_or_else(|| lit.span())
+}

@@ -1,0 +1,106 @@
+//! The parsed form of a template.
+
+use std::ops::Range;
+
+/// A parsed template: a sequence of segments rendered left to right.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ast {
+    /// The top-level segments.
+    pub segments: Vec<Segment>,
+}
+
+/// One piece of a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Segment {
+    /// Literal text, with `{{`/`}}` already turned into single braces.
+    Text(String),
+    /// A `{field|filter...}` placeholder.
+    Value(Placeholder),
+    /// A `{? ... }` group, dropped whole when any value directly inside it is
+    /// null, missing, empty or false.
+    Optional(Vec<Segment>),
+}
+
+/// A `{a.b|filter(arg)}` placeholder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placeholder {
+    /// The dotted path, one entry per segment (`a.b` is `["a", "b"]`).
+    pub path: Vec<String>,
+    /// Byte range of the path in the template source.
+    pub span: Range<usize>,
+    /// Filters, applied left to right.
+    pub filters: Vec<Filter>,
+}
+
+/// One filter of a placeholder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Filter {
+    /// What the filter does, with its checked argument.
+    pub kind: FilterKind,
+    /// Byte range of the filter (name and argument) in the template source.
+    pub span: Range<usize>,
+}
+
+/// A known filter with its argument, already checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FilterKind {
+    /// `time`: `HH:MM` of an RFC 3339 timestamp.
+    Time,
+    /// `date`: `YYYY-MM-DD` of an RFC 3339 timestamp.
+    Date,
+    /// `ago`: the time from the render instant, as `5m ago` or `in 2d`.
+    Ago,
+    /// `bytes`: a byte count as `512B`, `1.0KB`, `2.3MB`.
+    Bytes,
+    /// `short`: the first 8 characters.
+    Short,
+    /// `upper`: upper case.
+    Upper,
+    /// `lower`: lower case.
+    Lower,
+    /// `trunc(n)`: the first `n` characters, then `…` when cut.
+    Trunc(usize),
+    /// `join(sep)`: array items joined with `sep`.
+    Join(String),
+    /// `default(text)`: `text` when the value is null, missing or empty.
+    Default(String),
+    /// `flag(text)`: `text` when the value is truthy, else null.
+    Flag(String),
+}
+
+impl FilterKind {
+    /// The filter's name as written in templates.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FilterKind::Time => "time",
+            FilterKind::Date => "date",
+            FilterKind::Ago => "ago",
+            FilterKind::Bytes => "bytes",
+            FilterKind::Short => "short",
+            FilterKind::Upper => "upper",
+            FilterKind::Lower => "lower",
+            FilterKind::Trunc(_) => "trunc",
+            FilterKind::Join(_) => "join",
+            FilterKind::Default(_) => "default",
+            FilterKind::Flag(_) => "flag",
+        }
+    }
+}
+
+impl Ast {
+    /// Every placeholder in the template, groups included, in source order.
+    pub fn placeholders(&self) -> Vec<&Placeholder> {
+        fn walk<'a>(segments: &'a [Segment], out: &mut Vec<&'a Placeholder>) {
+            for segment in segments {
+                match segment {
+                    Segment::Text(_) => {}
+                    Segment::Value(p) => out.push(p),
+                    Segment::Optional(inner) => walk(inner, out),
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.segments, &mut out);
+        out
+    }
+}

@@ -1,0 +1,34 @@
+//! The grammar of terse's compact-line templates, shared by the `terse` crate
+//! (which parses templates at run time and renders them) and `terse-macros`
+//! (which parses them at compile time to check field and filter names).
+//!
+//! Keeping the grammar in one small dependency-free crate means a template is
+//! read the same way by both, and the derive macro stays cheap to build.
+//! Rendering lives in `terse`; this crate only turns text into an [`Ast`].
+//!
+//! ```
+//! use terse_template::{parse, Segment};
+//!
+//! let ast = parse("{title|upper}{? [{location}]}").unwrap();
+//! assert_eq!(ast.segments.len(), 2);
+//! assert!(matches!(ast.segments[1], Segment::Optional(_)));
+//!
+//! let err = parse("{title|uper}").unwrap_err();
+//! assert_eq!(err.column(), 8);
+//! assert!(err.message().contains("did you mean `upper`"));
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod ast;
+mod error;
+mod filters;
+mod parse;
+mod suggest;
+
+pub use ast::{Ast, Filter, FilterKind, Placeholder, Segment};
+pub use error::ParseError;
+pub use filters::{FILTER_NAMES, FilterArg, filter_arg};
+pub use parse::parse;
+pub use suggest::{closest, edit_distance};

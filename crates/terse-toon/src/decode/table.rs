@@ -1,0 +1,123 @@
+//! Tables (§9.3, §9.5): a header's field list turned into an object
+//! template that rows fill in.
+
+use super::header::Field;
+use serde_json::{Map, Value};
+use std::rc::Rc;
+
+/// A table's field list, ready to turn rows into objects.
+#[derive(Debug)]
+pub(super) struct Table {
+    fields: Vec<Field>,
+    pub leaves: usize,
+    /// An object with the table's shape: `null` leaves, nested groups as
+    /// objects. Cloning it and filling the leaves in place is cheaper than
+    /// hashing every key of every row.
+    template: Map<String, Value>,
+    /// Field names repeat at some level (lenient mode): rows are built key
+    /// by key so that the last one wins.
+    duplicates: bool,
+}
+
+impl Table {
+    pub fn new(fields: Vec<Field>, duplicates: bool) -> Self {
+        Table {
+            leaves: leaf_count(&fields),
+            template: template(&fields),
+            fields,
+            duplicates,
+        }
+    }
+
+    /// One row's object from `cells` (missing cells are `null`).
+    pub fn row(&self, cells: &mut Vec<Value>) -> Value {
+        let mut cells = cells.drain(..);
+        if self.duplicates {
+            Value::Object(build_last_wins(&self.fields, &mut cells))
+        } else {
+            // `clone_from` into an exactly sized map: a plain `clone` would
+            // size the entries like the hash table (almost twice as many).
+            let mut object = Map::with_capacity(self.template.len());
+            object.clone_from(&self.template);
+            fill(&mut object, &mut cells);
+            Value::Object(object)
+        }
+    }
+}
+
+fn leaf_count(fields: &[Field]) -> usize {
+    fields
+        .iter()
+        .map(|f| f.children.as_deref().map_or(1, leaf_count))
+        .sum()
+}
+
+fn template(fields: &[Field]) -> Map<String, Value> {
+    let mut map = Map::with_capacity(fields.len());
+    for field in fields {
+        let value = match &field.children {
+            Some(children) => Value::Object(template(children)),
+            None => Value::Null,
+        };
+        map.insert(field.name.clone(), value);
+    }
+    map
+}
+
+fn fill(object: &mut Map<String, Value>, cells: &mut impl Iterator<Item = Value>) {
+    for slot in object.values_mut() {
+        match slot {
+            Value::Object(group) => fill(group, cells),
+            _ => match cells.next() {
+                Some(cell) => *slot = cell,
+                None => return,
+            },
+        }
+    }
+}
+
+fn build_last_wins(
+    fields: &[Field],
+    cells: &mut impl Iterator<Item = Value>,
+) -> Map<String, Value> {
+    let mut map = Map::new();
+    for field in fields {
+        let value = match &field.children {
+            Some(children) => Value::Object(build_last_wins(children, cells)),
+            None => cells.next().unwrap_or(Value::Null),
+        };
+        map.insert(field.name.clone(), value);
+    }
+    map
+}
+
+/// The tables of the last few distinct field lists, so that a header that
+/// repeats (an inner table in every item of a list) is parsed once.
+#[derive(Default)]
+pub(super) struct TableCache<'a> {
+    entries: Vec<(u8, &'a str, Rc<Table>)>,
+    next: usize,
+}
+
+impl<'a> TableCache<'a> {
+    const SIZE: usize = 8;
+
+    /// The table for the field list at the start of `text` (from its `{`),
+    /// if one with the same text and delimiter was built before.
+    pub fn get(&self, delim: u8, text: &str) -> Option<(Rc<Table>, usize)> {
+        self.entries
+            .iter()
+            .find(|(d, spec, _)| *d == delim && text.starts_with(spec))
+            .map(|(_, spec, table)| (Rc::clone(table), spec.len()))
+    }
+
+    /// Remembers the table built from the field list `spec` (`{` to `}`).
+    pub fn put(&mut self, delim: u8, spec: &'a str, table: Rc<Table>) {
+        if self.entries.len() < Self::SIZE {
+            self.entries.push((delim, spec, table));
+        } else {
+            self.entries[self.next] = (delim, spec, table);
+            self.next = (self.next + 1) % Self::SIZE;
+        }
+    }
+}

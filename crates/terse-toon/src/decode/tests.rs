@@ -1,0 +1,435 @@
+//! Decoder unit tests: error positions and messages, invalid UTF-8, number
+//! edge cases, lenient mode, nesting limits and inputs that must not panic.
+
+use super::MAX_DEPTH;
+use crate::{DecodeError, DecodeOptions, decode, decode_slice};
+use serde_json::{Value, json};
+
+fn strict() -> DecodeOptions {
+    DecodeOptions::default()
+}
+
+fn lenient() -> DecodeOptions {
+    DecodeOptions {
+        strict: false,
+        ..DecodeOptions::default()
+    }
+}
+
+fn ok(input: &str) -> Value {
+    decode(input, &strict()).unwrap_or_else(|err| panic!("{input:?}: {err}"))
+}
+
+fn err(input: &str) -> DecodeError {
+    match decode(input, &strict()) {
+        Ok(value) => panic!("{input:?} decoded to {value}"),
+        Err(err) => err,
+    }
+}
+
+/// Asserts the error's line, column and message.
+fn assert_error(input: &str, line: usize, column: usize, message: &str) {
+    let err = err(input);
+    assert_eq!(
+        (err.line(), err.column(), err.message()),
+        (line, column, message),
+        "{input:?}"
+    );
+}
+
+#[test]
+fn display_reads_line_column_message() {
+    let err = err("items[2]{id}:\n  1");
+    assert_eq!(
+        err.to_string(),
+        "line 1, column 7: expected 2 rows, found 1"
+    );
+}
+
+#[test]
+fn count_errors_point_at_the_length_or_the_first_extra_item() {
+    assert_error("items[2]{id}:\n  1", 1, 7, "expected 2 rows, found 1");
+    assert_error("items[1]{id}:\n  1\n  2", 3, 3, "expected 1 row, found 2");
+    assert_error("tags[3]: a,b", 1, 6, "expected 3 values, found 2");
+    assert_error("tags[2]: a,b,c", 1, 14, "expected 2 values, found 3");
+    assert_error("xs[2]:\n  - 1", 1, 4, "expected 2 list items, found 1");
+    assert_error(
+        "xs[1]:\n  - 1\n  - 2",
+        3,
+        3,
+        "expected 1 list item, found 2",
+    );
+    assert_error("m[2:]{v}:\n  a: 1", 1, 3, "expected 2 entries, found 1");
+}
+
+#[test]
+fn width_errors_point_at_the_row() {
+    assert_error(
+        "users[2]{id,name}:\n  1,Ada\n  2",
+        3,
+        3,
+        "expected 2 values in this row, found 1",
+    );
+    assert_error(
+        "o[1]{id,c{a,b}}:\n  1,x",
+        2,
+        3,
+        "expected 3 values in this row, found 2",
+    );
+}
+
+#[test]
+fn string_errors_point_at_the_quote_or_escape() {
+    // Columns count characters, not bytes: `café` is four.
+    assert_error(
+        "café: \"open",
+        1,
+        7,
+        "unterminated string: missing closing `\"`",
+    );
+    assert_error(
+        "a: \"x\\q\"",
+        1,
+        6,
+        "invalid escape `\\q`; allowed: \\\\ \\\" \\n \\r \\t \\uXXXX",
+    );
+    assert_error(
+        "a: \"\\u12\"",
+        1,
+        5,
+        "invalid escape: `\\u` must be followed by four hex digits",
+    );
+    assert_error(
+        "a: \"\\udc00\"",
+        1,
+        5,
+        "invalid escape `\\udc00`: surrogate code points are not allowed",
+    );
+    assert_error(
+        "a: \"x\" y",
+        1,
+        7,
+        "unexpected characters after the closing quote",
+    );
+}
+
+#[test]
+fn structure_errors_have_positions_and_plain_messages() {
+    assert_error("name: Ada\nname: Bob", 2, 1, "duplicate key `name`");
+    assert_error(
+        "a:\n\tb: 1",
+        2,
+        1,
+        "tab in indentation; indent with spaces only",
+    );
+    assert_error(
+        "a:\n   b: 1",
+        2,
+        4,
+        "indentation of 3 spaces is not a multiple of 2",
+    );
+    assert_error("xs[2]:\n  - a\n\n  - b", 3, 1, "blank line inside an array");
+    assert_error(
+        "a: 1\n  b: 2",
+        2,
+        3,
+        "unexpected indentation: the line above does not open a block",
+    );
+    assert_error("a:\n  user", 2, 7, "missing `:` after the key");
+    assert_error(
+        "[1]: x\ny: 2",
+        2,
+        1,
+        "unexpected content after the end of the root array",
+    );
+    assert_error(
+        "x[03]: a",
+        1,
+        3,
+        "invalid array length: leading zeros are not allowed",
+    );
+    assert_error(
+        "x[2]{a,b}: 1,2",
+        1,
+        11,
+        "a table header takes no values after its `:`; rows go on the following lines",
+    );
+    assert_error(
+        "xs[1]:\n  x: 1",
+        2,
+        3,
+        "expected a list item starting with `- `",
+    );
+}
+
+#[test]
+fn byte_order_mark_is_not_a_column() {
+    assert_eq!(ok("\u{feff}a: 1"), json!({"a": 1}));
+    let err = err("\u{feff}a: \"x");
+    assert_eq!((err.line(), err.column()), (1, 4));
+}
+
+#[test]
+fn invalid_utf8_is_an_error_at_its_position() {
+    let cases: [(&[u8], usize, usize); 5] = [
+        (b"a: \xff", 1, 4),
+        (b"a: 1\nb: x\xc3", 2, 5),
+        // A surrogate code point encoded in UTF-8 is ill-formed too.
+        (b"k: \xed\xa0\x80", 1, 4),
+        ("é: ".as_bytes(), 0, 0),
+        (b"\xe2\x82", 1, 1),
+    ];
+    for (input, line, column) in cases {
+        let result = decode_slice(input, &strict());
+        if line == 0 {
+            assert!(result.is_ok(), "{input:?}");
+            continue;
+        }
+        let err = result.unwrap_err();
+        assert_eq!((err.line(), err.column()), (line, column), "{input:?}");
+        assert!(err.message().starts_with("invalid UTF-8"), "{err}");
+    }
+    let mut after_multibyte = "é: ".as_bytes().to_vec();
+    after_multibyte.push(0x80);
+    let err = decode_slice(&after_multibyte, &strict()).unwrap_err();
+    assert_eq!((err.line(), err.column()), (1, 4));
+    // Lenient mode does not paper over it either.
+    assert!(decode_slice(b"a: \xff", &lenient()).is_err());
+}
+
+#[test]
+fn integers_stay_exact_and_others_become_floats_or_strings() {
+    let doc = ok("a: 18446744073709551615\n\
+         b: -9223372036854775808\n\
+         c: 123456789012345678\n\
+         d: 18446744073709551616\n\
+         e: -0\n\
+         f: 1e3\n\
+         g: 0.1\n\
+         h: 1e400\n\
+         i: 2.5E-3\n\
+         j: 0.000000000000000000001\n\
+         k: 00\n\
+         l: 1.0");
+    assert_eq!(doc["a"], json!(u64::MAX));
+    assert_eq!(doc["b"], json!(i64::MIN));
+    assert_eq!(doc["c"], json!(123_456_789_012_345_678_i64));
+    assert_eq!(doc["d"], json!(18_446_744_073_709_551_616.0_f64));
+    assert_eq!(doc["e"], json!(0));
+    assert_eq!(doc["f"], json!(1000));
+    assert_eq!(doc["g"], json!(0.1));
+    assert_eq!(doc["h"], json!("1e400"));
+    assert_eq!(doc["i"], json!(0.0025));
+    assert_eq!(doc["j"], json!(1e-21));
+    assert_eq!(doc["k"], json!("00"));
+    assert_eq!(doc["l"], json!(1));
+}
+
+#[test]
+fn decimals_match_the_standard_parser() {
+    for token in [
+        "0.1",
+        "0.3",
+        "2.675",
+        "-7.05",
+        "123456.789012",
+        "9.999999999999999",
+        "0.000001",
+        "4503599627370495.5",
+        "1.7976931348623157e308",
+        "5e-324",
+    ] {
+        let expected: f64 = token.parse().unwrap();
+        let value = ok(&format!("v: {token}"));
+        assert_eq!(value["v"].as_f64(), Some(expected), "{token}");
+    }
+}
+
+#[test]
+fn prototype_like_keys_are_plain_keys() {
+    let doc = ok("__proto__:\n  admin: true\nconstructor: 1\nrows[1]{prototype}:\n  x");
+    assert_eq!(
+        doc,
+        json!({"__proto__": {"admin": true}, "constructor": 1, "rows": [{"prototype": "x"}]})
+    );
+}
+
+#[test]
+fn lenient_mode_fills_short_rows_and_keeps_extra_items() {
+    let doc = decode("t[3]{a,b}:\n  1\n  2,3,4", &lenient()).unwrap();
+    assert_eq!(doc, json!({"t": [{"a": 1, "b": null}, {"a": 2, "b": 3}]}));
+    let doc = decode("a:\n    b: 1\nc: 2", &lenient()).unwrap();
+    assert_eq!(doc, json!({"a": {"b": 1}, "c": 2}));
+    let doc = decode("a: 1\n    stray: 2\nb: 3", &lenient()).unwrap();
+    assert_eq!(doc, json!({"a": 1, "b": 3}));
+    let doc = decode("a:\n\tb: 1", &lenient()).unwrap();
+    assert_eq!(doc, json!({"a": {"b": 1}}));
+}
+
+#[test]
+fn zero_indent_size_is_an_error() {
+    let options = DecodeOptions {
+        indent_size: 0,
+        ..DecodeOptions::default()
+    };
+    let err = decode("a: 1", &options).unwrap_err();
+    assert_eq!(err.message(), "indent size must be at least 1");
+}
+
+#[test]
+fn huge_declared_lengths_do_not_reserve_memory() {
+    assert_error(
+        "x[99999999999999]: 1",
+        1,
+        3,
+        "expected 99999999999999 values, found 1",
+    );
+    let err = err("x[99999999999999999999999]: 1");
+    assert_eq!(err.message(), "invalid array length: too large");
+}
+
+/// Nested objects `a:` one level per line, `levels` deep, indent 1.
+fn nested_keys(levels: usize) -> String {
+    let mut doc = String::new();
+    for level in 0..levels {
+        doc.push_str(&" ".repeat(level));
+        doc.push_str("a:\n");
+    }
+    doc.push_str(&" ".repeat(levels));
+    doc.push_str("leaf: 1");
+    doc
+}
+
+/// Lists nested `levels` deep: `- [1]:` items, indent 1.
+fn nested_lists(levels: usize) -> String {
+    let mut doc = String::from("[1]:\n");
+    for level in 1..levels {
+        doc.push_str(&" ".repeat(level));
+        doc.push_str("- [1]:\n");
+    }
+    doc.push_str(&" ".repeat(levels));
+    doc.push_str("- x");
+    doc
+}
+
+fn indent_one() -> DecodeOptions {
+    DecodeOptions {
+        indent_size: 1,
+        ..DecodeOptions::default()
+    }
+}
+
+#[test]
+fn nesting_up_to_the_limit_decodes() {
+    let doc = decode(&nested_keys(MAX_DEPTH), &indent_one()).unwrap();
+    let mut inner = &doc;
+    for _ in 0..MAX_DEPTH {
+        inner = &inner["a"];
+    }
+    assert_eq!(inner, &json!({"leaf": 1}));
+    assert!(decode(&nested_lists(MAX_DEPTH), &indent_one()).is_ok());
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    // A 2 MiB stack, the usual size for spawned threads: 256 levels fit in
+    // it even in debug builds, 2 000 unbounded levels would not.
+    let handle = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let too_deep = format!("nesting deeper than {MAX_DEPTH} levels");
+            let err = decode(&nested_keys(2_000), &indent_one()).unwrap_err();
+            assert_eq!(err.message(), too_deep);
+            assert_eq!(err.line(), MAX_DEPTH + 1);
+
+            let err = decode(&nested_lists(2_000), &indent_one()).unwrap_err();
+            assert_eq!(err.message(), too_deep);
+
+            // 100 000 nested field groups on one header line.
+            let depth = 100_000;
+            let header = format!("x[1]{}{}:\n  1", "{a".repeat(depth), "}".repeat(depth));
+            let err = decode(&header, &strict()).unwrap_err();
+            assert_eq!(
+                err.message(),
+                format!("field groups nested deeper than {MAX_DEPTH} levels")
+            );
+            let err = decode(&header, &lenient()).unwrap_err();
+            assert_eq!(err.line(), 1);
+
+            // 100 000 list markers on one line are one string, not 100 000 levels.
+            let dashes = format!("xs[1]:\n  {}", "- ".repeat(100_000));
+            assert!(decode(&dashes, &strict()).is_ok());
+        })
+        .unwrap();
+    handle.join().expect("no stack overflow");
+}
+
+#[test]
+fn mangled_documents_never_panic() {
+    let doc = "# c\nusers[2]{id,name,geo{lat,lon}}:\n  1,\"A\\u00e9\",1.5,-2\n  2,Bob,0,1e3\n\
+               m[2:|]{v}:\n  a: x|\n  \"b\": 2\nlist[3\t]:\n  - [2\t]: a\tb\n  - k: v\n    n:\n      deep: \"q\"\n  -\n\
+               root: [] \r\nend: \"\\\\\"";
+    let specials = [
+        b'\n', b' ', b'\t', b'"', b'\\', b':', b',', b'|', b'[', b']', b'{', b'}', b'-', b'#',
+        b'0', b'\r', 0xff, 0xc3,
+    ];
+    let bytes = doc.as_bytes();
+    for options in [strict(), lenient()] {
+        for end in 0..=bytes.len() {
+            let _ = decode_slice(&bytes[..end], &options);
+        }
+        for at in 0..bytes.len() {
+            for &special in &specials {
+                let mut mutated = bytes.to_vec();
+                mutated[at] = special;
+                let _ = decode_slice(&mutated, &options);
+                mutated.insert(at, special);
+                let _ = decode_slice(&mutated, &options);
+            }
+        }
+    }
+}
+
+#[test]
+fn repeated_table_headers_decode_alike() {
+    let doc = ok(
+        "orders[2]:\n  - items[2]{sku,qty}:\n      a,1\n      b,2\n    n: 1\n  \
+                  - items[1]{sku,qty}:\n      c,3\n\
+                  p[1|]{k}:\n  \"x|y\"\nq[1]{k}:\n  x|y",
+    );
+    assert_eq!(
+        doc,
+        json!({
+            "orders": [
+                {"items": [{"sku": "a", "qty": 1}, {"sku": "b", "qty": 2}], "n": 1},
+                {"items": [{"sku": "c", "qty": 3}]},
+            ],
+            "p": [{"k": "x|y"}],
+            "q": [{"k": "x|y"}],
+        })
+    );
+    // The same field-list text means different fields under another delimiter.
+    let doc = decode("p[1|]{a|b}:\n  1|2\nq[1]{a|b}:\n  3", &lenient()).unwrap();
+    assert_eq!(doc, json!({"p": [{"a": 1, "b": 2}], "q": [{"a|b": 3}]}));
+    // More distinct headers than the cache holds, each used twice.
+    let mut text = String::new();
+    let mut expected = serde_json::Map::new();
+    for round in 0..2 {
+        for table in 0..12 {
+            let key = format!("t{round}_{table}");
+            text.push_str(&format!("{key}[1]{{f{table},g}}:\n  {table},{round}\n"));
+            expected.insert(key, json!([{format!("f{table}"): table, "g": round}]));
+        }
+    }
+    assert_eq!(ok(&text), Value::Object(expected));
+}
+
+#[test]
+fn misplaced_items_say_where_they_belong() {
+    assert_error(
+        "xs[1]:\n    - a",
+        2,
+        5,
+        "unexpected indentation: the items of this array are indented 2 spaces",
+    );
+}

@@ -1,0 +1,624 @@
+//! A one-pass JSON parser into a flat, borrowed document (a "tape").
+//!
+//! Nodes are stored in document order in one `Vec`; an array or object node
+//! records its length and the index just past its last descendant, so the
+//! next sibling of any node is found in constant time. Strings without
+//! escapes and numbers already in canonical form are slices of the input;
+//! unescaped strings and re-formatted numbers live in one side buffer.
+//!
+//! The parser accepts exactly what `serde_json::from_str::<Value>` accepts
+//! and produces the same data: numbers are read the way `serde_json` reads
+//! them (an `f64` outside the `u64`/`i64` ranges), and nesting deeper than
+//! `serde_json`'s limit is refused. Anything it does not take on itself,
+//! invalid input and objects with duplicate keys (where `serde_json` keeps
+//! the last value at the first key's position), is reported as [`Bail`] so
+//! the caller can hand the text to `serde_json` instead.
+
+use super::number;
+use super::tree::{Kind, Tree};
+use std::str::FromStr;
+
+/// The deepest nesting of arrays and objects `serde_json` accepts.
+const MAX_DEPTH: u32 = 127;
+
+/// The input is not handled on the fast path (invalid, too deep, or an
+/// object with duplicate keys); `serde_json` decides what it is.
+#[derive(Debug)]
+pub(crate) struct Bail;
+
+type Parsed<T> = Result<T, Bail>;
+
+/// A parsed JSON document.
+pub(crate) struct Tape<'a> {
+    nodes: Vec<Node<'a>>,
+    /// Unescaped strings and re-formatted numbers.
+    owned: String,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Node<'a> {
+    Null,
+    Bool(bool),
+    /// Canonical number text.
+    Number(Text<'a>),
+    String(Text<'a>),
+    /// `end` is the index just past the last descendant.
+    Array {
+        len: u32,
+        end: u32,
+    },
+    Object {
+        len: u32,
+        end: u32,
+    },
+}
+
+/// Text borrowed from the input or stored in [`Tape::owned`].
+#[derive(Debug, Clone, Copy)]
+enum Text<'a> {
+    Borrowed(&'a str),
+    Owned { start: u32, end: u32 },
+}
+
+impl<'a> Tape<'a> {
+    /// Parses `json`; see the module docs for what is refused.
+    pub(crate) fn parse(json: &'a str) -> Parsed<Tape<'a>> {
+        // Positions are stored as u32.
+        if json.len() >= u32::MAX as usize {
+            return Err(Bail);
+        }
+        let mut parser = Parser {
+            src: json,
+            bytes: json.as_bytes(),
+            pos: 0,
+            nodes: Vec::with_capacity(json.len() / 8 + 4),
+            owned: String::new(),
+            keys: Vec::new(),
+            depth: 0,
+        };
+        parser.value()?;
+        parser.skip_whitespace();
+        if parser.pos != parser.bytes.len() {
+            return Err(Bail);
+        }
+        Ok(Tape {
+            nodes: parser.nodes,
+            owned: parser.owned,
+        })
+    }
+
+    /// The root node.
+    pub(crate) fn root(&self) -> TapeRef<'_, 'a> {
+        TapeRef { tape: self, idx: 0 }
+    }
+
+    fn text(&self, text: Text<'a>) -> &str {
+        match text {
+            Text::Borrowed(s) => s,
+            Text::Owned { start, end } => &self.owned[start as usize..end as usize],
+        }
+    }
+
+    /// The index of the next sibling of node `idx`.
+    fn after(&self, idx: u32) -> u32 {
+        match self.nodes[idx as usize] {
+            Node::Array { end, .. } | Node::Object { end, .. } => end,
+            _ => idx + 1,
+        }
+    }
+}
+
+struct Parser<'a> {
+    src: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    nodes: Vec<Node<'a>>,
+    owned: String,
+    /// Key node indexes of the objects being parsed (a stack).
+    keys: Vec<u32>,
+    depth: u32,
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn value(&mut self) -> Parsed<()> {
+        self.skip_whitespace();
+        match self.peek() {
+            Some(b'{') => self.object(),
+            Some(b'[') => self.array(),
+            Some(b'"') => {
+                let text = self.string()?;
+                self.nodes.push(Node::String(text));
+                Ok(())
+            }
+            Some(b't') => self.literal(b"true", Node::Bool(true)),
+            Some(b'f') => self.literal(b"false", Node::Bool(false)),
+            Some(b'n') => self.literal(b"null", Node::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => Err(Bail),
+        }
+    }
+
+    fn literal(&mut self, word: &[u8], node: Node<'a>) -> Parsed<()> {
+        if self.bytes[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            self.nodes.push(node);
+            Ok(())
+        } else {
+            Err(Bail)
+        }
+    }
+
+    fn enter(&mut self) -> Parsed<u32> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Bail);
+        }
+        self.pos += 1;
+        Ok(self.nodes.len() as u32)
+    }
+
+    fn array(&mut self) -> Parsed<()> {
+        let at = self.enter()?;
+        self.nodes.push(Node::Array { len: 0, end: 0 });
+        let mut len = 0u32;
+        self.skip_whitespace();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+        } else {
+            loop {
+                self.value()?;
+                len += 1;
+                self.skip_whitespace();
+                match self.peek() {
+                    Some(b',') => self.pos += 1,
+                    Some(b']') => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return Err(Bail),
+                }
+            }
+        }
+        let end = self.nodes.len() as u32;
+        self.nodes[at as usize] = Node::Array { len, end };
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn object(&mut self) -> Parsed<()> {
+        let at = self.enter()?;
+        self.nodes.push(Node::Object { len: 0, end: 0 });
+        let keys_start = self.keys.len();
+        // A 128-bit filter over a cheap key hash: only a key whose bit is
+        // already set is compared with the earlier keys.
+        let mut seen = 0u128;
+        let mut len = 0u32;
+        self.skip_whitespace();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+        } else {
+            loop {
+                self.skip_whitespace();
+                if self.peek() != Some(b'"') {
+                    return Err(Bail);
+                }
+                let key = self.string()?;
+                let bit = 1u128 << key_hash(self.text(key));
+                if seen & bit != 0 && self.is_repeated(keys_start, key) {
+                    return Err(Bail);
+                }
+                seen |= bit;
+                self.keys.push(self.nodes.len() as u32);
+                self.nodes.push(Node::String(key));
+                self.skip_whitespace();
+                if self.peek() != Some(b':') {
+                    return Err(Bail);
+                }
+                self.pos += 1;
+                self.value()?;
+                len += 1;
+                self.skip_whitespace();
+                match self.peek() {
+                    Some(b',') => self.pos += 1,
+                    Some(b'}') => {
+                        self.pos += 1;
+                        break;
+                    }
+                    _ => return Err(Bail),
+                }
+            }
+        }
+        self.keys.truncate(keys_start);
+        let end = self.nodes.len() as u32;
+        self.nodes[at as usize] = Node::Object { len, end };
+        self.depth -= 1;
+        Ok(())
+    }
+
+    fn text(&self, text: Text<'a>) -> &str {
+        match text {
+            Text::Borrowed(s) => s,
+            Text::Owned { start, end } => &self.owned[start as usize..end as usize],
+        }
+    }
+
+    /// Whether `key` equals a key of the current object (those after
+    /// `keys_start` on the key stack).
+    #[cold]
+    fn is_repeated(&self, keys_start: usize, key: Text<'a>) -> bool {
+        let key = self.text(key);
+        self.keys[keys_start..]
+            .iter()
+            .any(|&idx| match self.nodes[idx as usize] {
+                Node::String(other) => self.text(other) == key,
+                _ => false,
+            })
+    }
+
+    /// Parses a string starting at its opening quote.
+    fn string(&mut self) -> Parsed<Text<'a>> {
+        self.pos += 1;
+        let start = self.pos;
+        let stop = find_special(self.bytes, start);
+        match self.bytes.get(stop) {
+            Some(b'"') => {
+                self.pos = stop + 1;
+                Ok(Text::Borrowed(&self.src[start..stop]))
+            }
+            Some(b'\\') => self.escaped_string(start, stop),
+            _ => Err(Bail),
+        }
+    }
+
+    /// Continues a string at its first backslash, unescaping into the side
+    /// buffer.
+    #[cold]
+    fn escaped_string(&mut self, start: usize, first_escape: usize) -> Parsed<Text<'a>> {
+        let owned_start = self.owned.len();
+        self.owned.push_str(&self.src[start..first_escape]);
+        let mut pos = first_escape;
+        loop {
+            match self.bytes.get(pos) {
+                Some(b'"') => {
+                    self.pos = pos + 1;
+                    break;
+                }
+                Some(b'\\') => {
+                    pos = self.escape(pos + 1)?;
+                }
+                _ => return Err(Bail),
+            }
+            let stop = find_special(self.bytes, pos);
+            self.owned.push_str(&self.src[pos..stop]);
+            pos = stop;
+        }
+        if self.owned.len() >= u32::MAX as usize {
+            return Err(Bail);
+        }
+        Ok(Text::Owned {
+            start: owned_start as u32,
+            end: self.owned.len() as u32,
+        })
+    }
+
+    /// Unescapes the escape whose letter is at `pos`; returns the position
+    /// after it.
+    fn escape(&mut self, pos: usize) -> Parsed<usize> {
+        let c = match self.bytes.get(pos) {
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => {
+                let unit = self.hex4(pos + 1)?;
+                let (c, next) = match unit {
+                    0xD800..=0xDBFF => {
+                        if self.bytes.get(pos + 5..pos + 7) != Some(b"\\u") {
+                            return Err(Bail);
+                        }
+                        let low = self.hex4(pos + 7)?;
+                        if !(0xDC00..=0xDFFF).contains(&low) {
+                            return Err(Bail);
+                        }
+                        let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                        (char::from_u32(code).ok_or(Bail)?, pos + 11)
+                    }
+                    0xDC00..=0xDFFF => return Err(Bail),
+                    _ => (char::from_u32(unit).ok_or(Bail)?, pos + 5),
+                };
+                self.owned.push(c);
+                return Ok(next);
+            }
+            _ => return Err(Bail),
+        };
+        self.owned.push(c);
+        Ok(pos + 1)
+    }
+
+    fn hex4(&self, pos: usize) -> Parsed<u32> {
+        let digits = self.bytes.get(pos..pos + 4).ok_or(Bail)?;
+        let mut unit = 0;
+        for &d in digits {
+            let v = (d as char).to_digit(16).ok_or(Bail)?;
+            unit = unit * 16 + v;
+        }
+        Ok(unit)
+    }
+
+    /// Parses a number and stores its canonical text. Tokens whose canonical
+    /// form is a prefix of the token (the common case) are borrowed; the rest
+    /// are read by `serde_json` itself and formatted like a `Value` number.
+    fn number(&mut self) -> Parsed<()> {
+        let bytes = self.bytes;
+        let start = self.pos;
+        let mut pos = start;
+        let negative = bytes[pos] == b'-';
+        if negative {
+            pos += 1;
+        }
+        let mut significand: u64 = 0;
+        let mut overflow = false;
+        let mut push_digit = |significand: &mut u64, d: u8| match significand
+            .checked_mul(10)
+            .and_then(|s| s.checked_add((d - b'0') as u64))
+        {
+            Some(s) => *significand = s,
+            None => overflow = true,
+        };
+        match bytes.get(pos) {
+            Some(b'0') => {
+                pos += 1;
+                if matches!(bytes.get(pos), Some(b'0'..=b'9')) {
+                    return Err(Bail);
+                }
+            }
+            Some(b'1'..=b'9') => {
+                while let Some(&d @ b'0'..=b'9') = bytes.get(pos) {
+                    push_digit(&mut significand, d);
+                    pos += 1;
+                }
+            }
+            _ => return Err(Bail),
+        }
+        let mut frac_digits = 0usize;
+        if bytes.get(pos) == Some(&b'.') {
+            pos += 1;
+            while let Some(&d @ b'0'..=b'9') = bytes.get(pos) {
+                push_digit(&mut significand, d);
+                frac_digits += 1;
+                pos += 1;
+            }
+            if frac_digits == 0 {
+                return Err(Bail);
+            }
+        }
+        let mut exponent = false;
+        if let Some(b'e' | b'E') = bytes.get(pos) {
+            exponent = true;
+            pos += 1;
+            if let Some(b'+' | b'-') = bytes.get(pos) {
+                pos += 1;
+            }
+            let digits_start = pos;
+            while let Some(b'0'..=b'9') = bytes.get(pos) {
+                pos += 1;
+            }
+            if pos == digits_start {
+                return Err(Bail);
+            }
+        }
+        self.pos = pos;
+        let token = &self.src[start..pos];
+
+        let canonical = if exponent || overflow {
+            None
+        } else if frac_digits == 0 {
+            // serde_json: u64, or i64 for -2^63..=-1; "-0" is the float -0.0.
+            if !negative {
+                Some(token)
+            } else if significand == 0 {
+                Some(&token[1..])
+            } else if significand <= 1 << 63 {
+                Some(token)
+            } else {
+                None
+            }
+        } else if significand < 1_000_000_000_000_000 && frac_digits <= 22 {
+            // serde_json computes significand / 10^frac_digits with both
+            // operands exact, so the float is the correctly rounded value of
+            // a decimal of at most 15 significant digits; its shortest form
+            // is that decimal, i.e. the token without trailing zeros.
+            let trimmed = token.trim_end_matches('0').trim_end_matches('.');
+            Some(if trimmed == "-0" { "0" } else { trimmed })
+        } else {
+            None
+        };
+        let node = match canonical {
+            Some(text) => Node::Number(Text::Borrowed(text)),
+            None => self.formatted_number(token)?,
+        };
+        self.nodes.push(node);
+        Ok(())
+    }
+
+    #[cold]
+    fn formatted_number(&mut self, token: &str) -> Parsed<Node<'a>> {
+        let value = serde_json::Number::from_str(token).map_err(|_| Bail)?;
+        let start = self.owned.len();
+        number::write_number(&mut self.owned, &value);
+        if self.owned.len() >= u32::MAX as usize {
+            return Err(Bail);
+        }
+        Ok(Node::Number(Text::Owned {
+            start: start as u32,
+            end: self.owned.len() as u32,
+        }))
+    }
+}
+
+/// A hash of a key into 0..128 for the duplicate-key filter.
+fn key_hash(key: &str) -> u32 {
+    let bytes = key.as_bytes();
+    let mut h = bytes.len() as u32;
+    if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
+        h = h
+            .wrapping_mul(31)
+            .wrapping_add(first as u32)
+            .wrapping_mul(31)
+            .wrapping_add(last as u32)
+            .wrapping_mul(31)
+            .wrapping_add(bytes[bytes.len() / 2] as u32);
+    }
+    (h ^ (h >> 7) ^ (h >> 14)) & 127
+}
+
+/// The index of the first `"`, `\` or control character at or after `from`
+/// (or the input length). Eight bytes at a time; the lowest flagged byte of
+/// each word is always a real match.
+fn find_special(bytes: &[u8], from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let quote = word ^ (ONES * b'"' as u64);
+        let backslash = word ^ (ONES * b'\\' as u64);
+        let flagged = (quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash)
+            | (word.wrapping_sub(ONES * 0x20) & !word);
+        let flagged = flagged & HIGHS;
+        if flagged != 0 {
+            return i + (flagged.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// A node of a [`Tape`].
+#[derive(Clone, Copy)]
+pub(crate) struct TapeRef<'t, 'a> {
+    tape: &'t Tape<'a>,
+    idx: u32,
+}
+
+impl<'t, 'a> Tree<'t> for TapeRef<'t, 'a> {
+    type Items = TapeItems<'t, 'a>;
+    type Entries = TapeEntries<'t, 'a>;
+
+    fn kind(self) -> Kind<'t> {
+        match self.tape.nodes[self.idx as usize] {
+            Node::Null => Kind::Null,
+            Node::Bool(b) => Kind::Bool(b),
+            Node::Number(_) => Kind::Number,
+            Node::String(text) => Kind::String(self.tape.text(text)),
+            Node::Array { len, .. } => Kind::Array(len as usize),
+            Node::Object { len, .. } => Kind::Object(len as usize),
+        }
+    }
+
+    fn write_number(self, out: &mut String) {
+        if let Node::Number(text) = self.tape.nodes[self.idx as usize] {
+            out.push_str(self.tape.text(text));
+        }
+    }
+
+    fn items(self) -> Self::Items {
+        let left = match self.tape.nodes[self.idx as usize] {
+            Node::Array { len, .. } => len,
+            _ => 0,
+        };
+        TapeItems {
+            tape: self.tape,
+            next: self.idx + 1,
+            left,
+        }
+    }
+
+    fn entries(self) -> Self::Entries {
+        let left = match self.tape.nodes[self.idx as usize] {
+            Node::Object { len, .. } => len,
+            _ => 0,
+        };
+        TapeEntries {
+            tape: self.tape,
+            next: self.idx + 1,
+            left,
+        }
+    }
+}
+
+/// The elements of a tape array.
+pub(crate) struct TapeItems<'t, 'a> {
+    tape: &'t Tape<'a>,
+    next: u32,
+    left: u32,
+}
+
+impl<'t, 'a> Iterator for TapeItems<'t, 'a> {
+    type Item = TapeRef<'t, 'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let idx = self.next;
+        self.next = self.tape.after(idx);
+        Some(TapeRef {
+            tape: self.tape,
+            idx,
+        })
+    }
+}
+
+/// The entries of a tape object.
+pub(crate) struct TapeEntries<'t, 'a> {
+    tape: &'t Tape<'a>,
+    next: u32,
+    left: u32,
+}
+
+impl<'t, 'a> Iterator for TapeEntries<'t, 'a> {
+    type Item = (&'t str, TapeRef<'t, 'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let key = match self.tape.nodes[self.next as usize] {
+            Node::String(text) => self.tape.text(text),
+            _ => "",
+        };
+        let idx = self.next + 1;
+        self.next = self.tape.after(idx);
+        Some((
+            key,
+            TapeRef {
+                tape: self.tape,
+                idx,
+            },
+        ))
+    }
+}

@@ -1,0 +1,370 @@
+//! The JSON-text path must produce exactly what the `Value` path produces for
+//! whatever `serde_json` reads from the same text, and refuse what it refuses.
+
+use crate::{Delimiter, EncodeOptions, Error, encode, encode_json};
+use proptest::prelude::*;
+use serde_json::Value;
+
+fn options(delimiter: Delimiter, indent_size: usize) -> EncodeOptions {
+    EncodeOptions {
+        delimiter,
+        indent_size,
+    }
+}
+
+/// Asserts the invariant for one JSON text and returns the TOON text (or
+/// `None` when the JSON is invalid).
+fn check_same(json: &str, options: &EncodeOptions) -> Option<String> {
+    let via_value = serde_json::from_str::<Value>(json).map(|value| encode(&value, options));
+    let via_text = encode_json(json, options);
+    match (via_value, via_text) {
+        (Ok(expected), Ok(actual)) => {
+            assert_eq!(actual, expected, "json: {json}");
+            Some(actual)
+        }
+        (Err(_), Err(Error::Json(_))) => None,
+        (expected, actual) => {
+            panic!("json: {json}\nvalue path: {expected:?}\ntext path: {actual:?}")
+        }
+    }
+}
+
+fn toon(json: &str) -> String {
+    check_same(json, &EncodeOptions::default()).expect("valid JSON")
+}
+
+#[test]
+fn numbers_are_canonical_on_both_paths() {
+    let cases = [
+        ("0", "0"),
+        ("-0", "0"),
+        ("-0.0", "0"),
+        ("0.000", "0"),
+        ("1.0", "1"),
+        ("1.50", "1.5"),
+        ("-2.500", "-2.5"),
+        ("100.00", "100"),
+        ("1e6", "1000000"),
+        ("1E+2", "100"),
+        ("1e-6", "0.000001"),
+        ("1e-7", "0.0000001"),
+        ("1.5e300", &format!("15{}", "0".repeat(299))),
+        ("123456789012345678", "123456789012345678"),
+        ("18446744073709551615", "18446744073709551615"),
+        ("18446744073709551616", "18446744073709552000"),
+        ("-9223372036854775808", "-9223372036854775808"),
+        ("-9223372036854775809", "-9223372036854776000"),
+        ("100000000000000000000", "100000000000000000000"),
+        ("0.1", "0.1"),
+        ("0.30000000000000004", "0.30000000000000004"),
+        ("0.30000000000000001", "0.3"),
+        ("3.141592653589793238", "3.141592653589793"),
+        ("0.0000000000000000000001", "0.0000000000000000000001"),
+        ("99.99", "99.99"),
+        ("123456789012345.6", "123456789012345.6"),
+        ("1234567890123456.7", "1234567890123456.8"),
+    ];
+    for (json, expected) in cases {
+        assert_eq!(toon(json), expected, "{json}");
+    }
+}
+
+#[test]
+fn invalid_json_is_an_error_not_a_panic() {
+    let bad = [
+        "",
+        " ",
+        "{",
+        "}",
+        "[1,]",
+        "[1 2]",
+        "{\"a\" 1}",
+        "{\"a\":1,}",
+        "{a:1}",
+        "01",
+        "-",
+        "1.",
+        ".5",
+        "1e",
+        "1e+",
+        "+1",
+        "tru",
+        "nul",
+        "\"abc",
+        "\"a\u{1}b\"",
+        "\"\\x\"",
+        "\"\\u12\"",
+        "\"\\ud800\"",
+        "\"\\udc00\"",
+        "\"\\ud800\\u0041\"",
+        "1 2",
+        "[] x",
+        "1e400",
+        "-1e400",
+        "NaN",
+        "[\"a\",]",
+    ];
+    for json in bad {
+        match encode_json(json, &EncodeOptions::default()) {
+            Err(Error::Json(_)) => {}
+            other => panic!("{json:?} gave {other:?}"),
+        }
+        assert!(serde_json::from_str::<Value>(json).is_err(), "{json:?}");
+    }
+}
+
+#[test]
+fn the_error_is_serde_json_s() {
+    let err = encode_json("{\"a\": [1, 2,, 3]}", &EncodeOptions::default()).unwrap_err();
+    let Error::Json(inner) = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!((inner.line(), inner.column()), (1, 13));
+    assert!(err.to_string().starts_with("invalid JSON: "));
+}
+
+#[test]
+fn nesting_is_limited_like_serde_json() {
+    let nested = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    assert!(check_same(&nested(127), &EncodeOptions::default()).is_some());
+    assert!(check_same(&nested(128), &EncodeOptions::default()).is_none());
+    let objects = |depth: usize| format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+    assert!(check_same(&objects(127), &EncodeOptions::default()).is_some());
+    assert!(check_same(&objects(128), &EncodeOptions::default()).is_none());
+    // Far beyond the limit: an error, not a stack overflow.
+    let deep = "[".repeat(1_000_000);
+    assert!(matches!(
+        encode_json(&deep, &EncodeOptions::default()),
+        Err(Error::Json(_))
+    ));
+}
+
+#[test]
+fn repeated_keys_resolve_like_serde_json() {
+    assert_eq!(toon(r#"{"a":1,"b":2,"a":3}"#), "a: 3\nb: 2");
+    assert_eq!(toon(r#"{"a":1,"\u0061":2}"#), "a: 2");
+    assert_eq!(toon(r#"[{"id":1,"id":2},{"id":3}]"#), "[2]{id}:\n  2\n  3");
+    // Many distinct keys that collide in the filter are not duplicates.
+    let wide: Vec<String> = (0..500).map(|i| format!("\"k{i}\":{i}")).collect();
+    let json = format!("{{{}}}", wide.join(","));
+    assert_eq!(toon(&json).lines().count(), 500);
+}
+
+#[test]
+fn strings_unescape_and_requote() {
+    assert_eq!(
+        toon(r#"{"s":"tab\there \"q\" \\ \/ \b\f\n\r \u00e9 \ud83d\ude80 \u0001"}"#),
+        "s: \"tab\\there \\\"q\\\" \\\\ / \\u0008\\u000c\\n\\r é 🚀 \\u0001\""
+    );
+    assert_eq!(toon(r#"["a,b","c"]"#), "[2]: \"a,b\",c");
+    assert_eq!(
+        check_same(r#"["a,b","c|d"]"#, &options(Delimiter::Pipe, 2)).unwrap(),
+        "[2|]: a,b|\"c|d\""
+    );
+    // Long strings cross the eight-byte scan in every alignment.
+    for pad in 0..17 {
+        let text = "x".repeat(pad);
+        assert_eq!(
+            toon(&format!("\"{text}\\\"{text}\"")),
+            format!("\"{text}\\\"{text}\"")
+        );
+        assert_eq!(toon(&format!("\"é{text}\"")), format!("é{text}"));
+    }
+}
+
+#[test]
+fn whitespace_around_tokens_is_accepted() {
+    assert_eq!(
+        toon(" \n\t{ \"a\" : [ 1 , 2 ] ,\r\n \"b\" : { } } \n"),
+        "a[2]: 1,2\nb:"
+    );
+}
+
+#[test]
+fn shapes_match_the_value_path() {
+    let docs = [
+        r#"{"users":[{"id":1,"name":"Ada"},{"name":"Bob","id":2}]}"#,
+        r#"{"m":{"a":{"x":1,"y":{"p":true}},"b":{"y":{"p":null},"x":2}}}"#,
+        r#"{"items":[{"config":{"a":{"x":1},"b":{"x":2}},"status":"ok"},{}]}"#,
+        r#"[[1,[2]],[],[{"a":[]}],{"b":[[{}]]}]"#,
+        r#"{"a":[{"x":{}}],"b":[{"x":[1]}],"c":[{"x":1},{"x":{"y":1}}]}"#,
+    ];
+    for doc in docs {
+        for delimiter in [Delimiter::Comma, Delimiter::Tab, Delimiter::Pipe] {
+            for indent in [0, 1, 2, 4] {
+                check_same(doc, &options(delimiter, indent));
+            }
+        }
+    }
+}
+
+/// A JSON number token in any of the grammar's forms.
+fn number_token() -> impl Strategy<Value = String> {
+    prop_oneof![
+        any::<i64>().prop_map(|n| n.to_string()),
+        any::<u64>().prop_map(|n| n.to_string()),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| format!("{f:?}")),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| format!("{f:e}")),
+        (
+            any::<bool>(),
+            "(0|[1-9][0-9]{0,24})",
+            proptest::option::of("[0-9]{1,25}"),
+            proptest::option::of(("[eE]", "[+-]?", "[0-9]{1,3}")),
+        )
+            .prop_map(|(negative, int, frac, exp)| {
+                let mut token = String::new();
+                if negative {
+                    token.push('-');
+                }
+                token.push_str(&int);
+                if let Some(frac) = frac {
+                    token.push('.');
+                    token.push_str(&frac);
+                }
+                if let Some((e, sign, digits)) = exp {
+                    token.push_str(&e);
+                    token.push_str(&sign);
+                    token.push_str(&digits);
+                }
+                token
+            }),
+    ]
+}
+
+/// A JSON string token with TOON-tricky content and JSON escapes.
+fn string_token() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("a".to_string()),
+        Just("id".to_string()),
+        Just(" ".to_string()),
+        Just(",".to_string()),
+        Just("|".to_string()),
+        Just(":".to_string()),
+        Just("-".to_string()),
+        Just("#".to_string()),
+        Just("[".to_string()),
+        Just("{".to_string()),
+        Just("true".to_string()),
+        Just("42".to_string()),
+        Just("1e5".to_string()),
+        Just("é".to_string()),
+        Just("🚀".to_string()),
+        Just("\\\"".to_string()),
+        Just("\\\\".to_string()),
+        Just("\\n".to_string()),
+        Just("\\t".to_string()),
+        Just("\\u0001".to_string()),
+        Just("\\u00e9".to_string()),
+        Just("\\ud83d\\ude80".to_string()),
+        Just("\\/".to_string()),
+        "[a-z]{1,12}",
+    ];
+    proptest::collection::vec(piece, 0..5).prop_map(|pieces| format!("\"{}\"", pieces.concat()))
+}
+
+/// Insignificant whitespace.
+fn space() -> impl Strategy<Value = &'static str> {
+    prop_oneof![4 => Just(""), 1 => Just(" "), 1 => Just("\n  "), 1 => Just("\t\r\n")]
+}
+
+/// JSON text: nested values, objects with keys from a small pool (so that
+/// rows share shapes and keys sometimes repeat), and uniform record lists.
+fn json_text() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("null".to_string()),
+        Just("true".to_string()),
+        Just("false".to_string()),
+        number_token(),
+        string_token(),
+    ];
+    leaf.prop_recursive(5, 96, 8, |inner| {
+        let key = prop_oneof![
+            4 => prop_oneof![
+                Just("\"id\"".to_string()),
+                Just("\"name\"".to_string()),
+                Just("\"a\"".to_string()),
+                Just("\"b\"".to_string()),
+            ],
+            1 => string_token(),
+        ];
+        prop_oneof![
+            proptest::collection::vec((space(), inner.clone()), 0..6).prop_map(|items| {
+                let items: Vec<String> =
+                    items.into_iter().map(|(s, v)| format!("{s}{v}")).collect();
+                format!("[{}]", items.join(","))
+            }),
+            proptest::collection::vec((key.clone(), space(), inner.clone()), 0..5).prop_map(
+                |entries| {
+                    let entries: Vec<String> = entries
+                        .into_iter()
+                        .map(|(k, s, v)| format!("{k}{s}:{s}{v}"))
+                        .collect();
+                    format!("{{{}}}", entries.join(","))
+                }
+            ),
+            // A list of records built from one template, values varied.
+            (
+                proptest::collection::vec(key, 1..4),
+                proptest::collection::vec(proptest::collection::vec(inner, 4), 1..5),
+            )
+                .prop_map(|(keys, rows)| {
+                    let rows: Vec<String> = rows
+                        .into_iter()
+                        .map(|values| {
+                            let fields: Vec<String> = keys
+                                .iter()
+                                .zip(values)
+                                .map(|(k, v)| format!("{k}:{v}"))
+                                .collect();
+                            format!("{{{}}}", fields.join(","))
+                        })
+                        .collect();
+                    format!("[{}]", rows.join(","))
+                }),
+        ]
+    })
+}
+
+fn any_options() -> impl Strategy<Value = EncodeOptions> {
+    (
+        prop_oneof![
+            Just(Delimiter::Comma),
+            Just(Delimiter::Tab),
+            Just(Delimiter::Pipe)
+        ],
+        prop_oneof![Just(2usize), Just(4), Just(1)],
+    )
+        .prop_map(|(delimiter, indent_size)| options(delimiter, indent_size))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn text_path_equals_value_path(json in json_text(), options in any_options()) {
+        check_same(&json, &options);
+    }
+
+    #[test]
+    fn number_tokens_match_serde_json(token in number_token()) {
+        check_same(&token, &EncodeOptions::default());
+        check_same(&format!("[{token},{{\"n\":{token}}}]"), &EncodeOptions::default());
+    }
+
+    #[test]
+    fn damaged_text_matches_serde_json(json in json_text(), cut in any::<prop::sample::Index>(), byte in any::<u8>()) {
+        // Truncated, or with one byte replaced by an ASCII byte.
+        let at = cut.index(json.len() + 1);
+        let truncated = json.get(..at).unwrap_or(&json);
+        check_same(truncated, &EncodeOptions::default());
+        if json.is_char_boundary(at) && at < json.len() && json.is_char_boundary(at + 1) {
+            let mut changed = json.clone();
+            changed.replace_range(at..at + 1, &((byte % 128) as char).to_string());
+            check_same(&changed, &EncodeOptions::default());
+        }
+    }
+}

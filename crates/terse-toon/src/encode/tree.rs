@@ -1,0 +1,105 @@
+//! The read-only view of a JSON document that the emitter walks.
+//!
+//! Two documents implement it: a `serde_json::Value` (for [`encode`]) and the
+//! borrowed tape that [`encode_json`] parses JSON text into. The emitter is
+//! generic over this trait, so both paths share one implementation of the
+//! TOON rules and each is compiled without dynamic dispatch.
+//!
+//! [`encode`]: crate::encode()
+//! [`encode_json`]: crate::encode_json()
+
+use super::number;
+use serde_json::{Map, Value};
+
+/// What a node is, with the data the emitter needs without a second lookup.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Kind<'t> {
+    Null,
+    Bool(bool),
+    Number,
+    String(&'t str),
+    /// An array and its length.
+    Array(usize),
+    /// An object and its number of entries.
+    Object(usize),
+}
+
+impl Kind<'_> {
+    /// Null, boolean, number or string.
+    pub(crate) fn is_primitive(self) -> bool {
+        !matches!(self, Kind::Array(_) | Kind::Object(_))
+    }
+}
+
+/// A node of a JSON document, cheap to copy.
+pub(crate) trait Tree<'t>: Copy {
+    /// The elements of an array, in order.
+    type Items: Iterator<Item = Self>;
+    /// The entries of an object, in document order.
+    type Entries: Iterator<Item = (&'t str, Self)>;
+
+    fn kind(self) -> Kind<'t>;
+
+    /// Writes a number node in canonical form (spec §2).
+    fn write_number(self, out: &mut String);
+
+    /// The elements; empty unless the node is an array.
+    fn items(self) -> Self::Items;
+
+    /// The entries; empty unless the node is an object.
+    fn entries(self) -> Self::Entries;
+
+    /// The value at `key` of an object node.
+    fn get(self, key: &str) -> Option<Self> {
+        self.entries().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+}
+
+impl<'t> Tree<'t> for &'t Value {
+    type Items = std::slice::Iter<'t, Value>;
+    type Entries = ValueEntries<'t>;
+
+    fn kind(self) -> Kind<'t> {
+        match self {
+            Value::Null => Kind::Null,
+            Value::Bool(b) => Kind::Bool(*b),
+            Value::Number(_) => Kind::Number,
+            Value::String(s) => Kind::String(s),
+            Value::Array(items) => Kind::Array(items.len()),
+            Value::Object(map) => Kind::Object(map.len()),
+        }
+    }
+
+    fn write_number(self, out: &mut String) {
+        if let Value::Number(n) = self {
+            number::write_number(out, n);
+        }
+    }
+
+    fn items(self) -> Self::Items {
+        match self {
+            Value::Array(items) => items.iter(),
+            _ => [].iter(),
+        }
+    }
+
+    fn entries(self) -> Self::Entries {
+        ValueEntries(self.as_object().map(Map::iter))
+    }
+
+    fn get(self, key: &str) -> Option<Self> {
+        self.as_object()?.get(key)
+    }
+}
+
+/// Entries of a `serde_json` object with keys as `&str`.
+pub(crate) struct ValueEntries<'t>(Option<serde_json::map::Iter<'t>>);
+
+impl<'t> Iterator for ValueEntries<'t> {
+    type Item = (&'t str, &'t Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (key, value) = self.0.as_mut()?.next()?;
+        Some((key.as_str(), value))
+    }
+}

@@ -1,0 +1,218 @@
+//! When TOON text needs double quotes, and how quoted text is escaped.
+//!
+//! These rules (spec §7) are shared by every writer in the crate: object keys,
+//! tabular field names and entry keys follow [`is_unquoted_key`]; string
+//! values follow [`needs_quotes`]; anything quoted is escaped by
+//! [`write_quoted`].
+
+/// Bytes that force a string value into quotes wherever they appear: the
+/// structural characters `: " \ [ ] { }` and every C0 control character.
+const FORCES_QUOTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = true;
+        byte += 1;
+    }
+    let structural = b":\"\\[]{}";
+    let mut i = 0;
+    while i < structural.len() {
+        table[structural[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// Whether `key` may be written without quotes (`^[A-Za-z_][A-Za-z0-9_.]*$`).
+pub(crate) fn is_unquoted_key(key: &str) -> bool {
+    let bytes = key.as_bytes();
+    match bytes.first() {
+        Some(first) if first.is_ascii_alphabetic() || *first == b'_' => bytes[1..]
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.'),
+        _ => false,
+    }
+}
+
+/// Whether the string value `value` must be quoted when `delimiter` is the
+/// delimiter that matters at its position (spec §7.2, §11.1).
+pub(crate) fn needs_quotes(value: &str, delimiter: u8) -> bool {
+    let bytes = value.as_bytes();
+    let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
+        return true;
+    };
+    // Tabs at either end are control characters, caught by the scan below.
+    if matches!(first, b' ' | b'-' | b'#') || last == b' ' {
+        return true;
+    }
+    if bytes
+        .iter()
+        .any(|&b| FORCES_QUOTES[b as usize] || b == delimiter)
+    {
+        return true;
+    }
+    match first {
+        b'0'..=b'9' | b'+' => is_numeric_like(bytes),
+        b't' | b'f' | b'n' => matches!(value, "true" | "false" | "null"),
+        _ => false,
+    }
+}
+
+/// `^[+-]?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?$`, case-insensitive.
+fn is_numeric_like(bytes: &[u8]) -> bool {
+    let mut i = 0;
+    if matches!(bytes.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < bytes.len() && bytes[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i > start
+    };
+    if !digits(&mut i) {
+        return false;
+    }
+    if bytes.get(i) == Some(&b'.') {
+        i += 1;
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    if matches!(bytes.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(bytes.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    i == bytes.len()
+}
+
+/// Writes `text` in double quotes, escaped per spec §7.1: `\\`, `\"`, `\n`,
+/// `\r`, `\t`, and `\u00xx` (lowercase hex) for the other C0 controls.
+pub(crate) fn write_quoted(out: &mut String, text: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    let bytes = text.as_bytes();
+    let mut run_start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&text[run_start..i]);
+        if escape.is_empty() {
+            out.push_str("\\u00");
+            out.push(HEX[(b >> 4) as usize] as char);
+            out.push(HEX[(b & 0xf) as usize] as char);
+        } else {
+            out.push_str(escape);
+        }
+        run_start = i + 1;
+    }
+    out.push_str(&text[run_start..]);
+    out.push('"');
+}
+
+/// Writes an object key, tabular field name or entry key (spec §7.3).
+pub(crate) fn write_key(out: &mut String, key: &str) {
+    if is_unquoted_key(key) {
+        out.push_str(key);
+    } else {
+        write_quoted(out, key);
+    }
+}
+
+/// Writes a string value, quoted only when [`needs_quotes`] says so.
+pub(crate) fn write_string(out: &mut String, value: &str, delimiter: u8) {
+    if needs_quotes(value, delimiter) {
+        write_quoted(out, value);
+    } else {
+        out.push_str(value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unquoted_keys_follow_the_identifier_pattern() {
+        for key in ["a", "_", "user.name", "A1_b.c", "__proto__"] {
+            assert!(is_unquoted_key(key), "{key}");
+        }
+        for key in ["", "1a", ".a", "a-b", "a b", "café", "a:b", "-x"] {
+            assert!(!is_unquoted_key(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn values_are_quoted_when_ambiguous_or_structural() {
+        let quoted = [
+            "",
+            " a",
+            "a ",
+            "\ta",
+            "true",
+            "false",
+            "null",
+            "42",
+            "-3.14",
+            "05",
+            "+1",
+            "1e-6",
+            "1E+9",
+            "a:b",
+            "say \"hi\"",
+            "C:\\x",
+            "[3]",
+            "{k}",
+            "a\nb",
+            "-",
+            "- item",
+            "#",
+            "#x",
+            "a,b",
+        ];
+        for value in quoted {
+            assert!(needs_quotes(value, b','), "{value:?}");
+        }
+        let bare = [
+            "hello",
+            "a b",
+            "café",
+            "🚀",
+            "1.",
+            ".5",
+            "1e",
+            "1.2.3",
+            "True",
+            "a|b",
+            "x-y",
+            "a#",
+            "\u{a0}x\u{a0}",
+        ];
+        for value in bare {
+            assert!(!needs_quotes(value, b','), "{value:?}");
+        }
+        assert!(needs_quotes("a|b", b'|'));
+        assert!(needs_quotes("a\tb", b'\t'));
+        assert!(!needs_quotes("a,b", b'|'));
+    }
+
+    #[test]
+    fn escapes_follow_the_table() {
+        let mut out = String::new();
+        write_quoted(&mut out, "a\"b\\c\nd\re\tf\u{4}g\u{1f}h\u{7f}é");
+        assert_eq!(out, "\"a\\\"b\\\\c\\nd\\re\\tf\\u0004g\\u001fh\u{7f}é\"");
+    }
+}

@@ -1,0 +1,288 @@
+//! A UTC instant with microsecond precision, read and written as RFC 3339.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+const MICROS_PER_SEC: i64 = 1_000_000;
+const SECS_PER_DAY: i64 = 86_400;
+
+/// A UTC instant with microsecond precision.
+///
+/// Written as RFC 3339 in UTC: `2026-02-18T09:00:00Z`, with six fraction
+/// digits only when the instant is not a whole second, so the common case
+/// stays short. Parsing accepts any RFC 3339 date-time (`T` or space between
+/// date and time, any fraction length, `Z` or a `±HH:MM` offset).
+///
+/// ```
+/// use terse::changes::Timestamp;
+///
+/// let t: Timestamp = "2026-02-18T10:30:00+01:00".parse().unwrap();
+/// assert_eq!(t.to_string(), "2026-02-18T09:30:00Z");
+/// assert_eq!(Timestamp::from_unix_micros(t.unix_micros()), t);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp {
+    micros: i64,
+}
+
+/// Why a text is not an RFC 3339 date-time.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimestampError {
+    reason: &'static str,
+}
+
+impl fmt::Display for TimestampError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.reason)
+    }
+}
+
+impl std::error::Error for TimestampError {}
+
+fn fail<T>(reason: &'static str) -> Result<T, TimestampError> {
+    Err(TimestampError { reason })
+}
+
+impl Timestamp {
+    /// The current time from the system clock.
+    pub fn now() -> Self {
+        let micros = match SystemTime::now().duration_since(UNIX_EPOCH) {
+            Ok(d) => i64::try_from(d.as_micros()).unwrap_or(i64::MAX),
+            Err(e) => -i64::try_from(e.duration().as_micros()).unwrap_or(i64::MAX),
+        };
+        Self { micros }
+    }
+
+    /// The instant `micros` microseconds after 1970-01-01T00:00:00Z.
+    pub const fn from_unix_micros(micros: i64) -> Self {
+        Self { micros }
+    }
+
+    /// Microseconds since 1970-01-01T00:00:00Z.
+    pub const fn unix_micros(self) -> i64 {
+        self.micros
+    }
+
+    /// This instant moved by `micros` microseconds (saturating).
+    pub const fn add_micros(self, micros: i64) -> Self {
+        Self {
+            micros: self.micros.saturating_add(micros),
+        }
+    }
+
+    /// Parses an RFC 3339 date-time such as `2026-02-18T09:00:00Z`.
+    pub fn parse(text: &str) -> Result<Self, TimestampError> {
+        let b = text.as_bytes();
+        if b.len() < 20 {
+            return fail("too short for an RFC 3339 date-time (2026-02-18T09:00:00Z)");
+        }
+        let year = digits(b, 0, 4)?;
+        let month = digits(b, 5, 2)?;
+        let day = digits(b, 8, 2)?;
+        if b[4] != b'-' || b[7] != b'-' {
+            return fail("the date must be written YYYY-MM-DD");
+        }
+        if !matches!(b[10], b'T' | b't' | b' ') {
+            return fail("expected 'T' between the date and the time");
+        }
+        let hour = digits(b, 11, 2)?;
+        let minute = digits(b, 14, 2)?;
+        let second = digits(b, 17, 2)?;
+        if b[13] != b':' || b[16] != b':' {
+            return fail("the time must be written HH:MM:SS");
+        }
+        if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+            return fail("no such calendar date");
+        }
+        // A leap second (60) is read as the last second of its minute.
+        if hour > 23 || minute > 59 || second > 60 {
+            return fail("no such time of day");
+        }
+        let mut i = 19;
+        let mut fraction = 0i64;
+        if b[i] == b'.' {
+            i += 1;
+            let start = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                // Digits past the sixth are below the precision kept.
+                if i - start < 6 {
+                    fraction = fraction * 10 + i64::from(b[i] - b'0');
+                }
+                i += 1;
+            }
+            if i == start {
+                return fail("a '.' must be followed by fraction digits");
+            }
+            for _ in (i - start)..6 {
+                fraction *= 10;
+            }
+        }
+        let offset_secs = match &b[i..] {
+            [b'Z' | b'z'] => 0,
+            [sign @ (b'+' | b'-'), rest @ ..] if rest.len() == 5 && rest[2] == b':' => {
+                let oh = digits(rest, 0, 2)?;
+                let om = digits(rest, 3, 2)?;
+                if oh > 23 || om > 59 {
+                    return fail("no such UTC offset");
+                }
+                let secs = oh * 3600 + om * 60;
+                if *sign == b'-' { -secs } else { secs }
+            }
+            [] => return fail("missing the UTC offset ('Z' or +HH:MM)"),
+            _ => return fail("the UTC offset must be 'Z' or +HH:MM"),
+        };
+        let days = days_from_civil(year, month, day);
+        let secs = days * SECS_PER_DAY + hour * 3600 + minute * 60 + second.min(59) - offset_secs;
+        Ok(Self {
+            micros: secs * MICROS_PER_SEC + fraction,
+        })
+    }
+}
+
+fn digits(b: &[u8], at: usize, len: usize) -> Result<i64, TimestampError> {
+    let Some(slice) = b.get(at..at + len) else {
+        return fail("too short for an RFC 3339 date-time");
+    };
+    let mut n = 0i64;
+    for &c in slice {
+        if !c.is_ascii_digit() {
+            return fail("expected a digit");
+        }
+        n = n * 10 + i64::from(c - b'0');
+    }
+    Ok(n)
+}
+
+fn is_leap(year: i64) -> bool {
+    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+}
+
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        2 if is_leap(year) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let secs = self.micros.div_euclid(MICROS_PER_SEC);
+        let fraction = self.micros.rem_euclid(MICROS_PER_SEC);
+        let (year, month, day) = civil_from_days(secs.div_euclid(SECS_PER_DAY));
+        let tod = secs.rem_euclid(SECS_PER_DAY);
+        write!(
+            f,
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
+            tod / 3600,
+            tod / 60 % 60,
+            tod % 60
+        )?;
+        if fraction != 0 {
+            write!(f, ".{fraction:06}")?;
+        }
+        f.write_str("Z")
+    }
+}
+
+impl FromStr for Timestamp {
+    type Err = TimestampError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s)
+    }
+}
+
+impl serde::Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Timestamp {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        Self::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_whole_and_fractional_seconds() {
+        for text in [
+            "1970-01-01T00:00:00Z",
+            "2026-02-18T09:00:00Z",
+            "2024-02-29T23:59:59.000001Z",
+            "1969-12-31T23:59:59.500000Z",
+            "9999-12-31T23:59:59Z",
+        ] {
+            assert_eq!(Timestamp::parse(text).unwrap().to_string(), text);
+        }
+    }
+
+    #[test]
+    fn normalises_offsets_and_fractions() {
+        let t = Timestamp::parse("2026-02-18 01:00:00.25-03:30").unwrap();
+        assert_eq!(t.to_string(), "2026-02-18T04:30:00.250000Z");
+        let t = Timestamp::parse("2026-02-18t09:00:00.1234567z").unwrap();
+        assert_eq!(t.unix_micros() % 1_000_000, 123_456);
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_date_time() {
+        for bad in [
+            "",
+            "yesterday",
+            "2026-02-18",
+            "2026-02-18T09:00:00",
+            "2026-02-30T09:00:00Z",
+            "2025-02-29T09:00:00Z",
+            "2026-13-01T09:00:00Z",
+            "2026-02-18T24:00:00Z",
+            "2026-02-18T09:00:00.Z",
+            "2026-02-18T09:00:00+0100",
+            "2026-02-18T09:00:00Zjunk",
+            "２026-02-18T09:00:00Z",
+        ] {
+            assert!(Timestamp::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn orders_like_time() {
+        let a = Timestamp::parse("2026-02-18T09:00:00Z").unwrap();
+        let b = Timestamp::parse("2026-02-18T09:00:00.000001Z").unwrap();
+        assert!(a < b);
+        assert_eq!(a.add_micros(1), b);
+    }
+}

@@ -1,0 +1,397 @@
+//! A list body to the compact envelope.
+
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use super::resource::kind_of;
+use super::{CompactResource, RecordError, RenderContext};
+
+/// The keys a list is looked for under in an object body, in order.
+pub const DEFAULT_LIST_KEYS: &[&str] = &["data", "items", "results"];
+
+/// Why a body was not turned into a compact envelope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotCompact {
+    /// The body is not list-shaped: neither a root array nor an object with
+    /// an array under one of the list keys. Expected on single-object routes;
+    /// the layer serves JSON without a word.
+    NotAList,
+    /// A record does not fit the resource; the layer serves the JSON
+    /// unchanged and logs this.
+    Record {
+        /// Position of the record in the list.
+        index: usize,
+        /// What is wrong with it.
+        error: RecordError,
+    },
+}
+
+impl NotCompact {
+    /// Whether this is worth a log line: a record of the wrong shape is; a
+    /// body that is not a list is not.
+    pub fn should_log(&self) -> bool {
+        matches!(self, NotCompact::Record { .. })
+    }
+}
+
+impl fmt::Display for NotCompact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotCompact::NotAList => f.write_str("the body is not a list"),
+            NotCompact::Record { index, error } => write!(f, "record {index}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for NotCompact {}
+
+/// Builds the compact envelope for a list body:
+///
+/// ```json
+/// {"format":"compact","summary":"20 of 57 events","lines":["..."],"ids":[1],"meta":{"total":57,"has_more":true}}
+/// ```
+///
+/// - The list is the root array, or the first of `list_keys` in an object
+///   body that holds an array.
+/// - `lines[i]` and `ids[i]` describe the `i`-th record; an id is the
+///   record's value under the resource's id key, as written (string or
+///   number).
+/// - `summary` counts the records with the resource's noun (`1 event`,
+///   `3 events`), as `20 of 57 events` when a total larger than the count is
+///   known.
+/// - `meta` is the body's own `meta` object when it has one, otherwise the
+///   body's other top-level keys (so `total` or `next_cursor` written beside
+///   the list are kept). `has_more` is added, unless already there, when a
+///   total is known: `offset + count < total`. The total is read from
+///   `total`, `total_count` or `totalCount`; the offset from `offset`, or
+///   from `page` (1-based) and `per_page`, `page_size`, `perPage`,
+///   `pageSize` or `limit`; each in `meta` first, then beside the list. When
+///   there is nothing to carry (a root array, a body with only the list),
+///   `meta` is left out.
+///
+/// # Errors
+///
+/// [`NotCompact::NotAList`] when the body is not list-shaped;
+/// [`NotCompact::Record`] for the first record that is not an object, has no
+/// id (null counts as none), or does not fit the resource.
+///
+/// # Example
+///
+/// ```
+/// use serde_json::json;
+/// use terse::compact::{
+///     compact_envelope, CompactResource, RenderContext, Template, DEFAULT_LIST_KEYS,
+/// };
+///
+/// let events = CompactResource::new("event", Template::parse("{title}")?);
+/// let body = json!({
+///     "data": [{"id": 7, "title": "Standup"}, {"id": 9, "title": "Review"}],
+///     "meta": {"total": 57, "offset": 0, "limit": 2},
+/// });
+/// let envelope = compact_envelope(&body, DEFAULT_LIST_KEYS, &events, &RenderContext::now()).unwrap();
+/// assert_eq!(
+///     envelope,
+///     json!({
+///         "format": "compact",
+///         "summary": "2 of 57 events",
+///         "lines": ["Standup", "Review"],
+///         "ids": [7, 9],
+///         "meta": {"total": 57, "offset": 0, "limit": 2, "has_more": true},
+///     })
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn compact_envelope<K: AsRef<str>>(
+    body: &Value,
+    list_keys: &[K],
+    resource: &CompactResource,
+    cx: &RenderContext,
+) -> Result<Value, NotCompact> {
+    let (records, outer, list_key) = match body {
+        Value::Array(records) => (records, None, None),
+        Value::Object(object) => list_keys
+            .iter()
+            .find_map(|key| match object.get(key.as_ref()) {
+                Some(Value::Array(records)) => Some((records, Some(object), Some(key.as_ref()))),
+                _ => None,
+            })
+            .ok_or(NotCompact::NotAList)?,
+        _ => return Err(NotCompact::NotAList),
+    };
+
+    let mut lines = Vec::with_capacity(records.len());
+    let mut ids = Vec::with_capacity(records.len());
+    for (index, record) in records.iter().enumerate() {
+        let fail = |error| NotCompact::Record { index, error };
+        let line = resource.render(record, cx).map_err(fail)?;
+        let id = match record.get(resource.id_key()) {
+            Some(Value::Null) | None => {
+                return Err(fail(RecordError::new(format_args!(
+                    "no id under `{}`",
+                    resource.id_key()
+                ))));
+            }
+            Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+            Some(other) => {
+                return Err(fail(RecordError::new(format_args!(
+                    "the id under `{}` is {}, not a string or number",
+                    resource.id_key(),
+                    kind_of(other)
+                ))));
+            }
+        };
+        lines.push(Value::String(line));
+        ids.push(id);
+    }
+
+    let count = records.len();
+    let mut meta = match outer {
+        None => Map::new(),
+        Some(object) => match object.get("meta") {
+            Some(Value::Object(meta)) => meta.clone(),
+            _ => object
+                .iter()
+                .filter(|(key, _)| Some(key.as_str()) != list_key)
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
+        },
+    };
+    let pagination = outer.map(Pagination::read);
+    let total = pagination.and_then(|p| p.total);
+    if let Some(Pagination {
+        total: Some(total),
+        offset,
+    }) = pagination
+    {
+        if !meta.contains_key("has_more") {
+            let seen = offset.unwrap_or(0).saturating_add(count as u64);
+            meta.insert("has_more".to_owned(), Value::Bool(seen < total));
+        }
+    }
+
+    let noun = resource.noun();
+    let summary = match total {
+        Some(total) if total > count as u64 => format!("{count} of {total} {}", noun.plural()),
+        _ => noun.count(count),
+    };
+
+    let mut envelope = Map::with_capacity(5);
+    envelope.insert("format".to_owned(), Value::from("compact"));
+    envelope.insert("summary".to_owned(), Value::String(summary));
+    envelope.insert("lines".to_owned(), Value::Array(lines));
+    envelope.insert("ids".to_owned(), Value::Array(ids));
+    if !meta.is_empty() {
+        envelope.insert("meta".to_owned(), Value::Object(meta));
+    }
+    Ok(Value::Object(envelope))
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Pagination {
+    total: Option<u64>,
+    offset: Option<u64>,
+}
+
+impl Pagination {
+    fn read(body: &Map<String, Value>) -> Self {
+        let meta = body.get("meta").and_then(Value::as_object);
+        let number = |keys: &[&str]| {
+            keys.iter().find_map(|key| {
+                meta.and_then(|m| m.get(*key))
+                    .and_then(Value::as_u64)
+                    .or_else(|| body.get(*key).and_then(Value::as_u64))
+            })
+        };
+        let total = number(&["total", "total_count", "totalCount"]);
+        let offset = number(&["offset"]).or_else(|| {
+            let page = number(&["page"])?;
+            let size = number(&["per_page", "page_size", "perPage", "pageSize", "limit"])?;
+            Some(page.saturating_sub(1).saturating_mul(size))
+        });
+        Pagination { total, offset }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::compact::Template;
+
+    fn events() -> CompactResource {
+        CompactResource::new("event", Template::parse("{title}").unwrap())
+    }
+
+    fn envelope(body: Value) -> Result<Value, NotCompact> {
+        compact_envelope(
+            &body,
+            DEFAULT_LIST_KEYS,
+            &events(),
+            &RenderContext::at_unix(0),
+        )
+    }
+
+    #[test]
+    fn root_array_has_no_meta() {
+        let out = envelope(json!([{"id": "b", "title": "B"}, {"id": 1, "title": "A"}])).unwrap();
+        assert_eq!(
+            out,
+            json!({"format": "compact", "summary": "2 events", "lines": ["B", "A"], "ids": ["b", 1]})
+        );
+        let keys: Vec<&String> = out.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["format", "summary", "lines", "ids"]);
+    }
+
+    #[test]
+    fn summaries() {
+        let one = envelope(json!([{"id": 1, "title": "A"}])).unwrap();
+        assert_eq!(one["summary"], "1 event");
+        let none = envelope(json!({"items": []})).unwrap();
+        assert_eq!(none["summary"], "0 events");
+        assert_eq!(none.get("meta"), None);
+        let people =
+            CompactResource::new("person", Template::parse("{n}").unwrap()).with_plural("people");
+        let out = compact_envelope(
+            &json!({"results": [{"id": 1, "n": "x"}], "total": 3}),
+            DEFAULT_LIST_KEYS,
+            &people,
+            &RenderContext::at_unix(0),
+        )
+        .unwrap();
+        assert_eq!(out["summary"], "1 of 3 people");
+    }
+
+    #[test]
+    fn has_more_from_total_and_offset() {
+        let list = json!([{"id": 1, "title": "A"}, {"id": 2, "title": "B"}]);
+        let cases = [
+            (
+                json!({"total": 57, "offset": 0, "limit": 2}),
+                Some(true),
+                "2 of 57 events",
+            ),
+            (
+                json!({"total": 57, "offset": 55, "limit": 2}),
+                Some(false),
+                "2 of 57 events",
+            ),
+            (json!({"total": 2}), Some(false), "2 events"),
+            (json!({"total_count": 5}), Some(true), "2 of 5 events"),
+            (
+                json!({"totalCount": 5, "offset": 3}),
+                Some(false),
+                "2 of 5 events",
+            ),
+            (
+                json!({"total": 6, "page": 2, "per_page": 2}),
+                Some(true),
+                "2 of 6 events",
+            ),
+            (
+                json!({"total": 6, "page": 3, "page_size": 2}),
+                Some(false),
+                "2 of 6 events",
+            ),
+            (json!({"limit": 2, "offset": 0}), None, "2 events"),
+            (
+                json!({"total": 57, "has_more": false}),
+                Some(false),
+                "2 of 57 events",
+            ),
+            (json!({"next_cursor": "abc"}), None, "2 events"),
+        ];
+        for (meta, has_more, summary) in cases {
+            let out = envelope(json!({"data": list, "meta": meta})).unwrap();
+            assert_eq!(out["summary"], summary, "{meta}");
+            assert_eq!(
+                out["meta"].get("has_more").and_then(Value::as_bool),
+                has_more,
+                "{meta}"
+            );
+            for (key, value) in meta.as_object().unwrap() {
+                assert_eq!(&out["meta"][key], value, "{meta} keeps {key}");
+            }
+        }
+    }
+
+    #[test]
+    fn pagination_beside_the_list_becomes_meta() {
+        let out = envelope(json!({"total": 3, "data": [{"id": 1, "title": "A"}], "next": "/p2"}))
+            .unwrap();
+        assert_eq!(
+            out["meta"],
+            json!({"total": 3, "next": "/p2", "has_more": true})
+        );
+        // With a `meta` object, that object is what is carried.
+        let out = envelope(json!({"data": [], "meta": {"total": 0}, "links": {}})).unwrap();
+        assert_eq!(out["meta"], json!({"total": 0, "has_more": false}));
+    }
+
+    #[test]
+    fn list_keys_in_order_and_configurable() {
+        let body = json!({"items": [{"id": 1, "title": "I"}], "data": [{"id": 2, "title": "D"}]});
+        assert_eq!(envelope(body.clone()).unwrap()["lines"], json!(["D"]));
+        let out = compact_envelope(
+            &body,
+            &["items".to_owned()],
+            &events(),
+            &RenderContext::at_unix(0),
+        )
+        .unwrap();
+        assert_eq!(out["lines"], json!(["I"]));
+        assert_eq!(out["meta"], json!({"data": [{"id": 2, "title": "D"}]}));
+    }
+
+    #[test]
+    fn not_a_list() {
+        for body in [
+            json!({"id": 1, "title": "A"}),
+            json!({"data": {"id": 1}}),
+            json!("x"),
+            json!(null),
+            json!(3),
+        ] {
+            let err = envelope(body.clone()).unwrap_err();
+            assert_eq!(err, NotCompact::NotAList, "{body}");
+            assert!(!err.should_log());
+        }
+    }
+
+    #[test]
+    fn records_that_do_not_fit() {
+        let err = envelope(json!([{"id": 1, "title": "A"}, "oops"])).unwrap_err();
+        assert!(err.should_log());
+        assert_eq!(
+            err.to_string(),
+            "record 1: expected an object, found a string"
+        );
+        let err = envelope(json!([{"title": "A"}])).unwrap_err();
+        assert_eq!(err.to_string(), "record 0: no id under `id`");
+        let err = envelope(json!([{"id": null, "title": "A"}])).unwrap_err();
+        assert_eq!(err.to_string(), "record 0: no id under `id`");
+        let err = envelope(json!([{"id": [1], "title": "A"}])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "record 0: the id under `id` is an array, not a string or number"
+        );
+    }
+
+    #[test]
+    fn ids_follow_lines_with_a_custom_key() {
+        let notes = CompactResource::new("note", Template::parse("{title|upper}").unwrap())
+            .with_id_key("slug");
+        let body = json!({"data": [
+            {"slug": "c", "title": "c"}, {"slug": "a", "title": "a"}, {"slug": "b", "title": "b"},
+        ]});
+        let out =
+            compact_envelope(&body, DEFAULT_LIST_KEYS, &notes, &RenderContext::at_unix(0)).unwrap();
+        assert_eq!(out["lines"], json!(["C", "A", "B"]));
+        assert_eq!(out["ids"], json!(["c", "a", "b"]));
+        assert_eq!(
+            format!("{notes:?}"),
+            r#"CompactResource { noun: Noun { singular: "note", plural: "notes" }, id_key: "slug", template: "{title|upper}" }"#
+        );
+    }
+}

@@ -1,0 +1,132 @@
+//! The `CompactLine` trait.
+
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::{Noun, RenderContext};
+
+/// What a resource type says about itself for compact list responses: the
+/// one line an agent reads per record, the key of its id, and the noun that
+/// counts records in summaries.
+///
+/// Derive it with `#[derive(CompactLine)]` and a template, or implement it by
+/// hand. The layer holds response bodies as JSON, so it calls
+/// [`line_from_json`](CompactLine::line_from_json), which by default reads the
+/// record into `Self` (a record of the wrong shape is an error, and the layer
+/// then serves the JSON unchanged) and calls [`line`](CompactLine::line).
+///
+/// By hand:
+///
+/// ```
+/// use serde::Deserialize;
+/// use serde_json::json;
+/// use terse::compact::{CompactLine, Noun, RenderContext};
+///
+/// #[derive(Deserialize)]
+/// struct Person {
+///     login: String,
+///     name: String,
+///     admin: bool,
+/// }
+///
+/// impl CompactLine for Person {
+///     fn noun() -> Noun {
+///         Noun::new("person").with_plural("people")
+///     }
+///     fn id_key() -> &'static str {
+///         "login"
+///     }
+///     fn line(&self, _cx: &RenderContext) -> String {
+///         let role = if self.admin { " (admin)" } else { "" };
+///         format!("{} {}{role}", self.login, self.name)
+///     }
+/// }
+///
+/// let cx = RenderContext::now();
+/// let record = json!({"login": "ada", "name": "Ada Lovelace", "admin": true});
+/// assert_eq!(Person::line_from_json(&record, &cx).unwrap(), "ada Ada Lovelace (admin)");
+/// assert!(Person::line_from_json(&json!({"login": 7}), &cx).is_err());
+/// ```
+///
+/// Derived (the type needs `Serialize` and `Deserialize`; see the derive's
+/// attributes in the [module docs](crate::compact)):
+///
+/// ```
+/// use serde::{Deserialize, Serialize};
+/// use serde_json::json;
+/// use terse::CompactLine;
+/// use terse::compact::RenderContext;
+///
+/// #[derive(Serialize, Deserialize, CompactLine)]
+/// #[serde(rename_all = "camelCase")]
+/// #[compact(noun = "event", line = "{startAt|time} {title}{? [{location}]}")]
+/// struct Event {
+///     #[compact(id)]
+///     id: u64,
+///     title: String,
+///     start_at: String,
+///     location: Option<String>,
+/// }
+///
+/// let cx = RenderContext::now();
+/// let record = json!({"id": 1, "title": "Standup", "startAt": "2025-03-01T09:30:00Z", "location": null});
+/// assert_eq!(Event::line_from_json(&record, &cx).unwrap(), "09:30 Standup");
+/// assert_eq!(Event::noun().count(3), "3 events");
+/// assert_eq!(Event::id_key(), "id");
+/// ```
+pub trait CompactLine: DeserializeOwned {
+    /// The noun summaries count records with (`3 events`).
+    fn noun() -> Noun;
+
+    /// The JSON key holding a record's id; the envelope's `ids` are read from
+    /// it. Defaults to `"id"`.
+    fn id_key() -> &'static str {
+        "id"
+    }
+
+    /// The line for this record. When the layer renders it, control
+    /// characters in it are escaped (`\n`, `\t`, `\u{1b}`) so a record stays
+    /// one line.
+    fn line(&self, cx: &RenderContext) -> String;
+
+    /// The line for one JSON record, as the layer calls it.
+    ///
+    /// # Errors
+    ///
+    /// A [`RecordError`] when the record does not have the shape of `Self`.
+    fn line_from_json(record: &Value, cx: &RenderContext) -> Result<String, RecordError> {
+        let typed = Self::deserialize(record).map_err(RecordError::new)?;
+        Ok(typed.line(cx))
+    }
+}
+
+/// Why a record could not be rendered as a line: it does not have the shape
+/// of the resource (a field of the wrong type, a missing id, not an object).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordError {
+    message: String,
+}
+
+impl RecordError {
+    /// An error with the given reason.
+    pub fn new(reason: impl fmt::Display) -> Self {
+        RecordError {
+            message: reason.to_string(),
+        }
+    }
+
+    /// The reason.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for RecordError {}

@@ -1,0 +1,148 @@
+//! A registered resource: how to render and count one route's records.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::template::one_line;
+use super::{CompactLine, Noun, RecordError, RenderContext, Template};
+
+/// How the records of one route become lines: a [`CompactLine`] type, or a
+/// run-time [`Template`] for services without Rust types. This is what a
+/// route table holds and what [`compact_envelope`](super::compact_envelope)
+/// renders with.
+///
+/// ```
+/// use serde_json::json;
+/// use terse::compact::{CompactResource, RenderContext, Template};
+///
+/// let notes = CompactResource::new("note", Template::parse("{title} ({tags|join(/)})")?)
+///     .with_id_key("slug");
+/// let cx = RenderContext::now();
+/// let line = notes.render(&json!({"slug": "a", "title": "Groceries", "tags": ["home", "todo"]}), &cx);
+/// assert_eq!(line.unwrap(), "Groceries (home/todo)");
+/// assert_eq!(notes.id_key(), "slug");
+/// assert_eq!(notes.noun().plural(), "notes");
+/// # Ok::<(), terse::compact::TemplateError>(())
+/// ```
+#[derive(Clone)]
+pub struct CompactResource {
+    noun: Noun,
+    id_key: Cow<'static, str>,
+    render: Render,
+}
+
+#[derive(Clone)]
+enum Render {
+    Template(Arc<Template>),
+    Typed {
+        type_name: &'static str,
+        line: fn(&Value, &RenderContext) -> Result<String, RecordError>,
+    },
+}
+
+impl CompactResource {
+    /// A run-time resource: `noun` for summaries (regular plural, see
+    /// [`Noun::new`]), `template` for lines, and `"id"` as the id key.
+    pub fn new(noun: impl Into<Cow<'static, str>>, template: Template) -> Self {
+        CompactResource {
+            noun: Noun::new(noun),
+            id_key: Cow::Borrowed("id"),
+            render: Render::Template(Arc::new(template)),
+        }
+    }
+
+    /// The resource a [`CompactLine`] type describes.
+    pub fn of<T: CompactLine>() -> Self {
+        CompactResource {
+            noun: T::noun(),
+            id_key: Cow::Borrowed(T::id_key()),
+            render: Render::Typed {
+                type_name: std::any::type_name::<T>(),
+                line: T::line_from_json,
+            },
+        }
+    }
+
+    /// Sets an irregular plural.
+    pub fn with_plural(mut self, plural: impl Into<Cow<'static, str>>) -> Self {
+        self.noun = self.noun.with_plural(plural);
+        self
+    }
+
+    /// Sets the JSON key the ids are read from.
+    pub fn with_id_key(mut self, key: impl Into<Cow<'static, str>>) -> Self {
+        self.id_key = key.into();
+        self
+    }
+
+    /// The noun summaries use.
+    pub fn noun(&self) -> &Noun {
+        &self.noun
+    }
+
+    /// The JSON key of a record's id.
+    pub fn id_key(&self) -> &str {
+        &self.id_key
+    }
+
+    /// The line for one record; control characters in a line a
+    /// [`CompactLine`] type returns are escaped (`\n`), as templates do.
+    ///
+    /// # Errors
+    ///
+    /// A [`RecordError`] when the record is not an object, or (for a
+    /// [`CompactLine`] type) does not deserialize into that type.
+    pub fn render(&self, record: &Value, cx: &RenderContext) -> Result<String, RecordError> {
+        if !record.is_object() {
+            return Err(RecordError::new(format_args!(
+                "expected an object, found {}",
+                kind_of(record)
+            )));
+        }
+        match &self.render {
+            Render::Template(template) => Ok(template.render(record, cx)),
+            // A hand-written `line` may hold a newline; the envelope
+            // promises one line per record all the same.
+            Render::Typed { line, .. } => line(record, cx).map(one_line),
+        }
+    }
+}
+
+impl fmt::Debug for CompactResource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut s = f.debug_struct("CompactResource");
+        s.field("noun", &self.noun).field("id_key", &self.id_key);
+        match &self.render {
+            Render::Template(template) => s.field("template", &template.source()),
+            Render::Typed { type_name, .. } => s.field("type", type_name),
+        };
+        s.finish()
+    }
+}
+
+pub(super) fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compact::RouteTable;
+
+    #[test]
+    fn shareable_across_threads() {
+        fn assert_send_sync<T: Send + Sync + 'static>() {}
+        assert_send_sync::<CompactResource>();
+        assert_send_sync::<RouteTable<CompactResource>>();
+    }
+}

@@ -1,0 +1,206 @@
+use serde_json::{Value, json};
+
+use super::Template;
+use crate::compact::RenderContext;
+
+/// 2025-03-01T12:00:00Z
+const NOW: i64 = 1_740_830_400;
+
+fn render(template: &str, record: Value) -> String {
+    Template::parse(template)
+        .unwrap_or_else(|e| panic!("{template}: {e}"))
+        .render(&record, &RenderContext::at_unix(NOW))
+}
+
+#[test]
+fn values_render_as_text() {
+    let record = json!({
+        "s": "text", "n": 42, "f": 1.5, "t": true, "no": false, "null": null,
+        "tags": ["a", "b", 3], "nested": {"inner": {"x": "deep"}}, "obj": {"k": [1]},
+    });
+    assert_eq!(
+        render(
+            "{s}|{n}|{f}|{t}|{no}|{null}|{missing}|{tags}",
+            record.clone()
+        ),
+        "text|42|1.5|true|false|||a, b, 3"
+    );
+    assert_eq!(
+        render("{nested.inner.x} {tags.1} {tags.9} {s.x}", record.clone()),
+        "deep b  "
+    );
+    assert_eq!(render("{obj}", record), r#"{"k":[1]}"#);
+}
+
+#[test]
+fn literal_braces() {
+    assert_eq!(render("{{{n}}} {{}}", json!({"n": 1})), "{1} {}");
+}
+
+#[test]
+fn time_and_date() {
+    let record = json!({"at": "2025-03-01T09:05:59+02:00", "day": "2025-03-01", "unix": 1_740_821_415, "bad": "soon"});
+    assert_eq!(
+        render("{at|time} {at|date}", record.clone()),
+        "09:05 2025-03-01"
+    );
+    assert_eq!(
+        render("{unix|time} {unix|date}", record.clone()),
+        "09:30 2025-03-01"
+    );
+    assert_eq!(
+        render("{day|date} [{day|time}]", record.clone()),
+        "2025-03-01 [2025-03-01]"
+    );
+    assert_eq!(
+        render("{bad|time} {bad|date} {missing|time}", record),
+        "soon soon "
+    );
+}
+
+#[test]
+fn ago_is_relative_to_the_render_time() {
+    let record = json!({
+        "a": "2025-03-01T11:55:00Z", "b": "2025-03-01T09:00:00Z", "c": "2025-02-15T12:00:00Z",
+        "d": "2025-03-03T12:00:00Z", "e": NOW - 30, "f": "2025-03-01T12:00:00Z",
+        "g": "2024-01-01T00:00:00Z", "h": "2025-01-01", "bad": "yesterday",
+    });
+    assert_eq!(
+        render(
+            "{a|ago}|{b|ago}|{c|ago}|{d|ago}|{e|ago}|{f|ago}|{g|ago}|{h|ago}|{bad|ago}",
+            record
+        ),
+        "5m ago|3h ago|2w ago|in 2d|30s ago|now|1y ago|1mo ago|yesterday"
+    );
+}
+
+#[test]
+fn bytes() {
+    let record =
+        json!({"a": 512, "b": 1000, "c": 2_345_678, "d": "1536", "e": -5, "f": "big", "g": 1.5e9});
+    assert_eq!(
+        render(
+            "{a|bytes} {b|bytes} {c|bytes} {d|bytes} {e|bytes} {f|bytes} {g|bytes}",
+            record
+        ),
+        "512B 1.0KB 2.3MB 1.5KB -5 big 1.5GB"
+    );
+}
+
+#[test]
+fn short_and_trunc() {
+    let record = json!({"id": "0f8e2b7c-1d2e-4f00-9abc-0123456789ab", "n": 1_234_567_890_123u64, "t": "héllo wörld", "few": "abc"});
+    assert_eq!(
+        render("{id|short} {n|short} {few|short}", record.clone()),
+        "0f8e2b7c 12345678 abc"
+    );
+    assert_eq!(
+        render("{t|trunc(5)} {few|trunc(3)} {few|trunc(0)}", record),
+        "héllo… abc …"
+    );
+}
+
+#[test]
+fn case_filters() {
+    let record = json!({"s": "Straße Ünïcode", "n": 5, "list": ["a", "B"]});
+    assert_eq!(
+        render("{s|upper} {s|lower} {n|upper}", record.clone()),
+        "STRASSE ÜNÏCODE straße ünïcode 5"
+    );
+    assert_eq!(render("{list|upper}", record), "A, B");
+}
+
+#[test]
+fn join() {
+    let record = json!({"tags": ["x", 1, true], "empty": [], "s": "not a list"});
+    assert_eq!(
+        render(
+            "{tags|join(/)} [{empty|join(;)}] {s|join(,)}",
+            record.clone()
+        ),
+        "x/1/true [] not a list"
+    );
+    assert_eq!(
+        render("{tags|join(, )}|{tags|join(\" | \")}", record.clone()),
+        "x, 1, true|x | 1 | true"
+    );
+    assert_eq!(render("{tags|upper|join(+)}", record), "X+1+true");
+}
+
+#[test]
+fn default_applies_to_null_missing_and_empty() {
+    let record =
+        json!({"null": null, "empty": "", "list": [], "obj": {}, "zero": 0, "no": false, "s": "x"});
+    assert_eq!(
+        render(
+            "{null|default(-)} {missing|default(-)} {empty|default(-)} {list|default(-)} {obj|default(-)} {zero|default(-)} {no|default(-)} {s|default(-)}",
+            record
+        ),
+        "- - - - - 0 false x"
+    );
+}
+
+#[test]
+fn flag_shows_text_only_when_truthy() {
+    let record = json!({"t": true, "f": false, "n": 2, "z": 0, "s": "x", "e": "", "l": [1], "el": [], "null": null});
+    assert_eq!(
+        render(
+            "{t|flag(T)}{f|flag(F)}{n|flag(N)}{z|flag(Z)}{s|flag(S)}{e|flag(E)}{l|flag(L)}{el|flag(EL)}{null|flag(0)}{missing|flag(M)}",
+            record
+        ),
+        "TNSL"
+    );
+}
+
+#[test]
+fn optional_groups_drop_on_null_missing_empty_and_false() {
+    let t = "{title}{? [{location}]}{? {recurring|flag(🔁)}}";
+    let full = json!({"title": "Standup", "location": "Room 1", "recurring": true});
+    assert_eq!(render(t, full), "Standup [Room 1] 🔁");
+    for location in [json!(null), json!(""), json!([]), json!({}), json!(false)] {
+        let record = json!({"title": "Standup", "location": location, "recurring": false});
+        assert_eq!(render(t, record), "Standup", "location {location}");
+    }
+    assert_eq!(render(t, json!({"title": "Standup"})), "Standup");
+    // Zero is a value, not an absence.
+    assert_eq!(render("{? n={n}}", json!({"n": 0})), " n=0");
+    // Filters run before the check: `default` fills a group in.
+    assert_eq!(render("{? @{room|default(tbd)}}", json!({})), " @tbd");
+    // Any one absent value drops the whole group.
+    assert_eq!(render("{? {a}-{b}}", json!({"a": 1})), "");
+    // An inner group that drops leaves the outer one alone.
+    assert_eq!(render("{?({a}{? {b}})}", json!({"a": 1})), "(1)");
+    assert_eq!(render("{?({a}{? {b}})}", json!({"b": 1})), "");
+}
+
+#[test]
+fn values_never_break_the_line() {
+    let record = json!({"s": "one\ntwo\r\tthree\u{1b}[0m\u{7f}\u{85}\u{2028}end", "list": ["a\nb"], "obj": {"k": "x\ny"}});
+    let line = render("{s} {list} {obj} {s|upper|trunc(3)}", record);
+    assert_eq!(
+        line,
+        r#"one\ntwo\r\tthree\u{1b}[0m\u{7f}\u{85}\u{2028}end a\nb {"k":"x\ny"} ONE…"#
+    );
+    assert!(!line.chars().any(char::is_control));
+}
+
+#[test]
+fn parse_errors_say_where() {
+    let err = Template::parse("{title} {start|tme}").unwrap_err();
+    assert_eq!((err.offset(), err.column()), (15, 16));
+    assert!(err.message().contains("did you mean `time`"), "{err}");
+    let err = Template::parse("ü {? {a}").unwrap_err();
+    assert_eq!((err.offset(), err.column()), (3, 3));
+    assert_eq!(
+        err.to_string(),
+        "template error at column 3 (byte 3): optional group `{?` is never closed; end it with `}`"
+    );
+}
+
+#[test]
+fn template_accessors() {
+    let t: Template = "{a.b|upper} {? {c}}".parse().unwrap();
+    assert_eq!(t.source(), "{a.b|upper} {? {c}}");
+    assert_eq!(t.to_string(), t.source());
+    assert_eq!(t.field_names().collect::<Vec<_>>(), ["a", "c"]);
+}

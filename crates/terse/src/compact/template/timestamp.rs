@@ -1,0 +1,239 @@
+//! Just enough RFC 3339 for the `time`, `date` and `ago` filters.
+//!
+//! Written by hand rather than pulling in `chrono` or `time`: the filters need
+//! one format, read-only, with no time zone database, and a hundred lines keep
+//! the layer's dependency tree small.
+
+use serde_json::Value;
+
+/// A calendar instant as the value wrote it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Timestamp {
+    pub year: i64,
+    pub month: u32,
+    pub day: u32,
+    /// Hour and minute, when the value has a time of day.
+    pub clock: Option<(u32, u32, u32)>,
+    /// Offset from UTC in seconds (0 for `Z` or no offset).
+    pub offset: i64,
+}
+
+impl Timestamp {
+    /// Reads an RFC 3339 string or integer Unix seconds.
+    pub fn from_value(value: &Value) -> Option<Self> {
+        match value {
+            Value::String(s) => parse(s),
+            Value::Number(n) => n.as_i64().map(from_unix),
+            _ => None,
+        }
+    }
+
+    pub fn unix(&self) -> i64 {
+        let (h, m, s) = self.clock.unwrap_or((0, 0, 0));
+        days_from_civil(self.year, self.month, self.day) * 86_400
+            + i64::from(h) * 3600
+            + i64::from(m) * 60
+            + i64::from(s)
+            - self.offset
+    }
+}
+
+fn from_unix(seconds: i64) -> Timestamp {
+    let days = seconds.div_euclid(86_400);
+    let rest = seconds.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    // `rest` is below 86 400, so the casts cannot truncate.
+    let clock = (
+        (rest / 3600) as u32,
+        (rest % 3600 / 60) as u32,
+        (rest % 60) as u32,
+    );
+    Timestamp {
+        year,
+        month,
+        day,
+        clock: Some(clock),
+        offset: 0,
+    }
+}
+
+/// `YYYY-MM-DD`, then optionally `T`/`t`/space, `HH:MM`, `:SS`, `.fraction`,
+/// and `Z`/`z`/`±HH:MM`.
+pub(super) fn parse(s: &str) -> Option<Timestamp> {
+    let b = s.as_bytes();
+    let year = digits(b, 0, 4)?;
+    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+        return None;
+    }
+    let month = digits(b, 5, 2)? as u32;
+    let day = digits(b, 8, 2)? as u32;
+    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+        return None;
+    }
+    let mut ts = Timestamp {
+        year,
+        month,
+        day,
+        clock: None,
+        offset: 0,
+    };
+    if b.len() == 10 {
+        return Some(ts);
+    }
+    if !matches!(b[10], b'T' | b't' | b' ') || b.get(13) != Some(&b':') {
+        return None;
+    }
+    let hour = digits(b, 11, 2)? as u32;
+    let minute = digits(b, 14, 2)? as u32;
+    let mut i = 16;
+    let mut second = 0;
+    if b.get(i) == Some(&b':') {
+        second = digits(b, i + 1, 2)? as u32;
+        i += 3;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let start = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == start {
+                return None;
+            }
+        }
+    }
+    // 60 is a leap second, which RFC 3339 allows.
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    ts.clock = Some((hour, minute, second));
+    match b.get(i) {
+        None => {}
+        Some(b'Z' | b'z') if i + 1 == b.len() => {}
+        Some(&sign @ (b'+' | b'-')) if i + 6 == b.len() && b[i + 3] == b':' => {
+            let hours = digits(b, i + 1, 2)?;
+            let minutes = digits(b, i + 4, 2)?;
+            if hours > 23 || minutes > 59 {
+                return None;
+            }
+            let offset = hours * 3600 + minutes * 60;
+            ts.offset = if sign == b'-' { -offset } else { offset };
+        }
+        _ => return None,
+    }
+    Some(ts)
+}
+
+fn digits(b: &[u8], at: usize, len: usize) -> Option<i64> {
+    let slice = b.get(at..at + len)?;
+    slice.iter().try_fold(0i64, |acc, &c| {
+        c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0'))
+    })
+}
+
+fn is_leap(year: i64) -> bool {
+    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        2 if is_leap(year) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The inverse of [`days_from_civil`].
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_rfc3339_forms() {
+        let ts = parse("2025-03-01T09:30:15Z").unwrap();
+        assert_eq!((ts.year, ts.month, ts.day), (2025, 3, 1));
+        assert_eq!(ts.clock, Some((9, 30, 15)));
+        assert_eq!(ts.unix(), 1_740_821_415);
+        let ts = parse("2025-03-01t09:30:15.123456+01:30").unwrap();
+        assert_eq!(ts.offset, 5400);
+        assert_eq!(ts.unix(), 1_740_821_415 - 5400);
+        assert_eq!(parse("2025-03-01 09:30-02:00").unwrap().offset, -7200);
+        assert_eq!(parse("2025-03-01").unwrap().clock, None);
+        assert_eq!(parse("1970-01-01T00:00:00Z").unwrap().unix(), 0);
+        assert_eq!(parse("2024-02-29T00:00:00Z").unwrap().unix(), 1_709_164_800);
+        assert_eq!(
+            parse("2016-12-31T23:59:60Z").unwrap().clock,
+            Some((23, 59, 60))
+        );
+    }
+
+    #[test]
+    fn rejects_what_is_not_a_timestamp() {
+        for bad in [
+            "",
+            "hello",
+            "2025-13-01",
+            "2025-02-30",
+            "2023-02-29",
+            "2025-03-01T24:00:00Z",
+            "2025-03-01T09:60Z",
+            "2025-03-01T09:30:00.Z",
+            "2025-03-01T09:30:00+1:00",
+            "2025-03-01T09:30:00Zjunk",
+            "2025-03-01X09:30",
+            "२०२५-03-01",
+            "2025-03-01T09:30:00+24:00",
+        ] {
+            assert_eq!(parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn unix_seconds_round_trip() {
+        for secs in [
+            0,
+            1,
+            86_399,
+            86_400,
+            1_740_821_415,
+            -1,
+            -86_401,
+            4_102_444_800,
+        ] {
+            let ts = Timestamp::from_value(&json!(secs)).unwrap();
+            assert_eq!(ts.unix(), secs, "{secs}");
+        }
+        let ts = Timestamp::from_value(&json!(-1)).unwrap();
+        assert_eq!(
+            (ts.year, ts.month, ts.day, ts.clock),
+            (1969, 12, 31, Some((23, 59, 59)))
+        );
+        assert_eq!(Timestamp::from_value(&json!(1.5)), None);
+        assert_eq!(Timestamp::from_value(&json!(true)), None);
+    }
+}

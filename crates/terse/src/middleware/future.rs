@@ -1,0 +1,297 @@
+//! [`ResponseFuture`]: waits for the inner response, then reads and rewrites
+//! its body when the plan and the headers allow it.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+
+use bytes::{Buf, Bytes, BytesMut};
+use http::header::CONTENT_TYPE;
+use http::{HeaderMap, Response, response::Parts};
+use http_body::{Body, SizeHint};
+use pin_project_lite::pin_project;
+
+use super::headers::{add_vary, mark_rewritten, rewritable, set_length_and_count};
+use super::plan::Plan;
+use super::rewrite::{Outcome, rewrite};
+use super::{Config, TerseBody};
+use crate::error_envelope::Refusal;
+
+pin_project! {
+    /// Response future of [`Terse`](super::Terse).
+    pub struct ResponseFuture<F, B>
+    where
+        B: Body,
+    {
+        #[pin]
+        state: State<F, B>,
+    }
+}
+
+pin_project! {
+    #[project = StateProj]
+    enum State<F, B>
+    where
+        B: Body,
+    {
+        // Waiting for the handler; `plan` is `None` when the layer steps aside.
+        Call {
+            #[pin]
+            future: F,
+            plan: Option<(Plan, Arc<Config>)>,
+        },
+        Read {
+            reading: Option<Reading<B>>,
+        },
+        Refused {
+            response: Option<Response<Bytes>>,
+        },
+    }
+}
+
+impl<F, B: Body> ResponseFuture<F, B> {
+    pub(crate) fn step_aside(future: F) -> Self {
+        ResponseFuture {
+            state: State::Call { future, plan: None },
+        }
+    }
+
+    pub(crate) fn serve(future: F, plan: Plan, config: Arc<Config>) -> Self {
+        ResponseFuture {
+            state: State::Call {
+                future,
+                plan: Some((plan, config)),
+            },
+        }
+    }
+
+    pub(crate) fn refuse(refusal: Refusal, config: &Config) -> Self {
+        let mut response = refusal.into_response();
+        add_vary(response.headers_mut(), &config.vary);
+        ResponseFuture {
+            state: State::Refused {
+                response: Some(response),
+            },
+        }
+    }
+}
+
+impl<F, B, E> Future for ResponseFuture<F, B>
+where
+    F: Future<Output = Result<Response<B>, E>>,
+    B: Body,
+{
+    type Output = Result<Response<TerseBody<B>>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut state = self.project().state;
+        loop {
+            let next = match state.as_mut().project() {
+                StateProj::Call { future, plan } => {
+                    let response = ready!(future.poll(cx))?;
+                    let Some((plan, config)) = plan.take() else {
+                        return Poll::Ready(Ok(response.map(TerseBody::stream)));
+                    };
+                    match start(response, plan, config) {
+                        Started::Sent(response) => return Poll::Ready(Ok(response)),
+                        Started::Read(reading) => State::Read {
+                            reading: Some(reading),
+                        },
+                    }
+                }
+                StateProj::Read { reading } => {
+                    let reading_now = reading
+                        .as_mut()
+                        .expect("ResponseFuture polled after completion");
+                    let end = ready!(reading_now.poll_read(cx));
+                    let reading = reading.take().expect("checked above");
+                    return Poll::Ready(Ok(reading.finish(end)));
+                }
+                StateProj::Refused { response } => {
+                    let response = response
+                        .take()
+                        .expect("ResponseFuture polled after completion");
+                    return Poll::Ready(Ok(response.map(|body| TerseBody::full(body, None))));
+                }
+            };
+            state.set(next);
+        }
+    }
+}
+
+/// What [`start`] decided.
+enum Started<B: Body> {
+    /// The response goes out now, its body streamed.
+    Sent(Response<TerseBody<B>>),
+    /// The body has to be read first.
+    Read(Reading<B>),
+}
+
+/// Decides from the headers: the response as it goes out, or the body to read.
+fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<Config>) -> Started<B> {
+    let (mut parts, body) = response.into_parts();
+    if !rewritable(&parts, config.max_body_bytes) {
+        return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
+    }
+    if !plan.reads_body() {
+        add_vary(&mut parts.headers, &config.vary);
+        return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
+    }
+    let body = Box::pin(body);
+    let expected = body.size_hint().lower().min(config.max_body_bytes as u64) as usize;
+    Started::Read(Reading {
+        parts,
+        hint: body.size_hint(),
+        body,
+        buffer: Buffer::new(expected),
+        trailers: None,
+        plan,
+        config,
+    })
+}
+
+/// A body being read up to the limit.
+struct Reading<B: Body> {
+    parts: Parts,
+    /// The body's size hint before reading, to send it on unchanged.
+    hint: SizeHint,
+    body: Pin<Box<B>>,
+    buffer: Buffer,
+    trailers: Option<HeaderMap>,
+    plan: Plan,
+    config: Arc<Config>,
+}
+
+/// Why reading stopped.
+enum ReadEnd<E> {
+    Complete,
+    OverLimit,
+    Failed(E),
+}
+
+impl<B: Body> Reading<B> {
+    fn poll_read(&mut self, cx: &mut Context<'_>) -> Poll<ReadEnd<B::Error>> {
+        loop {
+            let frame = match ready!(self.body.as_mut().poll_frame(cx)) {
+                None => return Poll::Ready(ReadEnd::Complete),
+                Some(Err(err)) => return Poll::Ready(ReadEnd::Failed(err)),
+                Some(Ok(frame)) => frame,
+            };
+            match frame.into_data() {
+                Ok(mut data) => {
+                    self.buffer.push(data.copy_to_bytes(data.remaining()));
+                    if self.buffer.len() > self.config.max_body_bytes {
+                        return Poll::Ready(ReadEnd::OverLimit);
+                    }
+                }
+                Err(frame) => {
+                    if let Ok(trailers) = frame.into_trailers() {
+                        match &mut self.trailers {
+                            Some(all) => all.extend(trailers),
+                            None => self.trailers = Some(trailers),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn finish(self, end: ReadEnd<B::Error>) -> Response<TerseBody<B>> {
+        let Reading {
+            mut parts,
+            hint,
+            body,
+            buffer,
+            trailers,
+            plan,
+            config,
+        } = self;
+        let read = buffer.into_bytes();
+        match end {
+            ReadEnd::Complete => {}
+            ReadEnd::OverLimit => {
+                return Response::from_parts(parts, TerseBody::replay(read, None, body));
+            }
+            ReadEnd::Failed(err) => {
+                return Response::from_parts(parts, TerseBody::replay(read, Some(err), body));
+            }
+        }
+        let send = match rewrite(&config, &plan, &read) {
+            Outcome::NotJson => {
+                return Response::from_parts(parts, TerseBody::unchanged(read, trailers, hint));
+            }
+            Outcome::Unchanged { tokens } => {
+                set_length_and_count(&mut parts.headers, read.len(), tokens);
+                read
+            }
+            Outcome::Rewritten {
+                body,
+                content_type,
+                tokens,
+            } => {
+                set_length_and_count(&mut parts.headers, body.len(), tokens);
+                if let Some(content_type) = content_type {
+                    parts.headers.insert(CONTENT_TYPE, content_type);
+                }
+                mark_rewritten(&mut parts.headers);
+                body
+            }
+        };
+        add_vary(&mut parts.headers, &config.vary);
+        let send = if plan.head { Bytes::new() } else { send };
+        Response::from_parts(parts, TerseBody::full(send, trailers))
+    }
+}
+
+/// The bytes read so far: the first chunk as it came (most JSON bodies are
+/// one chunk), later chunks joined into one buffer.
+enum Buffer {
+    Empty { expected: usize },
+    One { first: Bytes, expected: usize },
+    Many(BytesMut),
+}
+
+impl Buffer {
+    fn new(expected: usize) -> Self {
+        Buffer::Empty { expected }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Buffer::Empty { .. } => 0,
+            Buffer::One { first, .. } => first.len(),
+            Buffer::Many(joined) => joined.len(),
+        }
+    }
+
+    fn push(&mut self, chunk: Bytes) {
+        if chunk.is_empty() {
+            return;
+        }
+        *self = match std::mem::replace(self, Buffer::Empty { expected: 0 }) {
+            Buffer::Empty { expected } => Buffer::One {
+                first: chunk,
+                expected,
+            },
+            Buffer::One { first, expected } => {
+                let mut joined = BytesMut::with_capacity(expected.max(first.len() + chunk.len()));
+                joined.extend_from_slice(&first);
+                joined.extend_from_slice(&chunk);
+                Buffer::Many(joined)
+            }
+            Buffer::Many(mut joined) => {
+                joined.extend_from_slice(&chunk);
+                Buffer::Many(joined)
+            }
+        };
+    }
+
+    fn into_bytes(self) -> Bytes {
+        match self {
+            Buffer::Empty { .. } => Bytes::new(),
+            Buffer::One { first, .. } => first,
+            Buffer::Many(joined) => joined.freeze(),
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! Header rules: which responses may be rewritten, and the headers a
+//! rewritten or counted response carries.
+
+use http::header::{
+    CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, ETAG, HeaderMap, HeaderName, TRANSFER_ENCODING,
+    VARY,
+};
+use http::{HeaderValue, StatusCode, response::Parts};
+
+/// Approximate tokens of the body as sent.
+pub(crate) const X_TOKEN_COUNT: HeaderName = HeaderName::from_static("x-token-count");
+
+/// Whether the layer may rewrite a response with these headers: a 2xx other
+/// than 204/205/206, a JSON content type, no content coding, and a declared
+/// length (if any) within `max_body_bytes`.
+pub(crate) fn rewritable(parts: &Parts, max_body_bytes: usize) -> bool {
+    let status = parts.status;
+    status.is_success()
+        && !matches!(
+            status,
+            StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT | StatusCode::PARTIAL_CONTENT
+        )
+        && parts.headers.get(CONTENT_TYPE).is_some_and(is_json)
+        && parts
+            .headers
+            .get_all(CONTENT_ENCODING)
+            .iter()
+            .all(is_identity)
+        && parts
+            .headers
+            .get(CONTENT_LENGTH)
+            .is_none_or(|len| declared_length(len).is_some_and(|n| n <= max_body_bytes as u64))
+}
+
+/// `application/json` or `application/*+json`, any parameters, any case.
+fn is_json(value: &HeaderValue) -> bool {
+    let Ok(text) = value.to_str() else {
+        return false;
+    };
+    let media = text.split(';').next().unwrap_or("").trim();
+    let Some((kind, sub)) = media.split_once('/') else {
+        return false;
+    };
+    let sub = sub.as_bytes();
+    kind.eq_ignore_ascii_case("application")
+        && (sub.eq_ignore_ascii_case(b"json")
+            || sub.len() > 5 && sub[sub.len() - 5..].eq_ignore_ascii_case(b"+json"))
+}
+
+fn is_identity(value: &HeaderValue) -> bool {
+    value.to_str().is_ok_and(|text| {
+        text.split(',')
+            .map(str::trim)
+            .all(|coding| coding.is_empty() || coding.eq_ignore_ascii_case("identity"))
+    })
+}
+
+fn declared_length(value: &HeaderValue) -> Option<u64> {
+    value.to_str().ok()?.trim().parse().ok()
+}
+
+/// The request headers a response may vary on: `Accept` and the preference
+/// header, also joined ready to insert (most responses have no `Vary` yet).
+#[derive(Debug, Clone)]
+pub(crate) struct VaryNames {
+    names: [HeaderValue; 2],
+    joined: HeaderValue,
+}
+
+impl VaryNames {
+    pub(crate) fn new(prefer_header: HeaderValue) -> Self {
+        let accept = HeaderValue::from_static("Accept");
+        let joined = [accept.as_bytes(), b", ", prefer_header.as_bytes()].concat();
+        VaryNames {
+            joined: HeaderValue::from_bytes(&joined).unwrap_or_else(|_| accept.clone()),
+            names: [accept, prefer_header],
+        }
+    }
+}
+
+/// Merges the names into `Vary`, keeping what is there and adding only what
+/// is missing; `Vary: *` already covers everything.
+pub(crate) fn add_vary(headers: &mut HeaderMap, vary: &VaryNames) {
+    if !headers.contains_key(VARY) {
+        headers.insert(VARY, vary.joined.clone());
+        return;
+    }
+    let names = &vary.names;
+    let mut present: Vec<String> = Vec::new();
+    for value in headers.get_all(VARY) {
+        let Ok(text) = value.to_str() else { continue };
+        present.extend(
+            text.split(',')
+                .map(str::trim)
+                .filter(|name| !name.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    if present.iter().any(|name| name == "*") {
+        return;
+    }
+    let missing: Vec<&str> = names
+        .iter()
+        .filter_map(|name| name.to_str().ok())
+        .filter(|name| !present.iter().any(|p| p.eq_ignore_ascii_case(name)))
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let merged = present
+        .iter()
+        .map(String::as_str)
+        .chain(missing)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if let Ok(value) = HeaderValue::from_str(&merged) {
+        headers.insert(VARY, value);
+    }
+}
+
+/// Sets the headers of a body the layer has read and is sending as `len`
+/// bytes with about `tokens` tokens.
+pub(crate) fn set_length_and_count(headers: &mut HeaderMap, len: usize, tokens: usize) {
+    // The whole body is known now, so it goes out with a length, not chunked.
+    headers.remove(TRANSFER_ENCODING);
+    headers.insert(CONTENT_LENGTH, HeaderValue::from(len));
+    headers.insert(X_TOKEN_COUNT, HeaderValue::from(tokens));
+}
+
+/// Headers that describe the old bytes exactly and would now lie: a strong
+/// `ETag` becomes weak (the data is the same, the bytes are not), digests go,
+/// and so does `Accept-Ranges` (ranges would be of the handler's bytes).
+pub(crate) fn mark_rewritten(headers: &mut HeaderMap) {
+    let weakened: Vec<HeaderValue> = headers
+        .get_all(ETAG)
+        .iter()
+        .filter_map(|tag| {
+            let bytes = tag.as_bytes();
+            if bytes.starts_with(b"W/") {
+                Some(tag.clone())
+            } else {
+                HeaderValue::from_bytes(&[b"W/", bytes].concat()).ok()
+            }
+        })
+        .collect();
+    headers.remove(ETAG);
+    for tag in weakened {
+        headers.append(ETAG, tag);
+    }
+    for stale in [
+        "content-digest",
+        "repr-digest",
+        "digest",
+        "content-md5",
+        "accept-ranges",
+    ] {
+        headers.remove(stale);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(status: u16, headers: &[(&str, &str)]) -> Parts {
+        let mut builder = http::Response::builder().status(status);
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        builder.body(()).unwrap().into_parts().0
+    }
+
+    const JSON: (&str, &str) = ("content-type", "application/json");
+
+    #[test]
+    fn only_plain_successful_json_within_the_limit_is_rewritable() {
+        assert!(rewritable(&parts(200, &[JSON]), 10));
+        assert!(rewritable(
+            &parts(
+                201,
+                &[("content-type", "Application/Vnd.API+JSON; charset=utf-8")]
+            ),
+            10
+        ));
+        assert!(rewritable(
+            &parts(200, &[JSON, ("content-length", "10")]),
+            10
+        ));
+        assert!(rewritable(
+            &parts(200, &[JSON, ("content-encoding", "identity")]),
+            10
+        ));
+        assert!(!rewritable(
+            &parts(200, &[JSON, ("content-length", "11")]),
+            10
+        ));
+        assert!(!rewritable(
+            &parts(200, &[JSON, ("content-encoding", "gzip")]),
+            10
+        ));
+        assert!(!rewritable(&parts(404, &[JSON]), 10));
+        assert!(!rewritable(&parts(304, &[JSON]), 10));
+        for status in [204, 205, 206] {
+            assert!(!rewritable(&parts(status, &[JSON]), 10));
+        }
+        for other in [
+            "text/event-stream",
+            "application/x-ndjson",
+            "text/json",
+            "application/jsonl",
+        ] {
+            assert!(
+                !rewritable(&parts(200, &[("content-type", other)]), 10),
+                "{other}"
+            );
+        }
+        assert!(!rewritable(&parts(200, &[]), 10));
+    }
+
+    #[test]
+    fn vary_is_merged_never_duplicated() {
+        let names = VaryNames::new(HeaderValue::from_static("X-Prefer-Format"));
+        let mut headers = HeaderMap::new();
+        add_vary(&mut headers, &names);
+        assert_eq!(headers[VARY], "Accept, X-Prefer-Format");
+        add_vary(&mut headers, &names);
+        assert_eq!(headers.get_all(VARY).iter().count(), 1);
+        assert_eq!(headers[VARY], "Accept, X-Prefer-Format");
+
+        let mut headers = HeaderMap::new();
+        headers.append(VARY, HeaderValue::from_static("accept-encoding, accept"));
+        headers.append(VARY, HeaderValue::from_static("Origin"));
+        add_vary(&mut headers, &names);
+        assert_eq!(headers.get_all(VARY).iter().count(), 1);
+        assert_eq!(
+            headers[VARY],
+            "accept-encoding, accept, Origin, X-Prefer-Format"
+        );
+
+        let mut headers = HeaderMap::new();
+        headers.insert(VARY, HeaderValue::from_static("*"));
+        add_vary(&mut headers, &names);
+        assert_eq!(headers[VARY], "*");
+    }
+
+    #[test]
+    fn strong_etags_are_weakened_and_digests_dropped() {
+        let mut headers = HeaderMap::new();
+        headers.insert(ETAG, HeaderValue::from_static("\"v1\""));
+        headers.insert("content-digest", HeaderValue::from_static("sha-256=:x:"));
+        headers.insert("accept-ranges", HeaderValue::from_static("bytes"));
+        mark_rewritten(&mut headers);
+        assert_eq!(headers[ETAG], "W/\"v1\"");
+        assert!(!headers.contains_key("content-digest"));
+        assert!(!headers.contains_key("accept-ranges"));
+        mark_rewritten(&mut headers);
+        assert_eq!(headers[ETAG], "W/\"v1\"");
+    }
+}

@@ -1,0 +1,63 @@
+//! The tower middleware: [`TerseLayer`] wraps a service in [`Terse`].
+//!
+//! The request side only negotiates (it never changes the request); the
+//! response side decides from the headers whether the body may be rewritten,
+//! reads it only when a rewrite or a token count was asked for, and streams
+//! everything else through untouched.
+
+mod body;
+mod future;
+mod headers;
+mod layer;
+mod plan;
+mod rewrite;
+mod service;
+#[cfg(test)]
+mod tests;
+
+pub use body::TerseBody;
+pub use future::ResponseFuture;
+pub use layer::TerseLayer;
+pub use service::Terse;
+
+use http::{HeaderName, HeaderValue};
+use terse_toon::EncodeOptions;
+
+use crate::format::Format;
+use headers::VaryNames;
+
+/// Everything the builder sets, shared by every clone of the service.
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    pub(crate) default_format: Format,
+    pub(crate) max_body_bytes: usize,
+    pub(crate) toon_options: EncodeOptions,
+    pub(crate) smart_fallback: bool,
+    pub(crate) list_keys: Vec<String>,
+    pub(crate) id_key: String,
+    pub(crate) format_param: String,
+    pub(crate) fields_param: String,
+    pub(crate) prefer_header: HeaderName,
+    /// The header names responses vary on, ready to merge into `Vary`.
+    pub(crate) vary: VaryNames,
+}
+
+/// The default for [`TerseLayer::max_body_bytes`]: 8 MiB.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            default_format: Format::Json,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            toon_options: EncodeOptions::default(),
+            smart_fallback: true,
+            list_keys: ["data", "items", "results"].map(String::from).to_vec(),
+            id_key: "id".to_owned(),
+            format_param: "format".to_owned(),
+            fields_param: "fields".to_owned(),
+            prefer_header: HeaderName::from_static("x-prefer-format"),
+            vary: VaryNames::new(HeaderValue::from_static("X-Prefer-Format")),
+        }
+    }
+}

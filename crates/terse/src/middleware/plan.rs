@@ -1,0 +1,87 @@
+//! What the layer will do with a response, decided from the request alone.
+
+use http::{Method, Request, StatusCode};
+
+use super::Config;
+use crate::error_envelope::Refusal;
+use crate::fields::Fields;
+use crate::format::Format;
+use crate::negotiate::{Negotiated, negotiate, query_param};
+
+/// The request's wishes, carried to the response.
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    pub(crate) format: Format,
+    /// The client named a format (query, header or a TOON type in `Accept`).
+    pub(crate) asked: bool,
+    pub(crate) fields: Option<Fields>,
+    /// A `HEAD` request: headers as for `GET`, no body.
+    pub(crate) head: bool,
+}
+
+impl Plan {
+    /// Whether the body has to be read: to rewrite it, or to count the tokens
+    /// of a format the client asked for. Plain JSON nobody asked about streams.
+    pub(crate) fn reads_body(&self) -> bool {
+        self.asked || self.fields.is_some() || self.format != Format::Json
+    }
+}
+
+pub(crate) enum Planned {
+    /// An unknown format: leave request and response alone.
+    StepAside,
+    /// Answer with the error envelope; the handler is not called.
+    Refuse(Refusal),
+    Serve(Plan),
+}
+
+pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
+    let query = req.uri().query();
+    let (format, asked) = match negotiate(
+        query,
+        req.headers(),
+        &config.format_param,
+        &config.prefer_header,
+        config.default_format,
+    ) {
+        Negotiated::StepAside => return Planned::StepAside,
+        Negotiated::Use { format, asked } => (format, asked),
+    };
+    let fields = match query.and_then(|q| query_param(q, &config.fields_param)) {
+        None => None,
+        Some(spec) => match Fields::parse(&spec) {
+            Ok(fields) => fields,
+            Err(err) => {
+                return Planned::Refuse(Refusal {
+                    status: StatusCode::BAD_REQUEST,
+                    code: "invalid_fields",
+                    message: format!("`{}`: {err}", config.fields_param),
+                    hint: format!(
+                        "List keys separated by commas, with dots for nested keys: {}=name,owner.email",
+                        config.fields_param
+                    ),
+                });
+            }
+        },
+    };
+    if fields.is_some() && format == Format::Compact {
+        return Planned::Refuse(Refusal {
+            status: StatusCode::BAD_REQUEST,
+            code: "fields_with_compact",
+            message: format!(
+                "`{}` cannot be combined with {}=compact: compact lines already choose what each record shows",
+                config.fields_param, config.format_param
+            ),
+            hint: format!(
+                "Drop `{}` to get compact lines, or ask for {}=json or {}=toon to keep `{}`",
+                config.fields_param, config.format_param, config.format_param, config.fields_param
+            ),
+        });
+    }
+    Planned::Serve(Plan {
+        format,
+        asked,
+        fields,
+        head: req.method() == Method::HEAD,
+    })
+}

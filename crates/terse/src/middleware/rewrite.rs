@@ -1,0 +1,130 @@
+//! Turning a complete JSON body into the negotiated format: one function per
+//! format, chosen in [`rewrite`].
+
+use bytes::Bytes;
+use http::HeaderValue;
+use serde_json::Value;
+
+use super::Config;
+use super::plan::Plan;
+use crate::format::Format;
+use crate::tokens;
+use crate::toon;
+
+/// What to send for a body the layer read whole.
+#[derive(Debug)]
+pub(crate) enum Outcome {
+    /// Not JSON after all: send it exactly as the handler made it.
+    NotJson,
+    /// Valid JSON, sent as it came, with about `tokens` tokens.
+    Unchanged { tokens: usize },
+    /// A new body; `content_type` replaces the handler's when set.
+    Rewritten {
+        body: Bytes,
+        content_type: Option<HeaderValue>,
+        tokens: usize,
+    },
+}
+
+const TOON_CONTENT_TYPE: HeaderValue = HeaderValue::from_static("text/toon; charset=utf-8");
+
+/// Renders `body` in the plan's format.
+pub(crate) fn rewrite(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
+    match plan.format {
+        Format::Json => json(config, plan, body),
+        Format::Toon => toon(config, plan, body),
+        // Compact lines need a resource registered for the route; without
+        // one the agent gets JSON, as asked-for formats never fail.
+        Format::Compact => json(config, plan, body),
+    }
+}
+
+/// Parses and projects the body when `?fields=` asked for it.
+fn projected(config: &Config, plan: &Plan, body: &Bytes) -> Option<Result<Value, ()>> {
+    let fields = plan.fields.as_ref()?;
+    Some(
+        serde_json::from_slice::<Value>(body)
+            .map(|mut value| {
+                fields.project(&mut value, &config.list_keys, &config.id_key);
+                value
+            })
+            .map_err(|_| ()),
+    )
+}
+
+fn json(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
+    match projected(config, plan, body) {
+        Some(Ok(value)) => rewritten_json(&value),
+        Some(Err(())) => Outcome::NotJson,
+        // Skipping a document does not check the UTF-8 inside its strings,
+        // so the text is checked first.
+        None => {
+            match std::str::from_utf8(body).map(serde_json::from_str::<serde::de::IgnoredAny>) {
+                Ok(Ok(_)) => Outcome::Unchanged {
+                    tokens: tokens::estimate(body),
+                },
+                _ => Outcome::NotJson,
+            }
+        }
+    }
+}
+
+fn rewritten_json(value: &Value) -> Outcome {
+    let body = Bytes::from(value.to_string());
+    Outcome::Rewritten {
+        tokens: tokens::estimate(&body),
+        body,
+        content_type: None,
+    }
+}
+
+fn toon(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
+    match projected(config, plan, body) {
+        Some(Ok(value)) => {
+            let text = toon::encode(&value, &config.toon_options);
+            if config.smart_fallback {
+                let json = Bytes::from(value.to_string());
+                let json_tokens = tokens::estimate(&json);
+                cheaper_toon(text, json_tokens).unwrap_or(Outcome::Rewritten {
+                    body: json,
+                    content_type: None,
+                    tokens: json_tokens,
+                })
+            } else {
+                toon_outcome(text, None)
+            }
+        }
+        Some(Err(())) => Outcome::NotJson,
+        None => {
+            let Ok(json) = std::str::from_utf8(body) else {
+                return Outcome::NotJson;
+            };
+            let Ok(text) = toon::encode_json(json, &config.toon_options) else {
+                return Outcome::NotJson;
+            };
+            if config.smart_fallback {
+                let json_tokens = tokens::estimate(body);
+                cheaper_toon(text, json_tokens).unwrap_or(Outcome::Unchanged {
+                    tokens: json_tokens,
+                })
+            } else {
+                toon_outcome(text, None)
+            }
+        }
+    }
+}
+
+/// The TOON outcome when it takes fewer tokens than the JSON.
+fn cheaper_toon(text: String, json_tokens: usize) -> Option<Outcome> {
+    let tokens = tokens::estimate(text.as_bytes());
+    (tokens < json_tokens).then(|| toon_outcome(text, Some(tokens)))
+}
+
+fn toon_outcome(text: String, tokens: Option<usize>) -> Outcome {
+    let body = Bytes::from(text);
+    Outcome::Rewritten {
+        tokens: tokens.unwrap_or_else(|| tokens::estimate(&body)),
+        body,
+        content_type: Some(TOON_CONTENT_TYPE),
+    }
+}

@@ -1,0 +1,100 @@
+//! Body-level behaviour that an HTTP client cannot observe precisely:
+//! errors and trailers from the handler's body.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Request, Response};
+use http_body::{Body, Frame};
+use tower::{ServiceExt, service_fn};
+use tower_layer::Layer;
+
+use super::TerseLayer;
+
+/// A body that yields prepared frames and errors, in order.
+struct Script(VecDeque<Result<Frame<Bytes>, &'static str>>);
+
+impl Body for Script {
+    type Data = Bytes;
+    type Error = &'static str;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, &'static str>>> {
+        Poll::Ready(self.0.pop_front())
+    }
+}
+
+/// Every frame of `body`, data as text, until the end or the first error.
+async fn frames<B: Body<Data = Bytes, Error = &'static str>>(body: B) -> Vec<String> {
+    let mut body = Box::pin(body);
+    let mut out = Vec::new();
+    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        match frame {
+            Ok(frame) => match frame.into_data() {
+                Ok(data) => out.push(String::from_utf8(data.to_vec()).unwrap()),
+                Err(frame) => out.push(format!("trailers {:?}", frame.into_trailers().unwrap())),
+            },
+            Err(err) => {
+                out.push(format!("error {err}"));
+                break;
+            }
+        }
+    }
+    out
+}
+
+async fn through_layer(uri: &str, script: Vec<Result<Frame<Bytes>, &'static str>>) -> Vec<String> {
+    let script = std::sync::Mutex::new(Some(script));
+    let handler = service_fn(move |_request: Request<()>| {
+        let frames = script.lock().unwrap().take().unwrap();
+        async move {
+            let response = Response::builder()
+                .header("content-type", "application/json")
+                .body(Script(frames.into()))
+                .unwrap();
+            Ok::<_, Infallible>(response)
+        }
+    });
+    let service = TerseLayer::new().max_body_bytes(16).layer(handler);
+    let response = service
+        .oneshot(Request::get(uri).body(()).unwrap())
+        .await
+        .unwrap();
+    frames(response.into_body()).await
+}
+
+fn data(text: &'static str) -> Result<Frame<Bytes>, &'static str> {
+    Ok(Frame::data(Bytes::from_static(text.as_bytes())))
+}
+
+#[tokio::test]
+async fn a_body_error_while_reading_arrives_after_the_bytes_read() {
+    let got = through_layer("/?format=toon", vec![data("[1,"), data("2"), Err("boom")]).await;
+    assert_eq!(got, ["[1,2", "error boom"]);
+}
+
+#[tokio::test]
+async fn over_the_limit_the_rest_streams_including_errors() {
+    let script = vec![
+        data("[\"0123456789"),
+        data("abcdefg\""),
+        data(",1"),
+        Err("late"),
+    ];
+    let got = through_layer("/?format=toon", script).await;
+    assert_eq!(got, ["[\"0123456789abcdefg\"", ",1", "error late"]);
+}
+
+#[tokio::test]
+async fn trailers_follow_a_rewritten_body() {
+    let mut trailers = HeaderMap::new();
+    trailers.insert("x-checksum", HeaderValue::from_static("abc"));
+    let script = vec![data("[1,2]"), Ok(Frame::trailers(trailers))];
+    let got = through_layer("/?format=json", script).await;
+    assert_eq!(got, ["[1,2]", "trailers {\"x-checksum\": \"abc\"}"]);
+}

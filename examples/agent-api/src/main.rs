@@ -1,0 +1,46 @@
+//! `agent-api`: serve the personal-assistant API.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// A personal-assistant API on SQLite, served to agents through the terse layer.
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// The SQLite database; created and seeded when it does not exist.
+    #[arg(long, default_value = "./agent-api.db")]
+    db: PathBuf,
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:3000")]
+    addr: String,
+}
+
+#[tokio::main]
+async fn main() {
+    let args = Args::parse();
+    if let Err(e) = run(args).await {
+        eprintln!("agent-api: {e}");
+        std::process::exit(1);
+    }
+}
+
+async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let db = agent_api::Db::open(&args.db)
+        .map_err(|e| format!("cannot open {}: {e}", args.db.display()))?;
+    let records = db.record_count()?;
+    let listener = tokio::net::TcpListener::bind(&args.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
+    println!(
+        "agent-api listening on http://{} ({records} records in {})",
+        listener.local_addr()?,
+        args.db.display()
+    );
+    println!(
+        "try: curl 'http://{}/api/v1/events?limit=5&format=compact'",
+        listener.local_addr()?
+    );
+    axum::serve(listener, agent_api::app(db)).await?;
+    Ok(())
+}

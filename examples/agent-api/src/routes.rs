@@ -1,0 +1,59 @@
+//! The router.
+
+use axum::Router;
+use axum::routing::get;
+use terse::TerseLayer;
+
+use crate::contacts::Contact;
+use crate::db::Db;
+use crate::diary::DiaryEntry;
+use crate::emails::Email;
+use crate::error::ApiError;
+use crate::events::{self, Event};
+use crate::files::File;
+use crate::handlers::{detail, list};
+use crate::notes::Note;
+use crate::search::search;
+
+/// The whole service over `db`, with the terse layer.
+///
+/// ```
+/// let app = agent_api::app(agent_api::Db::open_in_memory().unwrap());
+/// # drop(app);
+/// ```
+pub fn app(db: Db) -> Router {
+    Router::new()
+        .route("/api/v1/events", get(list::<Event>))
+        .route(
+            "/api/v1/events/{id}",
+            get(detail::<Event>).patch(events::patch),
+        )
+        .route("/api/v1/notes", get(list::<Note>))
+        .route("/api/v1/notes/{id}", get(detail::<Note>))
+        .route("/api/v1/emails", get(list::<Email>))
+        .route("/api/v1/emails/{id}", get(detail::<Email>))
+        .route("/api/v1/contacts", get(list::<Contact>))
+        .route("/api/v1/contacts/{id}", get(detail::<Contact>))
+        .route("/api/v1/files", get(list::<File>))
+        .route("/api/v1/files/{id}", get(detail::<File>))
+        .route("/api/v1/diary", get(list::<DiaryEntry>))
+        .route("/api/v1/diary/{id}", get(detail::<DiaryEntry>))
+        .route("/api/v1/search", get(search))
+        .fallback(not_found)
+        .with_state(db)
+        .layer(terse_layer())
+}
+
+/// The terse layer: which line each list route's records read as.
+pub fn terse_layer() -> TerseLayer {
+    TerseLayer::new()
+}
+
+async fn not_found() -> ApiError {
+    ApiError {
+        status: axum::http::StatusCode::NOT_FOUND,
+        code: "no_route",
+        message: "no such endpoint".to_owned(),
+        hint: "the resources are /api/v1/{events,notes,emails,contacts,files,diary} and /api/v1/search?q=".to_owned(),
+    }
+}

@@ -1,0 +1,52 @@
+//! A real HTTP server on 127.0.0.1 for end-to-end tests.
+
+use std::net::SocketAddr;
+
+use axum::Router;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+/// An axum router served on an ephemeral loopback port; stops when dropped.
+pub struct TestServer {
+    addr: SocketAddr,
+    task: JoinHandle<()>,
+}
+
+impl TestServer {
+    /// Binds 127.0.0.1 on a free port and serves `router` in the background.
+    pub async fn spawn(router: Router) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("local address");
+        let task = tokio::spawn(async move {
+            axum::serve(listener, router).await.expect("serve");
+        });
+        TestServer { addr, task }
+    }
+
+    /// The address the server listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// An absolute URL for `path_and_query` on this server.
+    pub fn url(&self, path_and_query: &str) -> String {
+        format!("http://{}{}", self.addr, path_and_query)
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// A client that neither asks for nor undoes compression, so tests see the
+/// bytes exactly as the server sent them.
+pub fn raw_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_gzip()
+        .build()
+        .expect("build client")
+}

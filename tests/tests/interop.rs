@@ -1,0 +1,386 @@
+//! Interoperability with the reference TOON implementation.
+//!
+//! Installs `@toon-format/toon` from the npm registry into a temporary folder
+//! and, over every document of `tests/corpus`, checks for each delimiter that
+//! our encoder writes byte for byte what the reference writes, that we decode
+//! the reference's output to the original value, and that the reference
+//! decodes ours to the original value. One node process handles the whole
+//! corpus. Without node or npm this test fails; it never passes silently.
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+use terse_tests::corpus::{self, Document};
+use terse_tests::values::difference;
+use terse_toon::{DecodeOptions, Delimiter, EncodeOptions};
+
+const PACKAGE: &str = "@toon-format/toon";
+const VERSION: &str = "4.4.0";
+const CHILD_TIMEOUT: Duration = Duration::from_secs(300);
+
+const DELIMITERS: [(&str, Delimiter); 3] = [
+    ("comma", Delimiter::Comma),
+    ("tab", Delimiter::Tab),
+    ("pipe", Delimiter::Pipe),
+];
+
+/// Reads `{"cases":[{"name","value","ours":{comma,tab,pipe}}]}` on stdin and
+/// prints, per case and delimiter, the reference's encoding of `value` and its
+/// decoding of our text, each as `{"ok":..}` or `{"error":..}`.
+const DRIVER: &str = r#"
+import { readFileSync } from 'node:fs';
+import { encode, decode } from '@toon-format/toon';
+
+const DELIMITERS = { comma: ',', tab: '\t', pipe: '|' };
+const attempt = (f) => {
+  try {
+    return { ok: f() };
+  } catch (error) {
+    return { error: String((error && error.message) || error) };
+  }
+};
+
+const request = JSON.parse(readFileSync(0, 'utf8'));
+const results = request.cases.map((item) => {
+  const result = { name: item.name, encoded: {}, decoded: {} };
+  for (const [key, delimiter] of Object.entries(DELIMITERS)) {
+    result.encoded[key] = attempt(() => encode(item.value, { delimiter }));
+    result.decoded[key] = attempt(() => decode(item.ours[key]));
+  }
+  return result;
+});
+process.stdout.write(JSON.stringify({ results }));
+"#;
+
+#[derive(Debug, Deserialize)]
+struct Response {
+    results: Vec<CaseResult>,
+}
+
+#[derive(Debug, Deserialize)]
+struct CaseResult {
+    name: String,
+    encoded: BTreeMap<String, Outcome>,
+    decoded: BTreeMap<String, Outcome>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Outcome {
+    Ok(Value),
+    Error(String),
+}
+
+/// One corpus document with our encodings and the reference's answers.
+struct Case {
+    doc: Document,
+    ours: BTreeMap<&'static str, String>,
+    reference: CaseResult,
+}
+
+/// The reference is installed and run once for all the tests in this file.
+fn cases() -> &'static [Case] {
+    static CASES: OnceLock<Vec<Case>> = OnceLock::new();
+    CASES.get_or_init(run_reference)
+}
+
+fn run_reference() -> Vec<Case> {
+    let docs = corpus::documents();
+    assert!(
+        docs.len() >= 10,
+        "expected the corpus in {}, found {} documents",
+        corpus::corpus_dir().display(),
+        docs.len()
+    );
+    let ours: Vec<BTreeMap<&'static str, String>> = docs
+        .iter()
+        .map(|doc| {
+            DELIMITERS
+                .iter()
+                .map(|&(key, delimiter)| {
+                    let options = EncodeOptions {
+                        delimiter,
+                        ..EncodeOptions::default()
+                    };
+                    (key, terse_toon::encode(&doc.value, &options))
+                })
+                .collect()
+        })
+        .collect();
+    let request = json!({
+        "cases": docs.iter().zip(&ours).map(|(doc, ours)| json!({
+            "name": doc.name,
+            "value": doc.value,
+            "ours": ours,
+        })).collect::<Vec<_>>(),
+    });
+
+    let dir = TempDir::new();
+    install_reference(dir.path());
+    let driver = dir.path().join("driver.mjs");
+    std::fs::write(&driver, DRIVER).expect("write the node driver");
+    let output = run_with_input(
+        Command::new("node").arg(&driver).current_dir(dir.path()),
+        request.to_string().as_bytes(),
+        "node",
+    );
+    assert!(
+        output.status.success(),
+        "the node driver failed ({}):\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let response: Response = serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
+        panic!(
+            "the node driver printed something that is not its answer: {err}\n{}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    });
+    assert_eq!(
+        response.results.len(),
+        docs.len(),
+        "one answer per document"
+    );
+
+    docs.into_iter()
+        .zip(ours)
+        .zip(response.results)
+        .map(|((doc, ours), reference)| {
+            assert_eq!(reference.name, doc.name, "answers in request order");
+            Case {
+                doc,
+                ours,
+                reference,
+            }
+        })
+        .collect()
+}
+
+/// `npm install --prefix DIR @toon-format/toon@4.4.0`, then checks the version.
+fn install_reference(dir: &Path) {
+    let spec = format!("{PACKAGE}@{VERSION}");
+    let output = run_with_input(
+        Command::new("npm").args([
+            "install",
+            "--prefix",
+            dir.to_str().expect("temp dir is UTF-8"),
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            &spec,
+        ]),
+        b"",
+        "npm",
+    );
+    assert!(
+        output.status.success(),
+        "`npm install {spec}` failed ({}):\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let manifest = dir.join("node_modules").join(PACKAGE).join("package.json");
+    let manifest: Value = serde_json::from_slice(
+        &std::fs::read(&manifest).unwrap_or_else(|err| panic!("{}: {err}", manifest.display())),
+    )
+    .expect("package.json is JSON");
+    assert_eq!(manifest["version"], VERSION, "installed reference version");
+}
+
+/// Runs `command` with `input` on stdin and a time limit. A missing program is
+/// a failure that says what to install.
+fn run_with_input(command: &mut Command, input: &[u8], program: &str) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| {
+            panic!(
+                "cannot run `{program}` ({err}): the interop test needs Node.js (18 or later) \
+                 and npm on PATH, and the npm registry"
+            )
+        });
+    let mut stdin = child.stdin.take().expect("child stdin");
+    let input = input.to_vec();
+    // Feeding stdin and draining stdout and stderr from threads keeps a child
+    // that writes a large answer from blocking on a full pipe.
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let stdout = drain(child.stdout.take().expect("child stdout"));
+    let stderr = drain(child.stderr.take().expect("child stderr"));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for child") {
+            break status;
+        }
+        if started.elapsed() > CHILD_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`{program}` did not finish within {CHILD_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    writer
+        .join()
+        .expect("stdin writer")
+        .unwrap_or_else(|err| panic!("writing to `{program}`: {err}"));
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    }
+}
+
+fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+/// A temporary folder of this process, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Self {
+        let path = std::env::temp_dir().join(format!("terse-interop-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("create temp dir");
+        TempDir(path)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Where two texts first differ, line by line.
+fn first_line_difference(ours: &str, theirs: &str) -> String {
+    let mut ours_lines = ours.split('\n');
+    let mut their_lines = theirs.split('\n');
+    for line in 1.. {
+        match (ours_lines.next(), their_lines.next()) {
+            (Some(a), Some(b)) if a == b => continue,
+            (a, b) => return format!("line {line}: ours {a:?}, reference {b:?}"),
+        }
+    }
+    unreachable!("the loop returns at the first difference")
+}
+
+fn report(failures: &[String], what: &str) {
+    assert!(
+        failures.is_empty(),
+        "{} of {} checks failed ({what}):\n{}",
+        failures.len(),
+        cases().len() * DELIMITERS.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn our_encoder_matches_the_reference_byte_for_byte() {
+    let mut failures = Vec::new();
+    for case in cases() {
+        for (key, _) in DELIMITERS {
+            let ours = &case.ours[key];
+            match &case.reference.encoded[key] {
+                Outcome::Ok(Value::String(theirs)) if theirs == ours => {}
+                Outcome::Ok(Value::String(theirs)) => failures.push(format!(
+                    "{} ({key}): {}",
+                    case.doc.name,
+                    first_line_difference(ours, theirs)
+                )),
+                other => failures.push(format!(
+                    "{} ({key}): the reference could not encode it: {other:?}",
+                    case.doc.name
+                )),
+            }
+        }
+    }
+    report(&failures, "encoding differs from the reference");
+}
+
+#[test]
+fn we_decode_the_reference_output_to_the_original() {
+    let mut failures = Vec::new();
+    for case in cases() {
+        for (key, _) in DELIMITERS {
+            let Outcome::Ok(Value::String(theirs)) = &case.reference.encoded[key] else {
+                failures.push(format!("{} ({key}): no reference output", case.doc.name));
+                continue;
+            };
+            match terse_toon::decode(theirs, &DecodeOptions::default()) {
+                Ok(value) => {
+                    if let Some(diff) = difference(&value, &case.doc.value) {
+                        failures.push(format!("{} ({key}): {diff}", case.doc.name));
+                    }
+                }
+                Err(err) => failures.push(format!("{} ({key}): {err}", case.doc.name)),
+            }
+        }
+    }
+    report(&failures, "decoding the reference's TOON");
+}
+
+#[test]
+fn the_reference_decodes_our_output_to_the_original() {
+    let mut failures = Vec::new();
+    for case in cases() {
+        for (key, _) in DELIMITERS {
+            match &case.reference.decoded[key] {
+                Outcome::Ok(value) => {
+                    if let Some(diff) = difference(value, &case.doc.value) {
+                        failures.push(format!("{} ({key}): {diff}", case.doc.name));
+                    }
+                }
+                Outcome::Error(err) => failures.push(format!(
+                    "{} ({key}): the reference says {err}",
+                    case.doc.name
+                )),
+            }
+        }
+    }
+    report(&failures, "the reference decoding our TOON");
+}
+
+/// The corpus is only worth comparing if it reaches every part of the format.
+#[test]
+fn the_corpus_covers_the_shapes_of_toon() {
+    let all: String = cases()
+        .iter()
+        .filter_map(|case| match &case.reference.encoded["comma"] {
+            Outcome::Ok(Value::String(text)) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let has = |needle: &str| all.contains(needle);
+    assert!(has("]{"), "a tabular array");
+    assert!(
+        all.lines()
+            .any(|line| line.contains("]{") && line.matches('{').count() > 1),
+        "a tabular array with a nested field group"
+    );
+    assert!(has(":]{"), "a keyed tabular object");
+    assert!(has("\n  - "), "a list-form array");
+    assert!(has("- [") || has("  - ["), "an array of arrays");
+    assert!(has(": []"), "an empty array");
+    assert!(has("\\n") && has("\\\""), "escaped strings");
+    assert!(has("\"-"), "quoted strings with a leading hyphen");
+    assert!(has("null"), "nulls");
+    assert!(
+        all.chars().any(|c| c as u32 > 0xFFFF),
+        "characters outside the BMP"
+    );
+}

@@ -1,0 +1,200 @@
+//! Headers the layer sets: X-Token-Count, Content-Length, Vary, ETag, HEAD.
+
+use std::convert::Infallible;
+
+use axum::body::Body;
+use axum::response::Response;
+use axum::{Router, routing::get};
+use bytes::Bytes;
+use futures_util::stream;
+use serde_json::{Value, json};
+use terse::TerseLayer;
+use terse::tokens::estimate;
+use terse_tests::server::{TestServer, raw_client};
+
+fn events() -> Value {
+    json!({"data": [
+        {"id": "evt_01", "title": "Standup", "start_at": "2026-03-02T09:00:00Z", "room": "Blue"},
+        {"id": "evt_02", "title": "Design review", "start_at": "2026-03-02T11:30:00Z", "room": "Green"},
+        {"id": "evt_03", "title": "1:1 with Sam", "start_at": "2026-03-02T15:00:00Z", "room": null},
+    ], "meta": {"total": 3, "limit": 20, "offset": 0}})
+}
+
+fn reply(headers: &[(&str, &str)], body: Body) -> Response {
+    let mut builder = Response::builder().header("content-type", "application/json");
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    builder.body(body).unwrap()
+}
+
+fn app() -> Router {
+    Router::new()
+        .route(
+            "/events",
+            get(|| async { reply(&[], Body::from(events().to_string())) }),
+        )
+        .route(
+            "/chunked",
+            get(|| async {
+                let text = events().to_string();
+                let chunks: Vec<Result<Bytes, Infallible>> = text
+                    .as_bytes()
+                    .chunks(16)
+                    .map(|c| Ok(Bytes::copy_from_slice(c)))
+                    .collect();
+                reply(&[], Body::from_stream(stream::iter(chunks)))
+            }),
+        )
+        .route(
+            "/varied",
+            get(|| async {
+                reply(
+                    &[("vary", "Origin, accept")],
+                    Body::from(events().to_string()),
+                )
+            }),
+        )
+        .route(
+            "/tagged",
+            get(|| async {
+                reply(
+                    &[
+                        ("etag", "\"rev-42\""),
+                        ("last-modified", "Mon, 02 Mar 2026 08:00:00 GMT"),
+                    ],
+                    Body::from(events().to_string()),
+                )
+            }),
+        )
+        .route(
+            "/weak",
+            get(|| async { reply(&[("etag", "W/\"rev-7\"")], Body::from(events().to_string())) }),
+        )
+        .route(
+            "/tiny",
+            get(|| async {
+                reply(
+                    &[("etag", "\"t\"")],
+                    Body::from("{\"a\":{\"b\":{\"c\":1}}}"),
+                )
+            }),
+        )
+        .layer(TerseLayer::new())
+}
+
+fn header<'a>(response: &'a reqwest::Response, name: &str) -> Option<&'a str> {
+    response.headers().get(name).map(|v| v.to_str().unwrap())
+}
+
+async fn get_with(server: &TestServer, path: &str) -> reqwest::Response {
+    raw_client().get(server.url(path)).send().await.unwrap()
+}
+
+#[tokio::test]
+async fn token_count_and_length_describe_the_body_as_sent() {
+    let server = TestServer::spawn(app()).await;
+    for path in [
+        "/events?format=toon",
+        "/events?format=json",
+        "/chunked?format=toon",
+        "/chunked?format=json",
+        "/events?fields=title",
+    ] {
+        let response = get_with(&server, path).await;
+        assert_eq!(response.status(), 200, "{path}");
+        let count: usize = header(&response, "x-token-count")
+            .expect(path)
+            .parse()
+            .unwrap();
+        let length: usize = header(&response, "content-length")
+            .expect(path)
+            .parse()
+            .unwrap();
+        let body = response.bytes().await.unwrap();
+        assert_eq!(length, body.len(), "{path}");
+        assert_eq!(count, estimate(&body), "{path}");
+    }
+}
+
+#[tokio::test]
+async fn toon_has_its_content_type_and_a_smaller_count() {
+    let server = TestServer::spawn(app()).await;
+    let json = get_with(&server, "/events?format=json").await;
+    let json_count: usize = header(&json, "x-token-count").unwrap().parse().unwrap();
+    let toon = get_with(&server, "/events?format=toon").await;
+    assert_eq!(
+        header(&toon, "content-type"),
+        Some("text/toon; charset=utf-8")
+    );
+    let toon_count: usize = header(&toon, "x-token-count").unwrap().parse().unwrap();
+    assert!(toon_count < json_count, "{toon_count} < {json_count}");
+}
+
+#[tokio::test]
+async fn vary_is_added_once_and_merged_with_the_handlers() {
+    let server = TestServer::spawn(app()).await;
+    for path in ["/events", "/events?format=toon", "/events?format=json"] {
+        let response = get_with(&server, path).await;
+        let all: Vec<_> = response.headers().get_all("vary").iter().collect();
+        assert_eq!(all, ["Accept, X-Prefer-Format"], "{path}");
+    }
+    for path in ["/varied", "/varied?format=toon", "/varied?fields=id"] {
+        let response = get_with(&server, path).await;
+        let all: Vec<_> = response.headers().get_all("vary").iter().collect();
+        assert_eq!(all, ["Origin, accept, X-Prefer-Format"], "{path}");
+    }
+}
+
+#[tokio::test]
+async fn a_strong_etag_is_weakened_only_when_the_body_changes() {
+    let server = TestServer::spawn(app()).await;
+    let toon = get_with(&server, "/tagged?format=toon").await;
+    assert_eq!(header(&toon, "etag"), Some("W/\"rev-42\""));
+    assert_eq!(
+        header(&toon, "last-modified"),
+        Some("Mon, 02 Mar 2026 08:00:00 GMT")
+    );
+    let projected = get_with(&server, "/tagged?fields=title").await;
+    assert_eq!(header(&projected, "etag"), Some("W/\"rev-42\""));
+    let json = get_with(&server, "/tagged?format=json").await;
+    assert_eq!(header(&json, "etag"), Some("\"rev-42\""));
+    let weak = get_with(&server, "/weak?format=toon").await;
+    assert_eq!(header(&weak, "etag"), Some("W/\"rev-7\""));
+
+    // Smart fallback serves the handler's bytes, so the tag still matches them.
+    let value: Value = serde_json::from_str("{\"a\":{\"b\":{\"c\":1}}}").unwrap();
+    let toon_text = terse_toon::encode(&value, &Default::default());
+    assert!(estimate(toon_text.as_bytes()) >= estimate(value.to_string().as_bytes()));
+    let fallback = get_with(&server, "/tiny?format=toon").await;
+    assert_eq!(header(&fallback, "content-type"), Some("application/json"));
+    assert_eq!(header(&fallback, "etag"), Some("\"t\""));
+}
+
+#[tokio::test]
+async fn head_answers_carry_the_headers_get_would() {
+    let server = TestServer::spawn(app()).await;
+    for path in [
+        "/events",
+        "/events?format=toon",
+        "/events?format=json",
+        "/tagged?format=toon",
+        "/chunked?format=toon",
+        "/events?fields=title&format=toon",
+    ] {
+        let get = get_with(&server, path).await;
+        let head = raw_client().head(server.url(path)).send().await.unwrap();
+        assert_eq!(head.status(), get.status(), "{path}");
+        for name in [
+            "content-type",
+            "content-length",
+            "x-token-count",
+            "vary",
+            "etag",
+        ] {
+            assert_eq!(header(&head, name), header(&get, name), "{path}: {name}");
+        }
+        assert!(head.bytes().await.unwrap().is_empty(), "{path}");
+        assert!(!get.bytes().await.unwrap().is_empty(), "{path}");
+    }
+}

@@ -1,0 +1,137 @@
+//! Accuracy of the token estimator against exact o200k_base counts.
+//!
+//! The corpus in `crates/terse/tests/data/tokens/` holds JSON (compact and
+//! pretty), TOON and line-per-record samples in several scripts; the exact
+//! counts are computed here with the real tokenizer, never stored.
+
+use std::path::{Path, PathBuf};
+
+use terse::tokens::{estimate, exact};
+
+const MAX_MEAN_ERROR: f64 = 0.04;
+const MAX_P95_ERROR: f64 = 0.10;
+
+struct Sample {
+    name: String,
+    kind: String,
+    text: String,
+}
+
+fn corpus() -> Vec<Sample> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/terse/tests/data/tokens");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let kind = name.split('-').nth(1).unwrap_or("?").to_owned();
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+            Sample { name, kind, text }
+        })
+        .collect()
+}
+
+/// Relative error of the estimate for each sample.
+fn errors<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Vec<f64> {
+    samples
+        .into_iter()
+        .map(|s| {
+            let truth = exact(&s.text) as f64;
+            let guess = estimate(s.text.as_bytes()) as f64;
+            assert!(truth > 0.0, "{} is empty", s.name);
+            (guess - truth).abs() / truth
+        })
+        .collect()
+}
+
+/// Mean and nearest-rank 95th percentile.
+fn summary(mut errors: Vec<f64>) -> (f64, f64) {
+    errors.sort_by(f64::total_cmp);
+    let mean = errors.iter().sum::<f64>() / errors.len() as f64;
+    let rank = (0.95 * errors.len() as f64).ceil() as usize;
+    (mean, errors[rank.clamp(1, errors.len()) - 1])
+}
+
+fn check(label: &str, errors: Vec<f64>) {
+    let count = errors.len();
+    let (mean, p95) = summary(errors);
+    println!(
+        "{label:<24} {count:>4} samples  mean {:.2}%  p95 {:.2}%",
+        mean * 100.0,
+        p95 * 100.0
+    );
+    assert!(
+        mean <= MAX_MEAN_ERROR,
+        "{label}: mean error {:.2}% over {:.0}%",
+        mean * 100.0,
+        MAX_MEAN_ERROR * 100.0
+    );
+    assert!(
+        p95 <= MAX_P95_ERROR,
+        "{label}: p95 error {:.2}% over {:.0}%",
+        p95 * 100.0,
+        MAX_P95_ERROR * 100.0
+    );
+}
+
+#[test]
+fn corpus_is_varied_enough_to_mean_something() {
+    let samples = corpus();
+    assert!(samples.len() >= 200, "only {} samples", samples.len());
+    for kind in ["json", "json_pretty", "toon", "lines"] {
+        let n = samples.iter().filter(|s| s.kind == kind).count();
+        assert!(n >= 40, "only {n} {kind} samples");
+    }
+    let all: String = samples.iter().map(|s| s.text.as_str()).collect();
+    for (what, probe) in [
+        ("Spanish", "ñ"),
+        ("Chinese", "用户"),
+        ("Japanese", "ます"),
+        ("Korean", "습니다"),
+        ("emoji", "🎉"),
+        ("RFC 3339 timestamp", "T09:"),
+        ("tab-delimited TOON", "\t]{"),
+        ("pipe-delimited TOON", "|]{"),
+        ("base64 padding", "=="),
+    ] {
+        assert!(all.contains(probe), "corpus has no {what} ({probe:?})");
+    }
+}
+
+#[test]
+fn estimate_is_within_4_percent_mean_and_10_percent_p95_of_o200k() {
+    let samples = corpus();
+    check("all samples", errors(&samples));
+    check(
+        "held-out (odd) half",
+        errors(samples.iter().skip(1).step_by(2)),
+    );
+    for kind in ["json", "json_pretty", "toon", "lines"] {
+        check(kind, errors(samples.iter().filter(|s| s.kind == kind)));
+    }
+}
+
+#[test]
+fn estimate_beats_bytes_over_four() {
+    let samples = corpus();
+    let (ours, _) = summary(errors(&samples));
+    let quarter: Vec<f64> = samples
+        .iter()
+        .map(|s| {
+            let truth = exact(&s.text) as f64;
+            (s.text.len().div_ceil(4) as f64 - truth).abs() / truth
+        })
+        .collect();
+    let (baseline, _) = summary(quarter);
+    println!(
+        "mean error: estimator {:.2}%, bytes/4 {:.2}%",
+        ours * 100.0,
+        baseline * 100.0
+    );
+    assert!(ours * 4.0 < baseline);
+}
