@@ -23,6 +23,9 @@ const FORCES_QUOTES: [bool; 256] = {
     table
 };
 
+/// U+FEFF, the byte order mark, in UTF-8.
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
 /// Whether `key` may be written without quotes (`^[A-Za-z_][A-Za-z0-9_.]*$`).
 pub(crate) fn is_unquoted_key(key: &str) -> bool {
     let bytes = key.as_bytes();
@@ -43,6 +46,12 @@ pub(crate) fn needs_quotes(value: &str, delimiter: u8) -> bool {
     };
     // Tabs at either end are control characters, caught by the scan below.
     if matches!(first, b' ' | b'-' | b'#') || last == b' ' {
+        return true;
+    }
+    // A decoder drops a byte order mark at the start of a document, so a
+    // string that starts with one would lose it as a root value: quote it
+    // wherever it stands, which keeps the rule independent of position.
+    if bytes.starts_with(BOM) {
         return true;
     }
     if bytes

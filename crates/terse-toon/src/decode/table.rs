@@ -8,6 +8,7 @@ use std::rc::Rc;
 /// A table's field list, ready to turn rows into objects.
 #[derive(Debug)]
 pub(super) struct Table {
+    /// The field list as written; kept only when `duplicates` is set.
     fields: Vec<Field>,
     pub leaves: usize,
     /// An object with the table's shape: `null` leaves, nested groups as
@@ -21,10 +22,19 @@ pub(super) struct Table {
 
 impl Table {
     pub fn new(fields: Vec<Field>, duplicates: bool) -> Self {
+        let leaves = leaf_count(&fields);
+        if duplicates {
+            return Table {
+                leaves,
+                template: Map::new(),
+                fields,
+                duplicates,
+            };
+        }
         Table {
-            leaves: leaf_count(&fields),
-            template: template(&fields),
-            fields,
+            leaves,
+            template: template(fields),
+            fields: Vec::new(),
             duplicates,
         }
     }
@@ -52,14 +62,14 @@ fn leaf_count(fields: &[Field]) -> usize {
         .sum()
 }
 
-fn template(fields: &[Field]) -> Map<String, Value> {
+fn template(fields: Vec<Field>) -> Map<String, Value> {
     let mut map = Map::with_capacity(fields.len());
     for field in fields {
-        let value = match &field.children {
+        let value = match field.children {
             Some(children) => Value::Object(template(children)),
             None => Value::Null,
         };
-        map.insert(field.name.clone(), value);
+        map.insert(field.name, value);
     }
     map
 }

@@ -34,6 +34,15 @@ fn toon(json: &str) -> String {
 }
 
 #[test]
+fn a_leading_byte_order_mark_is_quoted() {
+    // Decoders drop a BOM at the start of a document; quoting keeps it.
+    assert_eq!(toon(r#""\ufeff""#), "\"\u{feff}\"");
+    assert_eq!(toon(r#""\ufeffx""#), "\"\u{feff}x\"");
+    assert_eq!(toon(r#"{"a":"\ufeffx"}"#), "a: \"\u{feff}x\"");
+    assert_eq!(toon(r#""x\ufeff""#), "x\u{feff}");
+}
+
+#[test]
 fn numbers_are_canonical_on_both_paths() {
     let cases = [
         ("0", "0"),
