@@ -8,9 +8,11 @@ use axum::routing::get;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use terse::changes::{ChangeKind, Changes, Since, Timestamp};
+use terse::{CompactLine, TerseLayer};
 use terse_tests::server::{TestServer, raw_client};
 
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize, CompactLine)]
+#[compact(noun = "task", line = "#{id} {title}")]
 struct Task {
     id: u32,
     title: String,
@@ -183,4 +185,41 @@ async fn a_bad_since_is_a_400_in_the_error_envelope() {
             "{body}"
         );
     }
+}
+
+#[tokio::test]
+async fn compact_renders_one_prefixed_line_per_change() {
+    let app = Router::new()
+        .route("/tasks", get(list))
+        .with_state(tasks())
+        .layer(TerseLayer::new().resource::<Task>("/tasks"));
+    let server = TestServer::spawn(app).await;
+    let (status, body) =
+        get_json(&server, "/tasks?since=2026-02-18T00:00:00Z&format=compact").await;
+    assert_eq!(status, 200);
+    assert_eq!(body["format"], "compact", "{body}");
+    assert_eq!(
+        body["lines"],
+        json!(["+ #3 new", "~ #2 old, edited", "- #4 old, deleted"])
+    );
+    assert_eq!(body["ids"], json!([3, 2, 4]));
+    assert_eq!(
+        body["summary"],
+        "3 tasks changed: 1 created, 1 updated, 1 deleted"
+    );
+    assert_eq!(body["meta"]["total_changes"], 3);
+    assert!(body["meta"]["response_timestamp"].is_string());
+
+    // Nothing changed: still an envelope, with no lines.
+    let (_, body) = get_json(&server, "/tasks?since=2027-01-01T00:00:00Z&format=compact").await;
+    assert_eq!(body["lines"], json!([]));
+    assert_eq!(
+        body["summary"],
+        "0 tasks changed: 0 created, 0 updated, 0 deleted"
+    );
+
+    // The error envelope passes the layer untouched.
+    let (status, body) = get_json(&server, "/tasks?since=soon&format=compact").await;
+    assert_eq!(status, 400);
+    assert_eq!(body["error"]["code"], "invalid_since");
 }

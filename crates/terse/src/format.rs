@@ -87,7 +87,9 @@ impl FromStr for Format {
 ///
 /// For agent frameworks that format tool results themselves: JSON stays
 /// compact JSON; TOON is used only when it takes fewer tokens than the JSON;
-/// `Compact` needs a registered resource, so here it renders JSON.
+/// `Compact` needs a resource (a route's registered type), so here it renders
+/// JSON; build the envelope with
+/// [`compact_envelope`](crate::compact::compact_envelope) instead.
 ///
 /// ```
 /// use serde_json::json;
@@ -116,6 +118,7 @@ pub fn render(value: &Value, format: Format) -> String {
 ///
 /// JSON comes back as it was given (after checking that it is JSON); TOON is
 /// used only when it takes fewer tokens. Text that is not JSON is an error.
+/// `Compact` returns the JSON, as [`render`] does.
 ///
 /// ```
 /// use terse::{Format, render_json};

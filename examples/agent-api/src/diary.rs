@@ -11,7 +11,7 @@ use crate::store::{Col, Record};
 #[compact(
     noun = "diary entry",
     plural = "diary entries",
-    line = "{date} {mood} \"{text|trunc(40)}\""
+    line = "{date} {mood} \"{text|trunc(30)}\""
 )]
 pub struct DiaryEntry {
     /// UUID.

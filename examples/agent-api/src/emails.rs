@@ -95,7 +95,7 @@ pub struct Email {
 impl Record for Email {
     const TABLE: &'static str = "emails";
     const KIND: &'static str = "email";
-    const ORDER_BY: &'static str = "received_at DESC, id";
+    const ORDER_BY: &'static str = "ts_us(received_at) DESC, id";
     const COLUMNS: &'static [(&'static str, Col)] = &[
         ("id", Col::Text),
         ("message_id", Col::Text),

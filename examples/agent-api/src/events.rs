@@ -61,7 +61,7 @@ pub struct Event {
 impl Record for Event {
     const TABLE: &'static str = "events";
     const KIND: &'static str = "event";
-    const ORDER_BY: &'static str = "start_at, id";
+    const ORDER_BY: &'static str = "ts_us(start_at), id";
     const COLUMNS: &'static [(&'static str, Col)] = &[
         ("id", Col::Text),
         ("title", Col::Text),

@@ -50,7 +50,7 @@ pub struct File {
 impl Record for File {
     const TABLE: &'static str = "files";
     const KIND: &'static str = "file";
-    const ORDER_BY: &'static str = "updated_at DESC, id";
+    const ORDER_BY: &'static str = "ts_us(updated_at) DESC, id";
     const COLUMNS: &'static [(&'static str, Col)] = &[
         ("id", Col::Text),
         ("name", Col::Text),

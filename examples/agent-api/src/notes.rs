@@ -68,7 +68,7 @@ pub struct Note {
 impl Record for Note {
     const TABLE: &'static str = "notes";
     const KIND: &'static str = "note";
-    const ORDER_BY: &'static str = "pinned DESC, updated_at DESC, id";
+    const ORDER_BY: &'static str = "pinned DESC, ts_us(updated_at) DESC, id";
     const COLUMNS: &'static [(&'static str, Col)] = &[
         ("id", Col::Text),
         ("title", Col::Text),

@@ -13,7 +13,7 @@ use crate::events::{self, Event};
 use crate::files::File;
 use crate::handlers::{detail, list};
 use crate::notes::Note;
-use crate::search::search;
+use crate::search::{SearchResult, search};
 
 /// The whole service over `db`, with the terse layer.
 ///
@@ -47,6 +47,13 @@ pub fn app(db: Db) -> Router {
 /// The terse layer: which line each list route's records read as.
 pub fn terse_layer() -> TerseLayer {
     TerseLayer::new()
+        .resource::<Event>("/api/v1/events")
+        .resource::<Note>("/api/v1/notes")
+        .resource::<Email>("/api/v1/emails")
+        .resource::<Contact>("/api/v1/contacts")
+        .resource::<File>("/api/v1/files")
+        .resource::<DiaryEntry>("/api/v1/diary")
+        .resource::<SearchResult>("/api/v1/search")
 }
 
 async fn not_found() -> ApiError {

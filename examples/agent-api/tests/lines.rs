@@ -91,7 +91,7 @@ fn every_record_reads_as_one_line() -> Result<(), DbError> {
             line.starts_with(&format!("{} {} \"", d.date, d.mood)),
             "{line}"
         );
-        assert!(line.chars().count() <= 10 + 1 + 2 + 1 + 42 + 2, "{line}");
+        assert!(line.chars().count() <= 10 + 1 + 2 + 1 + 32 + 2, "{line}");
     }
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! ```sh
 //! cargo run -p minimal            # http://127.0.0.1:3000
 //! curl 'http://127.0.0.1:3000/api/v1/events?limit=3&format=toon'
+//! curl 'http://127.0.0.1:3000/api/v1/events?limit=3&format=compact'
 //! ```
 //!
 //! `--addr HOST:PORT` listens elsewhere; `--no-layer` serves the same routes
@@ -13,10 +14,15 @@ use axum::http::StatusCode;
 use axum::{Json, Router, routing::get};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use terse::TerseLayer;
+use terse::{CompactLine, TerseLayer};
 
-/// A calendar event as the API stores it.
-#[derive(Debug, Clone, Serialize)]
+/// A calendar event as the API stores it, and the one line an agent reads
+/// for it with `format=compact`.
+#[derive(Debug, Clone, Serialize, Deserialize, CompactLine)]
+#[compact(
+    noun = "event",
+    line = "{start_at|date} {start_at|time}-{end_at|time} {title}{? @ {location}} ({attendees} people, {status})"
+)]
 struct Event {
     id: String,
     title: String,
@@ -25,7 +31,7 @@ struct Event {
     location: Option<String>,
     organizer: String,
     attendees: u32,
-    status: &'static str,
+    status: String,
 }
 
 const TITLES: [&str; 8] = [
@@ -66,7 +72,7 @@ fn event(n: usize) -> Event {
         location: LOCATIONS[n % LOCATIONS.len()].map(str::to_owned),
         organizer: ORGANIZERS[n % ORGANIZERS.len()].to_owned(),
         attendees: 2 + (n * 7 % 11) as u32,
-        status: STATUSES[n % STATUSES.len()],
+        status: STATUSES[n % STATUSES.len()].to_owned(),
     }
 }
 
@@ -115,7 +121,7 @@ async fn main() -> std::io::Result<()> {
     let app = if args.iter().any(|arg| arg == "--no-layer") {
         routes()
     } else {
-        routes().layer(TerseLayer::new())
+        routes().layer(TerseLayer::new().resource::<Event>("/api/v1/events"))
     };
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     // The bound address, so `--addr 127.0.0.1:0` tells which port it got.

@@ -69,6 +69,13 @@ impl std::error::Error for NotCompact {}
 ///   `pageSize` or `limit`; each in `meta` first, then beside the list. When
 ///   there is nothing to carry (a root array, a body with only the list),
 ///   `meta` is left out.
+/// - A change set (the body of a `?since=` request,
+///   [`Changes`](crate::changes::Changes): `data` holding exactly `created`,
+///   `updated` and `deleted` arrays) gives one line per change in that order,
+///   prefixed by its kind (`+ `, `~ `, `- `), with `ids` in the same order, a
+///   summary such as `3 events changed: 1 created, 1 updated, 1 deleted`, and
+///   the body's `meta` as it is (see
+///   [`compact_changes`](crate::changes::compact_changes)).
 ///
 /// # Errors
 ///
@@ -108,6 +115,10 @@ pub fn compact_envelope<K: AsRef<str>>(
     resource: &CompactResource,
     cx: &RenderContext,
 ) -> Result<Value, NotCompact> {
+    // Its `data` is an object, so without this it would read as not a list.
+    if let Some(changes) = crate::changes::compact_changes(body, resource, cx) {
+        return changes;
+    }
     let (records, outer, list_key) = match body {
         Value::Array(records) => (records, None, None),
         Value::Object(object) => list_keys
@@ -376,6 +387,35 @@ mod tests {
             err.to_string(),
             "record 0: the id under `id` is an array, not a string or number"
         );
+    }
+
+    #[test]
+    fn change_sets_read_one_line_per_change() {
+        let body = json!({
+            "data": {
+                "created": [{"id": 3, "title": "Retro"}],
+                "updated": [{"id": 1, "title": "Standup"}, {"id": 9, "title": "Review"}],
+                "deleted": [{"id": 4, "title": "Lunch"}],
+            },
+            "meta": {"response_timestamp": "2026-02-18T09:00:00Z", "total_changes": 4},
+        });
+        let out = envelope(body).unwrap();
+        assert_eq!(
+            out,
+            json!({
+                "format": "compact",
+                "summary": "4 events changed: 1 created, 2 updated, 1 deleted",
+                "lines": ["+ Retro", "~ Standup", "~ Review", "- Lunch"],
+                "ids": [3, 1, 9, 4],
+                "meta": {"response_timestamp": "2026-02-18T09:00:00Z", "total_changes": 4},
+            })
+        );
+        let err = envelope(json!({"data": {"created": [], "updated": ["x"], "deleted": []}}))
+            .unwrap_err();
+        assert!(err.should_log(), "{err}");
+        // `data` with other keys is not a change set, and not a list either.
+        let err = envelope(json!({"data": {"created": [], "updated": []}})).unwrap_err();
+        assert_eq!(err, NotCompact::NotAList);
     }
 
     #[test]

@@ -43,6 +43,34 @@
 //! The type must implement `Serialize` (for [`CompactLine::line`]) and
 //! `Deserialize` (to check that a record has the type's shape). Generic
 //! types, enums and tuple structs are not supported.
+//!
+//! # In the layer
+//!
+//! Register a type with
+//! [`TerseLayer::resource`](crate::TerseLayer::resource) (or a run-time
+//! resource with [`TerseLayer::template`](crate::TerseLayer::template)); a
+//! request that asks for `format=compact` then gets, for a 2xx list body on
+//! that route, the envelope [`compact_envelope`] describes, as compact JSON
+//! with an `X-Token-Count` that counts it. In short:
+//!
+//! - `summary`: `1 event`, `3 events`, or `20 of 57 events` when the body
+//!   gives a larger total.
+//! - `meta`: the body's `meta` object (or its keys beside the list), with
+//!   `has_more` added when a total is known (`offset + count < total`; the
+//!   offset from `offset` or `page` and a page size), never overwritten.
+//! - `bytes` counts in decimal units (1 KB = 1000 B); `ago` measures from
+//!   the time the response is rendered, rounded down: seconds, then minutes
+//!   from 60 s, hours from 60 min, days from 24 h, weeks from 7 days, months
+//!   (30 days) from 30 days, years (365 days) from 365 days.
+//! - Nothing is logged for a route without a resource or a body that is not
+//!   a list (a single object): JSON goes out. A record that does not fit the
+//!   resource is logged with `tracing::warn!` (fields `route`, the registered
+//!   pattern; `path`; `reason`, e.g. `record 3: invalid type: string "x",
+//!   expected u32`) and the JSON goes out unchanged.
+//!
+//! [`render`](crate::render) and [`render_json`](crate::render_json) have no
+//! route, so `Format::Compact` renders JSON there; call [`compact_envelope`]
+//! with a [`CompactResource`] to build the envelope yourself.
 
 mod context;
 mod envelope;

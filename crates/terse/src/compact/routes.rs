@@ -233,16 +233,31 @@ impl<T> RouteTable<T> {
     /// every pattern and the most specific match wins (static segments before
     /// parameters before catch-alls, left to right).
     pub fn lookup(&self, matched: Option<&str>, path: &str) -> Option<&T> {
-        if let Some(matched) = matched {
-            if let Some((_, value)) = self.routes.iter().find(|(p, _)| p.same_shape(matched)) {
-                return Some(value);
-            }
-        }
-        self.routes
-            .iter()
-            .filter(|(p, _)| p.matches(path))
-            .min_by(|(a, _), (b, _)| a.ranks().cmp(b.ranks()))
-            .map(|(_, value)| value)
+        self.lookup_route(matched, path).map(|(_, value)| value)
+    }
+
+    /// As [`lookup`](Self::lookup), with the registered pattern that won
+    /// (for logs that name the route).
+    ///
+    /// ```
+    /// use terse::compact::RouteTable;
+    ///
+    /// let mut routes = RouteTable::new();
+    /// routes.insert("/users/{id}/events", "events")?;
+    /// let (pattern, value) = routes.lookup_route(None, "/users/7/events").unwrap();
+    /// assert_eq!((pattern.as_str(), *value), ("/users/{id}/events", "events"));
+    /// # Ok::<(), terse::compact::RouteError>(())
+    /// ```
+    pub fn lookup_route(&self, matched: Option<&str>, path: &str) -> Option<(&RoutePattern, &T)> {
+        let found = matched
+            .and_then(|matched| self.routes.iter().find(|(p, _)| p.same_shape(matched)))
+            .or_else(|| {
+                self.routes
+                    .iter()
+                    .filter(|(p, _)| p.matches(path))
+                    .min_by(|(a, _), (b, _)| a.ranks().cmp(b.ranks()))
+            });
+        found.map(|(pattern, value)| (pattern, value))
     }
 
     /// The registered patterns and values, in registration order.

@@ -7,11 +7,12 @@ use tower_layer::Layer;
 
 use super::headers::VaryNames;
 use super::{Config, Terse};
+use crate::compact::{CompactLine, CompactResource};
 use crate::format::Format;
 use crate::toon::EncodeOptions;
 
-/// A tower layer that serves JSON responses as TOON (and later compact lines)
-/// when a client asks for it, with an `X-Token-Count` header.
+/// A tower layer that serves JSON responses as TOON or compact lines when a
+/// client asks for it, with an `X-Token-Count` header.
 ///
 /// ```
 /// use axum::{Json, Router, routing::get};
@@ -113,6 +114,146 @@ impl TerseLayer {
         let config = self.config();
         config.vary = VaryNames::new(HeaderValue::from(name.clone()));
         config.prefer_header = name;
+        self
+    }
+
+    /// Serves `format=compact` on the routes matching `pattern` as lines of
+    /// the [`CompactLine`] type `T`: one line per record, plus their ids.
+    ///
+    /// ```
+    /// use axum::{Json, Router, body::Body, routing::get};
+    /// use http_body_util::BodyExt;
+    /// use serde::{Deserialize, Serialize};
+    /// use serde_json::json;
+    /// use terse::{CompactLine, TerseLayer};
+    /// use tower::ServiceExt;
+    ///
+    /// #[derive(Serialize, Deserialize, CompactLine)]
+    /// #[compact(noun = "event", line = "{start_at|time} {title}{? @ {room}}")]
+    /// struct Event {
+    ///     id: u32,
+    ///     title: String,
+    ///     start_at: String,
+    ///     room: Option<String>,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let app = Router::new()
+    ///     .route("/users/{user}/events", get(|| async {
+    ///         Json(json!({
+    ///             "data": [
+    ///                 {"id": 7, "title": "Standup", "start_at": "2026-03-02T09:00:00Z", "room": "4.12"},
+    ///                 {"id": 9, "title": "Review", "start_at": "2026-03-02T14:30:00Z", "room": null},
+    ///             ],
+    ///             "meta": {"total": 57, "offset": 0},
+    ///         }))
+    ///     }))
+    ///     .layer(TerseLayer::new().resource::<Event>("/users/{id}/events"));
+    ///
+    /// let request = http::Request::get("/users/ada/events?format=compact")
+    ///     .body(Body::empty())
+    ///     .unwrap();
+    /// let response = app.oneshot(request).await.unwrap();
+    /// assert_eq!(response.headers()["content-type"], "application/json");
+    /// let body = response.into_body().collect().await.unwrap().to_bytes();
+    /// let envelope: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    /// assert_eq!(envelope, json!({
+    ///     "format": "compact",
+    ///     "summary": "2 of 57 events",
+    ///     "lines": ["09:00 Standup @ 4.12", "14:30 Review"],
+    ///     "ids": [7, 9],
+    ///     "meta": {"total": 57, "offset": 0, "has_more": true},
+    /// }));
+    /// # }
+    /// ```
+    ///
+    /// # Routes
+    ///
+    /// `pattern` is in axum syntax (`/api/v1/events`, `/users/{id}/events`,
+    /// `/files/{*rest}`); parameter names need not match the router's. Under
+    /// axum (the `axum` feature) the route the router matched
+    /// (`MatchedPath`) is looked up first; otherwise, or when nothing was
+    /// registered for that route (a layer inside `nest`, on a plain tower
+    /// service), the request path is matched and the most specific pattern
+    /// wins (static segments before parameters before catch-alls). A second
+    /// registration for a pattern of the same shape replaces the first.
+    ///
+    /// # What a compact request gets
+    ///
+    /// - A registered route, a 2xx JSON body that is a list (a root array,
+    ///   or an object holding the list under one of the
+    ///   [`list_keys`](Self::list_keys)): the envelope
+    ///   `{"format":"compact","summary":"20 of 57 events","lines":[...],"ids":[...],"meta":{...}}`
+    ///   as compact JSON with `Content-Type: application/json`, and an
+    ///   `X-Token-Count` that counts the envelope. `ids[i]` is the full id of
+    ///   `lines[i]`, read from the type's id key as written (string or
+    ///   number).
+    /// - `summary`: the count and the noun, `1 event`, `3 events`, or
+    ///   `20 of 57 events` when the body gives a larger total (`total`,
+    ///   `total_count` or `totalCount`, in `meta` or beside the list).
+    /// - `meta`: the body's `meta` object, or else its other top-level keys;
+    ///   left out when there is nothing to carry. `has_more` is added (unless
+    ///   the body has one) when a total is known: `offset + count < total`,
+    ///   the offset read from `offset` or from `page` (1-based) times
+    ///   `per_page` / `page_size` / `limit`; no offset counts as 0.
+    /// - A change set ([`Changes`](crate::changes::Changes), a `?since=`
+    ///   answer): one line per change prefixed `+ ` (created), `~ `
+    ///   (updated) or `- ` (deleted), in that order.
+    /// - A body that is not a list (a single-object route): the JSON,
+    ///   silently. An unregistered route: the JSON, silently.
+    /// - A record that does not fit `T` (a field of the wrong type, no id,
+    ///   not an object): the JSON unchanged, and a `tracing` warning naming
+    ///   the registered route, the request path and the reason (`record 3:
+    ///   invalid type: string "x", expected u32`). One bad record never
+    ///   breaks a response.
+    /// - Errors, non-JSON, compressed, streamed or oversized bodies: untouched,
+    ///   as for every format. `fields` with compact: a 400 error envelope.
+    ///
+    /// Filters render in fixed units: `bytes` is decimal (1 KB = 1000 B:
+    /// `512B`, `2.3MB`), `ago` is measured from the time the response is
+    /// rendered and rounds down (seconds under a minute, minutes under an
+    /// hour, hours under a day, days under a week, weeks under 30 days,
+    /// months of 30 days under 365 days, then years; `in 2d` ahead). See
+    /// [`Template`](crate::compact::Template) for the whole language.
+    ///
+    /// # Panics
+    ///
+    /// When `pattern` is not a valid route pattern (it must start with `/`,
+    /// a parameter must be a whole segment with a name, a catch-all must be
+    /// last), like axum's `Router::route`: it is a mistake in the program,
+    /// found when the layer is built.
+    #[track_caller]
+    pub fn resource<T: CompactLine>(self, pattern: &str) -> Self {
+        self.template(pattern, CompactResource::of::<T>())
+    }
+
+    /// Serves `format=compact` on the routes matching `pattern` with a
+    /// run-time resource: a [`Template`](crate::compact::Template) and a noun,
+    /// for services without Rust types (templates from configuration). It
+    /// behaves as [`resource`](Self::resource) does, except that a record
+    /// only has to be an object with an id: fields a template names are
+    /// allowed to be missing.
+    ///
+    /// ```
+    /// use terse::TerseLayer;
+    /// use terse::compact::{CompactResource, Template};
+    ///
+    /// let notes = CompactResource::new("note", Template::parse("{title}{? ({tags|join(/)})}")?)
+    ///     .with_id_key("slug");
+    /// let layer = TerseLayer::new().template("/api/v1/notes", notes);
+    /// # Ok::<(), terse::compact::TemplateError>(())
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `pattern` is not a valid route pattern, as for
+    /// [`resource`](Self::resource).
+    #[track_caller]
+    pub fn template(mut self, pattern: &str, resource: CompactResource) -> Self {
+        if let Err(err) = self.config().resources.insert(pattern, resource) {
+            panic!("TerseLayer: {err}");
+        }
         self
     }
 }

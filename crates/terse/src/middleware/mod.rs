@@ -23,6 +23,7 @@ pub use service::Terse;
 use http::{HeaderName, HeaderValue};
 use terse_toon::EncodeOptions;
 
+use crate::compact::{CompactResource, RouteTable};
 use crate::format::Format;
 use headers::VaryNames;
 
@@ -40,6 +41,8 @@ pub(crate) struct Config {
     pub(crate) prefer_header: HeaderName,
     /// The header names responses vary on, ready to merge into `Vary`.
     pub(crate) vary: VaryNames,
+    /// The routes that answer `format=compact` with lines.
+    pub(crate) resources: RouteTable<CompactResource>,
 }
 
 /// The default for [`TerseLayer::max_body_bytes`]: 8 MiB.
@@ -58,6 +61,7 @@ impl Default for Config {
             fields_param: "fields".to_owned(),
             prefer_header: HeaderName::from_static("x-prefer-format"),
             vary: VaryNames::new(HeaderValue::from_static("X-Prefer-Format")),
+            resources: RouteTable::new(),
         }
     }
 }

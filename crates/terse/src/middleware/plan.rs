@@ -17,6 +17,33 @@ pub(crate) struct Plan {
     pub(crate) fields: Option<Fields>,
     /// A `HEAD` request: headers as for `GET`, no body.
     pub(crate) head: bool,
+    /// Where the request went, to find its compact resource; recorded only
+    /// for compact requests when resources are registered, so other
+    /// requests do not pay for the copies.
+    pub(crate) route: Option<Route>,
+}
+
+/// The request's path and, under axum, the router pattern it matched.
+#[derive(Debug, Clone)]
+pub(crate) struct Route {
+    pub(crate) path: String,
+    pub(crate) matched: Option<String>,
+}
+
+impl Route {
+    fn of<B>(req: &Request<B>) -> Self {
+        #[cfg(feature = "axum")]
+        let matched = req
+            .extensions()
+            .get::<axum::extract::MatchedPath>()
+            .map(|matched| matched.as_str().to_owned());
+        #[cfg(not(feature = "axum"))]
+        let matched = None;
+        Route {
+            path: req.uri().path().to_owned(),
+            matched,
+        }
+    }
 }
 
 impl Plan {
@@ -83,5 +110,6 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
         asked,
         fields,
         head: req.method() == Method::HEAD,
+        route: (format == Format::Compact && !config.resources.is_empty()).then(|| Route::of(req)),
     })
 }

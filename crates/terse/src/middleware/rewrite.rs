@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::Config;
 use super::plan::Plan;
+use crate::compact::{RenderContext, compact_envelope};
 use crate::format::Format;
 use crate::tokens;
 use crate::toon;
@@ -27,15 +28,14 @@ pub(crate) enum Outcome {
 }
 
 const TOON_CONTENT_TYPE: HeaderValue = HeaderValue::from_static("text/toon; charset=utf-8");
+const JSON_CONTENT_TYPE: HeaderValue = HeaderValue::from_static("application/json");
 
 /// Renders `body` in the plan's format.
 pub(crate) fn rewrite(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
     match plan.format {
         Format::Json => json(config, plan, body),
         Format::Toon => toon(config, plan, body),
-        // Compact lines need a resource registered for the route; without
-        // one the agent gets JSON, as asked-for formats never fail.
-        Format::Compact => json(config, plan, body),
+        Format::Compact => compact(config, plan, body),
     }
 }
 
@@ -126,5 +126,45 @@ fn toon_outcome(text: String, tokens: Option<usize>) -> Outcome {
         tokens: tokens.unwrap_or_else(|| tokens::estimate(&body)),
         body,
         content_type: Some(TOON_CONTENT_TYPE),
+    }
+}
+
+/// Compact lines for a route with a registered resource and a list body;
+/// JSON otherwise, as an asked-for format never fails.
+fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
+    let Some(route) = &plan.route else {
+        return json(config, plan, body);
+    };
+    let Some((pattern, resource)) = config
+        .resources
+        .lookup_route(route.matched.as_deref(), &route.path)
+    else {
+        return json(config, plan, body);
+    };
+    let Ok(value) = serde_json::from_slice::<Value>(body) else {
+        return Outcome::NotJson;
+    };
+    match compact_envelope(&value, &config.list_keys, resource, &RenderContext::now()) {
+        Ok(envelope) => {
+            let body = Bytes::from(envelope.to_string());
+            Outcome::Rewritten {
+                tokens: tokens::estimate(&body),
+                body,
+                content_type: Some(JSON_CONTENT_TYPE),
+            }
+        }
+        Err(err) => {
+            if err.should_log() {
+                tracing::warn!(
+                    route = %pattern,
+                    path = %route.path,
+                    reason = %err,
+                    "compact lines not served: the JSON goes out unchanged"
+                );
+            }
+            Outcome::Unchanged {
+                tokens: tokens::estimate(body),
+            }
+        }
     }
 }

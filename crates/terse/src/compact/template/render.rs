@@ -1,6 +1,7 @@
 //! Walks a parsed template over one JSON record.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use serde_json::Value;
 use terse_template::{Ast, Placeholder, Segment};
@@ -82,7 +83,10 @@ pub(super) fn push_text(value: &Value, out: &mut String) {
         Value::Null => {}
         Value::String(s) => push_escaped(s, out),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(&n.to_string()),
+        Value::Number(n) => {
+            // Writing in place spares an allocation per number.
+            let _ = write!(out, "{n}");
+        }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
@@ -99,7 +103,7 @@ pub(super) fn push_text(value: &Value, out: &mut String) {
 /// `line` with anything that would break it escaped; used on lines a
 /// hand-written [`CompactLine`](crate::compact::CompactLine) returns.
 pub(crate) fn one_line(line: String) -> String {
-    if !line.chars().any(breaks_line) {
+    if !may_break_line(&line) || !line.chars().any(breaks_line) {
         return line;
     }
     let mut out = String::with_capacity(line.len() + 8);
@@ -111,7 +115,20 @@ fn breaks_line(c: char) -> bool {
     c.is_control() || c == '\u{2028}' || c == '\u{2029}'
 }
 
+/// A byte-level over-approximation of [`breaks_line`], cheap enough to run
+/// on every value: an ASCII control byte, or the first byte of the C1
+/// controls (U+0080 to U+009F start with 0xC2) or of U+2028 and U+2029
+/// (0xE2). Most text has none of these and is copied whole.
+fn may_break_line(text: &str) -> bool {
+    text.bytes()
+        .any(|b| b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2)
+}
+
 fn push_escaped(text: &str, out: &mut String) {
+    if !may_break_line(text) {
+        out.push_str(text);
+        return;
+    }
     for c in text.chars() {
         match c {
             '\n' => out.push_str("\\n"),

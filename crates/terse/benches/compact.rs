@@ -1,0 +1,147 @@
+//! The layer's compact path against its TOON path, for the same body.
+//!
+//! ```text
+//! cargo bench -p terse --bench compact
+//! ```
+//!
+//! For 10 and 1 000 records, one request through the layer around a handler
+//! that answers a fixed JSON list body, reading the whole response:
+//! `compact` asks for `?format=compact` on a route registered with a derived
+//! [`CompactLine`] (each record is read into the type, then rendered),
+//! `toon` asks for `?format=toon`. The ratio toon/compact is printed after
+//! the run from the times criterion measured (goal: >= 1.0, compact not
+//! slower than TOON).
+
+mod common;
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, Throughput};
+use serde::{Deserialize, Serialize};
+use terse::{CompactLine, TerseLayer};
+use tower_layer::Layer;
+
+/// The records of [`common::list_body`].
+#[derive(Serialize, Deserialize, CompactLine)]
+#[compact(
+    noun = "event",
+    line = "{start_at|date} {start_at|time}-{end_at|time} {title}{? @ {location}}{? ({attendees} people)}{? {all_day|flag(all day)}} {status}"
+)]
+struct Event {
+    id: String,
+    title: String,
+    start_at: String,
+    end_at: String,
+    location: Option<String>,
+    attendees: u32,
+    all_day: bool,
+    status: String,
+}
+
+thread_local! {
+    /// Total time and iterations per benchmark id, from criterion's samples.
+    static TIMES: RefCell<BTreeMap<String, (Duration, u64)>> = RefCell::default();
+}
+
+fn mean_ns(id: &str) -> f64 {
+    TIMES.with(|times| {
+        let (total, iters) = times.borrow()[id];
+        total.as_nanos() as f64 / iters as f64
+    })
+}
+
+fn bench(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    for records in [10, 1000] {
+        let body = common::list_body(records);
+        let mut group = c.benchmark_group(format!("compact_vs_toon/{records}"));
+        group.throughput(Throughput::Bytes(body.len() as u64));
+
+        let mut compact = TerseLayer::new()
+            .resource::<Event>("/")
+            .layer(common::handler(body.clone()));
+        let mut toon = common::layered(body.clone());
+        let (parts, lines) = runtime.block_on(common::call(&mut compact, "/?format=compact"));
+        assert_eq!(parts.headers["content-type"], "application/json");
+        assert!(lines.starts_with(b"{\"format\":\"compact\""));
+        let (parts, text) = runtime.block_on(common::call(&mut toon, "/?format=toon"));
+        assert_eq!(parts.headers["content-type"], "text/toon; charset=utf-8");
+        println!(
+            "{records} records: JSON {} bytes -> compact {} bytes, TOON {} bytes",
+            body.len(),
+            lines.len(),
+            text.len()
+        );
+
+        for (name, service, uri) in [
+            ("compact", &mut compact as &mut dyn Call, "/?format=compact"),
+            ("toon", &mut toon as &mut dyn Call, "/?format=toon"),
+        ] {
+            let id = format!("{records}/{name}");
+            group.bench_function(name, |b| {
+                b.iter_custom(|iters| {
+                    let start = Instant::now();
+                    runtime.block_on(async {
+                        for _ in 0..iters {
+                            black_box(service.call(uri).await);
+                        }
+                    });
+                    let elapsed = start.elapsed();
+                    TIMES.with(|times| {
+                        let mut times = times.borrow_mut();
+                        let entry = times.entry(id.clone()).or_default();
+                        entry.0 += elapsed;
+                        entry.1 += iters;
+                    });
+                    elapsed
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
+/// One request through a layered service, whatever its concrete type.
+trait Call {
+    fn call<'a>(
+        &'a mut self,
+        uri: &'a str,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bytes::Bytes> + 'a>>;
+}
+
+impl<S> Call for S
+where
+    S: tower::Service<
+            http::Request<()>,
+            Response = http::Response<terse::TerseBody<http_body_util::Full<bytes::Bytes>>>,
+            Error = std::convert::Infallible,
+        >,
+{
+    fn call<'a>(
+        &'a mut self,
+        uri: &'a str,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bytes::Bytes> + 'a>> {
+        Box::pin(async move { common::call(self, uri).await.1 })
+    }
+}
+
+fn main() {
+    let mut criterion = Criterion::default().configure_from_args();
+    bench(&mut criterion);
+    criterion.final_summary();
+    for records in [10, 1000] {
+        let compact = mean_ns(&format!("{records}/compact"));
+        let toon = mean_ns(&format!("{records}/toon"));
+        println!(
+            "compact_vs_toon/{records}: compact {:.1} us, TOON {:.1} us, ratio {:.2}x (goal >= 1.0x)",
+            compact / 1000.0,
+            toon / 1000.0,
+            toon / compact
+        );
+    }
+}

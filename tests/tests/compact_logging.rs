@@ -1,0 +1,106 @@
+//! What the layer logs when compact lines cannot be served: a warning for a
+//! record that does not fit the resource, nothing for a body that is simply
+//! not a list or a route without a resource.
+
+use std::fmt::{self, Write as _};
+use std::sync::{Arc, Mutex};
+
+use axum::{Json, Router, routing::get};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use terse::{CompactLine, TerseLayer};
+use terse_tests::server::{TestServer, raw_client};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Metadata, Subscriber};
+
+/// Keeps every event from the `terse` crate as `LEVEL field=value ...`.
+#[derive(Clone, Default)]
+struct Capture(Arc<Mutex<Vec<String>>>);
+
+impl Capture {
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+struct Fields(String);
+
+impl Visit for Fields {
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        let _ = write!(self.0, " {}={:?}", field.name(), value);
+    }
+}
+
+impl Subscriber for Capture {
+    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+        metadata.target().starts_with("terse")
+    }
+    fn new_span(&self, _: &Attributes<'_>) -> Id {
+        Id::from_u64(1)
+    }
+    fn record(&self, _: &Id, _: &Record<'_>) {}
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, event: &Event<'_>) {
+        let mut fields = Fields(event.metadata().level().to_string());
+        event.record(&mut fields);
+        self.0.lock().unwrap().push(fields.0);
+    }
+    fn enter(&self, _: &Id) {}
+    fn exit(&self, _: &Id) {}
+}
+
+#[derive(Serialize, Deserialize, CompactLine)]
+#[compact(noun = "event", line = "{title}")]
+struct Meeting {
+    id: u32,
+    title: String,
+    attendees: u32,
+}
+
+#[tokio::test]
+async fn a_record_that_does_not_fit_is_logged_and_nothing_else_is() {
+    let capture = Capture::default();
+    tracing::subscriber::set_global_default(capture.clone()).unwrap();
+    let router = Router::new()
+        .route(
+            "/teams/{team}/events",
+            get(|| async {
+                Json(json!({"data": [
+                    {"id": 1, "title": "Standup", "attendees": 4},
+                    {"id": 2, "title": "Retro", "attendees": "many"},
+                ]}))
+            }),
+        )
+        .route(
+            "/teams/{team}/events/{id}",
+            get(|| async { Json(json!({"id": 1, "title": "Standup", "attendees": 4})) }),
+        )
+        .route("/rooms", get(|| async { Json(json!([{"id": "x"}])) }))
+        .layer(
+            TerseLayer::new()
+                .resource::<Meeting>("/teams/{id}/events")
+                .resource::<Meeting>("/teams/{id}/events/{event}"),
+        );
+    let server = TestServer::spawn(router).await;
+    let get = |path: &'static str| {
+        let url = server.url(path);
+        async move { raw_client().get(url).send().await.unwrap().status() }
+    };
+
+    assert_eq!(get("/teams/core/events?format=compact").await, 200);
+    let logged = capture.take();
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    let line = &logged[0];
+    assert!(line.starts_with("WARN "), "{line}");
+    assert!(line.contains("route=/teams/{id}/events"), "{line}");
+    assert!(line.contains("path=/teams/core/events"), "{line}");
+    assert!(
+        line.contains(r#"reason=record 1: invalid type: string "many", expected u32"#),
+        "{line}"
+    );
+
+    assert_eq!(get("/teams/core/events/1?format=compact").await, 200);
+    assert_eq!(get("/rooms?format=compact").await, 200);
+    assert_eq!(capture.take(), Vec::<String>::new());
+}
