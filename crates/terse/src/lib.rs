@@ -45,13 +45,14 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod calendar;
 pub mod changes;
+pub mod compact;
 mod error_envelope;
 mod fields;
 mod format;
 pub mod middleware;
 mod negotiate;
-pub mod compact;
 pub mod tokens;
 
 pub use format::{Format, UnknownFormat, render, render_json};

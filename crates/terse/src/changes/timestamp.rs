@@ -1,5 +1,6 @@
 //! A UTC instant with microsecond precision, read and written as RFC 3339.
 
+use crate::calendar;
 use std::fmt;
 use std::str::FromStr;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -92,7 +93,7 @@ impl Timestamp {
         if b[13] != b':' || b[16] != b':' {
             return fail("the time must be written HH:MM:SS");
         }
-        if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+        if !(1..=12).contains(&month) || day == 0 || day > calendar::days_in_month(year, month) {
             return fail("no such calendar date");
         }
         // A leap second (60) is read as the last second of its minute.
@@ -132,7 +133,7 @@ impl Timestamp {
             [] => return fail("missing the UTC offset ('Z' or +HH:MM)"),
             _ => return fail("the UTC offset must be 'Z' or +HH:MM"),
         };
-        let days = days_from_civil(year, month, day);
+        let days = calendar::days_from_civil(year, month, day);
         let secs = days * SECS_PER_DAY + hour * 3600 + minute * 60 + second.min(59) - offset_secs;
         Ok(Self {
             micros: secs * MICROS_PER_SEC + fraction,
@@ -154,49 +155,11 @@ fn digits(b: &[u8], at: usize, len: usize) -> Result<i64, TimestampError> {
     Ok(n)
 }
 
-fn is_leap(year: i64) -> bool {
-    year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-}
-
-fn days_in_month(year: i64, month: i64) -> i64 {
-    match month {
-        2 if is_leap(year) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let secs = self.micros.div_euclid(MICROS_PER_SEC);
         let fraction = self.micros.rem_euclid(MICROS_PER_SEC);
-        let (year, month, day) = civil_from_days(secs.div_euclid(SECS_PER_DAY));
+        let (year, month, day) = calendar::civil_from_days(secs.div_euclid(SECS_PER_DAY));
         let tod = secs.rem_euclid(SECS_PER_DAY);
         write!(
             f,

@@ -4,6 +4,7 @@
 //! one format, read-only, with no time zone database, and a hundred lines keep
 //! the layer's dependency tree small.
 
+use crate::calendar;
 use serde_json::Value;
 
 /// A calendar instant as the value wrote it.
@@ -30,7 +31,7 @@ impl Timestamp {
 
     pub fn unix(&self) -> i64 {
         let (h, m, s) = self.clock.unwrap_or((0, 0, 0));
-        days_from_civil(self.year, self.month, self.day) * 86_400
+        calendar::days_from_civil(self.year, self.month.into(), self.day.into()) * 86_400
             + i64::from(h) * 3600
             + i64::from(m) * 60
             + i64::from(s)
@@ -41,7 +42,9 @@ impl Timestamp {
 fn from_unix(seconds: i64) -> Timestamp {
     let days = seconds.div_euclid(86_400);
     let rest = seconds.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
+    let (year, month, day) = calendar::civil_from_days(days);
+    // A month is 1-12 and a day 1-31, so the casts cannot truncate.
+    let (month, day) = (month as u32, day as u32);
     // `rest` is below 86 400, so the casts cannot truncate.
     let clock = (
         (rest / 3600) as u32,
@@ -67,7 +70,10 @@ pub(super) fn parse(s: &str) -> Option<Timestamp> {
     }
     let month = digits(b, 5, 2)? as u32;
     let day = digits(b, 8, 2)? as u32;
-    if !(1..=12).contains(&month) || day == 0 || day > days_in_month(year, month) {
+    if !(1..=12).contains(&month)
+        || day == 0
+        || i64::from(day) > calendar::days_in_month(year, i64::from(month))
+    {
         return None;
     }
     let mut ts = Timestamp {
@@ -128,44 +134,6 @@ fn digits(b: &[u8], at: usize, len: usize) -> Option<i64> {
     slice.iter().try_fold(0i64, |acc, &c| {
         c.is_ascii_digit().then(|| acc * 10 + i64::from(c - b'0'))
     })
-}
-
-fn is_leap(year: i64) -> bool {
-    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-}
-
-fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        2 if is_leap(year) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = i64::from(month);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The inverse of [`days_from_civil`].
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]
