@@ -1,12 +1,13 @@
 //! `#[derive(CompactLine)]` for the `terse` crate. Use it through `terse`,
 //! which re-exports it; the attributes are documented in `terse::compact`.
 //!
-//! The derive works in three steps, each in its own module: [`parse`] reads
-//! the type and its `compact`/`serde` attributes, [`validate`] checks them and
-//! the template against the fields, and [`expand`] writes the impl. Every
+//! The derive works in three steps, each in its own module: `parse` reads
+//! the type and its `compact`/`serde` attributes, `validate` checks them and
+//! the template against the fields, and `expand` writes the impl. Every
 //! problem found is reported, not only the first.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod errors;
 mod expand;
