@@ -43,6 +43,25 @@ pub(crate) struct Config {
     pub(crate) vary: VaryNames,
     /// The routes that answer `format=compact` with lines.
     pub(crate) resources: RouteTable<CompactResource>,
+    /// Count `X-Token-Count` with the o200k_base BPE instead of estimating.
+    #[cfg(feature = "exact-tokens")]
+    pub(crate) exact_tokens: bool,
+}
+
+impl Config {
+    /// The tokens of a body as sent, for `X-Token-Count` and the smart
+    /// fallback.
+    pub(crate) fn count_tokens(&self, body: &[u8]) -> usize {
+        #[cfg(feature = "exact-tokens")]
+        if self.exact_tokens {
+            // Every body counted here was checked as UTF-8 JSON or written
+            // as TOON text; estimating is only the fallback for a surprise.
+            if let Ok(text) = std::str::from_utf8(body) {
+                return crate::tokens::exact(text);
+            }
+        }
+        crate::tokens::estimate(body)
+    }
 }
 
 /// The default for [`TerseLayer::max_body_bytes`]: 8 MiB.
@@ -62,6 +81,8 @@ impl Default for Config {
             prefer_header: HeaderName::from_static("x-prefer-format"),
             vary: VaryNames::new(HeaderValue::from_static("X-Prefer-Format")),
             resources: RouteTable::new(),
+            #[cfg(feature = "exact-tokens")]
+            exact_tokens: false,
         }
     }
 }

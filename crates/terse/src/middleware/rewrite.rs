@@ -9,7 +9,6 @@ use super::Config;
 use super::plan::Plan;
 use crate::compact::{RenderContext, compact_envelope};
 use crate::format::Format;
-use crate::tokens;
 use crate::toon;
 
 /// What to send for a body the layer read whole.
@@ -54,14 +53,14 @@ fn projected(config: &Config, plan: &Plan, body: &Bytes) -> Option<Result<Value,
 
 fn json(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
     match projected(config, plan, body) {
-        Some(Ok(value)) => rewritten_json(&value),
+        Some(Ok(value)) => rewritten_json(config, &value),
         Some(Err(())) => Outcome::NotJson,
         // Skipping a document does not check the UTF-8 inside its strings,
         // so the text is checked first.
         None => {
             match std::str::from_utf8(body).map(serde_json::from_str::<serde::de::IgnoredAny>) {
                 Ok(Ok(_)) => Outcome::Unchanged {
-                    tokens: tokens::estimate(body),
+                    tokens: config.count_tokens(body),
                 },
                 _ => Outcome::NotJson,
             }
@@ -69,10 +68,10 @@ fn json(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
     }
 }
 
-fn rewritten_json(value: &Value) -> Outcome {
+fn rewritten_json(config: &Config, value: &Value) -> Outcome {
     let body = Bytes::from(value.to_string());
     Outcome::Rewritten {
-        tokens: tokens::estimate(&body),
+        tokens: config.count_tokens(&body),
         body,
         content_type: None,
     }
@@ -84,14 +83,14 @@ fn toon(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
             let text = toon::encode(&value, &config.toon_options);
             if config.smart_fallback {
                 let json = Bytes::from(value.to_string());
-                let json_tokens = tokens::estimate(&json);
-                cheaper_toon(text, json_tokens).unwrap_or(Outcome::Rewritten {
+                let json_tokens = config.count_tokens(&json);
+                cheaper_toon(config, text, json_tokens).unwrap_or(Outcome::Rewritten {
                     body: json,
                     content_type: None,
                     tokens: json_tokens,
                 })
             } else {
-                toon_outcome(text, None)
+                toon_outcome(config, text, None)
             }
         }
         Some(Err(())) => Outcome::NotJson,
@@ -103,27 +102,27 @@ fn toon(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
                 return Outcome::NotJson;
             };
             if config.smart_fallback {
-                let json_tokens = tokens::estimate(body);
-                cheaper_toon(text, json_tokens).unwrap_or(Outcome::Unchanged {
+                let json_tokens = config.count_tokens(body);
+                cheaper_toon(config, text, json_tokens).unwrap_or(Outcome::Unchanged {
                     tokens: json_tokens,
                 })
             } else {
-                toon_outcome(text, None)
+                toon_outcome(config, text, None)
             }
         }
     }
 }
 
 /// The TOON outcome when it takes fewer tokens than the JSON.
-fn cheaper_toon(text: String, json_tokens: usize) -> Option<Outcome> {
-    let tokens = tokens::estimate(text.as_bytes());
-    (tokens < json_tokens).then(|| toon_outcome(text, Some(tokens)))
+fn cheaper_toon(config: &Config, text: String, json_tokens: usize) -> Option<Outcome> {
+    let tokens = config.count_tokens(text.as_bytes());
+    (tokens < json_tokens).then(|| toon_outcome(config, text, Some(tokens)))
 }
 
-fn toon_outcome(text: String, tokens: Option<usize>) -> Outcome {
+fn toon_outcome(config: &Config, text: String, tokens: Option<usize>) -> Outcome {
     let body = Bytes::from(text);
     Outcome::Rewritten {
-        tokens: tokens.unwrap_or_else(|| tokens::estimate(&body)),
+        tokens: tokens.unwrap_or_else(|| config.count_tokens(&body)),
         body,
         content_type: Some(TOON_CONTENT_TYPE),
     }
@@ -148,7 +147,7 @@ fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
         Ok(envelope) => {
             let body = Bytes::from(envelope.to_string());
             Outcome::Rewritten {
-                tokens: tokens::estimate(&body),
+                tokens: config.count_tokens(&body),
                 body,
                 content_type: Some(JSON_CONTENT_TYPE),
             }
@@ -163,7 +162,7 @@ fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
                 );
             }
             Outcome::Unchanged {
-                tokens: tokens::estimate(body),
+                tokens: config.count_tokens(body),
             }
         }
     }
