@@ -13,11 +13,11 @@
 //! slower than TOON).
 
 mod common;
+#[path = "common/times.rs"]
+mod times;
 
-use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use criterion::{Criterion, Throughput};
 use serde::{Deserialize, Serialize};
@@ -39,18 +39,6 @@ struct Event {
     attendees: u32,
     all_day: bool,
     status: String,
-}
-
-thread_local! {
-    /// Total time and iterations per benchmark id, from criterion's samples.
-    static TIMES: RefCell<BTreeMap<String, (Duration, u64)>> = RefCell::default();
-}
-
-fn mean_ns(id: &str) -> f64 {
-    TIMES.with(|times| {
-        let (total, iters) = times.borrow()[id];
-        total.as_nanos() as f64 / iters as f64
-    })
 }
 
 fn bench(c: &mut Criterion) {
@@ -92,12 +80,7 @@ fn bench(c: &mut Criterion) {
                         }
                     });
                     let elapsed = start.elapsed();
-                    TIMES.with(|times| {
-                        let mut times = times.borrow_mut();
-                        let entry = times.entry(id.clone()).or_default();
-                        entry.0 += elapsed;
-                        entry.1 += iters;
-                    });
+                    times::record(&id, elapsed, iters);
                     elapsed
                 })
             });
@@ -135,8 +118,8 @@ fn main() {
     bench(&mut criterion);
     criterion.final_summary();
     for records in [10, 1000] {
-        let compact = mean_ns(&format!("{records}/compact"));
-        let toon = mean_ns(&format!("{records}/toon"));
+        let compact = times::mean_ns(&format!("{records}/compact"));
+        let toon = times::mean_ns(&format!("{records}/toon"));
         println!(
             "compact_vs_toon/{records}: compact {:.1} us, TOON {:.1} us, ratio {:.2}x (goal >= 1.0x)",
             compact / 1000.0,

@@ -16,34 +16,13 @@
 //! loopback is `tests/load/passthrough.sh`).
 
 mod common;
+#[path = "common/times.rs"]
+mod times;
 
-use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use criterion::{Criterion, Throughput};
-
-thread_local! {
-    /// Total time and iterations per benchmark id, from criterion's samples.
-    static TIMES: RefCell<BTreeMap<String, (Duration, u64)>> = RefCell::default();
-}
-
-fn record(id: &str, elapsed: Duration, iters: u64) {
-    TIMES.with(|times| {
-        let mut times = times.borrow_mut();
-        let entry = times.entry(id.to_owned()).or_default();
-        entry.0 += elapsed;
-        entry.1 += iters;
-    });
-}
-
-fn mean_ns(id: &str) -> f64 {
-    TIMES.with(|times| {
-        let (total, iters) = times.borrow()[id];
-        total.as_nanos() as f64 / iters as f64
-    })
-}
 
 fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -73,7 +52,7 @@ fn bench(c: &mut Criterion) {
                     }
                 });
                 let elapsed = start.elapsed();
-                record(&id, elapsed, iters);
+                times::record(&id, elapsed, iters);
                 elapsed
             })
         });
@@ -88,7 +67,7 @@ fn bench(c: &mut Criterion) {
                     black_box(serde_json::to_vec(&value).expect("serializable"));
                 }
                 let elapsed = start.elapsed();
-                record(&id, elapsed, iters);
+                times::record(&id, elapsed, iters);
                 elapsed
             })
         });
@@ -116,7 +95,7 @@ fn passthrough(c: &mut Criterion) {
                 }
             });
             let elapsed = start.elapsed();
-            record("passthrough/without_layer", elapsed, iters);
+            times::record("passthrough/without_layer", elapsed, iters);
             elapsed
         })
     });
@@ -130,7 +109,7 @@ fn passthrough(c: &mut Criterion) {
                 }
             });
             let elapsed = start.elapsed();
-            record("passthrough/with_layer", elapsed, iters);
+            times::record("passthrough/with_layer", elapsed, iters);
             elapsed
         })
     });
@@ -142,15 +121,15 @@ fn main() {
     bench(&mut criterion);
     passthrough(&mut criterion);
     criterion.final_summary();
-    let with = mean_ns("passthrough/with_layer");
-    let without = mean_ns("passthrough/without_layer");
+    let with = times::mean_ns("passthrough/with_layer");
+    let without = times::mean_ns("passthrough/without_layer");
     println!(
         "passthrough_10kb: without layer {without:.0} ns, with layer {with:.0} ns, the layer adds {:.0} ns per response",
         with - without
     );
     for records in [10, 1000] {
-        let layer = mean_ns(&format!("{records}/terse_layer"));
-        let baseline = mean_ns(&format!("{records}/serde_json_roundtrip"));
+        let layer = times::mean_ns(&format!("{records}/terse_layer"));
+        let baseline = times::mean_ns(&format!("{records}/serde_json_roundtrip"));
         println!(
             "toon_response/{records}: layer {:.1} us, serde_json round trip {:.1} us, ratio {:.2}x (goal >= 1.3x)",
             layer / 1000.0,
