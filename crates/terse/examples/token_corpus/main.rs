@@ -14,17 +14,18 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use terse::toon::{Delimiter, EncodeOptions};
 
 mod records;
 mod render;
 mod rng;
 mod text;
+mod toon;
 
 use records::{SHAPES, Style, envelope, record};
 use render::{ascii_escaped, lines, pretty};
 use rng::Rng;
 use text::Lang;
+use toon::toon;
 
 /// How many samples to write; even-numbered ones train, odd-numbered ones test.
 const SAMPLES: usize = 360;
@@ -112,17 +113,8 @@ fn make_sample(rng: &mut Rng, index: usize) -> Sample {
             }
             Kind::Toon => {
                 let body = envelope(rng, shape, records);
-                let delimiter = rng.pick(&[
-                    Delimiter::Comma,
-                    Delimiter::Comma,
-                    Delimiter::Tab,
-                    Delimiter::Pipe,
-                ]);
-                let options = EncodeOptions {
-                    delimiter,
-                    ..EncodeOptions::default()
-                };
-                terse::toon::encode(&body, &options)
+                let delimiter = rng.pick(&[',', ',', '\t', '|']);
+                toon(&body, delimiter)
             }
             Kind::Lines => lines(rng, shape, records),
         }
