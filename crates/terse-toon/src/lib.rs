@@ -23,8 +23,11 @@
 #![warn(missing_docs)]
 
 mod decode;
+pub mod document;
 mod encode;
 mod error;
+#[cfg(test)]
+mod json_strategies;
 mod options;
 mod quoting;
 

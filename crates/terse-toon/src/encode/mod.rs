@@ -4,10 +4,9 @@
 //!
 //! - [`encode_value`] walks a `serde_json::Value`;
 //! - [`encode_json_text`] parses JSON text once into a flat, borrowed
-//!   [`tape`] (no `Value`, no allocation per string or object) and walks
-//!   that. Input the tape parser does not take on itself (invalid JSON, or an
-//!   object with a repeated key) goes through `serde_json` instead, so the
-//!   result is always exactly `encode_value` of what `serde_json` reads.
+//!   [`Document`] (no `Value`, no allocation per string or object) and
+//!   walks that. The document reads exactly what `serde_json` reads, so the
+//!   result is always `encode_value` of the same data.
 //!
 //! The emitter ([`emit`]) is generic over the [`tree::Tree`] trait, which both
 //! documents implement; the shape rules for tabular and keyed tabular forms
@@ -21,14 +20,14 @@
 //! position, and the first field of a list-item object on the hyphen line.
 
 mod emit;
-mod number;
+pub(crate) mod number;
 mod shape;
-mod tape;
 mod tree;
 
 #[cfg(test)]
 mod tests;
 
+use crate::document::Document;
 use crate::{EncodeOptions, Error};
 use serde_json::Value;
 
@@ -39,16 +38,6 @@ pub(crate) fn encode_value(value: &Value, options: &EncodeOptions) -> String {
 
 /// Encodes JSON text as TOON text without building a `serde_json::Value`.
 pub(crate) fn encode_json_text(json: &str, options: &EncodeOptions) -> Result<String, Error> {
-    match tape::Tape::parse(json) {
-        Ok(tape) => Ok(emit::emit(tape.root(), options, json.len())),
-        Err(tape::Bail) => slow_path(json, options),
-    }
-}
-
-/// Lets `serde_json` read the text: it reports invalid JSON with its own
-/// message and position, and resolves repeated keys its way.
-#[cold]
-fn slow_path(json: &str, options: &EncodeOptions) -> Result<String, Error> {
-    let value: Value = serde_json::from_str(json)?;
-    Ok(encode_value(&value, options))
+    let document = Document::parse(json)?;
+    Ok(emit::emit(document.root(), options, json.len()))
 }

@@ -1,7 +1,8 @@
 //! The read-only view of a JSON document that the emitter walks.
 //!
 //! Two documents implement it: a `serde_json::Value` (for [`encode`]) and the
-//! borrowed tape that [`encode_json`] parses JSON text into. The emitter is
+//! borrowed [`Document`](crate::document::Document) that [`encode_json`]
+//! parses JSON text into. The emitter is
 //! generic over this trait, so both paths share one implementation of the
 //! TOON rules and each is compiled without dynamic dispatch.
 //!
@@ -9,6 +10,7 @@
 //! [`encode_json`]: crate::encode_json()
 
 use super::number;
+use crate::document::{self, Node};
 use serde_json::{Map, Value};
 
 /// What a node is, with the data the emitter needs without a second lookup.
@@ -101,5 +103,35 @@ impl<'t> Iterator for ValueEntries<'t> {
     fn next(&mut self) -> Option<Self::Item> {
         let (key, value) = self.0.as_mut()?.next()?;
         Some((key.as_str(), value))
+    }
+}
+
+impl<'t> Tree<'t> for Node<'t> {
+    type Items = document::Items<'t>;
+    type Entries = document::Entries<'t>;
+
+    fn kind(self) -> Kind<'t> {
+        match Node::kind(self) {
+            document::Kind::Null => Kind::Null,
+            document::Kind::Bool(b) => Kind::Bool(b),
+            document::Kind::Number(_) => Kind::Number,
+            document::Kind::String(s) => Kind::String(s),
+            document::Kind::Array(len) => Kind::Array(len),
+            document::Kind::Object(len) => Kind::Object(len),
+        }
+    }
+
+    fn write_number(self, out: &mut String) {
+        if let Some(n) = self.as_number() {
+            out.push_str(n.canonical());
+        }
+    }
+
+    fn items(self) -> Self::Items {
+        Node::items(self)
+    }
+
+    fn entries(self) -> Self::Entries {
+        Node::entries(self)
     }
 }

@@ -14,8 +14,18 @@
 //! the last value at the first key's position), is reported as [`Bail`] so
 //! the caller can hand the text to `serde_json` instead.
 
-use super::number;
-use super::tree::{Kind, Tree};
+//! The one-pass parser behind [`Document::parse`](super::Document::parse).
+//!
+//! It accepts exactly what `serde_json::from_str::<Value>` accepts and
+//! produces the same data: numbers are read the way `serde_json` reads them
+//! (an `f64` outside the `u64`/`i64` ranges), and nesting deeper than
+//! `serde_json`'s limit is refused. Anything it does not take on itself,
+//! invalid input and objects with duplicate keys (where `serde_json` keeps the
+//! last value at the first key's position), is reported as [`Bail`] so the
+//! caller can hand the text to `serde_json` instead.
+
+use super::{NumberClass, Slot, Text};
+use crate::encode::number;
 use std::str::FromStr;
 
 /// The deepest nesting of arrays and objects `serde_json` accepts.
@@ -24,113 +34,38 @@ const MAX_DEPTH: u32 = 127;
 /// The input is not handled on the fast path (invalid, too deep, or an
 /// object with duplicate keys); `serde_json` decides what it is.
 #[derive(Debug)]
-pub(crate) struct Bail;
+pub(super) struct Bail;
 
 type Parsed<T> = Result<T, Bail>;
 
-/// A parsed JSON document.
-pub(crate) struct Tape<'a> {
-    src: &'a str,
-    nodes: Vec<Node>,
-    /// Unescaped strings and re-formatted numbers.
-    owned: String,
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Node {
-    Null,
-    Bool(bool),
-    /// Canonical number text.
-    Number(Text),
-    String(Text),
-    /// `end` is the index just past the last descendant.
-    Array {
-        len: u32,
-        end: u32,
-    },
-    Object {
-        len: u32,
-        end: u32,
-    },
-}
-
-// The tape's memory is about 1.5 bytes per byte of JSON only at this size.
-const _: () = assert!(std::mem::size_of::<Node>() == 12);
-
-/// Text as a range of byte offsets into one address space: the input, then
-/// [`Tape::owned`] (offset `input.len()` is the side buffer's first byte).
-///
-/// Offsets rather than `&str` keep a node at 12 bytes instead of 24: the
-/// tape is the largest allocation of the encoder, about one node per 8 bytes
-/// of JSON, so this halves its peak memory.
-#[derive(Debug, Clone, Copy)]
-struct Text {
-    start: u32,
-    end: u32,
-}
-
-impl Text {
-    /// The text itself, given the input and the side buffer.
-    fn resolve<'s>(self, src: &'s str, owned: &'s str) -> &'s str {
-        let (start, end) = (self.start as usize, self.end as usize);
-        match start.checked_sub(src.len()) {
-            None => &src[start..end],
-            Some(owned_start) => &owned[owned_start..end - src.len()],
-        }
+/// Parses `json` into its slots and side buffer.
+pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String)> {
+    // Positions are stored as u32.
+    if json.len() >= u32::MAX as usize {
+        return Err(Bail);
     }
-}
-
-impl<'a> Tape<'a> {
-    /// Parses `json`; see the module docs for what is refused.
-    pub(crate) fn parse(json: &'a str) -> Parsed<Tape<'a>> {
-        // Positions are stored as u32.
-        if json.len() >= u32::MAX as usize {
-            return Err(Bail);
-        }
-        let mut parser = Parser {
-            src: json,
-            bytes: json.as_bytes(),
-            pos: 0,
-            nodes: Vec::with_capacity(json.len() / 8 + 4),
-            owned: String::new(),
-            keys: Vec::new(),
-            depth: 0,
-        };
-        parser.value()?;
-        parser.skip_whitespace();
-        if parser.pos != parser.bytes.len() {
-            return Err(Bail);
-        }
-        Ok(Tape {
-            src: json,
-            nodes: parser.nodes,
-            owned: parser.owned,
-        })
+    let mut parser = Parser {
+        src: json,
+        bytes: json.as_bytes(),
+        pos: 0,
+        nodes: Vec::with_capacity(json.len() / 8 + 4),
+        owned: String::new(),
+        keys: Vec::new(),
+        depth: 0,
+    };
+    parser.value()?;
+    parser.skip_whitespace();
+    if parser.pos != parser.bytes.len() {
+        return Err(Bail);
     }
-
-    /// The root node.
-    pub(crate) fn root(&self) -> TapeRef<'_, 'a> {
-        TapeRef { tape: self, idx: 0 }
-    }
-
-    fn text(&self, text: Text) -> &str {
-        text.resolve(self.src, &self.owned)
-    }
-
-    /// The index of the next sibling of node `idx`.
-    fn after(&self, idx: u32) -> u32 {
-        match self.nodes[idx as usize] {
-            Node::Array { end, .. } | Node::Object { end, .. } => end,
-            _ => idx + 1,
-        }
-    }
+    Ok((parser.nodes, parser.owned))
 }
 
 struct Parser<'a> {
     src: &'a str,
     bytes: &'a [u8],
     pos: usize,
-    nodes: Vec<Node>,
+    nodes: Vec<Slot>,
     owned: String,
     /// Key node indexes of the objects being parsed (a stack).
     keys: Vec<u32>,
@@ -155,18 +90,18 @@ impl<'a> Parser<'a> {
             Some(b'[') => self.array(),
             Some(b'"') => {
                 let text = self.string()?;
-                self.nodes.push(Node::String(text));
+                self.nodes.push(Slot::String(text));
                 Ok(())
             }
-            Some(b't') => self.literal(b"true", Node::Bool(true)),
-            Some(b'f') => self.literal(b"false", Node::Bool(false)),
-            Some(b'n') => self.literal(b"null", Node::Null),
+            Some(b't') => self.literal(b"true", Slot::Bool(true)),
+            Some(b'f') => self.literal(b"false", Slot::Bool(false)),
+            Some(b'n') => self.literal(b"null", Slot::Null),
             Some(b'-' | b'0'..=b'9') => self.number(),
             _ => Err(Bail),
         }
     }
 
-    fn literal(&mut self, word: &[u8], node: Node) -> Parsed<()> {
+    fn literal(&mut self, word: &[u8], node: Slot) -> Parsed<()> {
         if self.bytes[self.pos..].starts_with(word) {
             self.pos += word.len();
             self.nodes.push(node);
@@ -187,7 +122,7 @@ impl<'a> Parser<'a> {
 
     fn array(&mut self) -> Parsed<()> {
         let at = self.enter()?;
-        self.nodes.push(Node::Array { len: 0, end: 0 });
+        self.nodes.push(Slot::Array { len: 0, end: 0 });
         let mut len = 0u32;
         self.skip_whitespace();
         if self.peek() == Some(b']') {
@@ -208,14 +143,14 @@ impl<'a> Parser<'a> {
             }
         }
         let end = self.nodes.len() as u32;
-        self.nodes[at as usize] = Node::Array { len, end };
+        self.nodes[at as usize] = Slot::Array { len, end };
         self.depth -= 1;
         Ok(())
     }
 
     fn object(&mut self) -> Parsed<()> {
         let at = self.enter()?;
-        self.nodes.push(Node::Object { len: 0, end: 0 });
+        self.nodes.push(Slot::Object { len: 0, end: 0 });
         let keys_start = self.keys.len();
         // A 128-bit filter over a cheap key hash: only a key whose bit is
         // already set is compared with the earlier keys.
@@ -237,7 +172,7 @@ impl<'a> Parser<'a> {
                 }
                 seen |= bit;
                 self.keys.push(self.nodes.len() as u32);
-                self.nodes.push(Node::String(key));
+                self.nodes.push(Slot::String(key));
                 self.skip_whitespace();
                 if self.peek() != Some(b':') {
                     return Err(Bail);
@@ -258,7 +193,7 @@ impl<'a> Parser<'a> {
         }
         self.keys.truncate(keys_start);
         let end = self.nodes.len() as u32;
-        self.nodes[at as usize] = Node::Object { len, end };
+        self.nodes[at as usize] = Slot::Object { len, end };
         self.depth -= 1;
         Ok(())
     }
@@ -275,7 +210,7 @@ impl<'a> Parser<'a> {
         self.keys[keys_start..]
             .iter()
             .any(|&idx| match self.nodes[idx as usize] {
-                Node::String(other) => self.text(other) == key,
+                Slot::String(other) => self.text(other) == key,
                 _ => false,
             })
     }
@@ -449,18 +384,18 @@ impl<'a> Parser<'a> {
         self.pos = pos;
         let token = &self.src[start..pos];
 
-        // The canonical text, as a range of the token: a prefix of it, or
-        // the token less its sign.
+        // The canonical text, as a range of the token (a prefix of it, or
+        // the token less its sign), and how serde_json holds the number.
         let canonical = if exponent || overflow {
             None
         } else if frac_digits == 0 {
             // serde_json: u64, or i64 for -2^63..=-1; "-0" is the float -0.0.
-            if !negative || significand <= 1 << 63 {
-                Some(if negative && significand == 0 {
-                    start + 1..pos
-                } else {
-                    start..pos
-                })
+            if !negative {
+                Some((start..pos, NumberClass::U64))
+            } else if significand == 0 {
+                Some((start + 1..pos, NumberClass::NegativeZero))
+            } else if significand <= 1 << 63 {
+                Some((start..pos, NumberClass::I64))
             } else {
                 None
             }
@@ -471,18 +406,21 @@ impl<'a> Parser<'a> {
             // is that decimal, i.e. the token without trailing zeros.
             let trimmed = token.trim_end_matches('0').trim_end_matches('.');
             Some(if trimmed == "-0" {
-                start + 1..start + 2
+                (start + 1..start + 2, NumberClass::NegativeZero)
             } else {
-                start..start + trimmed.len()
+                (start..start + trimmed.len(), NumberClass::F64)
             })
         } else {
             None
         };
         let node = match canonical {
-            Some(range) => Node::Number(Text {
-                start: range.start as u32,
-                end: range.end as u32,
-            }),
+            Some((range, class)) => Slot::Number(
+                Text {
+                    start: range.start as u32,
+                    end: range.end as u32,
+                },
+                class,
+            ),
             None => self.formatted_number(token)?,
         };
         self.nodes.push(node);
@@ -490,11 +428,14 @@ impl<'a> Parser<'a> {
     }
 
     #[cold]
-    fn formatted_number(&mut self, token: &str) -> Parsed<Node> {
+    fn formatted_number(&mut self, token: &str) -> Parsed<Slot> {
         let value = serde_json::Number::from_str(token).map_err(|_| Bail)?;
         let start = self.owned.len();
         number::write_number(&mut self.owned, &value);
-        Ok(Node::Number(self.owned_text(start)?))
+        Ok(Slot::Number(
+            self.owned_text(start)?,
+            NumberClass::of(&value),
+        ))
     }
 }
 
@@ -541,112 +482,4 @@ fn find_special(bytes: &[u8], from: usize) -> usize {
         i += 1;
     }
     i
-}
-
-/// A node of a [`Tape`].
-#[derive(Clone, Copy)]
-pub(crate) struct TapeRef<'t, 'a> {
-    tape: &'t Tape<'a>,
-    idx: u32,
-}
-
-impl<'t, 'a> Tree<'t> for TapeRef<'t, 'a> {
-    type Items = TapeItems<'t, 'a>;
-    type Entries = TapeEntries<'t, 'a>;
-
-    fn kind(self) -> Kind<'t> {
-        match self.tape.nodes[self.idx as usize] {
-            Node::Null => Kind::Null,
-            Node::Bool(b) => Kind::Bool(b),
-            Node::Number(_) => Kind::Number,
-            Node::String(text) => Kind::String(self.tape.text(text)),
-            Node::Array { len, .. } => Kind::Array(len as usize),
-            Node::Object { len, .. } => Kind::Object(len as usize),
-        }
-    }
-
-    fn write_number(self, out: &mut String) {
-        if let Node::Number(text) = self.tape.nodes[self.idx as usize] {
-            out.push_str(self.tape.text(text));
-        }
-    }
-
-    fn items(self) -> Self::Items {
-        let left = match self.tape.nodes[self.idx as usize] {
-            Node::Array { len, .. } => len,
-            _ => 0,
-        };
-        TapeItems {
-            tape: self.tape,
-            next: self.idx + 1,
-            left,
-        }
-    }
-
-    fn entries(self) -> Self::Entries {
-        let left = match self.tape.nodes[self.idx as usize] {
-            Node::Object { len, .. } => len,
-            _ => 0,
-        };
-        TapeEntries {
-            tape: self.tape,
-            next: self.idx + 1,
-            left,
-        }
-    }
-}
-
-/// The elements of a tape array.
-pub(crate) struct TapeItems<'t, 'a> {
-    tape: &'t Tape<'a>,
-    next: u32,
-    left: u32,
-}
-
-impl<'t, 'a> Iterator for TapeItems<'t, 'a> {
-    type Item = TapeRef<'t, 'a>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        let idx = self.next;
-        self.next = self.tape.after(idx);
-        Some(TapeRef {
-            tape: self.tape,
-            idx,
-        })
-    }
-}
-
-/// The entries of a tape object.
-pub(crate) struct TapeEntries<'t, 'a> {
-    tape: &'t Tape<'a>,
-    next: u32,
-    left: u32,
-}
-
-impl<'t, 'a> Iterator for TapeEntries<'t, 'a> {
-    type Item = (&'t str, TapeRef<'t, 'a>);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        let key = match self.tape.nodes[self.next as usize] {
-            Node::String(text) => self.tape.text(text),
-            _ => "",
-        };
-        let idx = self.next + 1;
-        self.next = self.tape.after(idx);
-        Some((
-            key,
-            TapeRef {
-                tape: self.tape,
-                idx,
-            },
-        ))
-    }
 }

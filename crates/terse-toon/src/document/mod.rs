@@ -1,0 +1,392 @@
+//! A borrowed JSON document, parsed in one pass: what [`encode_json`] reads,
+//! open to callers that want to look at JSON text without building a
+//! `serde_json::Value`.
+//!
+//! A [`Document`] stores its nodes in document order in one `Vec`; an array
+//! or object records its length and where its last descendant ends, so the
+//! next sibling of any node is found in constant time. Strings without
+//! escapes and numbers already in canonical form are slices of the input;
+//! unescaped strings and re-formatted numbers live in one side buffer. There
+//! is no allocation per string, object or array.
+//!
+//! A [`Node`] is a cheap `Copy` handle into a document. It implements
+//! `serde::Serialize` (to write it back out as JSON) and
+//! `serde::Deserializer` (to read a typed value from it, with the same
+//! results and error messages as deserializing from a `&serde_json::Value`).
+//!
+//! [`encode_json`]: crate::encode_json()
+//!
+//! ```
+//! use terse_toon::document::{Document, Kind};
+//!
+//! let doc = Document::parse(r#"{"id": 7, "tags": ["a", "b"], "note": "line\nbreak"}"#)?;
+//! let root = doc.root();
+//! assert_eq!(root.get("id").and_then(|n| n.as_number()).and_then(|n| n.as_u64()), Some(7));
+//! assert_eq!(root.get("tags").map(|t| t.items().count()), Some(2));
+//! assert_eq!(root.get("note").and_then(|n| n.as_str()), Some("line\nbreak"));
+//! assert!(matches!(root.kind(), Kind::Object(3)));
+//!
+//! #[derive(serde::Deserialize)]
+//! struct Record { id: u32, tags: Vec<String> }
+//! let record = Record::deserialize(root)?;
+//! assert_eq!((record.id, record.tags.len()), (7, 2));
+//! assert_eq!(serde_json::to_string(&root)?, r#"{"id":7,"tags":["a","b"],"note":"line\nbreak"}"#);
+//! # use serde::Deserialize;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod de;
+mod from_value;
+mod number;
+mod parse;
+mod ser;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::Error;
+pub use number::Number;
+pub(crate) use number::NumberClass;
+
+/// A parsed JSON document, borrowing from its text.
+///
+/// Parse it with [`Document::parse`] (or build one from a `serde_json::Value`
+/// with [`Document::from_value`]) and walk it from [`Document::root`].
+pub struct Document<'a> {
+    src: &'a str,
+    slots: Vec<Slot>,
+    /// Unescaped strings and re-formatted numbers.
+    owned: String,
+}
+
+/// One node as stored: a scalar, or the head of an array or object whose
+/// descendants follow it (an object's as key, value, key, value...).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Slot {
+    Null,
+    Bool(bool),
+    /// Canonical number text (TOON's, spec §2), and how `serde_json` holds it.
+    Number(Text, NumberClass),
+    String(Text),
+    /// `end` is the index just past the last descendant.
+    Array {
+        len: u32,
+        end: u32,
+    },
+    Object {
+        len: u32,
+        end: u32,
+    },
+}
+
+// The document's memory is about 1.5 bytes per byte of JSON only at this size.
+const _: () = assert!(std::mem::size_of::<Slot>() == 12);
+
+/// Text as a range of byte offsets into one address space: the input, then
+/// [`Document::owned`] (offset `input.len()` is the side buffer's first
+/// byte).
+///
+/// Offsets rather than `&str` keep a slot at 12 bytes instead of 24: the
+/// slots are the largest allocation, about one per 8 bytes of JSON, so this
+/// halves peak memory.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Text {
+    start: u32,
+    end: u32,
+}
+
+impl Text {
+    /// The text itself, given the input and the side buffer.
+    fn resolve<'s>(self, src: &'s str, owned: &'s str) -> &'s str {
+        let (start, end) = (self.start as usize, self.end as usize);
+        match start.checked_sub(src.len()) {
+            None => &src[start..end],
+            Some(owned_start) => &owned[owned_start..end - src.len()],
+        }
+    }
+}
+
+impl<'a> Document<'a> {
+    /// Parses JSON text.
+    ///
+    /// Reads exactly what `serde_json::from_str::<serde_json::Value>` reads,
+    /// with the same result: numbers are `u64`, `i64` or `f64` as
+    /// `serde_json` would hold them, a repeated key keeps its last value at
+    /// its first position, and nesting deeper than 127 levels is refused.
+    /// Most text is parsed by a one-pass parser of this crate; text it does
+    /// not take on itself (invalid JSON, repeated keys) is read by
+    /// `serde_json`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Json`] with `serde_json`'s message and position when the text
+    /// is not valid JSON.
+    ///
+    /// ```
+    /// use terse_toon::document::Document;
+    ///
+    /// let doc = Document::parse(r#"{"a": 1, "a": 2}"#)?;
+    /// assert_eq!(doc.root().to_value(), serde_json::json!({"a": 2}));
+    /// assert!(Document::parse("[1, 2").is_err());
+    /// # Ok::<(), terse_toon::Error>(())
+    /// ```
+    pub fn parse(json: &'a str) -> Result<Self, Error> {
+        match parse::parse(json) {
+            Ok((slots, owned)) => Ok(Document {
+                src: json,
+                slots,
+                owned,
+            }),
+            Err(parse::Bail) => Self::parse_slow(json),
+        }
+    }
+
+    /// Text the one-pass parser does not take: `serde_json` reports invalid
+    /// JSON with its own message and resolves repeated keys its way.
+    #[cold]
+    fn parse_slow(json: &str) -> Result<Self, Error> {
+        let value: Value = serde_json::from_str(json)?;
+        Ok(Self::from_value(&value))
+    }
+
+    /// A document holding a copy of `value`.
+    ///
+    /// # Panics
+    ///
+    /// When the text of `value`'s strings and numbers exceeds 4 GiB.
+    ///
+    /// ```
+    /// use terse_toon::document::Document;
+    ///
+    /// let value = serde_json::json!({"n": -1.5, "s": ["x"]});
+    /// assert_eq!(Document::from_value(&value).root().to_value(), value);
+    /// ```
+    pub fn from_value(value: &Value) -> Document<'static> {
+        let (slots, owned) = from_value::flatten(value);
+        Document {
+            src: "",
+            slots,
+            owned,
+        }
+    }
+
+    /// The root node.
+    pub fn root(&self) -> Node<'_> {
+        Node { doc: self, idx: 0 }
+    }
+
+    fn text(&self, text: Text) -> &str {
+        text.resolve(self.src, &self.owned)
+    }
+
+    /// The index of the next sibling of slot `idx`.
+    fn after(&self, idx: u32) -> u32 {
+        match self.slots[idx as usize] {
+            Slot::Array { end, .. } | Slot::Object { end, .. } => end,
+            _ => idx + 1,
+        }
+    }
+}
+
+impl fmt::Debug for Document<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Document").field(&self.root()).finish()
+    }
+}
+
+/// A node of a [`Document`]: a cheap handle, `Copy`.
+#[derive(Clone, Copy)]
+pub struct Node<'t> {
+    doc: &'t Document<'t>,
+    idx: u32,
+}
+
+/// What a [`Node`] is, with its data.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind<'t> {
+    /// `null`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number.
+    Number(Number<'t>),
+    /// A string, unescaped.
+    String(&'t str),
+    /// An array and its length.
+    Array(usize),
+    /// An object and its number of entries.
+    Object(usize),
+}
+
+impl<'t> Node<'t> {
+    fn slot(self) -> Slot {
+        self.doc.slots[self.idx as usize]
+    }
+
+    /// What the node is.
+    pub fn kind(self) -> Kind<'t> {
+        match self.slot() {
+            Slot::Null => Kind::Null,
+            Slot::Bool(b) => Kind::Bool(b),
+            Slot::Number(text, class) => Kind::Number(Number::new(self.doc.text(text), class)),
+            Slot::String(text) => Kind::String(self.doc.text(text)),
+            Slot::Array { len, .. } => Kind::Array(len as usize),
+            Slot::Object { len, .. } => Kind::Object(len as usize),
+        }
+    }
+
+    /// Whether the node is `null`.
+    pub fn is_null(self) -> bool {
+        matches!(self.slot(), Slot::Null)
+    }
+
+    /// The string, when the node is one.
+    pub fn as_str(self) -> Option<&'t str> {
+        match self.slot() {
+            Slot::String(text) => Some(self.doc.text(text)),
+            _ => None,
+        }
+    }
+
+    /// The boolean, when the node is one.
+    pub fn as_bool(self) -> Option<bool> {
+        match self.slot() {
+            Slot::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The number, when the node is one.
+    pub fn as_number(self) -> Option<Number<'t>> {
+        match self.kind() {
+            Kind::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The elements, in order; empty unless the node is an array.
+    pub fn items(self) -> Items<'t> {
+        let left = match self.slot() {
+            Slot::Array { len, .. } => len,
+            _ => 0,
+        };
+        Items {
+            doc: self.doc,
+            next: self.idx + 1,
+            left,
+        }
+    }
+
+    /// The entries, in document order; empty unless the node is an object.
+    pub fn entries(self) -> Entries<'t> {
+        let left = match self.slot() {
+            Slot::Object { len, .. } => len,
+            _ => 0,
+        };
+        Entries {
+            doc: self.doc,
+            next: self.idx + 1,
+            left,
+        }
+    }
+
+    /// The value at `key`, when the node is an object that has it.
+    pub fn get(self, key: &str) -> Option<Node<'t>> {
+        self.entries().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// The element at `index`, when the node is an array that long.
+    pub fn item(self, index: usize) -> Option<Node<'t>> {
+        self.items().nth(index)
+    }
+
+    /// A `serde_json::Value` with the same data.
+    pub fn to_value(self) -> Value {
+        match self.kind() {
+            Kind::Null => Value::Null,
+            Kind::Bool(b) => Value::Bool(b),
+            Kind::Number(n) => Value::Number(n.to_json()),
+            Kind::String(s) => Value::String(s.to_owned()),
+            Kind::Array(_) => Value::Array(self.items().map(Node::to_value).collect()),
+            Kind::Object(_) => Value::Object(
+                self.entries()
+                    .map(|(k, v)| (k.to_owned(), v.to_value()))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// Compact JSON, as `serde_json` writes it.
+impl fmt::Debug for Node<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match serde_json::to_string(self) {
+            Ok(json) => f.write_str(&json),
+            Err(_) => Err(fmt::Error),
+        }
+    }
+}
+
+/// The elements of an array node; see [`Node::items`].
+#[derive(Clone)]
+pub struct Items<'t> {
+    doc: &'t Document<'t>,
+    next: u32,
+    left: u32,
+}
+
+impl<'t> Iterator for Items<'t> {
+    type Item = Node<'t>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let idx = self.next;
+        self.next = self.doc.after(idx);
+        Some(Node { doc: self.doc, idx })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left as usize, Some(self.left as usize))
+    }
+}
+
+impl ExactSizeIterator for Items<'_> {}
+
+/// The entries of an object node; see [`Node::entries`].
+#[derive(Clone)]
+pub struct Entries<'t> {
+    doc: &'t Document<'t>,
+    next: u32,
+    left: u32,
+}
+
+impl<'t> Iterator for Entries<'t> {
+    type Item = (&'t str, Node<'t>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let key = match self.doc.slots[self.next as usize] {
+            Slot::String(text) => self.doc.text(text),
+            _ => "",
+        };
+        let idx = self.next + 1;
+        self.next = self.doc.after(idx);
+        Some((key, Node { doc: self.doc, idx }))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left as usize, Some(self.left as usize))
+    }
+}
+
+impl ExactSizeIterator for Entries<'_> {}

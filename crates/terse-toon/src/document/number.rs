@@ -1,0 +1,138 @@
+//! Numbers of a document: canonical text plus how `serde_json` holds them.
+
+use std::fmt;
+
+/// Which of `serde_json`'s number representations a number has. Kept beside
+/// the canonical text, which alone cannot tell `1.0` (a float) from `1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NumberClass {
+    /// A non-negative integer within `u64`.
+    U64,
+    /// A negative integer within `i64`.
+    I64,
+    /// Any other number.
+    F64,
+    /// `-0` and `-0.0`: a float whose canonical text (`0`) has lost its sign.
+    NegativeZero,
+}
+
+impl NumberClass {
+    /// The class of a `serde_json` number.
+    pub(crate) fn of(number: &serde_json::Number) -> Self {
+        if number.is_u64() {
+            NumberClass::U64
+        } else if number.is_i64() {
+            NumberClass::I64
+        } else if number
+            .as_f64()
+            .is_some_and(|f| f == 0.0 && f.is_sign_negative())
+        {
+            NumberClass::NegativeZero
+        } else {
+            NumberClass::F64
+        }
+    }
+}
+
+/// A number of a [`Document`](super::Document).
+///
+/// It reads as `serde_json` reads the same token: an integer within `u64` or
+/// `i64` stays exact, anything else (`1.0`, `1e3`, an integer too large) is an
+/// `f64`.
+///
+/// ```
+/// use terse_toon::document::Document;
+///
+/// let doc = Document::parse("[7, -2, 1.50, 1e3]")?;
+/// let numbers: Vec<_> = doc.root().items().filter_map(|n| n.as_number()).collect();
+/// assert_eq!(numbers[0].as_u64(), Some(7));
+/// assert_eq!(numbers[1].as_i64(), Some(-2));
+/// assert_eq!(numbers[2].as_f64(), 1.5);
+/// assert_eq!(numbers[3].as_u64(), None);
+/// // Display is serde_json's; `canonical` is TOON's.
+/// assert_eq!(numbers[3].to_string(), "1000.0");
+/// assert_eq!(numbers[3].canonical(), "1000");
+/// # Ok::<(), terse_toon::Error>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Number<'t> {
+    text: &'t str,
+    class: NumberClass,
+}
+
+impl<'t> Number<'t> {
+    pub(super) fn new(text: &'t str, class: NumberClass) -> Self {
+        Number { text, class }
+    }
+
+    pub(crate) fn class(self) -> NumberClass {
+        self.class
+    }
+
+    /// The value as a `u64`, when it is an integer in that range.
+    pub fn as_u64(self) -> Option<u64> {
+        match self.class {
+            NumberClass::U64 => self.text.parse().ok(),
+            NumberClass::I64 => None,
+            NumberClass::F64 | NumberClass::NegativeZero => None,
+        }
+    }
+
+    /// The value as an `i64`, when it is an integer in that range.
+    pub fn as_i64(self) -> Option<i64> {
+        match self.class {
+            NumberClass::U64 | NumberClass::I64 => self.text.parse().ok(),
+            NumberClass::F64 | NumberClass::NegativeZero => None,
+        }
+    }
+
+    /// The value as an `f64` (integers converted, as `serde_json` does).
+    pub fn as_f64(self) -> f64 {
+        match self.class {
+            NumberClass::NegativeZero => -0.0,
+            // The canonical text is the shortest decimal of the float (or an
+            // integer), so parsing it gives back the same value.
+            _ => self.text.parse().unwrap_or(f64::NAN),
+        }
+    }
+
+    /// Whether `serde_json` holds this number as a float.
+    pub fn is_f64(self) -> bool {
+        matches!(self.class, NumberClass::F64 | NumberClass::NegativeZero)
+    }
+
+    /// The canonical text TOON writes (spec §2): plain decimal, no exponent,
+    /// no trailing zeros, `-0` as `0`.
+    pub fn canonical(self) -> &'t str {
+        self.text
+    }
+
+    /// The same number as a `serde_json::Number`.
+    pub(crate) fn to_json(self) -> serde_json::Number {
+        match self.class {
+            NumberClass::U64 => self.as_u64().map(Into::into),
+            NumberClass::I64 => self.as_i64().map(Into::into),
+            NumberClass::F64 | NumberClass::NegativeZero => {
+                serde_json::Number::from_f64(self.as_f64())
+            }
+        }
+        .unwrap_or_else(|| 0.into())
+    }
+}
+
+/// The text `serde_json` writes for this number (`7`, `-2`, `1.5`, `1000.0`).
+impl fmt::Display for Number<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.class {
+            NumberClass::U64 | NumberClass::I64 => f.write_str(self.text),
+            // serde_json's float formatting, whichever it is.
+            NumberClass::F64 | NumberClass::NegativeZero => fmt::Display::fmt(&self.to_json(), f),
+        }
+    }
+}
+
+impl fmt::Debug for Number<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}

@@ -1,0 +1,48 @@
+//! Writing a node back out through serde (`serde_json::to_string(&node)`).
+
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+use super::{Kind, Node, Number, NumberClass};
+
+/// Serializes as the JSON data the node holds, the way a
+/// `serde_json::Value` with the same data serializes.
+impl Serialize for Node<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.kind() {
+            Kind::Null => serializer.serialize_unit(),
+            Kind::Bool(b) => serializer.serialize_bool(b),
+            Kind::Number(n) => n.serialize(serializer),
+            Kind::String(s) => serializer.serialize_str(s),
+            Kind::Array(len) => {
+                let mut seq = serializer.serialize_seq(Some(len))?;
+                for item in self.items() {
+                    seq.serialize_element(&item)?;
+                }
+                seq.end()
+            }
+            Kind::Object(len) => {
+                let mut map = serializer.serialize_map(Some(len))?;
+                for (key, value) in self.entries() {
+                    map.serialize_entry(key, &value)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl Serialize for Number<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.class() {
+            NumberClass::U64 => match self.as_u64() {
+                Some(n) => serializer.serialize_u64(n),
+                None => serializer.serialize_f64(self.as_f64()),
+            },
+            NumberClass::I64 => match self.as_i64() {
+                Some(n) => serializer.serialize_i64(n),
+                None => serializer.serialize_f64(self.as_f64()),
+            },
+            NumberClass::F64 | NumberClass::NegativeZero => serializer.serialize_f64(self.as_f64()),
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! A document must read as the `serde_json::Value` of the same text: the same
+//! data, the same JSON written back, the same typed values and errors.
+
+use std::collections::HashMap;
+
+use proptest::prelude::*;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{Document, Kind};
+use crate::json_strategies::{json_text, number_token};
+
+/// Checks every view of the document against `serde_json` for one text.
+fn check(json: &str) {
+    let expected = serde_json::from_str::<Value>(json);
+    let document = Document::parse(json);
+    let (expected, document) = match (expected, document) {
+        (Ok(value), Ok(document)) => (value, document),
+        (Err(_), Err(_)) => return,
+        (expected, document) => {
+            panic!("json: {json}\nserde_json: {expected:?}\ndocument: {document:?}")
+        }
+    };
+    let root = document.root();
+    let written = serde_json::to_string(&expected).unwrap();
+    assert_eq!(
+        serde_json::to_string(&root).unwrap(),
+        written,
+        "json: {json}"
+    );
+    assert_eq!(root.to_value(), expected, "json: {json}");
+    assert_eq!(Value::deserialize(root).unwrap(), expected, "json: {json}");
+    let copied = Document::from_value(&expected);
+    assert_eq!(serde_json::to_string(&copied.root()).unwrap(), written);
+    assert_same_typed::<Record>(json, root, &expected);
+    assert_same_typed::<Vec<Record>>(json, root, &expected);
+    assert_same_typed::<HashMap<String, Option<f64>>>(json, root, &expected);
+    assert_same_typed::<(u8, i64, String)>(json, root, &expected);
+}
+
+fn assert_same_typed<'t, T>(json: &str, node: super::Node<'t>, value: &'t Value)
+where
+    T: Deserialize<'t> + PartialEq + std::fmt::Debug,
+{
+    let from_node = T::deserialize(node).map_err(|e| e.to_string());
+    let from_value = T::deserialize(value).map_err(|e| e.to_string());
+    assert_eq!(from_node, from_value, "json: {json}");
+}
+
+/// A record with the field types services use, over the strategy's keys.
+#[derive(Debug, PartialEq, Deserialize)]
+struct Record {
+    id: Option<u32>,
+    name: Option<String>,
+    a: Option<Vec<i64>>,
+    #[serde(default)]
+    b: Option<Shape>,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Shape {
+    Dot,
+    Line(f64),
+    Box { w: u8, h: u8 },
+    Pair(bool, bool),
+}
+
+#[test]
+fn typed_values_and_errors_match_serde_json() {
+    for json in [
+        r#"{"id": 7, "name": "Ada", "a": [1, -2], "b": "dot"}"#,
+        r#"{"id": 7, "b": {"line": 1.5}}"#,
+        r#"{"id": 7, "b": {"box": {"w": 1, "h": 2}}}"#,
+        r#"{"id": 7, "b": {"pair": [true, false]}}"#,
+        r#"{"id": 7, "b": {"box": {"w": 1}}}"#,
+        r#"{"id": 7, "b": {"dot": null, "line": 1}}"#,
+        r#"{"id": 7, "b": "circle"}"#,
+        r#"{"id": 7, "b": 3}"#,
+        r#"{"id": "7"}"#,
+        r#"{"id": -7}"#,
+        r#"{"id": 7.0}"#,
+        r#"{"id": 4294967296}"#,
+        r#"{"name": 1}"#,
+        r#"{"a": [1, 2.5]}"#,
+        r#"{"a": {"x": 1}}"#,
+        r#"[7, "Ada", [1], "dot"]"#,
+        r#"[7, "Ada", [1], "dot", 5]"#,
+        r#"[{"id": 1}, {"id": null}, {"id": true}]"#,
+        r#"[255, -9223372036854775808, "x"]"#,
+        r#"[256, 0, "x"]"#,
+        r#"{"x": 1, "y": null, "z": -0.0}"#,
+        r#"{"x": "1"}"#,
+        "null",
+        "\"text\"",
+    ] {
+        check(json);
+    }
+}
+
+#[test]
+fn keys_read_as_numbers_like_serde_json() {
+    let json = r#"{"7": "a", "12": "b"}"#;
+    let value: Value = serde_json::from_str(json).unwrap();
+    let document = Document::parse(json).unwrap();
+    assert_same_typed::<HashMap<u32, String>>(json, document.root(), &value);
+    let bad = r#"{"x": "a"}"#;
+    let value: Value = serde_json::from_str(bad).unwrap();
+    let document = Document::parse(bad).unwrap();
+    assert_same_typed::<HashMap<u32, String>>(bad, document.root(), &value);
+}
+
+#[test]
+fn strings_borrow_from_the_text() {
+    #[derive(Deserialize)]
+    struct Borrowed<'a> {
+        name: &'a str,
+    }
+    let json = r#"{"name": "Ada"}"#;
+    let document = Document::parse(json).unwrap();
+    let record = Borrowed::deserialize(document.root()).unwrap();
+    assert_eq!(record.name, "Ada");
+}
+
+#[test]
+fn repeated_keys_and_errors_go_through_serde_json() {
+    let document = Document::parse(r#"{"a": 1, "b": 2, "a": 3}"#).unwrap();
+    assert_eq!(
+        serde_json::to_string(&document.root()).unwrap(),
+        r#"{"a":3,"b":2}"#
+    );
+    let err = Document::parse("[1, 2").unwrap_err();
+    let expected = serde_json::from_str::<Value>("[1, 2").unwrap_err();
+    assert!(matches!(&err, crate::Error::Json(e) if e.to_string() == expected.to_string()));
+}
+
+#[test]
+fn navigation() {
+    let document = Document::parse(r#"{"a": [10, {"b": "x"}], "c": true}"#).unwrap();
+    let root = document.root();
+    let a = root.get("a").unwrap();
+    assert_eq!(
+        a.item(0)
+            .and_then(|n| n.as_number())
+            .and_then(|n| n.as_u64()),
+        Some(10)
+    );
+    assert_eq!(
+        a.item(1).and_then(|n| n.get("b")).and_then(|n| n.as_str()),
+        Some("x")
+    );
+    assert!(a.item(2).is_none());
+    assert_eq!(root.get("c").and_then(|n| n.as_bool()), Some(true));
+    assert!(root.get("d").is_none());
+    assert!(a.get("b").is_none());
+    assert_eq!(root.entries().len(), 2);
+    assert!(matches!(a.kind(), Kind::Array(2)));
+    assert_eq!(format!("{root:?}"), r#"{"a":[10,{"b":"x"}],"c":true}"#);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn documents_read_like_values(json in json_text()) {
+        check(&json);
+    }
+
+    #[test]
+    fn numbers_read_like_serde_json(token in number_token()) {
+        check(&token);
+        let Ok(value) = serde_json::from_str::<Value>(&token) else { return Ok(()) };
+        let expected = value.as_number().unwrap();
+        let document = Document::parse(&token).unwrap();
+        let number = document.root().as_number().unwrap();
+        prop_assert_eq!(number.to_string(), expected.to_string());
+        prop_assert_eq!(number.as_u64(), expected.as_u64());
+        prop_assert_eq!(number.as_i64(), expected.as_i64());
+        prop_assert_eq!(number.as_f64().to_bits(), expected.as_f64().unwrap().to_bits());
+        prop_assert_eq!(number.is_f64(), expected.is_f64());
+    }
+}
