@@ -56,13 +56,15 @@ pub fn expand(checked: &Checked) -> TokenStream {
                     }
                 }
 
-                fn line_from_json(
-                    record: &#private::serde_json::Value,
+                // Checks the record's shape, then renders the template from
+                // the record itself rather than from the typed value.
+                fn line_from_node(
+                    record: #private::Node<'_>,
                     cx: &#compact::RenderContext,
                 ) -> ::std::result::Result<::std::string::String, #compact::RecordError> {
                     <#ident as #private::serde::Deserialize>::deserialize(record)
                         .map_err(#compact::RecordError::new)?;
-                    ::std::result::Result::Ok(template().render(record, cx))
+                    ::std::result::Result::Ok(template().render_node(record, cx))
                 }
             }
         };

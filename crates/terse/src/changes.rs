@@ -27,9 +27,11 @@ mod timestamp;
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
-use serde_json::{Map, Value};
+use serde_json::Value;
+use terse_toon::document::{Document, Kind, Node};
 
-use crate::compact::{CompactResource, NotCompact, RecordError, RenderContext};
+use crate::compact::envelope::{self, Envelope, lines_and_ids};
+use crate::compact::{CompactResource, NotCompact, RenderContext};
 
 #[cfg(feature = "axum")]
 pub use since::{SINCE_PARAM, Since, SinceRejection};
@@ -243,25 +245,29 @@ impl<T: Serialize> axum::response::IntoResponse for Changes<T> {
 ///
 /// ```
 /// use terse::changes::{ChangeKind, entries};
+/// use terse::toon::document::Document;
 ///
-/// let body = serde_json::json!({
+/// let body = Document::parse(r#"{
 ///     "data": {"created": [{"id": 1}], "updated": [], "deleted": [{"id": 2}]},
 ///     "meta": {"response_timestamp": "2026-02-18T09:00:00Z", "total_changes": 2}
-/// });
-/// let kinds: Vec<_> = entries(&body).unwrap().into_iter().map(|(k, _)| k).collect();
+/// }"#)?;
+/// let kinds: Vec<_> = entries(body.root()).unwrap().into_iter().map(|(k, _)| k).collect();
 /// assert_eq!(kinds, [ChangeKind::Created, ChangeKind::Deleted]);
-/// assert!(entries(&serde_json::json!({"data": []})).is_none());
+/// assert!(entries(Document::parse(r#"{"data": []}"#)?.root()).is_none());
+/// # Ok::<(), terse::toon::Error>(())
 /// ```
-pub fn entries(body: &Value) -> Option<Vec<(ChangeKind, &Value)>> {
-    let data = body.get("data")?.as_object()?;
-    if data.len() != 3 {
+pub fn entries(body: Node<'_>) -> Option<Vec<(ChangeKind, Node<'_>)>> {
+    let data = body.get("data")?;
+    if !matches!(data.kind(), Kind::Object(3)) {
         return None;
     }
     let mut out = Vec::new();
     for kind in ChangeKind::ALL {
-        for record in data.get(kind.key())?.as_array()? {
-            out.push((kind, record));
+        let list = data.get(kind.key())?;
+        if !list.is_array() {
+            return None;
         }
+        out.extend(list.items().map(|record| (kind, record)));
     }
     Some(out)
 }
@@ -302,31 +308,33 @@ pub fn compact_changes(
     resource: &CompactResource,
     cx: &RenderContext,
 ) -> Option<Result<Value, NotCompact>> {
+    let document = Document::from_value(body);
+    compact_change_set(document.root(), resource, cx)
+        .map(|envelope| envelope.map(|envelope| envelope.to_value()))
+}
+
+/// [`compact_changes`] on a body of a parsed document.
+pub(crate) fn compact_change_set<'t>(
+    body: Node<'t>,
+    resource: &CompactResource,
+    cx: &RenderContext,
+) -> Option<Result<Envelope<'t>, NotCompact>> {
     let changes = entries(body)?;
     Some(render_changes(body, &changes, resource, cx))
 }
 
-fn render_changes(
-    body: &Value,
-    changes: &[(ChangeKind, &Value)],
+fn render_changes<'t>(
+    body: Node<'t>,
+    changes: &[(ChangeKind, Node<'t>)],
     resource: &CompactResource,
     cx: &RenderContext,
-) -> Result<Value, NotCompact> {
-    let mut lines = Vec::with_capacity(changes.len());
-    let mut ids = Vec::with_capacity(changes.len());
+) -> Result<Envelope<'t>, NotCompact> {
+    let records = changes
+        .iter()
+        .map(|&(kind, record)| (kind.prefix(), record));
+    let (lines, ids) = lines_and_ids(records, resource, cx)?;
     let mut counts = [0usize; 3];
-    for (index, (kind, record)) in changes.iter().enumerate() {
-        let fail = |error| NotCompact::Record { index, error };
-        let line = resource.render(record, cx).map_err(fail)?;
-        let id = match record.get(resource.id_key()) {
-            Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
-            _ => {
-                let why = format_args!("no string or number id under `{}`", resource.id_key());
-                return Err(fail(RecordError::new(why)));
-            }
-        };
-        lines.push(Value::String(format!("{}{line}", kind.prefix())));
-        ids.push(id);
+    for (kind, _) in changes {
         counts[*kind as usize] += 1;
     }
     let noun = resource.noun();
@@ -337,13 +345,9 @@ fn render_changes(
         counts[ChangeKind::Updated as usize],
         counts[ChangeKind::Deleted as usize],
     );
-    let mut envelope = Map::with_capacity(5);
-    envelope.insert("format".to_owned(), Value::from("compact"));
-    envelope.insert("summary".to_owned(), Value::String(summary));
-    envelope.insert("lines".to_owned(), Value::Array(lines));
-    envelope.insert("ids".to_owned(), Value::Array(ids));
-    if let Some(meta @ Value::Object(_)) = body.get("meta") {
-        envelope.insert("meta".to_owned(), meta.clone());
-    }
-    Ok(Value::Object(envelope))
+    let meta = match body.get("meta") {
+        Some(meta) if meta.is_object() => envelope::Meta::of(meta),
+        _ => envelope::Meta::NONE,
+    };
+    Ok(Envelope::new(summary, lines, ids, meta))
 }

@@ -101,6 +101,7 @@ pub(crate) struct Text {
 
 impl Text {
     /// The text itself, given the input and the side buffer.
+    #[inline]
     fn resolve<'s>(self, src: &'s str, owned: &'s str) -> &'s str {
         let (start, end) = (self.start as usize, self.end as usize);
         match start.checked_sub(src.len()) {
@@ -175,15 +176,18 @@ impl<'a> Document<'a> {
     }
 
     /// The root node.
+    #[inline]
     pub fn root(&self) -> Node<'_> {
         Node { doc: self, idx: 0 }
     }
 
+    #[inline]
     fn text(&self, text: Text) -> &str {
         text.resolve(self.src, &self.owned)
     }
 
     /// The index of the next sibling of slot `idx`.
+    #[inline]
     fn after(&self, idx: u32) -> u32 {
         match self.slots[idx as usize] {
             Slot::Array { end, .. } | Slot::Object { end, .. } => end,
@@ -223,11 +227,13 @@ pub enum Kind<'t> {
 }
 
 impl<'t> Node<'t> {
+    #[inline]
     fn slot(self) -> Slot {
         self.doc.slots[self.idx as usize]
     }
 
     /// What the node is.
+    #[inline]
     pub fn kind(self) -> Kind<'t> {
         match self.slot() {
             Slot::Null => Kind::Null,
@@ -240,11 +246,25 @@ impl<'t> Node<'t> {
     }
 
     /// Whether the node is `null`.
+    #[inline]
     pub fn is_null(self) -> bool {
         matches!(self.slot(), Slot::Null)
     }
 
+    /// Whether the node is an array.
+    #[inline]
+    pub fn is_array(self) -> bool {
+        matches!(self.slot(), Slot::Array { .. })
+    }
+
+    /// Whether the node is an object.
+    #[inline]
+    pub fn is_object(self) -> bool {
+        matches!(self.slot(), Slot::Object { .. })
+    }
+
     /// The string, when the node is one.
+    #[inline]
     pub fn as_str(self) -> Option<&'t str> {
         match self.slot() {
             Slot::String(text) => Some(self.doc.text(text)),
@@ -253,6 +273,7 @@ impl<'t> Node<'t> {
     }
 
     /// The boolean, when the node is one.
+    #[inline]
     pub fn as_bool(self) -> Option<bool> {
         match self.slot() {
             Slot::Bool(b) => Some(b),
@@ -261,6 +282,7 @@ impl<'t> Node<'t> {
     }
 
     /// The number, when the node is one.
+    #[inline]
     pub fn as_number(self) -> Option<Number<'t>> {
         match self.kind() {
             Kind::Number(n) => Some(n),
@@ -269,6 +291,7 @@ impl<'t> Node<'t> {
     }
 
     /// The elements, in order; empty unless the node is an array.
+    #[inline]
     pub fn items(self) -> Items<'t> {
         let left = match self.slot() {
             Slot::Array { len, .. } => len,
@@ -282,6 +305,7 @@ impl<'t> Node<'t> {
     }
 
     /// The entries, in document order; empty unless the node is an object.
+    #[inline]
     pub fn entries(self) -> Entries<'t> {
         let left = match self.slot() {
             Slot::Object { len, .. } => len,
@@ -295,11 +319,13 @@ impl<'t> Node<'t> {
     }
 
     /// The value at `key`, when the node is an object that has it.
+    #[inline]
     pub fn get(self, key: &str) -> Option<Node<'t>> {
         self.entries().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 
     /// The element at `index`, when the node is an array that long.
+    #[inline]
     pub fn item(self, index: usize) -> Option<Node<'t>> {
         self.items().nth(index)
     }
@@ -342,6 +368,7 @@ pub struct Items<'t> {
 impl<'t> Iterator for Items<'t> {
     type Item = Node<'t>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.left == 0 {
             return None;
@@ -370,6 +397,7 @@ pub struct Entries<'t> {
 impl<'t> Iterator for Entries<'t> {
     type Item = (&'t str, Node<'t>);
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.left == 0 {
             return None;

@@ -61,15 +61,18 @@ pub struct Number<'t> {
 }
 
 impl<'t> Number<'t> {
+    #[inline]
     pub(super) fn new(text: &'t str, class: NumberClass) -> Self {
         Number { text, class }
     }
 
+    #[inline]
     pub(crate) fn class(self) -> NumberClass {
         self.class
     }
 
     /// The value as a `u64`, when it is an integer in that range.
+    #[inline]
     pub fn as_u64(self) -> Option<u64> {
         match self.class {
             NumberClass::U64 => self.text.parse().ok(),
@@ -79,6 +82,7 @@ impl<'t> Number<'t> {
     }
 
     /// The value as an `i64`, when it is an integer in that range.
+    #[inline]
     pub fn as_i64(self) -> Option<i64> {
         match self.class {
             NumberClass::U64 | NumberClass::I64 => self.text.parse().ok(),
@@ -87,6 +91,7 @@ impl<'t> Number<'t> {
     }
 
     /// The value as an `f64` (integers converted, as `serde_json` does).
+    #[inline]
     pub fn as_f64(self) -> f64 {
         match self.class {
             NumberClass::NegativeZero => -0.0,
@@ -103,6 +108,7 @@ impl<'t> Number<'t> {
 
     /// The canonical text TOON writes (spec §2): plain decimal, no exponent,
     /// no trailing zeros, `-0` as `0`.
+    #[inline]
     pub fn canonical(self) -> &'t str {
         self.text
     }

@@ -2,7 +2,9 @@
 
 use std::fmt;
 
-use serde_json::{Map, Value};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
+use terse_toon::document::{Document, Kind, Node};
 
 use super::resource::kind_of;
 use super::{CompactResource, RecordError, RenderContext};
@@ -115,87 +117,217 @@ pub fn compact_envelope<K: AsRef<str>>(
     resource: &CompactResource,
     cx: &RenderContext,
 ) -> Result<Value, NotCompact> {
-    // Its `data` is an object, so without this it would read as not a list.
-    if let Some(changes) = crate::changes::compact_changes(body, resource, cx) {
-        return changes;
+    let document = Document::from_value(body);
+    Envelope::build(document.root(), list_keys, resource, cx).map(|envelope| envelope.to_value())
+}
+
+/// The compact envelope of one body, borrowing its ids and meta from the
+/// body's [`Document`]; serialize it to write the JSON.
+#[derive(Debug)]
+pub(crate) struct Envelope<'t> {
+    summary: String,
+    lines: Vec<String>,
+    ids: Vec<Node<'t>>,
+    meta: Meta<'t>,
+}
+
+impl<'t> Envelope<'t> {
+    /// The envelope for `body`, as [`compact_envelope`] describes.
+    pub(crate) fn build<K: AsRef<str>>(
+        body: Node<'t>,
+        list_keys: &[K],
+        resource: &CompactResource,
+        cx: &RenderContext,
+    ) -> Result<Self, NotCompact> {
+        // Its `data` is an object, so without this it would read as not a list.
+        if let Some(changes) = crate::changes::compact_change_set(body, resource, cx) {
+            return changes;
+        }
+        let (records, outer, list_key) = match body.kind() {
+            Kind::Array(_) => (body, None, None),
+            Kind::Object(_) => list_keys
+                .iter()
+                .find_map(|key| {
+                    let records = body.get(key.as_ref())?;
+                    records
+                        .is_array()
+                        .then(|| (records, Some(body), Some(key.as_ref())))
+                })
+                .ok_or(NotCompact::NotAList)?,
+            _ => return Err(NotCompact::NotAList),
+        };
+        let (lines, ids) = lines_and_ids(records.items().map(|record| ("", record)), resource, cx)?;
+
+        let count = lines.len();
+        let pagination = outer.map(Pagination::read);
+        let total = pagination.and_then(|p| p.total);
+        let has_more = pagination.and_then(|p| {
+            let seen = p.offset.unwrap_or(0).saturating_add(count as u64);
+            Some(seen < p.total?)
+        });
+        let meta = match outer {
+            None => Meta::NONE,
+            Some(object) => match object.get("meta") {
+                Some(meta) if meta.is_object() => Meta {
+                    source: Some(meta),
+                    skip: None,
+                    has_more,
+                },
+                _ => Meta {
+                    source: Some(object),
+                    skip: list_key.map(str::to_owned),
+                    has_more,
+                },
+            },
+        };
+
+        let noun = resource.noun();
+        let summary = match total {
+            Some(total) if total > count as u64 => format!("{count} of {total} {}", noun.plural()),
+            _ => noun.count(count),
+        };
+        Ok(Envelope {
+            summary,
+            lines,
+            ids,
+            meta,
+        })
     }
-    let (records, outer, list_key) = match body {
-        Value::Array(records) => (records, None, None),
-        Value::Object(object) => list_keys
-            .iter()
-            .find_map(|key| match object.get(key.as_ref()) {
-                Some(Value::Array(records)) => Some((records, Some(object), Some(key.as_ref()))),
-                _ => None,
-            })
-            .ok_or(NotCompact::NotAList)?,
-        _ => return Err(NotCompact::NotAList),
+
+    /// An envelope from its parts (for change sets).
+    pub(crate) fn new(
+        summary: String,
+        lines: Vec<String>,
+        ids: Vec<Node<'t>>,
+        meta: Meta<'t>,
+    ) -> Self {
+        Envelope {
+            summary,
+            lines,
+            ids,
+            meta,
+        }
+    }
+
+    /// The envelope as a `serde_json::Value`.
+    pub(crate) fn to_value(&self) -> Value {
+        // Cannot fail: every key is a string and every number came from JSON.
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl Serialize for Envelope<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let has_meta = !self.meta.is_empty();
+        let mut map = serializer.serialize_map(Some(4 + usize::from(has_meta)))?;
+        map.serialize_entry("format", "compact")?;
+        map.serialize_entry("summary", &self.summary)?;
+        map.serialize_entry("lines", &self.lines)?;
+        map.serialize_entry("ids", &self.ids)?;
+        if has_meta {
+            map.serialize_entry("meta", &self.meta)?;
+        }
+        map.end()
+    }
+}
+
+/// The envelope's `meta`: the entries of an object of the body (less the
+/// list's own key), then `has_more` unless the object has it.
+#[derive(Debug)]
+pub(crate) struct Meta<'t> {
+    source: Option<Node<'t>>,
+    skip: Option<String>,
+    has_more: Option<bool>,
+}
+
+impl<'t> Meta<'t> {
+    /// No meta at all.
+    pub(crate) const NONE: Meta<'static> = Meta {
+        source: None,
+        skip: None,
+        has_more: None,
     };
 
-    let mut lines = Vec::with_capacity(records.len());
-    let mut ids = Vec::with_capacity(records.len());
-    for (index, record) in records.iter().enumerate() {
+    /// The entries of `object`, as they are.
+    pub(crate) fn of(object: Node<'t>) -> Self {
+        Meta {
+            source: Some(object),
+            skip: None,
+            has_more: None,
+        }
+    }
+
+    fn entries(&self) -> impl Iterator<Item = (&'t str, Node<'t>)> + '_ {
+        self.source
+            .into_iter()
+            .flat_map(Node::entries)
+            .filter(|(key, _)| Some(*key) != self.skip.as_deref())
+    }
+
+    /// `has_more`, when it is to be added.
+    fn added_has_more(&self) -> Option<bool> {
+        self.has_more
+            .filter(|_| !self.entries().any(|(key, _)| key == "has_more"))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.entries().next().is_none() && self.added_has_more().is_none()
+    }
+}
+
+impl Serialize for Meta<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in self.entries() {
+            map.serialize_entry(key, &value)?;
+        }
+        if let Some(has_more) = self.added_has_more() {
+            map.serialize_entry("has_more", &has_more)?;
+        }
+        map.end()
+    }
+}
+
+/// The line and the id of each record, in order; each line starts with its
+/// record's prefix.
+///
+/// # Errors
+///
+/// [`NotCompact::Record`] for the first record that is not an object, has no
+/// id (null counts as none), or does not fit the resource.
+pub(crate) fn lines_and_ids<'t>(
+    records: impl Iterator<Item = (&'static str, Node<'t>)>,
+    resource: &CompactResource,
+    cx: &RenderContext,
+) -> Result<(Vec<String>, Vec<Node<'t>>), NotCompact> {
+    let (mut lines, mut ids) = (Vec::new(), Vec::new());
+    for (index, (prefix, record)) in records.enumerate() {
         let fail = |error| NotCompact::Record { index, error };
-        let line = resource.render(record, cx).map_err(fail)?;
+        let line = resource.render_node(record, cx).map_err(fail)?;
         let id = match record.get(resource.id_key()) {
-            Some(Value::Null) | None => {
+            Some(id) if matches!(id.kind(), Kind::String(_) | Kind::Number(_)) => id,
+            Some(id) if !id.is_null() => {
+                return Err(fail(RecordError::new(format_args!(
+                    "the id under `{}` is {}, not a string or number",
+                    resource.id_key(),
+                    kind_of(id)
+                ))));
+            }
+            _ => {
                 return Err(fail(RecordError::new(format_args!(
                     "no id under `{}`",
                     resource.id_key()
                 ))));
             }
-            Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
-            Some(other) => {
-                return Err(fail(RecordError::new(format_args!(
-                    "the id under `{}` is {}, not a string or number",
-                    resource.id_key(),
-                    kind_of(other)
-                ))));
-            }
         };
-        lines.push(Value::String(line));
+        lines.push(if prefix.is_empty() {
+            line
+        } else {
+            format!("{prefix}{line}")
+        });
         ids.push(id);
     }
-
-    let count = records.len();
-    let mut meta = match outer {
-        None => Map::new(),
-        Some(object) => match object.get("meta") {
-            Some(Value::Object(meta)) => meta.clone(),
-            _ => object
-                .iter()
-                .filter(|(key, _)| Some(key.as_str()) != list_key)
-                .map(|(key, value)| (key.clone(), value.clone()))
-                .collect(),
-        },
-    };
-    let pagination = outer.map(Pagination::read);
-    let total = pagination.and_then(|p| p.total);
-    if let Some(Pagination {
-        total: Some(total),
-        offset,
-    }) = pagination
-    {
-        if !meta.contains_key("has_more") {
-            let seen = offset.unwrap_or(0).saturating_add(count as u64);
-            meta.insert("has_more".to_owned(), Value::Bool(seen < total));
-        }
-    }
-
-    let noun = resource.noun();
-    let summary = match total {
-        Some(total) if total > count as u64 => format!("{count} of {total} {}", noun.plural()),
-        _ => noun.count(count),
-    };
-
-    let mut envelope = Map::with_capacity(5);
-    envelope.insert("format".to_owned(), Value::from("compact"));
-    envelope.insert("summary".to_owned(), Value::String(summary));
-    envelope.insert("lines".to_owned(), Value::Array(lines));
-    envelope.insert("ids".to_owned(), Value::Array(ids));
-    if !meta.is_empty() {
-        envelope.insert("meta".to_owned(), Value::Object(meta));
-    }
-    Ok(Value::Object(envelope))
+    Ok((lines, ids))
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -205,13 +337,14 @@ struct Pagination {
 }
 
 impl Pagination {
-    fn read(body: &Map<String, Value>) -> Self {
-        let meta = body.get("meta").and_then(Value::as_object);
+    fn read(body: Node<'_>) -> Self {
+        let meta = body.get("meta").filter(|m| m.is_object());
         let number = |keys: &[&str]| {
             keys.iter().find_map(|key| {
-                meta.and_then(|m| m.get(*key))
-                    .and_then(Value::as_u64)
-                    .or_else(|| body.get(*key).and_then(Value::as_u64))
+                let as_u64 = |node: Node<'_>| node.as_number()?.as_u64();
+                meta.and_then(|m| m.get(key))
+                    .and_then(as_u64)
+                    .or_else(|| body.get(key).and_then(as_u64))
             })
         };
         let total = number(&["total", "total_count", "totalCount"]);

@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use terse_toon::document::{Document, Node};
 
 use super::{Noun, RenderContext};
 
@@ -12,10 +13,13 @@ use super::{Noun, RenderContext};
 /// counts records in summaries.
 ///
 /// Derive it with `#[derive(CompactLine)]` and a template, or implement it by
-/// hand. The layer holds response bodies as JSON, so it calls
-/// [`line_from_json`](CompactLine::line_from_json), which by default reads the
-/// record into `Self` (a record of the wrong shape is an error, and the layer
-/// then serves the JSON unchanged) and calls [`line`](CompactLine::line).
+/// hand. The layer holds response bodies as JSON text, parsed once into a
+/// borrowed [`Document`]; for each record it calls
+/// [`line_from_node`](CompactLine::line_from_node), which by default reads
+/// the record into `Self` (a record of the wrong shape is an error, and the
+/// layer then serves the JSON unchanged) and calls
+/// [`line`](CompactLine::line). The derive renders its template straight from
+/// the record instead, after the same check.
 ///
 /// By hand:
 ///
@@ -91,14 +95,24 @@ pub trait CompactLine: DeserializeOwned {
     /// one line.
     fn line(&self, cx: &RenderContext) -> String;
 
-    /// The line for one JSON record, as the layer calls it.
+    /// The line for one record of a parsed document, as the layer calls it.
+    ///
+    /// # Errors
+    ///
+    /// A [`RecordError`] when the record does not have the shape of `Self`.
+    fn line_from_node(record: Node<'_>, cx: &RenderContext) -> Result<String, RecordError> {
+        let typed = Self::deserialize(record).map_err(RecordError::new)?;
+        Ok(typed.line(cx))
+    }
+
+    /// The line for one JSON record: [`line_from_node`](Self::line_from_node)
+    /// on a copy of `record`. For tests and callers that hold a `Value`.
     ///
     /// # Errors
     ///
     /// A [`RecordError`] when the record does not have the shape of `Self`.
     fn line_from_json(record: &Value, cx: &RenderContext) -> Result<String, RecordError> {
-        let typed = Self::deserialize(record).map_err(RecordError::new)?;
-        Ok(typed.line(cx))
+        Self::line_from_node(Document::from_value(record).root(), cx)
     }
 }
 

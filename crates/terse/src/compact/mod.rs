@@ -73,7 +73,7 @@
 //! with a [`CompactResource`] to build the envelope yourself.
 
 mod context;
-mod envelope;
+pub(crate) mod envelope;
 mod line;
 mod noun;
 mod resource;
@@ -96,4 +96,5 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
     pub use terse_template as template;
+    pub use terse_toon::document::Node;
 }

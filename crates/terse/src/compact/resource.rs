@@ -5,6 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use serde_json::Value;
+use terse_toon::document::{Document, Kind, Node};
 
 use super::template::one_line;
 use super::{CompactLine, Noun, RecordError, RenderContext, Template};
@@ -39,7 +40,7 @@ enum Render {
     Template(Arc<Template>),
     Typed {
         type_name: &'static str,
-        line: fn(&Value, &RenderContext) -> Result<String, RecordError>,
+        line: fn(Node<'_>, &RenderContext) -> Result<String, RecordError>,
     },
 }
 
@@ -61,7 +62,7 @@ impl CompactResource {
             id_key: Cow::Borrowed(T::id_key()),
             render: Render::Typed {
                 type_name: std::any::type_name::<T>(),
-                line: T::line_from_json,
+                line: T::line_from_node,
             },
         }
     }
@@ -91,11 +92,24 @@ impl CompactResource {
     /// The line for one record; control characters in a line a
     /// [`CompactLine`] type returns are escaped (`\n`), as templates do.
     ///
+    /// This copies `record` into a [`Document`] first; see
+    /// [`render_node`](Self::render_node) for a record of a parsed document.
+    ///
     /// # Errors
     ///
     /// A [`RecordError`] when the record is not an object, or (for a
     /// [`CompactLine`] type) does not deserialize into that type.
     pub fn render(&self, record: &Value, cx: &RenderContext) -> Result<String, RecordError> {
+        self.render_node(Document::from_value(record).root(), cx)
+    }
+
+    /// The line for one record of a parsed [`Document`], as the layer
+    /// renders it.
+    ///
+    /// # Errors
+    ///
+    /// As [`render`](Self::render).
+    pub fn render_node(&self, record: Node<'_>, cx: &RenderContext) -> Result<String, RecordError> {
         if !record.is_object() {
             return Err(RecordError::new(format_args!(
                 "expected an object, found {}",
@@ -103,7 +117,7 @@ impl CompactResource {
             )));
         }
         match &self.render {
-            Render::Template(template) => Ok(template.render(record, cx)),
+            Render::Template(template) => Ok(template.render_node(record, cx)),
             // A hand-written `line` may hold a newline; the envelope
             // promises one line per record all the same.
             Render::Typed { line, .. } => line(record, cx).map(one_line),
@@ -123,14 +137,15 @@ impl fmt::Debug for CompactResource {
     }
 }
 
-pub(super) fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+/// What a node is, for messages: `a string`, `null`.
+pub(super) fn kind_of(node: Node<'_>) -> &'static str {
+    match node.kind() {
+        Kind::Null => "null",
+        Kind::Bool(_) => "a boolean",
+        Kind::Number(_) => "a number",
+        Kind::String(_) => "a string",
+        Kind::Array(_) => "an array",
+        Kind::Object(_) => "an object",
     }
 }
 

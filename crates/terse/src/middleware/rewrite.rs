@@ -7,9 +7,11 @@ use serde_json::Value;
 
 use super::Config;
 use super::plan::Plan;
-use crate::compact::{RenderContext, compact_envelope};
+use crate::compact::RenderContext;
+use crate::compact::envelope::Envelope;
 use crate::format::Format;
 use crate::toon;
+use crate::toon::document::Document;
 
 /// What to send for a body the layer read whole.
 #[derive(Debug)]
@@ -140,12 +142,23 @@ fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
     else {
         return json(config, plan, body);
     };
-    let Ok(value) = serde_json::from_slice::<Value>(body) else {
+    // One pass over the text; records are rendered from the borrowed document
+    // and the envelope borrows its ids and meta from it.
+    let Ok(document) = std::str::from_utf8(body).map(Document::parse) else {
         return Outcome::NotJson;
     };
-    match compact_envelope(&value, &config.list_keys, resource, &RenderContext::now()) {
+    let Ok(document) = document else {
+        return Outcome::NotJson;
+    };
+    let cx = RenderContext::now();
+    match Envelope::build(document.root(), &config.list_keys, resource, &cx) {
         Ok(envelope) => {
-            let body = Bytes::from(envelope.to_string());
+            let Ok(body) = serde_json::to_vec(&envelope) else {
+                return Outcome::Unchanged {
+                    tokens: config.count_tokens(body),
+                };
+            };
+            let body = Bytes::from(body);
             Outcome::Rewritten {
                 tokens: config.count_tokens(&body),
                 body,

@@ -2,75 +2,91 @@
 
 use std::borrow::Cow;
 
-use serde_json::Value;
 use terse_template::FilterKind;
 
-use super::render::{is_empty, push_text};
-use super::timestamp::Timestamp;
+use super::render::Val;
+use super::timestamp::{self, Timestamp};
 use crate::compact::RenderContext;
 
 /// Applies one filter. Values a filter does not apply to pass through.
-pub(super) fn apply<'a>(
-    kind: &FilterKind,
-    value: Cow<'a, Value>,
-    cx: &RenderContext,
-) -> Cow<'a, Value> {
+pub(super) fn apply<'t>(kind: &FilterKind, value: Val<'t>, cx: &RenderContext) -> Val<'t> {
     match kind {
         FilterKind::Default(text) => {
-            if is_empty(&value) {
-                Cow::Owned(Value::String(text.clone()))
+            if value.is_empty() {
+                Val::Text(text.clone())
             } else {
                 value
             }
         }
-        FilterKind::Flag(text) => Cow::Owned(if is_truthy(&value) {
-            Value::String(text.clone())
-        } else {
-            Value::Null
-        }),
-        FilterKind::Join(sep) => match &*value {
-            Value::Array(items) => {
+        FilterKind::Flag(text) => {
+            if value.is_truthy() {
+                Val::Text(text.clone())
+            } else {
+                Val::Null
+            }
+        }
+        FilterKind::Join(sep) => match &value {
+            Val::Node(node) if node.is_array() => {
                 let mut out = String::new();
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(sep);
-                    }
-                    push_text(item, &mut out);
-                }
-                Cow::Owned(Value::String(out))
+                value.push_text(sep, &mut out);
+                Val::Text(out)
+            }
+            Val::List(_) => {
+                let mut out = String::new();
+                value.push_text(sep, &mut out);
+                Val::Text(out)
             }
             _ => value,
         },
-        _ => match &*value {
-            Value::Array(items) => Cow::Owned(Value::Array(
-                items
-                    .iter()
-                    .map(|item| scalar(kind, item, cx).unwrap_or_else(|| item.clone()))
+        _ => match value {
+            Val::Node(node) if node.is_array() => Val::List(
+                node.items()
+                    .map(|item| {
+                        let item = Val::Node(item);
+                        scalar(kind, &item, cx).unwrap_or(item)
+                    })
                     .collect(),
-            )),
-            other => match scalar(kind, other, cx) {
-                Some(changed) => Cow::Owned(changed),
-                None => value,
-            },
+            ),
+            Val::List(items) => Val::List(
+                items
+                    .into_iter()
+                    .map(|item| scalar(kind, &item, cx).unwrap_or(item))
+                    .collect(),
+            ),
+            other => scalar(kind, &other, cx).unwrap_or(other),
         },
     }
 }
 
 /// A filter that works item by item; `None` means "unchanged".
-fn scalar(kind: &FilterKind, value: &Value, cx: &RenderContext) -> Option<Value> {
+fn scalar<'t>(kind: &FilterKind, value: &Val<'t>, cx: &RenderContext) -> Option<Val<'t>> {
     let text = match kind {
         FilterKind::Time => {
-            let ts = Timestamp::from_value(value)?;
-            let (h, m, _) = ts.clock?;
-            format!("{h:02}:{m:02}")
+            let (h, m, _) = as_timestamp(value)?.clock?;
+            let mut text = String::with_capacity(5);
+            push_two_digits(&mut text, h);
+            text.push(':');
+            push_two_digits(&mut text, m);
+            text
         }
         FilterKind::Date => {
-            let ts = Timestamp::from_value(value)?;
-            format!("{:04}-{:02}-{:02}", ts.year, ts.month, ts.day)
+            let ts = as_timestamp(value)?;
+            let mut text = String::with_capacity(10);
+            if (0..10_000).contains(&ts.year) {
+                // Two calls of two digits: `core::fmt` padding costs more than
+                // the rest of the filter.
+                push_two_digits(&mut text, (ts.year / 100) as u32);
+                push_two_digits(&mut text, (ts.year % 100) as u32);
+            } else {
+                text.push_str(&format!("{:04}", ts.year));
+            }
+            text.push('-');
+            push_two_digits(&mut text, ts.month);
+            text.push('-');
+            push_two_digits(&mut text, ts.day);
+            text
         }
-        FilterKind::Ago => ago(cx
-            .now_unix()
-            .saturating_sub(Timestamp::from_value(value)?.unix())),
+        FilterKind::Ago => ago(cx.now_unix().saturating_sub(as_timestamp(value)?.unix())),
         FilterKind::Bytes => bytes(byte_count(value)?),
         FilterKind::Short => take_chars(&as_text(value)?, 8, ""),
         FilterKind::Trunc(n) => take_chars(&as_text(value)?, *n, "…"),
@@ -78,33 +94,43 @@ fn scalar(kind: &FilterKind, value: &Value, cx: &RenderContext) -> Option<Value>
         FilterKind::Lower => value.as_str()?.to_lowercase(),
         FilterKind::Join(_) | FilterKind::Default(_) | FilterKind::Flag(_) => return None,
     };
-    Some(Value::String(text))
+    Some(Val::Text(text))
+}
+
+/// The number of a value that is a JSON number.
+fn as_number<'t>(value: &Val<'t>) -> Option<terse_toon::document::Number<'t>> {
+    match value {
+        Val::Node(node) => node.as_number(),
+        _ => None,
+    }
+}
+
+/// An RFC 3339 string or integer Unix seconds.
+fn as_timestamp(value: &Val<'_>) -> Option<Timestamp> {
+    match value.as_str() {
+        Some(text) => timestamp::parse(text),
+        None => as_number(value)?.as_i64().map(timestamp::from_unix),
+    }
 }
 
 /// Text of a string or number, the values `short` and `trunc` cut.
-fn as_text(value: &Value) -> Option<Cow<'_, str>> {
-    match value {
-        Value::String(s) => Some(Cow::Borrowed(s)),
-        Value::Number(n) => Some(Cow::Owned(n.to_string())),
-        _ => None,
+fn as_text<'v>(value: &'v Val<'_>) -> Option<Cow<'v, str>> {
+    match value.as_str() {
+        Some(text) => Some(Cow::Borrowed(text)),
+        None => Some(Cow::Owned(as_number(value)?.to_string())),
     }
+}
+
+/// `n` (below 100) as two digits.
+fn push_two_digits(out: &mut String, n: u32) {
+    out.push(char::from(b'0' + (n / 10 % 10) as u8));
+    out.push(char::from(b'0' + (n % 10) as u8));
 }
 
 fn take_chars(text: &str, n: usize, ellipsis: &str) -> String {
     match text.char_indices().nth(n) {
         Some((cut, _)) => format!("{}{ellipsis}", &text[..cut]),
         None => text.to_owned(),
-    }
-}
-
-pub(super) fn is_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
     }
 }
 
@@ -139,11 +165,10 @@ fn ago(seconds: i64) -> String {
     }
 }
 
-fn byte_count(value: &Value) -> Option<f64> {
-    let n = match value {
-        Value::Number(n) => n.as_f64()?,
-        Value::String(s) => s.trim().parse::<f64>().ok()?,
-        _ => return None,
+fn byte_count(value: &Val<'_>) -> Option<f64> {
+    let n = match value.as_str() {
+        Some(text) => text.trim().parse::<f64>().ok()?,
+        None => as_number(value)?.as_f64(),
     };
     (n.is_finite() && n >= 0.0).then_some(n)
 }

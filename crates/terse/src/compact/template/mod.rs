@@ -52,6 +52,7 @@ use std::str::FromStr;
 
 use serde_json::Value;
 use terse_template::Ast;
+use terse_toon::document::{Document, Node};
 
 use super::RenderContext;
 pub(crate) use render::one_line;
@@ -104,7 +105,28 @@ impl Template {
 
     /// Renders the line for one JSON record. Never fails: missing values
     /// render empty (or drop their optional group).
+    ///
+    /// This copies `record` into a [`Document`] first; a caller that holds
+    /// the JSON text renders without the copy through
+    /// [`render_node`](Template::render_node).
     pub fn render(&self, record: &Value, cx: &RenderContext) -> String {
+        self.render_node(Document::from_value(record).root(), cx)
+    }
+
+    /// Renders the line for one record of a parsed [`Document`], as the
+    /// layer does.
+    ///
+    /// ```
+    /// use terse::compact::{RenderContext, Template};
+    /// use terse::toon::document::Document;
+    ///
+    /// let template = Template::parse("{title} ({tags|join(/)})")?;
+    /// let list = Document::parse(r#"[{"title": "Groceries", "tags": ["home", "todo"]}]"#)?;
+    /// let record = list.root().item(0).unwrap();
+    /// assert_eq!(template.render_node(record, &RenderContext::now()), "Groceries (home/todo)");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn render_node(&self, record: Node<'_>, cx: &RenderContext) -> String {
         render::render(&self.ast, record, cx)
     }
 

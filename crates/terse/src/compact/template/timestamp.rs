@@ -5,7 +5,6 @@
 //! the layer's dependency tree small.
 
 use crate::calendar;
-use serde_json::Value;
 
 /// A calendar instant as the value wrote it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,15 +19,6 @@ pub(super) struct Timestamp {
 }
 
 impl Timestamp {
-    /// Reads an RFC 3339 string or integer Unix seconds.
-    pub fn from_value(value: &Value) -> Option<Self> {
-        match value {
-            Value::String(s) => parse(s),
-            Value::Number(n) => n.as_i64().map(from_unix),
-            _ => None,
-        }
-    }
-
     pub fn unix(&self) -> i64 {
         let (h, m, s) = self.clock.unwrap_or((0, 0, 0));
         calendar::days_from_civil(self.year, self.month.into(), self.day.into()) * 86_400
@@ -39,7 +29,8 @@ impl Timestamp {
     }
 }
 
-fn from_unix(seconds: i64) -> Timestamp {
+/// The UTC instant `seconds` after the Unix epoch.
+pub(super) fn from_unix(seconds: i64) -> Timestamp {
     let days = seconds.div_euclid(86_400);
     let rest = seconds.rem_euclid(86_400);
     let (year, month, day) = calendar::civil_from_days(days);
@@ -139,7 +130,6 @@ fn digits(b: &[u8], at: usize, len: usize) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn parses_rfc3339_forms() {
@@ -193,15 +183,13 @@ mod tests {
             -86_401,
             4_102_444_800,
         ] {
-            let ts = Timestamp::from_value(&json!(secs)).unwrap();
+            let ts = from_unix(secs);
             assert_eq!(ts.unix(), secs, "{secs}");
         }
-        let ts = Timestamp::from_value(&json!(-1)).unwrap();
+        let ts = from_unix(-1);
         assert_eq!(
             (ts.year, ts.month, ts.day, ts.clock),
             (1969, 12, 31, Some((23, 59, 59)))
         );
-        assert_eq!(Timestamp::from_value(&json!(1.5)), None);
-        assert_eq!(Timestamp::from_value(&json!(true)), None);
     }
 }
