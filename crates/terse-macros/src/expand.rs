@@ -58,13 +58,15 @@ pub fn expand(checked: &Checked) -> TokenStream {
 
                 // Checks the record's shape, then renders the template from
                 // the record itself rather than from the typed value.
-                fn line_from_node(
+                fn write_line_from_node(
                     record: #private::Node<'_>,
                     cx: &#compact::RenderContext,
-                ) -> ::std::result::Result<::std::string::String, #compact::RecordError> {
+                    out: &mut ::std::string::String,
+                ) -> ::std::result::Result<(), #compact::RecordError> {
                     <#ident as #private::serde::Deserialize>::deserialize(record)
                         .map_err(#compact::RecordError::new)?;
-                    ::std::result::Result::Ok(template().render_node(record, cx))
+                    template().write_node(record, cx, out);
+                    ::std::result::Result::Ok(())
                 }
             }
         };

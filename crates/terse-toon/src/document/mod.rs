@@ -100,6 +100,11 @@ pub(crate) struct Text {
 }
 
 impl Text {
+    #[inline]
+    fn len(self) -> usize {
+        (self.end - self.start) as usize
+    }
+
     /// The text itself, given the input and the side buffer.
     #[inline]
     fn resolve<'s>(self, src: &'s str, owned: &'s str) -> &'s str {
@@ -321,7 +326,24 @@ impl<'t> Node<'t> {
     /// The value at `key`, when the node is an object that has it.
     #[inline]
     pub fn get(self, key: &str) -> Option<Node<'t>> {
-        self.entries().find(|(k, _)| *k == key).map(|(_, v)| v)
+        let Slot::Object { len, .. } = self.slot() else {
+            return None;
+        };
+        // Lengths are compared before the text is looked up: most keys
+        // differ in length, and this is the hot loop of template rendering.
+        let mut idx = self.idx + 1;
+        for _ in 0..len {
+            if let Slot::String(text) = self.doc.slots[idx as usize] {
+                if text.len() == key.len() && self.doc.text(text) == key {
+                    return Some(Node {
+                        doc: self.doc,
+                        idx: idx + 1,
+                    });
+                }
+            }
+            idx = self.doc.after(idx + 1);
+        }
+        None
     }
 
     /// The element at `index`, when the node is an array that long.

@@ -126,9 +126,43 @@ pub fn compact_envelope<K: AsRef<str>>(
 #[derive(Debug)]
 pub(crate) struct Envelope<'t> {
     summary: String,
-    lines: Vec<String>,
+    lines: Lines,
     ids: Vec<Node<'t>>,
     meta: Meta<'t>,
+}
+
+/// All lines in one buffer, each ending at its offset: one allocation for
+/// the whole list rather than one per record.
+#[derive(Debug, Default)]
+pub(crate) struct Lines {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Lines {
+    fn with_capacity(count: usize) -> Self {
+        Lines {
+            text: String::with_capacity(count * 64),
+            ends: Vec::with_capacity(count),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| &self.text[start..end])
+    }
+}
+
+impl Serialize for Lines {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
 }
 
 impl<'t> Envelope<'t> {
@@ -195,12 +229,7 @@ impl<'t> Envelope<'t> {
     }
 
     /// An envelope from its parts (for change sets).
-    pub(crate) fn new(
-        summary: String,
-        lines: Vec<String>,
-        ids: Vec<Node<'t>>,
-        meta: Meta<'t>,
-    ) -> Self {
+    pub(crate) fn new(summary: String, lines: Lines, ids: Vec<Node<'t>>, meta: Meta<'t>) -> Self {
         Envelope {
             summary,
             lines,
@@ -296,14 +325,19 @@ impl Serialize for Meta<'_> {
 /// [`NotCompact::Record`] for the first record that is not an object, has no
 /// id (null counts as none), or does not fit the resource.
 pub(crate) fn lines_and_ids<'t>(
-    records: impl Iterator<Item = (&'static str, Node<'t>)>,
+    records: impl ExactSizeIterator<Item = (&'static str, Node<'t>)>,
     resource: &CompactResource,
     cx: &RenderContext,
-) -> Result<(Vec<String>, Vec<Node<'t>>), NotCompact> {
-    let (mut lines, mut ids) = (Vec::new(), Vec::new());
+) -> Result<(Lines, Vec<Node<'t>>), NotCompact> {
+    let mut lines = Lines::with_capacity(records.len());
+    let mut ids = Vec::with_capacity(records.len());
     for (index, (prefix, record)) in records.enumerate() {
         let fail = |error| NotCompact::Record { index, error };
-        let line = resource.render_node(record, cx).map_err(fail)?;
+        lines.text.push_str(prefix);
+        resource
+            .write_line(record, cx, &mut lines.text)
+            .map_err(fail)?;
+        lines.ends.push(lines.text.len());
         let id = match record.get(resource.id_key()) {
             Some(id) if matches!(id.kind(), Kind::String(_) | Kind::Number(_)) => id,
             Some(id) if !id.is_null() => {
@@ -320,11 +354,6 @@ pub(crate) fn lines_and_ids<'t>(
                 ))));
             }
         };
-        lines.push(if prefix.is_empty() {
-            line
-        } else {
-            format!("{prefix}{line}")
-        });
         ids.push(id);
     }
     Ok((lines, ids))

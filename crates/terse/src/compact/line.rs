@@ -6,6 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use terse_toon::document::{Document, Node};
 
+use super::template::one_line;
 use super::{Noun, RenderContext};
 
 /// What a resource type says about itself for compact list responses: the
@@ -15,9 +16,9 @@ use super::{Noun, RenderContext};
 /// Derive it with `#[derive(CompactLine)]` and a template, or implement it by
 /// hand. The layer holds response bodies as JSON text, parsed once into a
 /// borrowed [`Document`]; for each record it calls
-/// [`line_from_node`](CompactLine::line_from_node), which by default reads
-/// the record into `Self` (a record of the wrong shape is an error, and the
-/// layer then serves the JSON unchanged) and calls
+/// [`write_line_from_node`](CompactLine::write_line_from_node), which by
+/// default reads the record into `Self` (a record of the wrong shape is an
+/// error, and the layer then serves the JSON unchanged) and writes
 /// [`line`](CompactLine::line). The derive renders its template straight from
 /// the record instead, after the same check.
 ///
@@ -95,24 +96,38 @@ pub trait CompactLine: DeserializeOwned {
     /// one line.
     fn line(&self, cx: &RenderContext) -> String;
 
-    /// The line for one record of a parsed document, as the layer calls it.
+    /// Writes the line for one record of a parsed document to `out`; this is
+    /// what the layer calls, once per record, with one buffer for them all.
+    ///
+    /// By default it reads the record into `Self` and writes
+    /// [`line`](Self::line). The derive renders its template straight from
+    /// the record instead, after the same check. The layer escapes control
+    /// characters in what is written here.
     ///
     /// # Errors
     ///
-    /// A [`RecordError`] when the record does not have the shape of `Self`.
-    fn line_from_node(record: Node<'_>, cx: &RenderContext) -> Result<String, RecordError> {
+    /// A [`RecordError`] when the record does not have the shape of `Self`;
+    /// `out` may then hold part of a line.
+    fn write_line_from_node(
+        record: Node<'_>,
+        cx: &RenderContext,
+        out: &mut String,
+    ) -> Result<(), RecordError> {
         let typed = Self::deserialize(record).map_err(RecordError::new)?;
-        Ok(typed.line(cx))
+        out.push_str(&typed.line(cx));
+        Ok(())
     }
 
-    /// The line for one JSON record: [`line_from_node`](Self::line_from_node)
-    /// on a copy of `record`. For tests and callers that hold a `Value`.
+    /// The line for one JSON record, as the layer writes it: for tests and
+    /// callers that hold a `Value` (it copies `record` into a [`Document`]).
     ///
     /// # Errors
     ///
     /// A [`RecordError`] when the record does not have the shape of `Self`.
     fn line_from_json(record: &Value, cx: &RenderContext) -> Result<String, RecordError> {
-        Self::line_from_node(Document::from_value(record).root(), cx)
+        let mut line = String::new();
+        Self::write_line_from_node(Document::from_value(record).root(), cx, &mut line)?;
+        Ok(one_line(line))
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use terse_toon::document::{Document, Kind, Node};
 
-use super::template::one_line;
+use super::template::escape_from;
 use super::{CompactLine, Noun, RecordError, RenderContext, Template};
 
 /// How the records of one route become lines: a [`CompactLine`] type, or a
@@ -40,7 +40,7 @@ enum Render {
     Template(Arc<Template>),
     Typed {
         type_name: &'static str,
-        line: fn(Node<'_>, &RenderContext) -> Result<String, RecordError>,
+        write_line: fn(Node<'_>, &RenderContext, &mut String) -> Result<(), RecordError>,
     },
 }
 
@@ -62,7 +62,7 @@ impl CompactResource {
             id_key: Cow::Borrowed(T::id_key()),
             render: Render::Typed {
                 type_name: std::any::type_name::<T>(),
-                line: T::line_from_node,
+                write_line: T::write_line_from_node,
             },
         }
     }
@@ -110,6 +110,19 @@ impl CompactResource {
     ///
     /// As [`render`](Self::render).
     pub fn render_node(&self, record: Node<'_>, cx: &RenderContext) -> Result<String, RecordError> {
+        let mut line = String::new();
+        self.write_line(record, cx, &mut line)?;
+        Ok(line)
+    }
+
+    /// Writes the line for one record to `out` (which may hold part of a
+    /// line on error).
+    pub(crate) fn write_line(
+        &self,
+        record: Node<'_>,
+        cx: &RenderContext,
+        out: &mut String,
+    ) -> Result<(), RecordError> {
         if !record.is_object() {
             return Err(RecordError::new(format_args!(
                 "expected an object, found {}",
@@ -117,11 +130,16 @@ impl CompactResource {
             )));
         }
         match &self.render {
-            Render::Template(template) => Ok(template.render_node(record, cx)),
-            // A hand-written `line` may hold a newline; the envelope
-            // promises one line per record all the same.
-            Render::Typed { line, .. } => line(record, cx).map(one_line),
+            Render::Template(template) => template.write_node(record, cx, out),
+            Render::Typed { write_line, .. } => {
+                // A hand-written `line` may hold a newline; the envelope
+                // promises one line per record all the same.
+                let mark = out.len();
+                write_line(record, cx, out)?;
+                escape_from(mark, out);
+            }
         }
+        Ok(())
     }
 }
 

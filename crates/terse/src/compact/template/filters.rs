@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use terse_template::FilterKind;
 
-use super::render::Val;
+use super::render::{Val, escape_from};
 use super::timestamp::{self, Timestamp};
 use crate::compact::RenderContext;
 
@@ -25,76 +25,118 @@ pub(super) fn apply<'t>(kind: &FilterKind, value: Val<'t>, cx: &RenderContext) -
                 Val::Null
             }
         }
-        FilterKind::Join(sep) => match &value {
-            Val::Node(node) if node.is_array() => {
+        FilterKind::Join(sep) => {
+            if value.is_list() {
                 let mut out = String::new();
                 value.push_text(sep, &mut out);
                 Val::Text(out)
+            } else {
+                value
             }
-            Val::List(_) => {
-                let mut out = String::new();
-                value.push_text(sep, &mut out);
-                Val::Text(out)
-            }
-            _ => value,
-        },
+        }
         _ => match value {
             Val::Node(node) if node.is_array() => Val::List(
                 node.items()
-                    .map(|item| {
-                        let item = Val::Node(item);
-                        scalar(kind, &item, cx).unwrap_or(item)
-                    })
+                    .map(|item| scalar_value(kind, Val::Node(item), cx))
                     .collect(),
             ),
             Val::List(items) => Val::List(
                 items
                     .into_iter()
-                    .map(|item| scalar(kind, &item, cx).unwrap_or(item))
+                    .map(|item| scalar_value(kind, item, cx))
                     .collect(),
             ),
-            other => scalar(kind, &other, cx).unwrap_or(other),
+            other => scalar_value(kind, other, cx),
         },
     }
 }
 
-/// A filter that works item by item; `None` means "unchanged".
-fn scalar<'t>(kind: &FilterKind, value: &Val<'t>, cx: &RenderContext) -> Option<Val<'t>> {
+/// Applies the last filter of a placeholder and writes the result to `out`
+/// as line text; returns whether the result was empty or false (which drops
+/// an enclosing group).
+///
+/// The common case, an item-by-item filter on one value, writes straight
+/// into `out` without an intermediate `String`.
+pub(super) fn apply_into(
+    kind: &FilterKind,
+    value: Val<'_>,
+    cx: &RenderContext,
+    out: &mut String,
+) -> bool {
+    let direct = !value.is_list()
+        && !matches!(
+            kind,
+            FilterKind::Join(_) | FilterKind::Default(_) | FilterKind::Flag(_)
+        );
+    if direct {
+        let mark = out.len();
+        if scalar(kind, &value, cx, out) {
+            escape_from(mark, out);
+            return out.len() == mark;
+        }
+        return value.push_text(", ", out);
+    }
+    apply(kind, value, cx).push_text(", ", out)
+}
+
+/// [`scalar`] as a value: the filter's text, or `value` unchanged.
+fn scalar_value<'t>(kind: &FilterKind, value: Val<'t>, cx: &RenderContext) -> Val<'t> {
+    let mut text = String::new();
+    if scalar(kind, &value, cx, &mut text) {
+        Val::Text(text)
+    } else {
+        value
+    }
+}
+
+/// A filter that works item by item: writes its text to `out` and returns
+/// true, or returns false when it does not apply (the value stays as it is).
+fn scalar(kind: &FilterKind, value: &Val<'_>, cx: &RenderContext, out: &mut String) -> bool {
     let text = match kind {
         FilterKind::Time => {
-            let (h, m, _) = as_timestamp(value)?.clock?;
-            let mut text = String::with_capacity(5);
-            push_two_digits(&mut text, h);
-            text.push(':');
-            push_two_digits(&mut text, m);
-            text
+            let Some((h, m, _)) = as_timestamp(value).and_then(|ts| ts.clock) else {
+                return false;
+            };
+            push_two_digits(out, h);
+            out.push(':');
+            push_two_digits(out, m);
+            return true;
         }
         FilterKind::Date => {
-            let ts = as_timestamp(value)?;
-            let mut text = String::with_capacity(10);
+            let Some(ts) = as_timestamp(value) else {
+                return false;
+            };
             if (0..10_000).contains(&ts.year) {
-                // Two calls of two digits: `core::fmt` padding costs more than
+                // Two digits at a time: `core::fmt` padding costs more than
                 // the rest of the filter.
-                push_two_digits(&mut text, (ts.year / 100) as u32);
-                push_two_digits(&mut text, (ts.year % 100) as u32);
+                push_two_digits(out, (ts.year / 100) as u32);
+                push_two_digits(out, (ts.year % 100) as u32);
             } else {
-                text.push_str(&format!("{:04}", ts.year));
+                out.push_str(&format!("{:04}", ts.year));
             }
-            text.push('-');
-            push_two_digits(&mut text, ts.month);
-            text.push('-');
-            push_two_digits(&mut text, ts.day);
-            text
+            out.push('-');
+            push_two_digits(out, ts.month);
+            out.push('-');
+            push_two_digits(out, ts.day);
+            return true;
         }
-        FilterKind::Ago => ago(cx.now_unix().saturating_sub(as_timestamp(value)?.unix())),
-        FilterKind::Bytes => bytes(byte_count(value)?),
-        FilterKind::Short => take_chars(&as_text(value)?, 8, ""),
-        FilterKind::Trunc(n) => take_chars(&as_text(value)?, *n, "…"),
-        FilterKind::Upper => value.as_str()?.to_uppercase(),
-        FilterKind::Lower => value.as_str()?.to_lowercase(),
-        FilterKind::Join(_) | FilterKind::Default(_) | FilterKind::Flag(_) => return None,
+        FilterKind::Ago => {
+            as_timestamp(value).map(|ts| ago(cx.now_unix().saturating_sub(ts.unix())))
+        }
+        FilterKind::Bytes => byte_count(value).map(bytes),
+        FilterKind::Short => as_text(value).map(|text| take_chars(&text, 8, "")),
+        FilterKind::Trunc(n) => as_text(value).map(|text| take_chars(&text, *n, "…")),
+        FilterKind::Upper => value.as_str().map(str::to_uppercase),
+        FilterKind::Lower => value.as_str().map(str::to_lowercase),
+        FilterKind::Join(_) | FilterKind::Default(_) | FilterKind::Flag(_) => None,
     };
-    Some(Val::Text(text))
+    match text {
+        Some(text) => {
+            out.push_str(&text);
+            true
+        }
+        None => false,
+    }
 }
 
 /// The number of a value that is a JSON number.

@@ -55,7 +55,7 @@ use terse_template::Ast;
 use terse_toon::document::{Document, Node};
 
 use super::RenderContext;
-pub(crate) use render::one_line;
+pub(crate) use render::{escape_from, one_line};
 
 /// Why a template did not parse: [`offset`](TemplateError::offset) (bytes),
 /// [`column`](TemplateError::column) (characters, 1-based) and
@@ -127,7 +127,17 @@ impl Template {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn render_node(&self, record: Node<'_>, cx: &RenderContext) -> String {
-        render::render(&self.ast, record, cx)
+        // Lines are about as long as their template, so twice its length is
+        // rarely outgrown.
+        let mut line = String::with_capacity(2 * self.source.len());
+        self.write_node(record, cx, &mut line);
+        line
+    }
+
+    /// Renders the line for one record onto the end of `out`.
+    #[doc(hidden)]
+    pub fn write_node(&self, record: Node<'_>, cx: &RenderContext, out: &mut String) {
+        render::render(&self.ast, record, cx, out);
     }
 
     /// The template text as written.

@@ -8,10 +8,9 @@ use terse_toon::document::{Kind, Node};
 use super::filters;
 use crate::compact::RenderContext;
 
-pub(super) fn render(ast: &Ast, record: Node<'_>, cx: &RenderContext) -> String {
-    let mut out = String::new();
-    render_segments(&ast.segments, record, cx, &mut out);
-    out
+/// Renders one line onto the end of `out`.
+pub(super) fn render(ast: &Ast, record: Node<'_>, cx: &RenderContext, out: &mut String) {
+    render_segments(&ast.segments, record, cx, out);
 }
 
 /// A value while a placeholder's filters run: a node of the record, or what
@@ -67,42 +66,64 @@ impl<'t> Val<'t> {
         }
     }
 
-    fn is_false(&self) -> bool {
-        matches!(self, Val::Node(node) if node.as_bool() == Some(false))
+    /// An array, as read or as a filter left it.
+    pub(super) fn is_list(&self) -> bool {
+        match self {
+            Val::Node(node) => node.is_array(),
+            Val::List(_) => true,
+            Val::Text(_) | Val::Null => false,
+        }
     }
 
     /// Writes the value as line text, escaping what would break the line:
     /// strings unquoted, numbers and booleans as their JSON text, arrays
-    /// joined with `sep`, objects as compact JSON, null as nothing.
-    pub(super) fn push_text(&self, sep: &str, out: &mut String) {
+    /// joined with `sep`, objects as compact JSON, null as nothing. Returns
+    /// whether the value was null, empty or `false` (what drops an enclosing
+    /// group).
+    pub(super) fn push_text(&self, sep: &str, out: &mut String) -> bool {
         match self {
             Val::Node(node) => match node.kind() {
-                Kind::Null => {}
-                Kind::String(s) => push_escaped(s, out),
-                Kind::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+                Kind::Null => true,
+                Kind::String(s) => {
+                    push_escaped(s, out);
+                    s.is_empty()
+                }
+                Kind::Bool(b) => {
+                    out.push_str(if b { "true" } else { "false" });
+                    !b
+                }
                 // An integer's canonical text is its JSON text.
-                Kind::Number(n) if !n.is_f64() => out.push_str(n.canonical()),
+                Kind::Number(n) if !n.is_f64() => {
+                    out.push_str(n.canonical());
+                    false
+                }
                 Kind::Number(n) => {
                     // Writing in place spares an allocation per number.
                     let _ = write!(out, "{n}");
+                    false
                 }
-                Kind::Array(_) => {
+                Kind::Array(len) => {
                     for (i, item) in node.items().enumerate() {
                         if i > 0 {
                             out.push_str(sep);
                         }
                         Val::Node(item).push_text(", ", out);
                     }
+                    len == 0
                 }
                 // serde_json escapes control characters inside strings itself.
-                Kind::Object(_) => {
+                Kind::Object(len) => {
                     if let Ok(json) = serde_json::to_string(node) {
                         out.push_str(&json);
                     }
+                    len == 0
                 }
             },
-            Val::Text(text) => push_escaped(text, out),
-            Val::Null => {}
+            Val::Text(text) => {
+                push_escaped(text, out);
+                text.is_empty()
+            }
+            Val::Null => true,
             Val::List(items) => {
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
@@ -110,6 +131,7 @@ impl<'t> Val<'t> {
                     }
                     item.push_text(", ", out);
                 }
+                items.is_empty()
             }
         }
     }
@@ -128,11 +150,9 @@ fn render_segments(
         match segment {
             Segment::Text(text) => out.push_str(text),
             Segment::Value(placeholder) => {
-                let value = evaluate(placeholder, record, cx);
-                if value.is_empty() || value.is_false() {
+                if !evaluate_into(placeholder, record, cx, out) {
                     complete = false;
                 }
-                value.push_text(", ", out);
             }
             Segment::Optional(inner) => {
                 let mark = out.len();
@@ -145,26 +165,38 @@ fn render_segments(
     complete
 }
 
-fn evaluate<'t>(placeholder: &Placeholder, record: Node<'t>, cx: &RenderContext) -> Val<'t> {
+/// Writes one placeholder's value to `out`; returns false when the value was
+/// null, missing, empty or false.
+fn evaluate_into(
+    placeholder: &Placeholder,
+    record: Node<'_>,
+    cx: &RenderContext,
+    out: &mut String,
+) -> bool {
     let mut value = lookup(record, &placeholder.path).map_or(Val::Null, Val::Node);
-    for filter in &placeholder.filters {
+    let Some((last, filters)) = placeholder.filters.split_last() else {
+        return !value.push_text(", ", out);
+    };
+    for filter in filters {
         value = filters::apply(&filter.kind, value, cx);
     }
-    value
+    !filters::apply_into(&last.kind, value, cx, out)
 }
 
 fn lookup<'t>(record: Node<'t>, path: &[String]) -> Option<Node<'t>> {
-    path.iter().try_fold(record, |node, key| match node.kind() {
-        Kind::Object(_) => node.get(key),
-        Kind::Array(_) => node.item(key.parse::<usize>().ok()?),
-        _ => None,
+    path.iter().try_fold(record, |node, key| {
+        if node.is_object() {
+            node.get(key)
+        } else {
+            node.item(key.parse::<usize>().ok()?)
+        }
     })
 }
 
 /// `line` with anything that would break it escaped; used on lines a
 /// hand-written [`CompactLine`](crate::compact::CompactLine) returns.
 pub(crate) fn one_line(line: String) -> String {
-    if !may_break_line(&line) || !line.chars().any(breaks_line) {
+    if find_break(&line).is_none() {
         return line;
     }
     let mut out = String::with_capacity(line.len() + 8);
@@ -176,41 +208,70 @@ fn breaks_line(c: char) -> bool {
     c.is_control() || c == '\u{2028}' || c == '\u{2029}'
 }
 
-/// A byte-level over-approximation of [`breaks_line`], cheap enough to run
-/// on every value: an ASCII control byte, or the first byte of the C1
-/// controls (U+0080 to U+009F start with 0xC2) or of U+2028 and U+2029
-/// (0xE2). Most text has none of these and is copied whole.
-fn may_break_line(text: &str) -> bool {
-    // Eight bytes at a time (this runs on every value and line): a byte
-    // below 0x20 has none of the bits 0xE0; 0x7F, 0xC2 and 0xE2 are found
-    // by the zero-byte test on the word xor'ed with each.
+/// The byte offset of the first character of `text` that would break a
+/// line (a control character, U+2028 or U+2029), if any.
+///
+/// This runs on every value and line, and almost always finds nothing, so
+/// it skips eight bytes at a time past bytes that cannot start such a
+/// character: only an ASCII control byte, 0xC2 (which starts the C1
+/// controls U+0080 to U+009F) and 0xE2 (which starts U+2028 and U+2029) can.
+fn find_break(text: &str) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // Whether a byte of `w` is zero. A byte below 0x20 has none of the bits
+    // 0xE0; 0x7F, 0xC2 and 0xE2 are zero bytes of the word xor'ed with each.
     let has_zero_byte = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;
-    let bytes = text.as_bytes();
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
+    let flagged = |chunk: &[u8]| {
         let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-        if has_zero_byte(word & (ONES * 0xe0))
+        has_zero_byte(word & (ONES * 0xe0))
             || has_zero_byte(word ^ (ONES * 0x7f))
             || has_zero_byte(word ^ (ONES * 0xc2))
             || has_zero_byte(word ^ (ONES * 0xe2))
-        {
-            return true;
+    };
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    loop {
+        while bytes.get(at..at + 8).is_some_and(|chunk| !flagged(chunk)) {
+            at += 8;
         }
+        // Check the characters that start in the flagged word (or the
+        // tail), from the last boundary at or before it.
+        let end = (at + 8).min(bytes.len());
+        let mut start = at;
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let found = text[start..]
+            .char_indices()
+            .map(|(i, c)| (start + i, c))
+            .take_while(|&(i, _)| i < end)
+            .find(|&(_, c)| breaks_line(c));
+        if let Some((i, _)) = found {
+            return Some(i);
+        }
+        if end == bytes.len() {
+            return None;
+        }
+        at = end;
     }
-    chunks
-        .remainder()
-        .iter()
-        .any(|&b| b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2)
+}
+
+/// Escapes what `out` holds from `mark` on, in place, when it would break
+/// the line.
+pub(crate) fn escape_from(mark: usize, out: &mut String) {
+    if find_break(&out[mark..]).is_some() {
+        let raw = out.split_off(mark);
+        push_escaped(&raw, out);
+    }
 }
 
 fn push_escaped(text: &str, out: &mut String) {
-    if !may_break_line(text) {
+    let Some(first) = find_break(text) else {
         out.push_str(text);
         return;
-    }
-    for c in text.chars() {
+    };
+    out.push_str(&text[..first]);
+    for c in text[first..].chars() {
         match c {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
@@ -227,13 +288,13 @@ fn push_escaped(text: &str, out: &mut String) {
 mod tests {
     use proptest::prelude::*;
 
-    use super::may_break_line;
+    use super::{breaks_line, find_break};
 
     proptest! {
         #[test]
-        fn word_scan_finds_the_bytes_a_plain_scan_finds(text in "(\\PC|[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}\\u{2028}\\u{2029}]){0,40}") {
-            let plain = text.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2);
-            prop_assert_eq!(may_break_line(&text), plain);
+        fn word_scan_finds_what_a_plain_scan_finds(text in "(\\PC|[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}\\u{2028}\\u{2029}]){0,40}") {
+            let plain = text.char_indices().find(|&(_, c)| breaks_line(c)).map(|(i, _)| i);
+            prop_assert_eq!(find_break(&text), plain);
         }
     }
 }
