@@ -6,6 +6,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use terse_toon::document::{Document, Kind, Node};
 
+use super::lines::{Lines, write_json_string};
 use super::resource::kind_of;
 use super::{CompactResource, RecordError, RenderContext};
 
@@ -131,40 +132,6 @@ pub(crate) struct Envelope<'t> {
     meta: Meta<'t>,
 }
 
-/// All lines in one buffer, each ending at its offset: one allocation for
-/// the whole list rather than one per record.
-#[derive(Debug, Default)]
-pub(crate) struct Lines {
-    text: String,
-    ends: Vec<usize>,
-}
-
-impl Lines {
-    fn with_capacity(count: usize) -> Self {
-        Lines {
-            text: String::with_capacity(count * 64),
-            ends: Vec::with_capacity(count),
-        }
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &str> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts
-            .zip(&self.ends)
-            .map(|(start, &end)| &self.text[start..end])
-    }
-}
-
-impl Serialize for Lines {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.iter())
-    }
-}
-
 impl<'t> Envelope<'t> {
     /// The envelope for `body`, as [`compact_envelope`] describes.
     pub(crate) fn build<K: AsRef<str>>(
@@ -240,23 +207,27 @@ impl<'t> Envelope<'t> {
 
     /// The envelope as a `serde_json::Value`.
     pub(crate) fn to_value(&self) -> Value {
-        // Cannot fail: every key is a string and every number came from JSON.
-        serde_json::to_value(self).unwrap_or(Value::Null)
+        // Cannot fail: the text is JSON written by `to_json`.
+        serde_json::from_slice(&self.to_json()).unwrap_or(Value::Null)
     }
-}
 
-impl Serialize for Envelope<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let has_meta = !self.meta.is_empty();
-        let mut map = serializer.serialize_map(Some(4 + usize::from(has_meta)))?;
-        map.serialize_entry("format", "compact")?;
-        map.serialize_entry("summary", &self.summary)?;
-        map.serialize_entry("lines", &self.lines)?;
-        map.serialize_entry("ids", &self.ids)?;
-        if has_meta {
-            map.serialize_entry("meta", &self.meta)?;
+    /// The envelope as compact JSON text.
+    pub(crate) fn to_json(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.lines.text_len() + 16 * self.ids.len() + 128);
+        out.extend_from_slice(b"{\"format\":\"compact\",\"summary\":");
+        write_json_string(&mut out, &self.summary);
+        out.extend_from_slice(b",\"lines\":");
+        self.lines.write_json(&mut out);
+        out.extend_from_slice(b",\"ids\":");
+        // Writing into a Vec cannot fail, and ids and meta hold only JSON
+        // read from a document (string keys, finite numbers).
+        let _ = serde_json::to_writer(&mut out, &self.ids);
+        if !self.meta.is_empty() {
+            out.extend_from_slice(b",\"meta\":");
+            let _ = serde_json::to_writer(&mut out, &self.meta);
         }
-        map.end()
+        out.push(b'}');
+        out
     }
 }
 
@@ -333,11 +304,10 @@ pub(crate) fn lines_and_ids<'t>(
     let mut ids = Vec::with_capacity(records.len());
     for (index, (prefix, record)) in records.enumerate() {
         let fail = |error| NotCompact::Record { index, error };
-        lines.text.push_str(prefix);
-        resource
-            .write_line(record, cx, &mut lines.text)
-            .map_err(fail)?;
-        lines.ends.push(lines.text.len());
+        let line = lines.start();
+        line.push_str(prefix);
+        resource.write_line(record, cx, line).map_err(fail)?;
+        lines.finish();
         let id = match record.get(resource.id_key()) {
             Some(id) if matches!(id.kind(), Kind::String(_) | Kind::Number(_)) => id,
             Some(id) if !id.is_null() => {

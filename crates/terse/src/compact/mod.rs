@@ -75,6 +75,7 @@
 mod context;
 pub(crate) mod envelope;
 mod line;
+mod lines;
 mod noun;
 mod resource;
 mod routes;

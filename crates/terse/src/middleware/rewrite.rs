@@ -153,12 +153,7 @@ fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
     let cx = RenderContext::now();
     match Envelope::build(document.root(), &config.list_keys, resource, &cx) {
         Ok(envelope) => {
-            let Ok(body) = serde_json::to_vec(&envelope) else {
-                return Outcome::Unchanged {
-                    tokens: config.count_tokens(body),
-                };
-            };
-            let body = Bytes::from(body);
+            let body = Bytes::from(envelope.to_json());
             Outcome::Rewritten {
                 tokens: config.count_tokens(&body),
                 body,

@@ -71,7 +71,10 @@ pub(super) fn apply_into(
     if direct {
         let mark = out.len();
         if scalar(kind, &value, cx, out) {
-            escape_from(mark, out);
+            // `time` and `date` write digits and punctuation only.
+            if !matches!(kind, FilterKind::Time | FilterKind::Date) {
+                escape_from(mark, out);
+            }
             return out.len() == mark;
         }
         return value.push_text(", ", out);

@@ -221,8 +221,7 @@ fn find_break(text: &str) -> Option<usize> {
     // Whether a byte of `w` is zero. A byte below 0x20 has none of the bits
     // 0xE0; 0x7F, 0xC2 and 0xE2 are zero bytes of the word xor'ed with each.
     let has_zero_byte = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;
-    let flagged = |chunk: &[u8]| {
-        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+    let flagged = |word: u64| {
         has_zero_byte(word & (ONES * 0xe0))
             || has_zero_byte(word ^ (ONES * 0x7f))
             || has_zero_byte(word ^ (ONES * 0xc2))
@@ -231,23 +230,28 @@ fn find_break(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut at = 0;
     loop {
-        while bytes.get(at..at + 8).is_some_and(|chunk| !flagged(chunk)) {
-            at += 8;
-        }
-        // Check the characters that start in the flagged word (or the
-        // tail), from the last boundary at or before it.
+        let suspect = match bytes.get(at..at + 8) {
+            Some(chunk) => flagged(u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]))),
+            None => bytes[at..]
+                .iter()
+                .any(|&b| b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2),
+        };
         let end = (at + 8).min(bytes.len());
-        let mut start = at;
-        while !text.is_char_boundary(start) {
-            start -= 1;
-        }
-        let found = text[start..]
-            .char_indices()
-            .map(|(i, c)| (start + i, c))
-            .take_while(|&(i, _)| i < end)
-            .find(|&(_, c)| breaks_line(c));
-        if let Some((i, _)) = found {
-            return Some(i);
+        if suspect {
+            // Check the characters that start in this word, from the last
+            // boundary at or before it.
+            let mut start = at;
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            let found = text[start..]
+                .char_indices()
+                .map(|(i, c)| (start + i, c))
+                .take_while(|&(i, _)| i < end)
+                .find(|&(_, c)| breaks_line(c));
+            if let Some((i, _)) = found {
+                return Some(i);
+            }
         }
         if end == bytes.len() {
             return None;
