@@ -1,12 +1,14 @@
 //! Step 3: write the `CompactLine` impl.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{quote, quote_spanned};
 use terse_template::{Filter, FilterKind, Placeholder, Segment};
 
 use crate::validate::Checked;
 
-pub fn expand(checked: &Checked) -> TokenStream {
+/// `shape` is the twin type records are checked against, when there is one
+/// (see `shape_check`); otherwise the type itself is.
+pub fn expand(checked: &Checked, shape: Option<(Ident, TokenStream)>) -> TokenStream {
     let ident = &checked.ident;
     let compact = quote!(::terse::compact);
     let private = quote!(#compact::__private);
@@ -19,10 +21,16 @@ pub fn expand(checked: &Checked) -> TokenStream {
     let source = &checked.source;
     let segments = checked.ast.segments.iter().map(segment);
     // Spanned on the type's name so a missing `Serialize` is reported there.
+    let (shape, shape_definition) = match shape {
+        Some((twin, definition)) => (quote!(#twin), definition),
+        None => (quote!(#ident), TokenStream::new()),
+    };
     let to_value = quote_spanned!(ident.span()=> #private::serde_json::to_value::<&#ident>);
 
     quote! {
         const _: () = {
+            #shape_definition
+
             // The template was parsed and checked at compile time; it is built
             // once, on first use, from the checked syntax tree.
             fn template() -> &'static #compact::Template {
@@ -63,7 +71,7 @@ pub fn expand(checked: &Checked) -> TokenStream {
                     cx: &#compact::RenderContext,
                     out: &mut ::std::string::String,
                 ) -> ::std::result::Result<(), #compact::RecordError> {
-                    <#ident as #private::serde::Deserialize>::deserialize(record)
+                    <#shape as #private::serde::Deserialize>::deserialize(record)
                         .map_err(#compact::RecordError::new)?;
                     template().write_node(record, cx, out);
                     ::std::result::Result::Ok(())

@@ -3,7 +3,8 @@
 //!
 //! The derive works in three steps, each in its own module: `parse` reads
 //! the type and its `compact`/`serde` attributes, `validate` checks them and
-//! the template against the fields, and `expand` writes the impl. Every
+//! the template against the fields, and `expand` writes the impl (with the
+//! twin type from `shape_check` that records are checked against). Every
 //! problem found is reported, not only the first.
 
 #![forbid(unsafe_code)]
@@ -13,6 +14,7 @@ mod errors;
 mod expand;
 mod parse;
 mod rename;
+mod shape_check;
 mod validate;
 
 use proc_macro::TokenStream;
@@ -26,7 +28,7 @@ pub fn derive_compact_line(input: TokenStream) -> TokenStream {
     let checked = parse::parse(&input, &mut errors)
         .and_then(|parsed| validate::validate(&parsed, &mut errors));
     match (errors.into_error(), checked) {
-        (None, Some(checked)) => expand::expand(&checked).into(),
+        (None, Some(checked)) => expand::expand(&checked, shape_check::twin(&input)).into(),
         (Some(error), _) => error.to_compile_error().into(),
         // Unreachable in practice (every `None` records an error), but an
         // empty expansion is the safe answer.

@@ -98,4 +98,42 @@ pub mod __private {
     pub use serde_json;
     pub use terse_template as template;
     pub use terse_toon::document::Node;
+
+    use std::fmt;
+
+    use serde::de::{Deserialize, Deserializer, Error, Unexpected, Visitor};
+
+    /// Stands in for a `String` field when the derive checks a record's
+    /// shape: it accepts and rejects exactly what `String` does (with the
+    /// same messages) but keeps nothing, so the check allocates nothing.
+    #[derive(Debug, Default)]
+    pub struct CheckString;
+
+    impl<'de> Deserialize<'de> for CheckString {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_string(CheckStringVisitor)
+        }
+    }
+
+    struct CheckStringVisitor;
+
+    impl Visitor<'_> for CheckStringVisitor {
+        type Value = CheckString;
+
+        fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+            // `String`'s own wording.
+            formatter.write_str("a string")
+        }
+
+        fn visit_str<E: Error>(self, _: &str) -> Result<CheckString, E> {
+            Ok(CheckString)
+        }
+
+        fn visit_bytes<E: Error>(self, bytes: &[u8]) -> Result<CheckString, E> {
+            match std::str::from_utf8(bytes) {
+                Ok(_) => Ok(CheckString),
+                Err(_) => Err(E::invalid_value(Unexpected::Bytes(bytes), &self)),
+            }
+        }
+    }
 }
