@@ -55,6 +55,10 @@ pub fn expand(checked: &Checked, shape: Option<(Ident, TokenStream)>) -> TokenSt
                     #id_key
                 }
 
+                fn template() -> ::std::option::Option<&'static #compact::Template> {
+                    ::std::option::Option::Some(template())
+                }
+
                 fn line(&self, cx: &#compact::RenderContext) -> ::std::string::String {
                     match #to_value(self) {
                         ::std::result::Result::Ok(record) => template().render(&record, cx),

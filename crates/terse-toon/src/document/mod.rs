@@ -334,7 +334,7 @@ impl<'t> Node<'t> {
         let mut idx = self.idx + 1;
         for _ in 0..len {
             if let Slot::String(text) = self.doc.slots[idx as usize] {
-                if text.len() == key.len() && self.doc.text(text) == key {
+                if text.len() == key.len() && same_bytes(self.doc.text(text), key) {
                     return Some(Node {
                         doc: self.doc,
                         idx: idx + 1,
@@ -367,6 +367,30 @@ impl<'t> Node<'t> {
             ),
         }
     }
+}
+
+/// Whether two strings of the same length are equal. Keys are short, and
+/// comparing them eight bytes at a time inline is faster than a call to
+/// `memcmp` per key.
+#[inline]
+fn same_bytes(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut a_words = a.chunks_exact(8);
+    let mut b_words = b.chunks_exact(8);
+    let word = |chunk: &[u8]| u64::from_ne_bytes(chunk.try_into().unwrap_or([0; 8]));
+    for (x, y) in (&mut a_words).zip(&mut b_words) {
+        if word(x) != word(y) {
+            return false;
+        }
+    }
+    a_words
+        .remainder()
+        .iter()
+        .zip(b_words.remainder())
+        .all(|(x, y)| x == y)
 }
 
 /// Compact JSON, as `serde_json` writes it.

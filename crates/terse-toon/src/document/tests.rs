@@ -180,3 +180,20 @@ proptest! {
         prop_assert_eq!(number.is_f64(), expected.is_f64());
     }
 }
+
+#[test]
+fn keys_of_every_length_are_found() {
+    for len in 0..40 {
+        let key: String = (0..len)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        let mut other = key.clone();
+        if let Some(last) = other.pop() {
+            other.push(if last == 'z' { 'y' } else { 'z' });
+        }
+        let json = serde_json::json!({ &other: 1, &key: 2 }).to_string();
+        let document = Document::parse(&json).unwrap();
+        let found = document.root().get(&key).and_then(|n| n.as_number());
+        assert_eq!(found.and_then(|n| n.as_u64()), Some(2), "{key}");
+    }
+}

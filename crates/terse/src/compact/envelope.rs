@@ -218,12 +218,24 @@ impl<'t> Envelope<'t> {
         write_json_string(&mut out, &self.summary);
         out.extend_from_slice(b",\"lines\":");
         self.lines.write_json(&mut out);
-        out.extend_from_slice(b",\"ids\":");
-        // Writing into a Vec cannot fail, and ids and meta hold only JSON
-        // read from a document (string keys, finite numbers).
-        let _ = serde_json::to_writer(&mut out, &self.ids);
+        out.extend_from_slice(b",\"ids\":[");
+        for (i, id) in self.ids.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            match id.as_str() {
+                Some(text) => write_json_string(&mut out, text),
+                // Writing into a Vec cannot fail, and a number read from a
+                // document is finite.
+                None => {
+                    let _ = serde_json::to_writer(&mut out, id);
+                }
+            }
+        }
+        out.push(b']');
         if !self.meta.is_empty() {
             out.extend_from_slice(b",\"meta\":");
+            // As above; meta holds only JSON read from a document.
             let _ = serde_json::to_writer(&mut out, &self.meta);
         }
         out.push(b'}');

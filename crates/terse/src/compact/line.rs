@@ -7,7 +7,7 @@ use serde_json::Value;
 use terse_toon::document::{Document, Node};
 
 use super::template::one_line;
-use super::{Noun, RenderContext};
+use super::{Noun, RenderContext, Template};
 
 /// What a resource type says about itself for compact list responses: the
 /// one line an agent reads per record, the key of its id, and the noun that
@@ -89,6 +89,15 @@ pub trait CompactLine: DeserializeOwned {
     /// it. Defaults to `"id"`.
     fn id_key() -> &'static str {
         "id"
+    }
+
+    /// The template this type's lines are rendered from, when it has one:
+    /// the derive's `line`. `None` (the default) for lines written by hand.
+    ///
+    /// Lines from a template are one line already (values are escaped as
+    /// they are inserted), so the layer does not scan them again.
+    fn template() -> Option<&'static Template> {
+        None
     }
 
     /// The line for this record. When the layer renders it, control

@@ -41,6 +41,8 @@ enum Render {
     Typed {
         type_name: &'static str,
         write_line: fn(Node<'_>, &RenderContext, &mut String) -> Result<(), RecordError>,
+        /// Lines come from a template, so they are one line already.
+        templated: bool,
     },
 }
 
@@ -63,6 +65,7 @@ impl CompactResource {
             render: Render::Typed {
                 type_name: std::any::type_name::<T>(),
                 write_line: T::write_line_from_node,
+                templated: T::template().is_some(),
             },
         }
     }
@@ -131,12 +134,18 @@ impl CompactResource {
         }
         match &self.render {
             Render::Template(template) => template.write_node(record, cx, out),
-            Render::Typed { write_line, .. } => {
-                // A hand-written `line` may hold a newline; the envelope
-                // promises one line per record all the same.
+            Render::Typed {
+                write_line,
+                templated,
+                ..
+            } => {
                 let mark = out.len();
                 write_line(record, cx, out)?;
-                escape_from(mark, out);
+                // A hand-written `line` may hold a newline; the envelope
+                // promises one line per record all the same.
+                if !templated {
+                    escape_from(mark, out);
+                }
             }
         }
         Ok(())

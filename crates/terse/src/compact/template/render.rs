@@ -173,10 +173,14 @@ fn evaluate_into(
     cx: &RenderContext,
     out: &mut String,
 ) -> bool {
-    let mut value = lookup(record, &placeholder.path).map_or(Val::Null, Val::Node);
+    let found = lookup(record, &placeholder.path);
     let Some((last, filters)) = placeholder.filters.split_last() else {
-        return !value.push_text(", ", out);
+        return match found {
+            Some(node) => !Val::Node(node).push_text(", ", out),
+            None => false,
+        };
     };
+    let mut value = found.map_or(Val::Null, Val::Node);
     for filter in filters {
         value = filters::apply(&filter.kind, value, cx);
     }
