@@ -115,9 +115,9 @@ impl<'de> Deserializer<'de> for Node<'de> {
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.kind() {
-            Kind::Bool(b) => visitor.visit_bool(b),
-            _ => Err(self.invalid_type(&visitor)),
+        match self.as_bool() {
+            Some(b) => visitor.visit_bool(b),
+            None => Err(self.invalid_type(&visitor)),
         }
     }
 
@@ -126,9 +126,9 @@ impl<'de> Deserializer<'de> for Node<'de> {
     }
 
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.kind() {
-            Kind::String(s) => visitor.visit_borrowed_str(s),
-            _ => Err(self.invalid_type(&visitor)),
+        match self.as_str() {
+            Some(s) => visitor.visit_borrowed_str(s),
+            None => Err(self.invalid_type(&visitor)),
         }
     }
 
@@ -149,9 +149,10 @@ impl<'de> Deserializer<'de> for Node<'de> {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.kind() {
-            Kind::Null => visitor.visit_none(),
-            _ => visitor.visit_some(self),
+        if self.is_null() {
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
         }
     }
 
