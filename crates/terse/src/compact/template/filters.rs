@@ -59,7 +59,7 @@ pub(super) fn apply<'t>(kind: &FilterKind, value: Val<'t>, cx: &RenderContext) -
 /// into `out` without an intermediate `String`.
 pub(super) fn apply_into(
     kind: &FilterKind,
-    value: Val<'_>,
+    value: &Val<'_>,
     cx: &RenderContext,
     out: &mut String,
 ) -> bool {
@@ -70,7 +70,7 @@ pub(super) fn apply_into(
         );
     if direct {
         let mark = out.len();
-        if scalar(kind, &value, cx, out) {
+        if scalar(kind, value, cx, out) {
             // `time` and `date` write digits and punctuation only.
             if !matches!(kind, FilterKind::Time | FilterKind::Date) {
                 escape_from(mark, out);
@@ -79,7 +79,7 @@ pub(super) fn apply_into(
         }
         return value.push_text(", ", out);
     }
-    apply(kind, value, cx).push_text(", ", out)
+    apply(kind, value.clone(), cx).push_text(", ", out)
 }
 
 /// [`scalar`] as a value: the filter's text, or `value` unchanged.

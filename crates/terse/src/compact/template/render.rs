@@ -184,7 +184,7 @@ fn evaluate_into(
     for filter in filters {
         value = filters::apply(&filter.kind, value, cx);
     }
-    !filters::apply_into(&last.kind, value, cx, out)
+    !filters::apply_into(&last.kind, &value, cx, out)
 }
 
 fn lookup<'t>(record: Node<'t>, path: &[String]) -> Option<Node<'t>> {
