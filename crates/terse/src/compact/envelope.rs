@@ -314,12 +314,13 @@ pub(crate) fn lines_and_ids<'t>(
 ) -> Result<(Lines, Vec<Node<'t>>), NotCompact> {
     let mut lines = Lines::with_capacity(records.len());
     let mut ids = Vec::with_capacity(records.len());
+    let count = records.len();
     for (index, (prefix, record)) in records.enumerate() {
         let fail = |error| NotCompact::Record { index, error };
         let line = lines.start();
         line.push_str(prefix);
         resource.write_line(record, cx, line).map_err(fail)?;
-        lines.finish();
+        lines.finish(count - index - 1);
         let id = match record.get(resource.id_key()) {
             Some(id) if matches!(id.kind(), Kind::String(_) | Kind::Number(_)) => id,
             Some(id) if !id.is_null() => {

@@ -9,10 +9,10 @@ pub(crate) struct Lines {
 }
 
 impl Lines {
-    /// Room for `count` lines of a typical length.
+    /// Room for `count` lines.
     pub(crate) fn with_capacity(count: usize) -> Self {
         Lines {
-            text: String::with_capacity(count * 64),
+            text: String::with_capacity(128),
             ends: Vec::with_capacity(count),
         }
     }
@@ -23,9 +23,16 @@ impl Lines {
         &mut self.text
     }
 
-    /// Ends the line written since the last one.
-    pub(crate) fn finish(&mut self) {
+    /// Ends the line written since the last one. After the first line,
+    /// room is made for `more` lines like it, so the buffer grows once
+    /// rather than doubling its way up (copying all lines each time).
+    pub(crate) fn finish(&mut self, more: usize) {
         self.ends.push(self.text.len());
+        if self.ends.len() == 1 {
+            // A quarter more than the first line, for lines that run longer.
+            let per_line = self.text.len() + self.text.len() / 4;
+            self.text.reserve(per_line.saturating_mul(more));
+        }
     }
 
     /// How many lines there are.
@@ -125,10 +132,11 @@ mod tests {
     fn lines_keep_their_order_and_bounds() {
         let mut lines = Lines::with_capacity(2);
         lines.start().push_str("+ a");
-        lines.finish();
-        lines.finish();
+        lines.finish(2);
+        assert!(lines.text.capacity() >= 3 * 3);
+        lines.finish(1);
         lines.start().push_str("c\"d");
-        lines.finish();
+        lines.finish(0);
         assert_eq!(lines.len(), 3);
         assert_eq!(lines.iter().collect::<Vec<_>>(), ["+ a", "", "c\"d"]);
         let mut out = Vec::new();

@@ -180,6 +180,15 @@ fn evaluate_into(
             None => false,
         };
     };
+    if filters.is_empty() {
+        // The common case: the value is the record's own, and nothing is
+        // allocated or dropped on the way (each arm's value is of a variant
+        // known to own nothing).
+        return !match found {
+            Some(node) => filters::apply_into(&last.kind, &Val::Node(node), cx, out),
+            None => filters::apply_into(&last.kind, &Val::Null, cx, out),
+        };
+    }
     let mut value = found.map_or(Val::Null, Val::Node);
     for filter in filters {
         value = filters::apply(&filter.kind, value, cx);
