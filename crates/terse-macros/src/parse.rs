@@ -283,7 +283,7 @@ fn serde_attribute(attr: &Attribute, found: &mut dyn FnMut(&str, String, Span)) 
 }
 
 /// Consumes whatever follows a key: `= expr` or `(...)`.
-fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+pub fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         let _: syn::Expr = meta.value()?.parse()?;
     } else if meta.input.peek(syn::token::Paren) {

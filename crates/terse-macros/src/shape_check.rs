@@ -16,6 +16,8 @@
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
+
+use crate::parse::skip_value;
 use syn::{Attribute, Data, DeriveInput, Fields, GenericArgument, PathArguments, Token, Type};
 
 /// Container attributes the twin can carry unchanged.
@@ -114,19 +116,9 @@ fn keys(attr: &Attribute) -> Option<Vec<(String, bool)>> {
             .get_ident()
             .map(Ident::to_string)
             .unwrap_or_default();
-        let has_value = if meta.input.peek(Token![=]) {
-            let _: syn::Expr = meta.value()?.parse()?;
-            true
-        } else if meta.input.peek(syn::token::Paren) {
-            let content;
-            syn::parenthesized!(content in meta.input);
-            let _: TokenStream = content.parse()?;
-            true
-        } else {
-            false
-        };
+        let has_value = meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren);
         keys.push((key, has_value));
-        Ok(())
+        skip_value(&meta)
     })
     .ok()?;
     Some(keys)

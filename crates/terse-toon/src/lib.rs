@@ -16,6 +16,11 @@
 //! assert_eq!(decode(&text, &Default::default()).unwrap(), value);
 //! ```
 //!
+//! [`encode_json`] reads JSON text without building a `serde_json::Value`:
+//! it parses the text once into a borrowed [`document::Document`], which is
+//! public for callers that want to read JSON the same way (it implements
+//! `Serialize`, and `Deserializer` for typed reads).
+//!
 //! Object key order is part of a TOON document, so this crate turns on
 //! `serde_json`'s `preserve_order` feature.
 

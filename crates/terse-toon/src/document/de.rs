@@ -11,21 +11,18 @@ use serde::de::{
 use serde::forward_to_deserialize_any;
 use serde_json::Error;
 
-use super::{Entries, Items, Kind, Node, Number, NumberClass};
+use super::number::Exact;
+use super::{Entries, Items, Kind, Node, Number};
 
 impl<'de> Node<'de> {
     fn unexpected(self) -> Unexpected<'de> {
         match self.kind() {
             Kind::Null => Unexpected::Unit,
             Kind::Bool(b) => Unexpected::Bool(b),
-            Kind::Number(n) => match n.class() {
-                NumberClass::U64 => n
-                    .as_u64()
-                    .map_or(Unexpected::Float(n.as_f64()), Unexpected::Unsigned),
-                NumberClass::I64 => n
-                    .as_i64()
-                    .map_or(Unexpected::Float(n.as_f64()), Unexpected::Signed),
-                NumberClass::F64 | NumberClass::NegativeZero => Unexpected::Float(n.as_f64()),
+            Kind::Number(n) => match n.exact() {
+                Exact::U64(u) => Unexpected::Unsigned(u),
+                Exact::I64(i) => Unexpected::Signed(i),
+                Exact::F64(f) => Unexpected::Float(f),
             },
             Kind::String(s) => Unexpected::Str(s),
             Kind::Array(_) => Unexpected::Seq,
@@ -39,16 +36,10 @@ impl<'de> Node<'de> {
 }
 
 fn visit_number<'de, V: Visitor<'de>>(n: Number<'de>, visitor: V) -> Result<V::Value, Error> {
-    match n.class() {
-        NumberClass::U64 => match n.as_u64() {
-            Some(u) => visitor.visit_u64(u),
-            None => visitor.visit_f64(n.as_f64()),
-        },
-        NumberClass::I64 => match n.as_i64() {
-            Some(i) => visitor.visit_i64(i),
-            None => visitor.visit_f64(n.as_f64()),
-        },
-        NumberClass::F64 | NumberClass::NegativeZero => visitor.visit_f64(n.as_f64()),
+    match n.exact() {
+        Exact::U64(u) => visitor.visit_u64(u),
+        Exact::I64(i) => visitor.visit_i64(i),
+        Exact::F64(f) => visitor.visit_f64(f),
     }
 }
 

@@ -34,6 +34,14 @@ impl NumberClass {
     }
 }
 
+/// A number's value as `serde_json` holds it, for the serde impls.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Exact {
+    U64(u64),
+    I64(i64),
+    F64(f64),
+}
+
 /// A number of a [`Document`](super::Document).
 ///
 /// It reads as `serde_json` reads the same token: an integer within `u64` or
@@ -64,11 +72,6 @@ impl<'t> Number<'t> {
     #[inline]
     pub(super) fn new(text: &'t str, class: NumberClass) -> Self {
         Number { text, class }
-    }
-
-    #[inline]
-    pub(crate) fn class(self) -> NumberClass {
-        self.class
     }
 
     /// The value as a `u64`, when it is an integer in that range.
@@ -113,16 +116,23 @@ impl<'t> Number<'t> {
         self.text
     }
 
+    /// The value in the representation `serde_json` holds it in.
+    pub(crate) fn exact(self) -> Exact {
+        let float = || Exact::F64(self.as_f64());
+        match self.class {
+            NumberClass::U64 => self.as_u64().map_or_else(float, Exact::U64),
+            NumberClass::I64 => self.as_i64().map_or_else(float, Exact::I64),
+            NumberClass::F64 | NumberClass::NegativeZero => float(),
+        }
+    }
+
     /// The same number as a `serde_json::Number`.
     pub(crate) fn to_json(self) -> serde_json::Number {
-        match self.class {
-            NumberClass::U64 => self.as_u64().map(Into::into),
-            NumberClass::I64 => self.as_i64().map(Into::into),
-            NumberClass::F64 | NumberClass::NegativeZero => {
-                serde_json::Number::from_f64(self.as_f64())
-            }
+        match self.exact() {
+            Exact::U64(n) => n.into(),
+            Exact::I64(n) => n.into(),
+            Exact::F64(f) => serde_json::Number::from_f64(f).unwrap_or_else(|| 0.into()),
         }
-        .unwrap_or_else(|| 0.into())
     }
 }
 

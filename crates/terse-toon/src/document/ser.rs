@@ -2,7 +2,8 @@
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
-use super::{Kind, Node, Number, NumberClass};
+use super::number::Exact;
+use super::{Kind, Node, Number};
 
 /// Serializes as the JSON data the node holds, the way a
 /// `serde_json::Value` with the same data serializes.
@@ -33,16 +34,10 @@ impl Serialize for Node<'_> {
 
 impl Serialize for Number<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.class() {
-            NumberClass::U64 => match self.as_u64() {
-                Some(n) => serializer.serialize_u64(n),
-                None => serializer.serialize_f64(self.as_f64()),
-            },
-            NumberClass::I64 => match self.as_i64() {
-                Some(n) => serializer.serialize_i64(n),
-                None => serializer.serialize_f64(self.as_f64()),
-            },
-            NumberClass::F64 | NumberClass::NegativeZero => serializer.serialize_f64(self.as_f64()),
+        match self.exact() {
+            Exact::U64(n) => serializer.serialize_u64(n),
+            Exact::I64(n) => serializer.serialize_i64(n),
+            Exact::F64(f) => serializer.serialize_f64(f),
         }
     }
 }
