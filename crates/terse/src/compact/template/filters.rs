@@ -4,12 +4,11 @@ use std::borrow::Cow;
 
 use terse_template::FilterKind;
 
-use super::render::{Val, escape_from};
+use super::render::{LineContext, Val, escape_from};
 use super::timestamp::{self, Timestamp};
-use crate::compact::RenderContext;
 
 /// Applies one filter. Values a filter does not apply to pass through.
-pub(super) fn apply<'t>(kind: &FilterKind, value: Val<'t>, cx: &RenderContext) -> Val<'t> {
+pub(super) fn apply<'t>(kind: &FilterKind, value: Val<'t>, cx: &LineContext<'_>) -> Val<'t> {
     match kind {
         FilterKind::Default(text) => {
             if value.is_empty() {
@@ -60,7 +59,7 @@ pub(super) fn apply<'t>(kind: &FilterKind, value: Val<'t>, cx: &RenderContext) -
 pub(super) fn apply_into(
     kind: &FilterKind,
     value: &Val<'_>,
-    cx: &RenderContext,
+    cx: &LineContext<'_>,
     out: &mut String,
 ) -> bool {
     let direct = !value.is_list()
@@ -83,7 +82,7 @@ pub(super) fn apply_into(
 }
 
 /// [`scalar`] as a value: the filter's text, or `value` unchanged.
-fn scalar_value<'t>(kind: &FilterKind, value: Val<'t>, cx: &RenderContext) -> Val<'t> {
+fn scalar_value<'t>(kind: &FilterKind, value: Val<'t>, cx: &LineContext<'_>) -> Val<'t> {
     let mut text = String::new();
     if scalar(kind, &value, cx, &mut text) {
         Val::Text(text)
@@ -94,10 +93,10 @@ fn scalar_value<'t>(kind: &FilterKind, value: Val<'t>, cx: &RenderContext) -> Va
 
 /// A filter that works item by item: writes its text to `out` and returns
 /// true, or returns false when it does not apply (the value stays as it is).
-fn scalar(kind: &FilterKind, value: &Val<'_>, cx: &RenderContext, out: &mut String) -> bool {
+fn scalar(kind: &FilterKind, value: &Val<'_>, cx: &LineContext<'_>, out: &mut String) -> bool {
     let text = match kind {
         FilterKind::Time => {
-            let Some((h, m, _)) = as_timestamp(value).and_then(|ts| ts.clock) else {
+            let Some((h, m, _)) = as_timestamp(value, cx).and_then(|ts| ts.clock) else {
                 return false;
             };
             push_two_digits(out, h);
@@ -106,7 +105,7 @@ fn scalar(kind: &FilterKind, value: &Val<'_>, cx: &RenderContext, out: &mut Stri
             return true;
         }
         FilterKind::Date => {
-            let Some(ts) = as_timestamp(value) else {
+            let Some(ts) = as_timestamp(value, cx) else {
                 return false;
             };
             if (0..10_000).contains(&ts.year) {
@@ -124,7 +123,7 @@ fn scalar(kind: &FilterKind, value: &Val<'_>, cx: &RenderContext, out: &mut Stri
             return true;
         }
         FilterKind::Ago => {
-            as_timestamp(value).map(|ts| ago(cx.now_unix().saturating_sub(ts.unix())))
+            as_timestamp(value, cx).map(|ts| ago(cx.cx.now_unix().saturating_sub(ts.unix())))
         }
         FilterKind::Bytes => byte_count(value).map(bytes),
         FilterKind::Short => as_text(value).map(|text| take_chars(&text, 8, "")),
@@ -151,10 +150,14 @@ fn as_number<'t>(value: &Val<'t>) -> Option<terse_toon::document::Number<'t>> {
 }
 
 /// An RFC 3339 string or integer Unix seconds.
-fn as_timestamp(value: &Val<'_>) -> Option<Timestamp> {
-    match value.as_str() {
-        Some(text) => timestamp::parse(text),
-        None => as_number(value)?.as_i64().map(timestamp::from_unix),
+fn as_timestamp(value: &Val<'_>, cx: &LineContext<'_>) -> Option<Timestamp> {
+    match value {
+        // The record's own strings live as long as the line: remembered.
+        Val::Node(node) => match node.as_str() {
+            Some(text) => cx.record_timestamp(text),
+            None => node.as_number()?.as_i64().map(timestamp::from_unix),
+        },
+        _ => timestamp::parse(value.as_str()?),
     }
 }
 

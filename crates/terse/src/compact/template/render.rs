@@ -1,16 +1,47 @@
 //! Walks a parsed template over one JSON record.
 
+use std::cell::Cell;
 use std::fmt::Write as _;
 
 use terse_template::{Ast, Placeholder, Segment};
 use terse_toon::document::{Kind, Node};
 
 use super::filters;
+use super::timestamp::{self, Timestamp};
 use crate::compact::RenderContext;
 
 /// Renders one line onto the end of `out`.
 pub(super) fn render(ast: &Ast, record: Node<'_>, cx: &RenderContext, out: &mut String) {
-    render_segments(&ast.segments, record, cx, out);
+    let line = LineContext {
+        cx,
+        last_timestamp: Cell::new(None),
+    };
+    render_segments(&ast.segments, record, &line, out);
+}
+
+/// What rendering one line needs besides the record: the request's clock,
+/// and the last timestamp read from the record, since templates often format
+/// one field twice (`{start|date} {start|time}`).
+pub(super) struct LineContext<'c> {
+    pub(super) cx: &'c RenderContext,
+    /// The address and length of a string of the record, and what it read
+    /// as. The record outlives the line, so its strings keep their address.
+    last_timestamp: Cell<Option<(usize, usize, Option<Timestamp>)>>,
+}
+
+impl LineContext<'_> {
+    /// `text`, a string of the record, read as a timestamp.
+    pub(super) fn record_timestamp(&self, text: &str) -> Option<Timestamp> {
+        let (at, len) = (text.as_ptr() as usize, text.len());
+        if let Some((last_at, last_len, timestamp)) = self.last_timestamp.get() {
+            if (last_at, last_len) == (at, len) {
+                return timestamp;
+            }
+        }
+        let timestamp = timestamp::parse(text);
+        self.last_timestamp.set(Some((at, len, timestamp)));
+        timestamp
+    }
 }
 
 /// A value while a placeholder's filters run: a node of the record, or what
@@ -142,7 +173,7 @@ impl<'t> Val<'t> {
 fn render_segments(
     segments: &[Segment],
     record: Node<'_>,
-    cx: &RenderContext,
+    cx: &LineContext<'_>,
     out: &mut String,
 ) -> bool {
     let mut complete = true;
@@ -170,7 +201,7 @@ fn render_segments(
 fn evaluate_into(
     placeholder: &Placeholder,
     record: Node<'_>,
-    cx: &RenderContext,
+    cx: &LineContext<'_>,
     out: &mut String,
 ) -> bool {
     let found = lookup(record, &placeholder.path);

@@ -204,3 +204,22 @@ fn template_accessors() {
     assert_eq!(t.to_string(), t.source());
     assert_eq!(t.field_names().collect::<Vec<_>>(), ["a", "c"]);
 }
+
+#[test]
+fn a_field_formatted_twice_and_fields_alike_read_their_own_time() {
+    let record = json!({
+        "a": "2025-03-01T09:30:00Z",
+        "b": "2024-12-24T18:05:00Z",
+        "c": "2025-03-01T09:30:00Z",
+    });
+    assert_eq!(
+        render("{a|date} {a|time} {b|date} {b|time} {c|time} {a|time}", record.clone()),
+        "2025-03-01 09:30 2024-12-24 18:05 09:30 09:30"
+    );
+    // Text a filter wrote is read afresh each time, even when a later
+    // string lands where an earlier one was.
+    assert_eq!(
+        render("{a|lower|date} {b|lower|date} {a|lower|time} {b|lower|time}", record),
+        "2025-03-01 2024-12-24 09:30 18:05"
+    );
+}
