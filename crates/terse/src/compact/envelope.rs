@@ -136,7 +136,7 @@ impl<'t> Envelope<'t> {
     /// The envelope for `body`, as [`compact_envelope`] describes.
     pub(crate) fn build<K: AsRef<str>>(
         body: Node<'t>,
-        list_keys: &[K],
+        list_keys: &'t [K],
         resource: &CompactResource,
         cx: &RenderContext,
     ) -> Result<Self, NotCompact> {
@@ -176,7 +176,7 @@ impl<'t> Envelope<'t> {
                 },
                 _ => Meta {
                     source: Some(object),
-                    skip: list_key.map(str::to_owned),
+                    skip: list_key,
                     has_more,
                 },
             },
@@ -213,7 +213,14 @@ impl<'t> Envelope<'t> {
 
     /// The envelope as compact JSON text.
     pub(crate) fn to_json(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.lines.text_len() + 16 * self.ids.len() + 128);
+        let ids_len: usize = self
+            .ids
+            .iter()
+            .map(|id| id.as_str().map_or(24, |text| text.len() + 3))
+            .sum();
+        let mut out = Vec::with_capacity(
+            self.summary.len() + self.lines.text_len() + 3 * self.lines.len() + ids_len + 128,
+        );
         out.extend_from_slice(b"{\"format\":\"compact\",\"summary\":");
         write_json_string(&mut out, &self.summary);
         out.extend_from_slice(b",\"lines\":");
@@ -248,7 +255,7 @@ impl<'t> Envelope<'t> {
 #[derive(Debug)]
 pub(crate) struct Meta<'t> {
     source: Option<Node<'t>>,
-    skip: Option<String>,
+    skip: Option<&'t str>,
     has_more: Option<bool>,
 }
 
@@ -273,7 +280,7 @@ impl<'t> Meta<'t> {
         self.source
             .into_iter()
             .flat_map(Node::entries)
-            .filter(|(key, _)| Some(*key) != self.skip.as_deref())
+            .filter(|(key, _)| Some(*key) != self.skip)
     }
 
     /// `has_more`, when it is to be added.

@@ -8,18 +8,18 @@ use super::render::{LineContext, Val, escape_from};
 use super::timestamp::{self, Timestamp};
 
 /// Applies one filter. Values a filter does not apply to pass through.
-pub(super) fn apply<'t>(kind: &FilterKind, value: Val<'t>, cx: &LineContext<'_>) -> Val<'t> {
+pub(super) fn apply<'t>(kind: &'t FilterKind, value: Val<'t>, cx: &LineContext<'_>) -> Val<'t> {
     match kind {
         FilterKind::Default(text) => {
             if value.is_empty() {
-                Val::Text(text.clone())
+                Val::Text(Cow::Borrowed(text))
             } else {
                 value
             }
         }
         FilterKind::Flag(text) => {
             if value.is_truthy() {
-                Val::Text(text.clone())
+                Val::Text(Cow::Borrowed(text))
             } else {
                 Val::Null
             }
@@ -28,7 +28,7 @@ pub(super) fn apply<'t>(kind: &FilterKind, value: Val<'t>, cx: &LineContext<'_>)
             if value.is_list() {
                 let mut out = String::new();
                 value.push_text(sep, &mut out);
-                Val::Text(out)
+                Val::Text(Cow::Owned(out))
             } else {
                 value
             }
@@ -85,7 +85,7 @@ pub(super) fn apply_into(
 fn scalar_value<'t>(kind: &FilterKind, value: Val<'t>, cx: &LineContext<'_>) -> Val<'t> {
     let mut text = String::new();
     if scalar(kind, &value, cx, &mut text) {
-        Val::Text(text)
+        Val::Text(Cow::Owned(text))
     } else {
         value
     }

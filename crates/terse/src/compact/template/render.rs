@@ -1,5 +1,6 @@
 //! Walks a parsed template over one JSON record.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt::Write as _;
 
@@ -49,8 +50,9 @@ impl LineContext<'_> {
 #[derive(Debug, Clone)]
 pub(super) enum Val<'t> {
     Node(Node<'t>),
-    /// Text a filter wrote.
-    Text(String),
+    /// Text a filter wrote, or borrowed from the template (`flag`,
+    /// `default`).
+    Text(Cow<'t, str>),
     /// What `flag` gives for a falsy value, and a missing field.
     Null,
     /// An array after a filter that works item by item.
@@ -170,9 +172,9 @@ impl<'t> Val<'t> {
 
 /// Renders `segments` into `out`; returns false when a value directly inside
 /// was null, missing, empty or false (which drops an enclosing group).
-fn render_segments(
-    segments: &[Segment],
-    record: Node<'_>,
+fn render_segments<'t>(
+    segments: &'t [Segment],
+    record: Node<'t>,
     cx: &LineContext<'_>,
     out: &mut String,
 ) -> bool {
@@ -198,9 +200,9 @@ fn render_segments(
 
 /// Writes one placeholder's value to `out`; returns false when the value was
 /// null, missing, empty or false.
-fn evaluate_into(
-    placeholder: &Placeholder,
-    record: Node<'_>,
+fn evaluate_into<'t>(
+    placeholder: &'t Placeholder,
+    record: Node<'t>,
     cx: &LineContext<'_>,
     out: &mut String,
 ) -> bool {

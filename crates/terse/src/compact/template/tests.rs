@@ -213,13 +213,19 @@ fn a_field_formatted_twice_and_fields_alike_read_their_own_time() {
         "c": "2025-03-01T09:30:00Z",
     });
     assert_eq!(
-        render("{a|date} {a|time} {b|date} {b|time} {c|time} {a|time}", record.clone()),
+        render(
+            "{a|date} {a|time} {b|date} {b|time} {c|time} {a|time}",
+            record.clone()
+        ),
         "2025-03-01 09:30 2024-12-24 18:05 09:30 09:30"
     );
     // Text a filter wrote is read afresh each time, even when a later
     // string lands where an earlier one was.
     assert_eq!(
-        render("{a|lower|date} {b|lower|date} {a|lower|time} {b|lower|time}", record),
+        render(
+            "{a|lower|date} {b|lower|date} {a|lower|time} {b|lower|time}",
+            record
+        ),
         "2025-03-01 2024-12-24 09:30 18:05"
     );
 }
