@@ -120,6 +120,9 @@ fn main() {
     for records in [10, 1000] {
         let compact = times::mean_ns(&format!("{records}/compact"));
         let toon = times::mean_ns(&format!("{records}/toon"));
+        let (Some(compact), Some(toon)) = (compact, toon) else {
+            continue;
+        };
         println!(
             "compact_vs_toon/{records}: compact {:.1} us, TOON {:.1} us, ratio {:.2}x (goal >= 1.0x)",
             compact / 1000.0,

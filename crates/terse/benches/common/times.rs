@@ -20,10 +20,11 @@ pub fn record(id: &str, elapsed: Duration, iters: u64) {
     });
 }
 
-/// Mean nanoseconds per iteration of `id` over its samples.
-pub fn mean_ns(id: &str) -> f64 {
+/// Mean nanoseconds per iteration of `id` over its samples; `None` when it
+/// did not run (a filter on the command line left it out).
+pub fn mean_ns(id: &str) -> Option<f64> {
     TIMES.with(|times| {
-        let (total, iters) = times.borrow()[id];
-        total.as_nanos() as f64 / iters as f64
+        let (total, iters) = *times.borrow().get(id)?;
+        (iters > 0).then(|| total.as_nanos() as f64 / iters as f64)
     })
 }
