@@ -7,19 +7,23 @@ use super::{NumberClass, Slot, Text};
 use crate::encode::number;
 
 /// The slots and side buffer of a document holding `value`; all text lives in
-/// the side buffer.
-pub(super) fn flatten(value: &Value) -> (Vec<Slot>, String) {
+/// the side buffer. `None` when the text or the nodes pass 4 Gi (offsets are
+/// `u32`).
+pub(super) fn flatten(value: &Value) -> Option<(Vec<Slot>, String)> {
     let mut out = Flattener {
         slots: Vec::new(),
         owned: String::new(),
+        too_large: false,
     };
     out.value(value);
-    (out.slots, out.owned)
+    (!out.too_large).then_some((out.slots, out.owned))
 }
 
 struct Flattener {
     slots: Vec<Slot>,
     owned: String,
+    /// Set when an offset did not fit; the result is then discarded.
+    too_large: bool,
 }
 
 impl Flattener {
@@ -42,8 +46,8 @@ impl Flattener {
                     self.value(item);
                 }
                 self.slots[at] = Slot::Array {
-                    len: count(items.len()),
-                    end: count(self.slots.len()),
+                    len: self.count(items.len()),
+                    end: self.count(self.slots.len()),
                 };
             }
             Value::Object(map) => {
@@ -53,8 +57,8 @@ impl Flattener {
                     self.value(item);
                 }
                 self.slots[at] = Slot::Object {
-                    len: count(map.len()),
-                    end: count(self.slots.len()),
+                    len: self.count(map.len()),
+                    end: self.count(self.slots.len()),
                 };
             }
         }
@@ -74,14 +78,17 @@ impl Flattener {
     }
 
     /// The side buffer from `start` to its end.
-    fn text(&self, start: usize) -> Text {
+    fn text(&mut self, start: usize) -> Text {
         Text {
-            start: count(start),
-            end: count(self.owned.len()),
+            start: self.count(start),
+            end: self.count(self.owned.len()),
         }
     }
-}
 
-fn count(n: usize) -> u32 {
-    u32::try_from(n).expect("a document holds at most 4 GiB of text and 4 Gi nodes")
+    fn count(&mut self, n: usize) -> u32 {
+        u32::try_from(n).unwrap_or_else(|_| {
+            self.too_large = true;
+            0
+        })
+    }
 }

@@ -130,7 +130,8 @@ impl<'a> Document<'a> {
     /// # Errors
     ///
     /// [`Error::Json`] with `serde_json`'s message and position when the text
-    /// is not valid JSON.
+    /// is not valid JSON; also when text the one-pass parser leaves to
+    /// `serde_json` holds more than 4 GiB of strings and numbers.
     ///
     /// ```
     /// use terse_toon::document::Document;
@@ -141,14 +142,21 @@ impl<'a> Document<'a> {
     /// # Ok::<(), terse_toon::Error>(())
     /// ```
     pub fn parse(json: &'a str) -> Result<Self, Error> {
-        match parse::parse(json) {
-            Ok((slots, owned)) => Ok(Document {
-                src: json,
-                slots,
-                owned,
-            }),
-            Err(parse::Bail) => Self::parse_slow(json),
+        match Self::parse_fast(json) {
+            Some(document) => Ok(document),
+            None => Self::parse_slow(json),
         }
+    }
+
+    /// The one-pass parser alone: `None` for text it does not take on itself
+    /// (invalid JSON, repeated keys, over 4 GiB).
+    pub(crate) fn parse_fast(json: &'a str) -> Option<Self> {
+        let (slots, owned) = parse::parse(json).ok()?;
+        Some(Document {
+            src: json,
+            slots,
+            owned,
+        })
     }
 
     /// Text the one-pass parser does not take: `serde_json` reports invalid
@@ -156,14 +164,24 @@ impl<'a> Document<'a> {
     #[cold]
     fn parse_slow(json: &str) -> Result<Self, Error> {
         let value: Value = serde_json::from_str(json)?;
-        Ok(Self::from_value(&value))
+        let (slots, owned) = from_value::flatten(&value).ok_or_else(|| {
+            Error::Json(serde::de::Error::custom(
+                "the document holds more than 4 GiB of text or 4 Gi values",
+            ))
+        })?;
+        Ok(Document {
+            src: "",
+            slots,
+            owned,
+        })
     }
 
     /// A document holding a copy of `value`.
     ///
     /// # Panics
     ///
-    /// When the text of `value`'s strings and numbers exceeds 4 GiB.
+    /// When `value` holds more than 4 GiB of text (strings and numbers) or
+    /// 4 Gi values.
     ///
     /// ```
     /// use terse_toon::document::Document;
@@ -172,7 +190,8 @@ impl<'a> Document<'a> {
     /// assert_eq!(Document::from_value(&value).root().to_value(), value);
     /// ```
     pub fn from_value(value: &Value) -> Document<'static> {
-        let (slots, owned) = from_value::flatten(value);
+        let (slots, owned) = from_value::flatten(value)
+            .expect("a document holds at most 4 GiB of text and 4 Gi values");
         Document {
             src: "",
             slots,

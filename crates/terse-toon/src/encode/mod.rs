@@ -38,6 +38,16 @@ pub(crate) fn encode_value(value: &Value, options: &EncodeOptions) -> String {
 
 /// Encodes JSON text as TOON text without building a `serde_json::Value`.
 pub(crate) fn encode_json_text(json: &str, options: &EncodeOptions) -> Result<String, Error> {
-    let document = Document::parse(json)?;
-    Ok(emit::emit(document.root(), options, json.len()))
+    match Document::parse_fast(json) {
+        Some(document) => Ok(emit::emit(document.root(), options, json.len())),
+        None => slow_path(json, options),
+    }
+}
+
+/// Lets `serde_json` read the text: it reports invalid JSON with its own
+/// message and resolves repeated keys its way.
+#[cold]
+fn slow_path(json: &str, options: &EncodeOptions) -> Result<String, Error> {
+    let value: Value = serde_json::from_str(json)?;
+    Ok(encode_value(&value, options))
 }
