@@ -9,10 +9,11 @@ pub(crate) struct Lines {
 }
 
 impl Lines {
-    /// Room for `count` lines.
+    /// Room for `count` lines of a typical length (the first line adjusts
+    /// it; see [`finish`](Self::finish)).
     pub(crate) fn with_capacity(count: usize) -> Self {
         Lines {
-            text: String::with_capacity(128),
+            text: String::with_capacity(count.saturating_mul(128).min(1 << 20)),
             ends: Vec::with_capacity(count),
         }
     }
@@ -29,7 +30,8 @@ impl Lines {
     pub(crate) fn finish(&mut self, more: usize) {
         self.ends.push(self.text.len());
         if self.ends.len() == 1 {
-            // A quarter more than the first line, for lines that run longer.
+            // A quarter more than the first line, for lines that run longer;
+            // nothing happens when the first guess was room enough.
             let per_line = self.text.len() + self.text.len() / 4;
             self.text.reserve(per_line.saturating_mul(more));
         }

@@ -24,25 +24,39 @@ pub(crate) struct Plan {
 }
 
 /// The request's path and, under axum, the router pattern it matched.
+///
+/// Both are kept by handle (a `Uri` shares its bytes, axum's `MatchedPath`
+/// is reference counted), so recording them copies no text.
 #[derive(Debug, Clone)]
 pub(crate) struct Route {
-    pub(crate) path: String,
-    pub(crate) matched: Option<String>,
+    uri: http::Uri,
+    #[cfg(feature = "axum")]
+    matched: Option<axum::extract::MatchedPath>,
 }
 
 impl Route {
     fn of<B>(req: &Request<B>) -> Self {
-        #[cfg(feature = "axum")]
-        let matched = req
-            .extensions()
-            .get::<axum::extract::MatchedPath>()
-            .map(|matched| matched.as_str().to_owned());
-        #[cfg(not(feature = "axum"))]
-        let matched = None;
         Route {
-            path: req.uri().path().to_owned(),
-            matched,
+            uri: req.uri().clone(),
+            #[cfg(feature = "axum")]
+            matched: req
+                .extensions()
+                .get::<axum::extract::MatchedPath>()
+                .cloned(),
         }
+    }
+
+    /// The request path.
+    pub(crate) fn path(&self) -> &str {
+        self.uri.path()
+    }
+
+    /// The router pattern the request matched, under axum.
+    pub(crate) fn matched(&self) -> Option<&str> {
+        #[cfg(feature = "axum")]
+        return self.matched.as_ref().map(|matched| matched.as_str());
+        #[cfg(not(feature = "axum"))]
+        return None;
     }
 }
 

@@ -136,9 +136,7 @@ fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
     let Some(route) = &plan.route else {
         return json(config, plan, body);
     };
-    let Some((pattern, resource)) = config
-        .resources
-        .lookup_route(route.matched.as_deref(), &route.path)
+    let Some((pattern, resource)) = config.resources.lookup_route(route.matched(), route.path())
     else {
         return json(config, plan, body);
     };
@@ -164,7 +162,7 @@ fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
             if err.should_log() {
                 tracing::warn!(
                     route = %pattern,
-                    path = %route.path,
+                    path = %route.path(),
                     reason = %err,
                     "compact lines not served: the JSON goes out unchanged"
                 );
