@@ -133,12 +133,12 @@ fn swap_strings(ty: &Type) -> Option<TokenStream> {
         return Some(check);
     }
     let (wrapper, inner) = single_argument(ty)?;
-    let inner = match wrapper.as_str() {
+    let inner = match wrapper {
         "Option" => swap_strings(inner)?,
         "Vec" if is_string(inner) => check,
         _ => return None,
     };
-    let wrapper = match wrapper.as_str() {
+    let wrapper = match wrapper {
         "Option" => quote!(::std::option::Option),
         _ => quote!(::std::vec::Vec),
     };
@@ -147,58 +147,105 @@ fn swap_strings(ty: &Type) -> Option<TokenStream> {
 
 /// `String`, `std::string::String` or `alloc::string::String`.
 fn is_string(ty: &Type) -> bool {
-    let Type::Path(path) = ty else { return false };
-    if path.qself.is_some() {
+    let Some((idents, arguments)) = path_of(ty) else {
         return false;
-    }
-    let segments: Vec<String> = path
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    let plain = path
-        .path
-        .segments
-        .iter()
-        .all(|s| matches!(s.arguments, PathArguments::None));
-    plain
+    };
+    matches!(arguments, PathArguments::None)
         && matches!(
-            segments.iter().map(String::as_str).collect::<Vec<_>>()[..],
+            idents.iter().map(String::as_str).collect::<Vec<_>>()[..],
             ["String"] | ["std" | "alloc", "string", "String"]
         )
 }
 
 /// `Option<T>` or `Vec<T>` (also as `std::option::Option<T>` and so on): the
 /// wrapper's name and `T`.
-fn single_argument(ty: &Type) -> Option<(String, &Type)> {
-    let Type::Path(path) = ty else { return None };
-    if path.qself.is_some() {
-        return None;
-    }
-    let last = path.path.segments.last()?;
-    let wrapper = last.ident.to_string();
-    let prefix: Vec<String> = path
-        .path
-        .segments
-        .iter()
-        .rev()
-        .skip(1)
-        .map(|s| s.ident.to_string())
-        .collect();
-    let prefix: Vec<&str> = prefix.iter().map(String::as_str).collect();
-    let known_prefix = matches!(
-        (wrapper.as_str(), &prefix[..]),
-        ("Option", [] | ["option", "std" | "core"]) | ("Vec", [] | ["vec", "std" | "alloc"])
-    );
-    if !known_prefix {
-        return None;
-    }
-    let PathArguments::AngleBracketed(args) = &last.arguments else {
+fn single_argument(ty: &Type) -> Option<(&'static str, &Type)> {
+    let (idents, arguments) = path_of(ty)?;
+    let idents: Vec<&str> = idents.iter().map(String::as_str).collect();
+    let wrapper = match idents[..] {
+        ["Option"] | ["std" | "core", "option", "Option"] => "Option",
+        ["Vec"] | ["std" | "alloc", "vec", "Vec"] => "Vec",
+        _ => return None,
+    };
+    let PathArguments::AngleBracketed(args) = arguments else {
         return None;
     };
     match args.args.iter().collect::<Vec<_>>()[..] {
         [GenericArgument::Type(inner)] => Some((wrapper, inner)),
         _ => None,
+    }
+}
+
+/// The segment names of a plain type path (no `<T as Trait>::`), and the
+/// generic arguments of its last segment; the other segments must have none.
+fn path_of(ty: &Type) -> Option<(Vec<String>, &PathArguments)> {
+    let Type::Path(path) = ty else { return None };
+    if path.qself.is_some() {
+        return None;
+    }
+    let segments = &path.path.segments;
+    let last = segments.last()?;
+    let init_plain = segments
+        .iter()
+        .take(segments.len() - 1)
+        .all(|s| matches!(s.arguments, PathArguments::None));
+    if !init_plain {
+        return None;
+    }
+    let idents = segments.iter().map(|s| s.ident.to_string()).collect();
+    Some((idents, &last.arguments))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn swapped(ty: &str) -> Option<String> {
+        let ty: Type = syn::parse_str(ty).unwrap();
+        swap_strings(&ty).map(|tokens| tokens.to_string().replace(' ', ""))
+    }
+
+    #[test]
+    fn strings_in_the_known_wrappers_are_swapped() {
+        let check = "::terse::compact::__private::CheckString";
+        for ty in [
+            "String",
+            "std::string::String",
+            "::std::string::String",
+            "alloc::string::String",
+        ] {
+            assert_eq!(swapped(ty).as_deref(), Some(check), "{ty}");
+        }
+        for (ty, expected) in [
+            ("Option<String>", format!("::std::option::Option<{check}>")),
+            (
+                "std::option::Option<String>",
+                format!("::std::option::Option<{check}>"),
+            ),
+            ("Vec<String>", format!("::std::vec::Vec<{check}>")),
+            (
+                "Option<Vec<String>>",
+                format!("::std::option::Option<::std::vec::Vec<{check}>>"),
+            ),
+        ] {
+            assert_eq!(swapped(ty), Some(expected), "{ty}");
+        }
+    }
+
+    #[test]
+    fn other_types_keep_their_own_check() {
+        for ty in [
+            "u32",
+            "Vec<u8>",
+            "Box<String>",
+            "Vec<Vec<String>>",
+            "my::String",
+            "String<u8>",
+            "<T as Trait>::String",
+            "&'static str",
+            "HashMap<String, String>",
+        ] {
+            assert_eq!(swapped(ty), None, "{ty}");
+        }
     }
 }
