@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use terse_template::FilterKind;
 
-use super::render::{LineContext, Val, escape_from};
+use super::render::{LineContext, Val, escape_from, push_escaped};
 use super::timestamp::{self, Timestamp};
 
 /// Applies one filter. Values a filter does not apply to pass through.
@@ -52,33 +52,52 @@ pub(super) fn apply<'t>(kind: &'t FilterKind, value: Val<'t>, cx: &LineContext<'
 
 /// Applies the last filter of a placeholder and writes the result to `out`
 /// as line text; returns whether the result was empty or false (which drops
-/// an enclosing group).
-///
-/// The common case, an item-by-item filter on one value, writes straight
-/// into `out` without an intermediate `String`.
+/// an enclosing group). Gives what [`apply`] then
+/// [`push_text`](Val::push_text) give, but writes straight into `out`,
+/// without an intermediate value.
 pub(super) fn apply_into(
     kind: &FilterKind,
     value: &Val<'_>,
     cx: &LineContext<'_>,
     out: &mut String,
 ) -> bool {
-    let direct = !value.is_list()
-        && !matches!(
-            kind,
-            FilterKind::Join(_) | FilterKind::Default(_) | FilterKind::Flag(_)
-        );
-    if direct {
-        let mark = out.len();
-        if scalar(kind, value, cx, out) {
+    match kind {
+        FilterKind::Flag(text) => {
+            if !value.is_truthy() {
+                return true;
+            }
+            push_escaped(text, out);
+            text.is_empty()
+        }
+        FilterKind::Default(text) => {
+            if !value.is_empty() {
+                return value.push_text(", ", out);
+            }
+            push_escaped(text, out);
+            text.is_empty()
+        }
+        FilterKind::Join(sep) => {
+            if !value.is_list() {
+                return value.push_text(", ", out);
+            }
+            // The joined text is what is empty or not.
+            let mark = out.len();
+            value.push_text(sep, out);
+            out.len() == mark
+        }
+        _ if value.is_list() => apply(kind, value.clone(), cx).push_text(", ", out),
+        _ => {
+            let mark = out.len();
+            if !scalar(kind, value, cx, out) {
+                return value.push_text(", ", out);
+            }
             // `time` and `date` write digits and punctuation only.
             if !matches!(kind, FilterKind::Time | FilterKind::Date) {
                 escape_from(mark, out);
             }
-            return out.len() == mark;
+            out.len() == mark
         }
-        return value.push_text(", ", out);
     }
-    apply(kind, value.clone(), cx).push_text(", ", out)
 }
 
 /// [`scalar`] as a value: the filter's text, or `value` unchanged.

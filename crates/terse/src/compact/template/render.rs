@@ -315,7 +315,7 @@ pub(crate) fn escape_from(mark: usize, out: &mut String) {
     }
 }
 
-fn push_escaped(text: &str, out: &mut String) {
+pub(super) fn push_escaped(text: &str, out: &mut String) {
     let Some(first) = find_break(text) else {
         out.push_str(text);
         return;
