@@ -118,9 +118,9 @@ fn main() {
     bench(&mut criterion);
     criterion.final_summary();
     for records in [10, 1000] {
-        let compact = times::mean_ns(&format!("{records}/compact"));
-        let toon = times::mean_ns(&format!("{records}/toon"));
-        let (Some(compact), Some(toon)) = (compact, toon) else {
+        let Some((compact, toon)) =
+            times::mean_pair_ns(&format!("{records}/compact"), &format!("{records}/toon"))
+        else {
             continue;
         };
         println!(

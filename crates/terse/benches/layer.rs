@@ -121,18 +121,19 @@ fn main() {
     bench(&mut criterion);
     passthrough(&mut criterion);
     criterion.final_summary();
-    let with = times::mean_ns("passthrough/with_layer");
-    let without = times::mean_ns("passthrough/without_layer");
-    if let (Some(with), Some(without)) = (with, without) {
+    if let Some((with, without)) =
+        times::mean_pair_ns("passthrough/with_layer", "passthrough/without_layer")
+    {
         println!(
             "passthrough_10kb: without layer {without:.0} ns, with layer {with:.0} ns, the layer adds {:.0} ns per response",
             with - without
         );
     }
     for records in [10, 1000] {
-        let layer = times::mean_ns(&format!("{records}/terse_layer"));
-        let baseline = times::mean_ns(&format!("{records}/serde_json_roundtrip"));
-        let (Some(layer), Some(baseline)) = (layer, baseline) else {
+        let Some((layer, baseline)) = times::mean_pair_ns(
+            &format!("{records}/terse_layer"),
+            &format!("{records}/serde_json_roundtrip"),
+        ) else {
             continue;
         };
         println!(

@@ -28,3 +28,9 @@ pub fn mean_ns(id: &str) -> Option<f64> {
         (iters > 0).then(|| total.as_nanos() as f64 / iters as f64)
     })
 }
+
+/// The mean nanoseconds of two benchmarks measured in the same run, when
+/// both ran.
+pub fn mean_pair_ns(a: &str, b: &str) -> Option<(f64, f64)> {
+    Some((mean_ns(a)?, mean_ns(b)?))
+}
