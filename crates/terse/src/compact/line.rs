@@ -6,7 +6,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use terse_toon::document::{Document, Node};
 
-use super::template::one_line;
+use super::template::escape_from;
 use super::{Noun, RenderContext, Template};
 
 /// What a resource type says about itself for compact list responses: the
@@ -136,7 +136,8 @@ pub trait CompactLine: DeserializeOwned {
     fn line_from_json(record: &Value, cx: &RenderContext) -> Result<String, RecordError> {
         let mut line = String::new();
         Self::write_line_from_node(Document::from_value(record).root(), cx, &mut line)?;
-        Ok(one_line(line))
+        escape_from(0, &mut line);
+        Ok(line)
     }
 }
 

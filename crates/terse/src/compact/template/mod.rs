@@ -55,7 +55,7 @@ use terse_template::Ast;
 use terse_toon::document::{Document, Node};
 
 use super::RenderContext;
-pub(crate) use render::{escape_from, one_line};
+pub(crate) use render::escape_from;
 
 /// Why a template did not parse: [`offset`](TemplateError::offset) (bytes),
 /// [`column`](TemplateError::column) (characters, 1-based) and

@@ -239,17 +239,6 @@ fn lookup<'t>(record: Node<'t>, path: &[String]) -> Option<Node<'t>> {
     })
 }
 
-/// `line` with anything that would break it escaped; used on lines a
-/// hand-written [`CompactLine`](crate::compact::CompactLine) returns.
-pub(crate) fn one_line(line: String) -> String {
-    if find_break(&line).is_none() {
-        return line;
-    }
-    let mut out = String::with_capacity(line.len() + 8);
-    push_escaped(&line, &mut out);
-    out
-}
-
 fn breaks_line(c: char) -> bool {
     c.is_control() || c == '\u{2028}' || c == '\u{2029}'
 }
