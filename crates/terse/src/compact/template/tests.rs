@@ -229,3 +229,27 @@ fn a_field_formatted_twice_and_fields_alike_read_their_own_time() {
         "2025-03-01 2024-12-24 09:30 18:05"
     );
 }
+
+#[test]
+fn flag_default_and_join_read_the_same_inside_a_chain_as_at_its_end() {
+    let record = json!({"t": true, "f": false, "tags": ["x", 1], "empty": [], "s": "a\tb"});
+    // The last filter of a placeholder writes straight into the line; a
+    // filter before another one makes a value. Both must agree.
+    assert_eq!(render("{t|flag(yes)|upper}", record.clone()), "YES");
+    assert_eq!(render("{f|flag(yes)|default(no)}", record.clone()), "no");
+    assert_eq!(
+        render("{missing|default(x y)|upper}", record.clone()),
+        "X Y"
+    );
+    assert_eq!(render("{tags|join(/)|upper}", record.clone()), "X/1");
+    assert_eq!(
+        render("{empty|join(/)|default(none)}", record.clone()),
+        "none"
+    );
+    assert_eq!(render("{? [{f|flag(F)|upper}]}.", record.clone()), ".");
+    assert_eq!(render("{? [{empty|join(/)|upper}]}.", record.clone()), ".");
+    assert_eq!(
+        render("{s|default(-)|upper} {s|upper}", record),
+        "A\\tB A\\tB"
+    );
+}
