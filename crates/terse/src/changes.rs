@@ -30,7 +30,7 @@ use serde::ser::SerializeMap;
 use serde_json::Value;
 use terse_toon::document::{Document, Kind, Node};
 
-use crate::compact::envelope::{self, Envelope, lines_and_ids};
+use crate::compact::envelope::{self, Envelope};
 use crate::compact::{CompactResource, NotCompact, RenderContext};
 
 #[cfg(feature = "axum")]
@@ -310,7 +310,7 @@ pub fn compact_changes(
 ) -> Option<Result<Value, NotCompact>> {
     let document = Document::from_value(body);
     compact_change_set(document.root(), resource, cx)
-        .map(|envelope| envelope.map(|envelope| envelope.to_value()))
+        .map(|envelope| envelope.map(|envelope| envelope.into_value()))
 }
 
 /// [`compact_changes`] on a body of a parsed document.
@@ -329,10 +329,6 @@ fn render_changes<'t>(
     resource: &CompactResource,
     cx: &RenderContext,
 ) -> Result<Envelope<'t>, NotCompact> {
-    let records = changes
-        .iter()
-        .map(|&(kind, record)| (kind.prefix(), record));
-    let (lines, ids) = lines_and_ids(records, resource, cx)?;
     let mut counts = [0usize; 3];
     for (kind, _) in changes {
         counts[*kind as usize] += 1;
@@ -349,5 +345,8 @@ fn render_changes<'t>(
         Some(meta) if meta.is_object() => envelope::Meta::of(meta),
         _ => envelope::Meta::NONE,
     };
-    Ok(Envelope::new(summary, lines, ids, meta))
+    let records = changes
+        .iter()
+        .map(|&(kind, record)| (kind.prefix(), record));
+    Envelope::render(&summary, records, resource, cx, meta)
 }

@@ -298,6 +298,33 @@ impl<'t> Node<'t> {
         }
     }
 
+    /// The string, when the node is one that held no escape in the parsed
+    /// text: it has no `"`, `\` or control character, so written between
+    /// two quotes it is its own JSON, byte for byte as `serde_json` writes
+    /// it. `None` for other nodes, for strings that held an escape, and for
+    /// every string of a document made by [`Document::from_value`].
+    ///
+    /// ```
+    /// use terse_toon::document::Document;
+    ///
+    /// let doc = Document::parse(r#"["plain","tab\tbed"]"#)?;
+    /// let items: Vec<_> = doc.root().items().map(|s| s.as_unescaped_str()).collect();
+    /// assert_eq!(items, [Some("plain"), None]);
+    /// # Ok::<(), terse_toon::Error>(())
+    /// ```
+    #[inline]
+    pub fn as_unescaped_str(self) -> Option<&'t str> {
+        match self.slot() {
+            // Strings that held an escape live in the side buffer, after
+            // the input in the offsets' address space; a string read in
+            // place ends before its closing quote, so strictly inside it.
+            Slot::String(text) if (text.end as usize) < self.doc.src.len() => {
+                Some(self.doc.text(text))
+            }
+            _ => None,
+        }
+    }
+
     /// The boolean, when the node is one.
     #[inline]
     pub fn as_bool(self) -> Option<bool> {

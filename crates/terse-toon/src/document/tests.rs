@@ -36,6 +36,29 @@ fn check(json: &str) {
     assert_same_typed::<Vec<Record>>(json, root, &expected);
     assert_same_typed::<HashMap<String, Option<f64>>>(json, root, &expected);
     assert_same_typed::<(u8, i64, String)>(json, root, &expected);
+    unescaped_strings_are_their_own_json(root);
+    assert!(all_strings(copied.root()).all(|s| s.as_unescaped_str().is_none()));
+}
+
+/// Every string of the tree under `node`, keys aside.
+fn all_strings(node: super::Node<'_>) -> Box<dyn Iterator<Item = super::Node<'_>> + '_> {
+    match node.kind() {
+        Kind::String(_) => Box::new(std::iter::once(node)),
+        Kind::Array(_) => Box::new(node.items().flat_map(all_strings)),
+        Kind::Object(_) => Box::new(node.entries().flat_map(|(_, value)| all_strings(value))),
+        _ => Box::new(std::iter::empty()),
+    }
+}
+
+/// A string read without an escape, put between quotes, is the JSON
+/// serde_json writes for it.
+fn unescaped_strings_are_their_own_json(root: super::Node<'_>) {
+    for string in all_strings(root) {
+        if let Some(text) = string.as_unescaped_str() {
+            assert_eq!(Some(text), string.as_str());
+            assert_eq!(format!("\"{text}\""), serde_json::to_string(text).unwrap());
+        }
+    }
 }
 
 fn assert_same_typed<'t, T>(json: &str, node: super::Node<'t>, value: &'t Value)
@@ -120,6 +143,15 @@ fn strings_borrow_from_the_text() {
     let document = Document::parse(json).unwrap();
     let record = Borrowed::deserialize(document.root()).unwrap();
     assert_eq!(record.name, "Ada");
+    let name = document.root().get("name").unwrap();
+    assert_eq!(name.as_unescaped_str(), Some("Ada"));
+    let escaped = Document::parse(r#"["A\u0064a", "\"", ""]"#).unwrap();
+    let texts: Vec<_> = escaped
+        .root()
+        .items()
+        .map(|s| s.as_unescaped_str())
+        .collect();
+    assert_eq!(texts, [None, None, Some("")]);
 }
 
 #[test]

@@ -119,14 +119,14 @@ pub fn compact_envelope<K: AsRef<str>>(
     cx: &RenderContext,
 ) -> Result<Value, NotCompact> {
     let document = Document::from_value(body);
-    Envelope::build(document.root(), list_keys, resource, cx).map(|envelope| envelope.to_value())
+    Envelope::build(document.root(), list_keys, resource, cx).map(|envelope| envelope.into_value())
 }
 
 /// The compact envelope of one body, borrowing its ids and meta from the
-/// body's [`Document`]; serialize it to write the JSON.
+/// body's [`Document`]. Its text is written up to the end of `lines` while
+/// the records render; [`into_json`](Self::into_json) writes the rest.
 #[derive(Debug)]
 pub(crate) struct Envelope<'t> {
-    summary: String,
     lines: Lines,
     ids: Vec<Node<'t>>,
     meta: Meta<'t>,
@@ -157,9 +157,10 @@ impl<'t> Envelope<'t> {
                 .ok_or(NotCompact::NotAList)?,
             _ => return Err(NotCompact::NotAList),
         };
-        let (lines, ids) = lines_and_ids(records.items().map(|record| ("", record)), resource, cx)?;
 
-        let count = lines.len();
+        // The summary comes before the lines in the text, so it is written
+        // from the record count before they render.
+        let count = records.items().len();
         let pagination = outer.map(Pagination::read);
         let total = pagination.and_then(|p| p.total);
         let has_more = pagination.and_then(|p| {
@@ -181,72 +182,108 @@ impl<'t> Envelope<'t> {
                 },
             },
         };
-
         let noun = resource.noun();
         let summary = match total {
             Some(total) if total > count as u64 => format!("{count} of {total} {}", noun.plural()),
             _ => noun.count(count),
         };
-        Ok(Envelope {
-            summary,
-            lines,
-            ids,
+        Self::render(
+            &summary,
+            records.items().map(|record| ("", record)),
+            resource,
+            cx,
             meta,
-        })
+        )
     }
 
-    /// An envelope from its parts (for change sets).
-    pub(crate) fn new(summary: String, lines: Lines, ids: Vec<Node<'t>>, meta: Meta<'t>) -> Self {
-        Envelope {
-            summary,
-            lines,
-            ids,
-            meta,
+    /// Renders the envelope of `records` (each line starting with its
+    /// record's prefix) under `summary`.
+    ///
+    /// # Errors
+    ///
+    /// [`NotCompact::Record`] for the first record that is not an object,
+    /// has no id (null counts as none), or does not fit the resource.
+    pub(crate) fn render(
+        summary: &str,
+        records: impl ExactSizeIterator<Item = (&'static str, Node<'t>)>,
+        resource: &CompactResource,
+        cx: &RenderContext,
+        meta: Meta<'t>,
+    ) -> Result<Self, NotCompact> {
+        let count = records.len();
+        let mut json = String::with_capacity(summary.len() + 64);
+        json.push_str("{\"format\":\"compact\",\"summary\":");
+        write_json_string(&mut json, summary);
+        json.push_str(",\"lines\":");
+        let mut lines = Lines::open(json, count);
+        let mut ids = Vec::with_capacity(count);
+        for (index, (prefix, record)) in records.enumerate() {
+            let fail = |error| NotCompact::Record { index, error };
+            let (line, mark) = lines.start();
+            line.push_str(prefix);
+            resource.write_line(record, cx, line).map_err(fail)?;
+            lines.finish(mark, count - index - 1);
+            let id = match record.get(resource.id_key()) {
+                Some(id) if matches!(id.kind(), Kind::String(_) | Kind::Number(_)) => id,
+                Some(id) if !id.is_null() => {
+                    return Err(fail(RecordError::new(format_args!(
+                        "the id under `{}` is {}, not a string or number",
+                        resource.id_key(),
+                        kind_of(id)
+                    ))));
+                }
+                _ => {
+                    return Err(fail(RecordError::new(format_args!(
+                        "no id under `{}`",
+                        resource.id_key()
+                    ))));
+                }
+            };
+            ids.push(id);
         }
+        Ok(Envelope { lines, ids, meta })
     }
 
     /// The envelope as a `serde_json::Value`.
-    pub(crate) fn to_value(&self) -> Value {
-        // Cannot fail: the text is JSON written by `to_json`.
-        serde_json::from_slice(&self.to_json()).unwrap_or(Value::Null)
+    pub(crate) fn into_value(self) -> Value {
+        // Cannot fail: the text is JSON written by `into_json`.
+        serde_json::from_slice(&self.into_json()).unwrap_or(Value::Null)
     }
 
     /// The envelope as compact JSON text.
-    pub(crate) fn to_json(&self) -> Vec<u8> {
+    pub(crate) fn into_json(self) -> Vec<u8> {
         let ids_len: usize = self
             .ids
             .iter()
             .map(|id| id.as_str().map_or(24, |text| text.len() + 3))
             .sum();
-        let mut out = Vec::with_capacity(
-            self.summary.len() + self.lines.text_len() + 3 * self.lines.len() + ids_len + 128,
-        );
-        out.extend_from_slice(b"{\"format\":\"compact\",\"summary\":");
-        write_json_string(&mut out, &self.summary);
-        out.extend_from_slice(b",\"lines\":");
-        self.lines.write_json(&mut out);
-        out.extend_from_slice(b",\"ids\":[");
+        let mut out = self.lines.close();
+        out.reserve(ids_len + 64);
+        out.push_str(",\"ids\":[");
         for (i, id) in self.ids.iter().enumerate() {
             if i > 0 {
-                out.push(b',');
+                out.push(',');
             }
-            match id.as_str() {
-                Some(text) => write_json_string(&mut out, text),
-                // Writing into a Vec cannot fail, and a number read from a
-                // document is finite.
-                None => {
-                    let _ = serde_json::to_writer(&mut out, id);
-                }
+            if let Some(text) = id.as_unescaped_str() {
+                // Needed no escape in the body, so needs none here.
+                out.push('"');
+                out.push_str(text);
+                out.push('"');
+            } else if let Some(text) = id.as_str() {
+                write_json_string(&mut out, text);
+            } else {
+                // Serializing a number read from a document cannot fail.
+                out.push_str(&serde_json::to_string(id).unwrap_or_default());
             }
         }
-        out.push(b']');
+        out.push(']');
         if !self.meta.is_empty() {
-            out.extend_from_slice(b",\"meta\":");
+            out.push_str(",\"meta\":");
             // As above; meta holds only JSON read from a document.
-            let _ = serde_json::to_writer(&mut out, &self.meta);
+            out.push_str(&serde_json::to_string(&self.meta).unwrap_or_default());
         }
-        out.push(b'}');
-        out
+        out.push('}');
+        out.into_bytes()
     }
 }
 
@@ -307,48 +344,6 @@ impl Serialize for Meta<'_> {
     }
 }
 
-/// The line and the id of each record, in order; each line starts with its
-/// record's prefix.
-///
-/// # Errors
-///
-/// [`NotCompact::Record`] for the first record that is not an object, has no
-/// id (null counts as none), or does not fit the resource.
-pub(crate) fn lines_and_ids<'t>(
-    records: impl ExactSizeIterator<Item = (&'static str, Node<'t>)>,
-    resource: &CompactResource,
-    cx: &RenderContext,
-) -> Result<(Lines, Vec<Node<'t>>), NotCompact> {
-    let mut lines = Lines::with_capacity(records.len());
-    let mut ids = Vec::with_capacity(records.len());
-    let count = records.len();
-    for (index, (prefix, record)) in records.enumerate() {
-        let fail = |error| NotCompact::Record { index, error };
-        let line = lines.start();
-        line.push_str(prefix);
-        resource.write_line(record, cx, line).map_err(fail)?;
-        lines.finish(count - index - 1);
-        let id = match record.get(resource.id_key()) {
-            Some(id) if matches!(id.kind(), Kind::String(_) | Kind::Number(_)) => id,
-            Some(id) if !id.is_null() => {
-                return Err(fail(RecordError::new(format_args!(
-                    "the id under `{}` is {}, not a string or number",
-                    resource.id_key(),
-                    kind_of(id)
-                ))));
-            }
-            _ => {
-                return Err(fail(RecordError::new(format_args!(
-                    "no id under `{}`",
-                    resource.id_key()
-                ))));
-            }
-        };
-        ids.push(id);
-    }
-    Ok((lines, ids))
-}
-
 #[derive(Debug, Clone, Copy)]
 struct Pagination {
     total: Option<u64>,
@@ -394,6 +389,44 @@ mod tests {
             &events(),
             &RenderContext::at_unix(0),
         )
+    }
+
+    /// The layer's own way in: text parsed into a document, the envelope
+    /// written as text.
+    fn envelope_of_text(body: &str) -> String {
+        let document = Document::parse(body).unwrap();
+        let envelope = Envelope::build(
+            document.root(),
+            DEFAULT_LIST_KEYS,
+            &events(),
+            &RenderContext::at_unix(0),
+        )
+        .unwrap();
+        String::from_utf8(envelope.into_json()).unwrap()
+    }
+
+    #[test]
+    fn text_with_and_without_escapes_is_written_as_serde_json_writes_it() {
+        let body = r#"[
+            {"id": "plain-1", "title": "Plain"},
+            {"id": "quo\"te", "title": "say \"hi\" \\ \u0001 caf\u00e9 \ud83d\ude00"},
+            {"id": "caf\u00e9", "title": "two\nlines"},
+            {"id": 17, "title": "é 😀 \u2028"},
+            {"id": 1.5e3, "title": ""}
+        ]"#;
+        let text = envelope_of_text(body);
+        let value: Value = serde_json::from_str(&text).unwrap();
+        // Written exactly as serde_json writes the same envelope.
+        assert_eq!(text, value.to_string());
+        assert_eq!(
+            value,
+            json!({
+                "format": "compact",
+                "summary": "5 events",
+                "lines": ["Plain", "say \"hi\" \\ \\u{1} café 😀", "two\\nlines", "é 😀 \\u{2028}", ""],
+                "ids": ["plain-1", "quo\"te", "café", 17, 1500.0],
+            })
+        );
     }
 
     #[test]

@@ -1,71 +1,61 @@
-//! The `lines` of a compact envelope, and JSON string writing for them.
+//! The `lines` of a compact envelope, written as JSON while they render, and
+//! JSON string writing for them.
 
-/// All lines in one buffer, each ending at its offset: one allocation for
-/// the whole list rather than one per record.
-#[derive(Debug, Default)]
+/// The JSON array of an envelope's lines, written onto the end of the
+/// envelope's text as each line renders: a line is rendered in place, inside
+/// its quotes, so its text is written once rather than rendered into one
+/// buffer and copied into the JSON afterwards.
+#[derive(Debug)]
 pub(crate) struct Lines {
-    text: String,
-    ends: Vec<usize>,
+    /// The envelope so far, ending with the lines written up to now.
+    json: String,
+    count: usize,
 }
 
 impl Lines {
-    /// Room for `count` lines of a typical length (the first line adjusts
-    /// it; see [`finish`](Self::finish)).
-    pub(crate) fn with_capacity(count: usize) -> Self {
-        Lines {
-            text: String::with_capacity(count.saturating_mul(128).min(1 << 20)),
-            ends: Vec::with_capacity(count),
+    /// Starts the array (`[`) at the end of `json`, with room for `count`
+    /// lines of a typical length (the first line adjusts it; see
+    /// [`finish`](Self::finish)).
+    pub(crate) fn open(mut json: String, count: usize) -> Self {
+        json.reserve(count.saturating_mul(128).min(1 << 20));
+        json.push('[');
+        Lines { json, count: 0 }
+    }
+
+    /// The buffer to write the next line onto, and the mark to hand to
+    /// [`finish`](Self::finish) when it is written.
+    pub(crate) fn start(&mut self) -> (&mut String, usize) {
+        if self.count > 0 {
+            self.json.push(',');
         }
+        self.json.push('"');
+        let mark = self.json.len();
+        (&mut self.json, mark)
     }
 
-    /// The buffer to write the next line onto; call [`finish`](Self::finish)
-    /// when it is written.
-    pub(crate) fn start(&mut self) -> &mut String {
-        &mut self.text
-    }
-
-    /// Ends the line written since the last one. After the first line,
-    /// room is made for `more` lines like it, so the buffer grows once
-    /// rather than doubling its way up (copying all lines each time).
-    pub(crate) fn finish(&mut self, more: usize) {
-        self.ends.push(self.text.len());
-        if self.ends.len() == 1 {
+    /// Ends the line written since `mark`: escapes it for JSON where it needs
+    /// it and closes its quotes. After the first line, room is made for
+    /// `more` lines like it, so the buffer grows once rather than doubling
+    /// its way up (copying all lines each time).
+    pub(crate) fn finish(&mut self, mark: usize, more: usize) {
+        if find_json_special(&self.json.as_bytes()[mark..]).is_some() {
+            let raw = self.json.split_off(mark);
+            push_json_string_content(&mut self.json, &raw);
+        }
+        self.json.push('"');
+        self.count += 1;
+        if self.count == 1 {
             // A quarter more than the first line, for lines that run longer;
             // nothing happens when the first guess was room enough.
-            let per_line = self.text.len() + self.text.len() / 4;
-            self.text.reserve(per_line.saturating_mul(more));
+            let line = self.json.len() - mark + 2;
+            self.json.reserve((line + line / 4).saturating_mul(more));
         }
     }
 
-    /// How many lines there are.
-    pub(crate) fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    /// The bytes of all lines together.
-    pub(crate) fn text_len(&self) -> usize {
-        self.text.len()
-    }
-
-    /// The lines, in order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts
-            .zip(&self.ends)
-            .map(|(start, &end)| &self.text[start..end])
-    }
-
-    /// Writes the lines as a JSON array of strings.
-    pub(crate) fn write_json(&self, out: &mut Vec<u8>) {
-        out.reserve(self.text.len() + 3 * self.ends.len() + 2);
-        out.push(b'[');
-        for (i, line) in self.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            write_json_string(out, line);
-        }
-        out.push(b']');
+    /// Closes the array (`]`) and gives back the envelope's text.
+    pub(crate) fn close(mut self) -> String {
+        self.json.push(']');
+        self.json
     }
 }
 
@@ -75,53 +65,65 @@ impl Lines {
 /// lines are most of its bytes and almost never need an escape: this skips
 /// eight bytes at a time to the next `"`, `\` or control byte and copies
 /// whole runs, where `serde_json` looks up every byte in a table.
-pub(crate) fn write_json_string(out: &mut Vec<u8>, text: &str) {
+pub(crate) fn write_json_string(out: &mut String, text: &str) {
+    out.push('"');
+    push_json_string_content(out, text);
+    out.push('"');
+}
+
+/// The escaped content of [`write_json_string`], without the quotes.
+fn push_json_string_content(out: &mut String, text: &str) {
+    let mut rest = text;
+    while let Some(at) = find_json_special(rest.as_bytes()) {
+        // `at` is an ASCII byte, so both sides are whole characters.
+        out.push_str(&rest[..at]);
+        let b = rest.as_bytes()[at];
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 0xf)]));
+            }
+        }
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
+}
+
+/// The offset of the first byte JSON escapes inside a string (`"`, `\` or a
+/// control byte below 0x20), eight bytes at a time.
+fn find_json_special(bytes: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let bytes = text.as_bytes();
-    out.push(b'"');
-    let mut run = 0;
+    let special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
+    let mut words = bytes.chunks_exact(8);
     let mut at = 0;
-    while at < bytes.len() {
-        if let Some(chunk) = bytes.get(at..at + 8) {
-            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-            let quote = word ^ (ONES * u64::from(b'"'));
-            let backslash = word ^ (ONES * u64::from(b'\\'));
-            let zero = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;
-            if !zero(quote) && !zero(backslash) && !zero(word & (ONES * 0xe0)) {
-                at += 8;
-                continue;
-            }
+    for chunk in &mut words {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        let control = word & (ONES * 0xe0);
+        // A zero byte in any of the three marks a special byte; the high
+        // bits of (w - 1) & !w find them all with one test.
+        let zero = |w: u64| w.wrapping_sub(ONES) & !w;
+        if (zero(quote) | zero(backslash) | zero(control)) & HIGHS != 0 {
+            return chunk.iter().position(|&b| special(b)).map(|i| at + i);
         }
-        let b = bytes[at];
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0x00..=0x1f => b"",
-            _ => {
-                at += 1;
-                continue;
-            }
-        };
-        out.extend_from_slice(&bytes[run..at]);
-        if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 0xf)]);
-        } else {
-            out.extend_from_slice(escape);
-        }
-        at += 1;
-        run = at;
+        at += 8;
     }
-    out.extend_from_slice(&bytes[run..]);
-    out.push(b'"');
+    words
+        .remainder()
+        .iter()
+        .position(|&b| special(b))
+        .map(|i| at + i)
 }
 
 #[cfg(test)]
@@ -132,26 +134,31 @@ mod tests {
 
     #[test]
     fn lines_keep_their_order_and_bounds() {
-        let mut lines = Lines::with_capacity(2);
-        lines.start().push_str("+ a");
-        lines.finish(2);
-        assert!(lines.text.capacity() >= 3 * 3);
-        lines.finish(1);
-        lines.start().push_str("c\"d");
-        lines.finish(0);
-        assert_eq!(lines.len(), 3);
-        assert_eq!(lines.iter().collect::<Vec<_>>(), ["+ a", "", "c\"d"]);
-        let mut out = Vec::new();
-        lines.write_json(&mut out);
-        assert_eq!(out, br#"["+ a","","c\"d"]"#);
+        let mut lines = Lines::open(String::from("{\"lines\":"), 2);
+        let (line, mark) = lines.start();
+        line.push_str("+ a");
+        lines.finish(mark, 2);
+        assert!(lines.json.capacity() >= 3 * 5);
+        let (_, mark) = lines.start();
+        lines.finish(mark, 1);
+        let (line, mark) = lines.start();
+        line.push_str("c\"d\n");
+        lines.finish(mark, 0);
+        assert_eq!(lines.count, 3);
+        assert_eq!(lines.close(), r#"{"lines":["+ a","","c\"d\n"]"#);
     }
 
     proptest! {
         #[test]
         fn strings_are_escaped_like_serde_json(text in "(\\PC|[\\x00-\\x1f\"\\\\\\x7f]){0,40}") {
-            let mut out = Vec::new();
+            let mut out = String::new();
             write_json_string(&mut out, &text);
-            prop_assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&text).unwrap());
+            prop_assert_eq!(&out, &serde_json::to_string(&text).unwrap());
+            let mut lines = Lines::open(String::new(), 1);
+            let (line, mark) = lines.start();
+            line.push_str(&text);
+            lines.finish(mark, 0);
+            prop_assert_eq!(lines.close(), format!("[{out}]"));
         }
     }
 }

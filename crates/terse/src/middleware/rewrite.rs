@@ -151,7 +151,7 @@ fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
     let cx = RenderContext::now();
     match Envelope::build(document.root(), &config.list_keys, resource, &cx) {
         Ok(envelope) => {
-            let body = Bytes::from(envelope.to_json());
+            let body = Bytes::from(envelope.into_json());
             Outcome::Rewritten {
                 tokens: config.count_tokens(&body),
                 body,
