@@ -8,11 +8,15 @@
 //! that answers a fixed JSON list body, reading the whole response:
 //! `compact` asks for `?format=compact` on a route registered with a derived
 //! [`CompactLine`] (each record is read into the type, then rendered),
-//! `toon` asks for `?format=toon`. The ratio toon/compact is printed after
-//! the run from the times criterion measured (goal: >= 1.0, compact not
-//! slower than TOON).
+//! `toon` asks for `?format=toon`. After the run two ratios toon/compact are
+//! printed (goal: >= 1.0, compact not slower than TOON): one from the times
+//! criterion measured, one by each other, and the median of 301 rounds
+//! that run both paths turn about, which the machine's changing load moves
+//! far less.
 
 mod common;
+#[path = "common/paired.rs"]
+mod paired;
 #[path = "common/times.rs"]
 mod times;
 
@@ -50,10 +54,7 @@ fn bench(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("compact_vs_toon/{records}"));
         group.throughput(Throughput::Bytes(body.len() as u64));
 
-        let mut compact = TerseLayer::new()
-            .resource::<Event>("/")
-            .layer(common::handler(body.clone()));
-        let mut toon = common::layered(body.clone());
+        let (mut compact, mut toon) = services(&body);
         let (parts, lines) = runtime.block_on(common::call(&mut compact, "/?format=compact"));
         assert_eq!(parts.headers["content-type"], "application/json");
         assert!(lines.starts_with(b"{\"format\":\"compact\""));
@@ -89,6 +90,34 @@ fn bench(c: &mut Criterion) {
     }
 }
 
+/// The layer with `Event` registered, and the plain layer, around a handler
+/// that answers `body`.
+fn services(body: &bytes::Bytes) -> (terse::Terse<common::Handler>, terse::Terse<common::Handler>) {
+    let compact = TerseLayer::new()
+        .resource::<Event>("/")
+        .layer(common::handler(body.clone()));
+    (compact, common::layered(body.clone()))
+}
+
+/// Both paths turn about: toon/compact per round of `batch` requests each.
+fn paired(runtime: &tokio::runtime::Runtime, records: usize, batch: u32) -> paired::Paired {
+    let body = common::list_body(records);
+    let (mut compact, mut toon) = services(&body);
+    let mut run = |service: &mut dyn Call, uri: &str| {
+        runtime.block_on(async {
+            for _ in 0..batch {
+                black_box(service.call(uri).await);
+            }
+        })
+    };
+    let run = std::cell::RefCell::new(&mut run);
+    paired::Paired::measure(
+        301,
+        || (run.borrow_mut())(&mut compact, "/?format=compact"),
+        || (run.borrow_mut())(&mut toon, "/?format=toon"),
+    )
+}
+
 /// One request through a layered service, whatever its concrete type.
 trait Call {
     fn call<'a>(
@@ -117,7 +146,11 @@ fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     bench(&mut criterion);
     criterion.final_summary();
-    for records in [10, 1000] {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    // Batches of about a millisecond.
+    for (records, batch) in [(10, 100), (1000, 2)] {
         let Some((compact, toon)) =
             times::mean_pair_ns(&format!("{records}/compact"), &format!("{records}/toon"))
         else {
@@ -128,6 +161,10 @@ fn main() {
             compact / 1000.0,
             toon / 1000.0,
             toon / compact
+        );
+        println!(
+            "compact_vs_toon/{records} turn about: {}",
+            paired(&runtime, records, batch)
         );
     }
 }

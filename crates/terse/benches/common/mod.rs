@@ -39,7 +39,8 @@ pub fn list_body(records: usize) -> Bytes {
     Bytes::from(body.to_string())
 }
 
-type Handler = tower::util::ServiceFn<
+/// The service [`handler`] makes.
+pub type Handler = tower::util::ServiceFn<
     Box<dyn FnMut(Request<()>) -> std::future::Ready<Result<Response<Full<Bytes>>, Infallible>>>,
 >;
 
