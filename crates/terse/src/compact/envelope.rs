@@ -222,7 +222,6 @@ impl<'t> Envelope<'t> {
             let (line, mark) = lines.start();
             line.push_str(prefix);
             resource.write_line(record, cx, line).map_err(fail)?;
-            lines.finish(mark, count - index - 1);
             let id = match record.get(resource.id_key()) {
                 Some(id) if matches!(id.kind(), Kind::String(_) | Kind::Number(_)) => id,
                 Some(id) if !id.is_null() => {
@@ -239,6 +238,7 @@ impl<'t> Envelope<'t> {
                     ))));
                 }
             };
+            lines.finish(mark, count - index - 1, id_room(id));
             ids.push(id);
         }
         Ok(Envelope { lines, ids, meta })
@@ -252,11 +252,7 @@ impl<'t> Envelope<'t> {
 
     /// The envelope as compact JSON text.
     pub(crate) fn into_json(self) -> Vec<u8> {
-        let ids_len: usize = self
-            .ids
-            .iter()
-            .map(|id| id.as_str().map_or(24, |text| text.len() + 3))
-            .sum();
+        let ids_len: usize = self.ids.iter().copied().map(id_room).sum();
         let mut out = self.lines.close();
         out.reserve(ids_len + 64);
         out.push_str(",\"ids\":[");
@@ -285,6 +281,11 @@ impl<'t> Envelope<'t> {
         out.push('}');
         out.into_bytes()
     }
+}
+
+/// About the room an id takes in the envelope's `ids`.
+fn id_room(id: Node<'_>) -> usize {
+    id.as_str().map_or(24, |text| text.len() + 3)
 }
 
 /// The envelope's `meta`: the entries of an object of the body (less the

@@ -35,9 +35,10 @@ impl Lines {
 
     /// Ends the line written since `mark`: escapes it for JSON where it needs
     /// it and closes its quotes. After the first line, room is made for
-    /// `more` lines like it, so the buffer grows once rather than doubling
-    /// its way up (copying all lines each time).
-    pub(crate) fn finish(&mut self, mark: usize, more: usize) {
+    /// `more` lines like it, each with `beside` bytes of what the envelope
+    /// writes after the lines (its id), so the buffer grows once rather than
+    /// doubling its way up (copying all lines each time).
+    pub(crate) fn finish(&mut self, mark: usize, more: usize, beside: usize) {
         if find_json_special(&self.json.as_bytes()[mark..]).is_some() {
             let raw = self.json.split_off(mark);
             push_json_string_content(&mut self.json, &raw);
@@ -48,7 +49,8 @@ impl Lines {
             // A quarter more than the first line, for lines that run longer;
             // nothing happens when the first guess was room enough.
             let line = self.json.len() - mark + 2;
-            self.json.reserve((line + line / 4).saturating_mul(more));
+            let per_record = line + line / 4 + beside;
+            self.json.reserve(per_record.saturating_mul(more) + beside);
         }
     }
 
@@ -137,13 +139,13 @@ mod tests {
         let mut lines = Lines::open(String::from("{\"lines\":"), 2);
         let (line, mark) = lines.start();
         line.push_str("+ a");
-        lines.finish(mark, 2);
+        lines.finish(mark, 2, 0);
         assert!(lines.json.capacity() >= 3 * 5);
         let (_, mark) = lines.start();
-        lines.finish(mark, 1);
+        lines.finish(mark, 1, 0);
         let (line, mark) = lines.start();
         line.push_str("c\"d\n");
-        lines.finish(mark, 0);
+        lines.finish(mark, 0, 0);
         assert_eq!(lines.count, 3);
         assert_eq!(lines.close(), r#"{"lines":["+ a","","c\"d\n"]"#);
     }
@@ -157,7 +159,7 @@ mod tests {
             let mut lines = Lines::open(String::new(), 1);
             let (line, mark) = lines.start();
             line.push_str(&text);
-            lines.finish(mark, 0);
+            lines.finish(mark, 0, 0);
             prop_assert_eq!(lines.close(), format!("[{out}]"));
         }
     }
