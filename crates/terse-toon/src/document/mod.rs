@@ -374,24 +374,79 @@ impl<'t> Node<'t> {
     /// The value at `key`, when the node is an object that has it.
     #[inline]
     pub fn get(self, key: &str) -> Option<Node<'t>> {
+        self.find(key).map(|(_, value)| value)
+    }
+
+    /// The position of the entry at `key` (in document order) and its
+    /// value, when the node is an object that has it.
+    ///
+    /// Records of one list mostly hold their keys in the same order, so a
+    /// caller that reads the same key from each can try the position it
+    /// found last time with [`entry`](Self::entry) first.
+    ///
+    /// ```
+    /// use terse_toon::document::Document;
+    ///
+    /// let doc = Document::parse(r#"[{"id": 1, "title": "a"}, {"id": 2, "title": "b"}]"#)?;
+    /// let (position, title) = doc.root().item(0).unwrap().find("title").unwrap();
+    /// assert_eq!((position, title.as_str()), (1, Some("a")));
+    /// let (key, next) = doc.root().item(1).unwrap().entry(position).unwrap();
+    /// assert_eq!((key, next.as_str()), ("title", Some("b")));
+    /// # Ok::<(), terse_toon::Error>(())
+    /// ```
+    #[inline]
+    pub fn find(self, key: &str) -> Option<(usize, Node<'t>)> {
         let Slot::Object { len, .. } = self.slot() else {
             return None;
         };
         // Lengths are compared before the text is looked up: most keys
         // differ in length, and this is the hot loop of template rendering.
         let mut idx = self.idx + 1;
-        for _ in 0..len {
+        for position in 0..len {
             if let Slot::String(text) = self.doc.slots[idx as usize] {
                 if text.len() == key.len() && same_bytes(self.doc.text(text), key) {
-                    return Some(Node {
+                    let value = Node {
                         doc: self.doc,
                         idx: idx + 1,
-                    });
+                    };
+                    return Some((position as usize, value));
                 }
             }
             idx = self.doc.after(idx + 1);
         }
         None
+    }
+
+    /// The key and value of the entry at `position` (in document order),
+    /// when the node is an object that long.
+    ///
+    /// One step when every value of the object is a scalar (its slots are
+    /// then key, value, key, value...); otherwise a walk over the entries
+    /// before it, which skips nested values whole.
+    #[inline]
+    pub fn entry(self, position: usize) -> Option<(&'t str, Node<'t>)> {
+        let Slot::Object { len, end } = self.slot() else {
+            return None;
+        };
+        let position = u32::try_from(position).ok().filter(|&p| p < len)?;
+        // In u64: `2 * len` may not fit a u32 in a document near its limit.
+        let flat = u64::from(end) == u64::from(self.idx) + 1 + 2 * u64::from(len);
+        let key = if flat {
+            self.idx + 1 + 2 * position
+        } else {
+            (0..position).fold(self.idx + 1, |key, _| self.doc.after(key + 1))
+        };
+        match self.doc.slots[key as usize] {
+            Slot::String(text) => Some((
+                self.doc.text(text),
+                Node {
+                    doc: self.doc,
+                    idx: key + 1,
+                },
+            )),
+            // Every key is a string slot.
+            _ => None,
+        }
     }
 
     /// The element at `index`, when the node is an array that long.

@@ -37,7 +37,26 @@ fn check(json: &str) {
     assert_same_typed::<HashMap<String, Option<f64>>>(json, root, &expected);
     assert_same_typed::<(u8, i64, String)>(json, root, &expected);
     unescaped_strings_are_their_own_json(root);
+    entries_are_found_by_position(root);
     assert!(all_strings(copied.root()).all(|s| s.as_unescaped_str().is_none()));
+}
+
+/// Every object under `node` (itself included) gives each entry by its
+/// position, and its position by its key.
+fn entries_are_found_by_position(node: super::Node<'_>) {
+    let json = |node: super::Node<'_>| serde_json::to_string(&node).unwrap();
+    let entries: Vec<_> = node.entries().collect();
+    for (position, &(key, value)) in entries.iter().enumerate() {
+        let (at_key, at_value) = node.entry(position).unwrap();
+        assert_eq!((at_key, json(at_value)), (key, json(value)));
+        let (found, found_value) = node.find(key).unwrap();
+        assert_eq!((found, json(found_value)), (position, json(value)));
+        entries_are_found_by_position(value);
+    }
+    assert!(node.entry(entries.len()).is_none());
+    for item in node.items() {
+        entries_are_found_by_position(item);
+    }
 }
 
 /// Every string of the tree under `node`, keys aside.
@@ -188,6 +207,18 @@ fn navigation() {
     assert_eq!(root.entries().len(), 2);
     assert!(matches!(a.kind(), Kind::Array(2)));
     assert_eq!(format!("{root:?}"), r#"{"a":[10,{"b":"x"}],"c":true}"#);
+    // By position: past a nested value, and in a flat object.
+    assert_eq!(
+        root.entry(1).map(|(k, v)| (k, v.as_bool())),
+        Some(("c", Some(true)))
+    );
+    assert_eq!(root.find("c").map(|(at, _)| at), Some(1));
+    assert!(root.entry(2).is_none() && a.entry(0).is_none() && root.find("b").is_none());
+    let flat = Document::parse(r#"{"x": 1, "y": "z"}"#).unwrap();
+    assert_eq!(
+        flat.root().entry(1).map(|(k, v)| (k, v.as_str())),
+        Some(("y", Some("z")))
+    );
 }
 
 proptest! {

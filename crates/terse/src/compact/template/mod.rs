@@ -44,6 +44,7 @@
 //! leaves the value unchanged: templates never fail at render time.
 
 mod filters;
+mod hints;
 mod render;
 mod timestamp;
 
@@ -88,6 +89,7 @@ pub use terse_template::ParseError as TemplateError;
 pub struct Template {
     source: String,
     ast: Ast,
+    hints: hints::Hints,
 }
 
 impl Template {
@@ -97,10 +99,15 @@ impl Template {
     ///
     /// A [`TemplateError`] saying where (byte offset and column) and why.
     pub fn parse(source: &str) -> Result<Self, TemplateError> {
-        Ok(Template {
+        Ok(Self::new(source, terse_template::parse(source)?))
+    }
+
+    fn new(source: &str, ast: Ast) -> Self {
+        Template {
             source: source.to_owned(),
-            ast: terse_template::parse(source)?,
-        })
+            hints: hints::Hints::new(ast.placeholders().len()),
+            ast,
+        }
     }
 
     /// Renders the line for one JSON record. Never fails: missing values
@@ -137,7 +144,7 @@ impl Template {
     /// Renders the line for one record onto the end of `out`.
     #[doc(hidden)]
     pub fn write_node(&self, record: Node<'_>, cx: &RenderContext, out: &mut String) {
-        render::render(&self.ast, record, cx, out);
+        render::render(&self.ast, &self.hints, record, cx, out);
     }
 
     /// The template text as written.
@@ -156,10 +163,7 @@ impl Template {
     /// A template checked at compile time by `#[derive(CompactLine)]`.
     #[doc(hidden)]
     pub fn __from_checked(source: &str, ast: Ast) -> Self {
-        Template {
-            source: source.to_owned(),
-            ast,
-        }
+        Self::new(source, ast)
     }
 }
 

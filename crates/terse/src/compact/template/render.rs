@@ -8,29 +8,57 @@ use terse_template::{Ast, Placeholder, Segment};
 use terse_toon::document::{Kind, Node};
 
 use super::filters;
+use super::hints::Hints;
 use super::timestamp::{self, Timestamp};
 use crate::compact::RenderContext;
 
 /// Renders one line onto the end of `out`.
-pub(super) fn render(ast: &Ast, record: Node<'_>, cx: &RenderContext, out: &mut String) {
+pub(super) fn render(
+    ast: &Ast,
+    hints: &Hints,
+    record: Node<'_>,
+    cx: &RenderContext,
+    out: &mut String,
+) {
     let line = LineContext {
         cx,
+        hints,
+        placeholder: Cell::new(0),
         last_timestamp: Cell::new(None),
     };
     render_segments(&ast.segments, record, &line, out);
 }
 
 /// What rendering one line needs besides the record: the request's clock,
-/// and the last timestamp read from the record, since templates often format
-/// one field twice (`{start|date} {start|time}`).
+/// where the template's fields stood in the last record, and the last
+/// timestamp read from the record, since templates often format one field
+/// twice (`{start|date} {start|time}`).
 pub(super) struct LineContext<'c> {
     pub(super) cx: &'c RenderContext,
+    hints: &'c Hints,
+    /// The number of the next placeholder, in the order they render (every
+    /// placeholder renders, optional groups included, so the numbers hold
+    /// from line to line).
+    placeholder: Cell<usize>,
     /// The address and length of a string of the record, and what it read
     /// as. The record outlives the line, so its strings keep their address.
     last_timestamp: Cell<Option<(usize, usize, Option<Timestamp>)>>,
 }
 
 impl LineContext<'_> {
+    /// The value at the next placeholder's `path` in `record`.
+    fn lookup<'t>(&self, record: Node<'t>, path: &[String]) -> Option<Node<'t>> {
+        let index = self.placeholder.get();
+        self.placeholder.set(index + 1);
+        let (first, rest) = path.split_first()?;
+        let field = if record.is_object() {
+            self.hints.get(index, record, first)?
+        } else {
+            step(record, first)?
+        };
+        rest.iter().try_fold(field, |node, key| step(node, key))
+    }
+
     /// `text`, a string of the record, read as a timestamp.
     pub(super) fn record_timestamp(&self, text: &str) -> Option<Timestamp> {
         let (at, len) = (text.as_ptr() as usize, text.len());
@@ -206,7 +234,7 @@ fn evaluate_into<'t>(
     cx: &LineContext<'_>,
     out: &mut String,
 ) -> bool {
-    let found = lookup(record, &placeholder.path);
+    let found = cx.lookup(record, &placeholder.path);
     let Some((last, filters)) = placeholder.filters.split_last() else {
         return match found {
             Some(node) => !Val::Node(node).push_text(", ", out),
@@ -229,14 +257,13 @@ fn evaluate_into<'t>(
     !filters::apply_into(&last.kind, &value, cx, out)
 }
 
-fn lookup<'t>(record: Node<'t>, path: &[String]) -> Option<Node<'t>> {
-    path.iter().try_fold(record, |node, key| {
-        if node.is_object() {
-            node.get(key)
-        } else {
-            node.item(key.parse::<usize>().ok()?)
-        }
-    })
+/// One step of a path: a key of an object, an index of an array.
+fn step<'t>(node: Node<'t>, key: &str) -> Option<Node<'t>> {
+    if node.is_object() {
+        node.get(key)
+    } else {
+        node.item(key.parse::<usize>().ok()?)
+    }
 }
 
 fn breaks_line(c: char) -> bool {

@@ -253,3 +253,33 @@ fn flag_default_and_join_read_the_same_inside_a_chain_as_at_its_end() {
         "A\\tB A\\tB"
     );
 }
+
+#[test]
+fn one_template_reads_records_of_any_key_order() {
+    // One template over many records, as the layer renders a list: where a
+    // field stood in the last record is only a guess for the next one.
+    let template = Template::parse("{id} {title}{? [{room.name}]}{? {tags|join(/)}}").unwrap();
+    let records = json!([
+        {"id": 1, "title": "a", "room": {"name": "r1"}, "tags": ["x"]},
+        {"title": "b", "id": 2, "tags": [], "room": null},
+        {"room": {"title": "nested", "id": 9, "name": "r3"}, "id": 3, "title": "c"},
+        {"tags": ["y", "z"], "id": 4},
+        {"id": 5, "title": "e", "room": {"name": "r5"}, "tags": ["x"]},
+        [],
+    ]);
+    let cx = RenderContext::at_unix(NOW);
+    let lines: Vec<String> = records
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|record| template.render(record, &cx))
+        .collect();
+    assert_eq!(
+        lines,
+        ["1 a [r1] x", "2 b", "3 c [r3]", "4  y/z", "5 e [r5] x", " "]
+    );
+    // The same lines as templates that never saw another record.
+    for (record, line) in records.as_array().unwrap().iter().zip(&lines) {
+        assert_eq!(&template.clone().render(record, &cx), line);
+    }
+}

@@ -1,0 +1,106 @@
+//! Where each placeholder's field stood in the last record rendered.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use terse_toon::document::Node;
+
+/// For each placeholder of a template, in the order rendering meets them,
+/// the position of its field among the entries of the last record that had
+/// it.
+///
+/// Records of one list mostly hold their keys in the same order, so trying
+/// that position first finds a field in one step, where a search compares
+/// the keys one by one. A hint is only a guess: it is checked against the
+/// key, and a wrong one costs one comparison before the search.
+///
+/// Hints live with the template, which threads and requests share: relaxed
+/// atomics, written only when they change, so rendering a list of one shape
+/// only reads them.
+pub(super) struct Hints(Box<[AtomicU32]>);
+
+impl Hints {
+    /// No hints yet for `count` placeholders.
+    pub(super) fn new(count: usize) -> Self {
+        Hints((0..count).map(|_| AtomicU32::new(0)).collect())
+    }
+
+    /// The value under `key` in `record` (an object), trying the position
+    /// hint `index` holds first and remembering where it was found.
+    #[inline]
+    pub(super) fn get<'t>(&self, index: usize, record: Node<'t>, key: &str) -> Option<Node<'t>> {
+        let Some(hint) = self.0.get(index) else {
+            return record.get(key);
+        };
+        let guess = hint.load(Ordering::Relaxed);
+        let (position, value) = find_near(record, key, guess as usize)?;
+        // A record cannot hold 2^32 entries: its slots are counted in a u32.
+        let position = u32::try_from(position).unwrap_or(u32::MAX);
+        if position != guess {
+            hint.store(position, Ordering::Relaxed);
+        }
+        Some(value)
+    }
+}
+
+/// The position and value of the entry at `key` in `record`, trying the
+/// entry at position `guess` first.
+#[inline]
+fn find_near<'t>(record: Node<'t>, key: &str, guess: usize) -> Option<(usize, Node<'t>)> {
+    match record.entry(guess) {
+        Some((at_guess, value)) if at_guess == key => Some((guess, value)),
+        _ => record.find(key),
+    }
+}
+
+impl Clone for Hints {
+    /// Fresh hints for as many placeholders.
+    fn clone(&self) -> Self {
+        Hints::new(self.0.len())
+    }
+}
+
+/// Hints are a cache: two templates are equal whatever their hints hold.
+impl PartialEq for Hints {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Hints {}
+
+impl fmt::Debug for Hints {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Hints({})", self.0.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use terse_toon::document::Document;
+
+    use super::*;
+
+    #[test]
+    fn finds_fields_wherever_they_stand_and_follows_the_last_place() {
+        let doc = Document::parse(
+            r#"[{"a": 1, "b": 2}, {"b": 3, "a": 4}, {"x": {"b": 0}, "b": 5}, {"c": 6}]"#,
+        )
+        .unwrap();
+        let hints = Hints::new(1);
+        let b: Vec<_> = doc
+            .root()
+            .items()
+            .map(|record| hints.get(0, record, "b").map(|v| v.to_value()))
+            .collect();
+        // The third record's nested `b` at the hinted position is not its own.
+        assert_eq!(b, [Some(2.into()), Some(3.into()), Some(5.into()), None]);
+        assert_eq!(hints.0[0].load(Ordering::Relaxed), 1);
+        // Past the placeholders it has hints for, a plain search.
+        let first = doc.root().item(0).unwrap();
+        assert_eq!(
+            hints.get(7, first, "a").map(|v| v.to_value()),
+            Some(1.into())
+        );
+    }
+}
