@@ -382,7 +382,7 @@ impl<'t> Node<'t> {
     ///
     /// Records of one list mostly hold their keys in the same order, so a
     /// caller that reads the same key from each can try the position it
-    /// found last time with [`entry`](Self::entry) first.
+    /// found last time first, with [`find_from`](Self::find_from).
     ///
     /// ```
     /// use terse_toon::document::Document;
@@ -417,6 +417,27 @@ impl<'t> Node<'t> {
         None
     }
 
+    /// [`find`](Self::find), looking at the entry at position `guess` first
+    /// (where the key stood in the last record of a list, say).
+    ///
+    /// ```
+    /// use terse_toon::document::Document;
+    ///
+    /// let doc = Document::parse(r#"{"id": 1, "title": "a"}"#)?;
+    /// assert_eq!(doc.root().find_from("title", 1).map(|(at, _)| at), Some(1));
+    /// assert_eq!(doc.root().find_from("title", 0).map(|(at, _)| at), Some(1));
+    /// # Ok::<(), terse_toon::Error>(())
+    /// ```
+    #[inline]
+    pub fn find_from(self, key: &str, guess: usize) -> Option<(usize, Node<'t>)> {
+        if let Some((text, value)) = self.entry_slot(guess) {
+            if text.len() == key.len() && same_bytes(self.doc.text(text), key) {
+                return Some((guess, value));
+            }
+        }
+        self.find(key)
+    }
+
     /// The key and value of the entry at `position` (in document order),
     /// when the node is an object that long.
     ///
@@ -425,6 +446,13 @@ impl<'t> Node<'t> {
     /// before it, which skips nested values whole.
     #[inline]
     pub fn entry(self, position: usize) -> Option<(&'t str, Node<'t>)> {
+        self.entry_slot(position)
+            .map(|(key, value)| (self.doc.text(key), value))
+    }
+
+    /// [`entry`](Self::entry), with the key as stored.
+    #[inline]
+    fn entry_slot(self, position: usize) -> Option<(Text, Node<'t>)> {
         let Slot::Object { len, end } = self.slot() else {
             return None;
         };
@@ -438,7 +466,7 @@ impl<'t> Node<'t> {
         };
         match self.doc.slots[key as usize] {
             Slot::String(text) => Some((
-                self.doc.text(text),
+                text,
                 Node {
                     doc: self.doc,
                     idx: key + 1,
@@ -472,28 +500,41 @@ impl<'t> Node<'t> {
     }
 }
 
-/// Whether two strings of the same length are equal. Keys are short, and
-/// comparing them eight bytes at a time inline is faster than a call to
-/// `memcmp` per key.
+/// Whether two strings are equal. Keys are short, and comparing them a word
+/// at a time inline is faster than a call to `memcmp` per key: whole words,
+/// then the last word (or half word) again, overlapping what was compared,
+/// so no byte is left to a loop of its own.
 #[inline]
 fn same_bytes(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
+    let n = a.len();
+    if n != b.len() {
         return false;
     }
-    let mut a_words = a.chunks_exact(8);
-    let mut b_words = b.chunks_exact(8);
-    let word = |chunk: &[u8]| u64::from_ne_bytes(chunk.try_into().unwrap_or([0; 8]));
-    for (x, y) in (&mut a_words).zip(&mut b_words) {
-        if word(x) != word(y) {
-            return false;
+    let word = |s: &[u8], at: usize| {
+        s.get(at..at + 8)
+            .and_then(|w| w.try_into().ok())
+            .map(u64::from_ne_bytes)
+    };
+    let half = |s: &[u8], at: usize| {
+        s.get(at..at + 4)
+            .and_then(|w| w.try_into().ok())
+            .map(u32::from_ne_bytes)
+    };
+    match n {
+        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => {
+            let mut at = 0;
+            while at + 8 < n {
+                if word(a, at) != word(b, at) {
+                    return false;
+                }
+                at += 8;
+            }
+            word(a, n - 8) == word(b, n - 8)
         }
     }
-    a_words
-        .remainder()
-        .iter()
-        .zip(b_words.remainder())
-        .all(|(x, y)| x == y)
 }
 
 /// Compact JSON, as `serde_json` writes it.

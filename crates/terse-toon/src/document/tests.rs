@@ -51,6 +51,10 @@ fn entries_are_found_by_position(node: super::Node<'_>) {
         assert_eq!((at_key, json(at_value)), (key, json(value)));
         let (found, found_value) = node.find(key).unwrap();
         assert_eq!((found, json(found_value)), (position, json(value)));
+        for guess in [position, position + 1, 0, usize::MAX] {
+            let (from, from_value) = node.find_from(key, guess).unwrap();
+            assert_eq!((from, json(from_value)), (position, json(value)));
+        }
         entries_are_found_by_position(value);
     }
     assert!(node.entry(entries.len()).is_none());
@@ -246,17 +250,29 @@ proptest! {
 
 #[test]
 fn keys_of_every_length_are_found() {
+    // Keys that differ from the one asked for in any one byte, of every
+    // length the word-at-a-time comparison treats apart.
     for len in 0..40 {
         let key: String = (0..len)
             .map(|i| char::from(b'a' + (i % 26) as u8))
             .collect();
-        let mut other = key.clone();
-        if let Some(last) = other.pop() {
-            other.push(if last == 'z' { 'y' } else { 'z' });
+        for at in 0..len {
+            let mut other = key.clone().into_bytes();
+            other[at] = if other[at] == b'z' { b'y' } else { b'z' };
+            let other = String::from_utf8(other).unwrap();
+            let json = serde_json::json!({ &other: 1, &key: 2 }).to_string();
+            let document = Document::parse(&json).unwrap();
+            let number = |key: &str| document.root().get(key)?.as_number()?.as_u64();
+            assert_eq!(number(&key), Some(2), "{key} beside {other}");
+            assert_eq!(number(&other), Some(1), "{other} beside {key}");
+            assert_eq!(
+                document.root().find_from(&key, 0).map(|(at, _)| at),
+                Some(1)
+            );
         }
-        let json = serde_json::json!({ &other: 1, &key: 2 }).to_string();
+        let json = serde_json::json!({ &key: 2 }).to_string();
         let document = Document::parse(&json).unwrap();
-        let found = document.root().get(&key).and_then(|n| n.as_number());
-        assert_eq!(found.and_then(|n| n.as_u64()), Some(2), "{key}");
+        assert!(document.root().get(&key).is_some(), "{key}");
+        assert!(document.root().get(&format!("{key}a")).is_none(), "{key}");
     }
 }

@@ -33,23 +33,13 @@ impl Hints {
             return record.get(key);
         };
         let guess = hint.load(Ordering::Relaxed);
-        let (position, value) = find_near(record, key, guess as usize)?;
+        let (position, value) = record.find_from(key, guess as usize)?;
         // A record cannot hold 2^32 entries: its slots are counted in a u32.
         let position = u32::try_from(position).unwrap_or(u32::MAX);
         if position != guess {
             hint.store(position, Ordering::Relaxed);
         }
         Some(value)
-    }
-}
-
-/// The position and value of the entry at `key` in `record`, trying the
-/// entry at position `guess` first.
-#[inline]
-fn find_near<'t>(record: Node<'t>, key: &str, guess: usize) -> Option<(usize, Node<'t>)> {
-    match record.entry(guess) {
-        Some((at_guess, value)) if at_guess == key => Some((guess, value)),
-        _ => record.find(key),
     }
 }
 
