@@ -11,8 +11,8 @@ use terse_toon::document::Node;
 ///
 /// Records of one list mostly hold their keys in the same order, so trying
 /// that position first finds a field in one step, where a search compares
-/// the keys one by one. A hint is only a guess: it is checked against the
-/// key, and a wrong one costs one comparison before the search.
+/// the keys one by one. A hint is only a guess, checked against the key: a
+/// wrong one costs that check before the search.
 ///
 /// Hints live with the template, which threads and requests share: relaxed
 /// atomics, written only when they change, so rendering a list of one shape
