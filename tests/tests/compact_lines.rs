@@ -284,3 +284,37 @@ async fn ids_are_in_the_order_of_the_lines() {
     assert_eq!(out["ids"], json!([30, 1]));
     assert_eq!(out["lines"], json!(["c", "a"]));
 }
+
+#[tokio::test]
+async fn records_with_keys_in_any_order_read_the_same() {
+    // The renderer looks for a field first where it stood in the record
+    // before; records that move, drop or nest their keys must not fool it.
+    let data = json!([
+        {"id": 1, "title": "Plan", "room": "A", "tags": ["x"]},
+        {"tags": [], "room": "B", "title": "Review", "id": 2},
+        {"id": 3, "meta": {"title": "nested", "room": "Z"}, "title": "Retro"},
+        {"id": 4, "room": "C\nD", "title": "say \"hi\""},
+        {"id": 5, "title": "Plan", "room": "A", "tags": ["x"]},
+    ]);
+    let expected = [
+        "Plan @A x",
+        "Review @B",
+        "Retro",
+        "say \"hi\" @C\\nD",
+        "Plan @A x",
+    ];
+    let template = Template::parse("{title}{? @{room}}{? {tags|join(/)}}").unwrap();
+    let layer = TerseLayer::new().template("/items", CompactResource::new("row", template));
+    let server = TestServer::spawn(serving(json!({ "data": data }), layer)).await;
+    // Twice: the second request starts from where the first left its fields.
+    for _ in 0..2 {
+        let response = raw_client()
+            .get(server.url("/items?format=compact"))
+            .send()
+            .await
+            .unwrap();
+        let out: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+        assert_eq!(out["lines"], json!(expected));
+        assert_eq!(out["ids"], json!([1, 2, 3, 4, 5]));
+    }
+}
