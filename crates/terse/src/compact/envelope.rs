@@ -219,7 +219,7 @@ impl<'t> Envelope<'t> {
         let mut ids = Vec::with_capacity(count);
         for (index, (prefix, record)) in records.enumerate() {
             let fail = |error| NotCompact::Record { index, error };
-            let (line, mark) = lines.start();
+            let line = lines.start();
             line.push_str(prefix);
             resource.write_line(record, cx, line).map_err(fail)?;
             let id = match record.get(resource.id_key()) {
@@ -238,7 +238,7 @@ impl<'t> Envelope<'t> {
                     ))));
                 }
             };
-            lines.finish(mark, count - index - 1, id_room(id));
+            lines.finish(count - index - 1, id_room(id));
             ids.push(id);
         }
         Ok(Envelope { lines, ids, meta })

@@ -106,9 +106,7 @@ pub trait CompactLine: DeserializeOwned {
     fn line(&self, cx: &RenderContext) -> String;
 
     /// Appends the line for one record of a parsed document to `out`; this
-    /// is what the layer calls, once per record. `out` already holds text
-    /// (the layer renders each line in place inside the envelope it is
-    /// writing), so write only after its end.
+    /// is what the layer calls, once per record.
     ///
     /// By default it reads the record into `Self` and writes
     /// [`line`](Self::line). The derive renders its template straight from

@@ -2,13 +2,16 @@
 //! JSON string writing for them.
 
 /// The JSON array of an envelope's lines, written onto the end of the
-/// envelope's text as each line renders: a line is rendered in place, inside
-/// its quotes, so its text is written once rather than rendered into one
-/// buffer and copied into the JSON afterwards.
+/// envelope's text as each line renders. A line renders into a buffer of its
+/// own, reused from line to line (so code that writes a line never sees the
+/// envelope), and is copied into the JSON at once, while it is still in the
+/// cache, escaped only when it has to be.
 #[derive(Debug)]
 pub(crate) struct Lines {
     /// The envelope so far, ending with the lines written up to now.
     json: String,
+    /// The line being written.
+    line: String,
     count: usize,
 }
 
@@ -19,36 +22,35 @@ impl Lines {
     pub(crate) fn open(mut json: String, count: usize) -> Self {
         json.reserve(count.saturating_mul(128).min(1 << 20));
         json.push('[');
-        Lines { json, count: 0 }
+        Lines {
+            json,
+            line: String::with_capacity(256),
+            count: 0,
+        }
     }
 
-    /// The buffer to write the next line onto, and the mark to hand to
-    /// [`finish`](Self::finish) when it is written.
-    pub(crate) fn start(&mut self) -> (&mut String, usize) {
+    /// The buffer to write the next line onto, empty; call
+    /// [`finish`](Self::finish) when the line is written.
+    pub(crate) fn start(&mut self) -> &mut String {
+        self.line.clear();
+        &mut self.line
+    }
+
+    /// Adds the line written since [`start`](Self::start) to the array,
+    /// escaped for JSON where it needs it. After the first line, room is
+    /// made for `more` lines like it, each with `beside` bytes of what the
+    /// envelope writes after the lines (its id), so the envelope grows once
+    /// rather than doubling its way up (copying all lines each time).
+    pub(crate) fn finish(&mut self, more: usize, beside: usize) {
         if self.count > 0 {
             self.json.push(',');
         }
-        self.json.push('"');
-        let mark = self.json.len();
-        (&mut self.json, mark)
-    }
-
-    /// Ends the line written since `mark`: escapes it for JSON where it needs
-    /// it and closes its quotes. After the first line, room is made for
-    /// `more` lines like it, each with `beside` bytes of what the envelope
-    /// writes after the lines (its id), so the buffer grows once rather than
-    /// doubling its way up (copying all lines each time).
-    pub(crate) fn finish(&mut self, mark: usize, more: usize, beside: usize) {
-        if find_json_special(&self.json.as_bytes()[mark..]).is_some() {
-            let raw = self.json.split_off(mark);
-            push_json_string_content(&mut self.json, &raw);
-        }
-        self.json.push('"');
+        write_json_string(&mut self.json, &self.line);
         self.count += 1;
         if self.count == 1 {
             // A quarter more than the first line, for lines that run longer;
             // nothing happens when the first guess was room enough.
-            let line = self.json.len() - mark + 2;
+            let line = self.line.len() + 3;
             let per_record = line + line / 4 + beside;
             self.json.reserve(per_record.saturating_mul(more) + beside);
         }
@@ -69,12 +71,6 @@ impl Lines {
 /// whole runs, where `serde_json` looks up every byte in a table.
 pub(crate) fn write_json_string(out: &mut String, text: &str) {
     out.push('"');
-    push_json_string_content(out, text);
-    out.push('"');
-}
-
-/// The escaped content of [`write_json_string`], without the quotes.
-fn push_json_string_content(out: &mut String, text: &str) {
     let mut rest = text;
     while let Some(at) = find_json_special(rest.as_bytes()) {
         // `at` is an ASCII byte, so both sides are whole characters.
@@ -98,6 +94,7 @@ fn push_json_string_content(out: &mut String, text: &str) {
         rest = &rest[at + 1..];
     }
     out.push_str(rest);
+    out.push('"');
 }
 
 /// The offset of the first byte JSON escapes inside a string (`"`, `\` or a
@@ -137,15 +134,13 @@ mod tests {
     #[test]
     fn lines_keep_their_order_and_bounds() {
         let mut lines = Lines::open(String::from("{\"lines\":"), 2);
-        let (line, mark) = lines.start();
-        line.push_str("+ a");
-        lines.finish(mark, 2, 0);
-        assert!(lines.json.capacity() >= 3 * 5);
-        let (_, mark) = lines.start();
-        lines.finish(mark, 1, 0);
-        let (line, mark) = lines.start();
-        line.push_str("c\"d\n");
-        lines.finish(mark, 0, 0);
+        lines.start().push_str("+ a");
+        lines.finish(2, 0);
+        assert!(lines.json.capacity() >= 3 * 6);
+        lines.start();
+        lines.finish(1, 0);
+        lines.start().push_str("c\"d\n");
+        lines.finish(0, 0);
         assert_eq!(lines.count, 3);
         assert_eq!(lines.close(), r#"{"lines":["+ a","","c\"d\n"]"#);
     }
@@ -157,9 +152,8 @@ mod tests {
             write_json_string(&mut out, &text);
             prop_assert_eq!(&out, &serde_json::to_string(&text).unwrap());
             let mut lines = Lines::open(String::new(), 1);
-            let (line, mark) = lines.start();
-            line.push_str(&text);
-            lines.finish(mark, 0, 0);
+            lines.start().push_str(&text);
+            lines.finish(0, 0);
             prop_assert_eq!(lines.close(), format!("[{out}]"));
         }
     }
