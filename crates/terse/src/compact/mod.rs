@@ -59,9 +59,9 @@
 //!
 //! The layer parses a body once into a borrowed
 //! [`Document`](crate::toon::document::Document) (no `serde_json::Value`),
-//! checks each record from it and renders its line in place inside the
-//! envelope's JSON text; `benches/compact.rs` measures this path against the
-//! TOON path for the same body.
+//! checks each record from it and renders its line, copied into the
+//! envelope's JSON text as soon as it is written; `benches/compact.rs`
+//! measures this path against the TOON path for the same body.
 //!
 //! Register a type with
 //! [`TerseLayer::resource`](crate::TerseLayer::resource) (or a run-time
