@@ -211,11 +211,11 @@ impl<'t> Envelope<'t> {
         meta: Meta<'t>,
     ) -> Result<Self, NotCompact> {
         let count = records.len();
-        let mut json = String::with_capacity(summary.len() + 64);
+        let mut json = Lines::buffer(summary.len() + 64, count);
         json.push_str("{\"format\":\"compact\",\"summary\":");
         write_json_string(&mut json, summary);
         json.push_str(",\"lines\":");
-        let mut lines = Lines::open(json, count);
+        let mut lines = Lines::open(json);
         let mut ids = Vec::with_capacity(count);
         for (index, (prefix, record)) in records.enumerate() {
             let fail = |error| NotCompact::Record { index, error };

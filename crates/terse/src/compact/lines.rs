@@ -16,11 +16,16 @@ pub(crate) struct Lines {
 }
 
 impl Lines {
-    /// Starts the array (`[`) at the end of `json`, with room for `count`
-    /// lines of a typical length (the first line adjusts it; see
-    /// [`finish`](Self::finish)).
-    pub(crate) fn open(mut json: String, count: usize) -> Self {
-        json.reserve(count.saturating_mul(128).min(1 << 20));
+    /// An empty envelope text with room for `head` bytes before the lines
+    /// and `count` lines of a typical length after them (the first line
+    /// adjusts it; see [`finish`](Self::finish)), so writing the head does
+    /// not make it grow.
+    pub(crate) fn buffer(head: usize, count: usize) -> String {
+        String::with_capacity(head + count.saturating_mul(128).min(1 << 20))
+    }
+
+    /// Starts the array (`[`) at the end of `json`.
+    pub(crate) fn open(mut json: String) -> Self {
         json.push('[');
         Lines {
             json,
@@ -133,7 +138,9 @@ mod tests {
 
     #[test]
     fn lines_keep_their_order_and_bounds() {
-        let mut lines = Lines::open(String::from("{\"lines\":"), 2);
+        let mut json = Lines::buffer(9, 2);
+        json.push_str("{\"lines\":");
+        let mut lines = Lines::open(json);
         lines.start().push_str("+ a");
         lines.finish(2, 0);
         assert!(lines.json.capacity() >= 3 * 6);
@@ -151,7 +158,7 @@ mod tests {
             let mut out = String::new();
             write_json_string(&mut out, &text);
             prop_assert_eq!(&out, &serde_json::to_string(&text).unwrap());
-            let mut lines = Lines::open(String::new(), 1);
+            let mut lines = Lines::open(Lines::buffer(0, 1));
             lines.start().push_str(&text);
             lines.finish(0, 0);
             prop_assert_eq!(lines.close(), format!("[{out}]"));
