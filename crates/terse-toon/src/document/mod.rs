@@ -210,6 +210,14 @@ impl<'a> Document<'a> {
         text.resolve(self.src, &self.owned)
     }
 
+    /// Whether the stored `text` is `key`. Lengths are compared before the
+    /// text is looked up: most keys differ in length, and this is the hot
+    /// loop of template rendering.
+    #[inline(always)]
+    fn is_key(&self, text: Text, key: &str) -> bool {
+        text.len() == key.len() && same_bytes(self.text(text), key)
+    }
+
     /// The index of the next sibling of slot `idx`.
     #[inline]
     fn after(&self, idx: u32) -> u32 {
@@ -399,12 +407,10 @@ impl<'t> Node<'t> {
         let Slot::Object { len, .. } = self.slot() else {
             return None;
         };
-        // Lengths are compared before the text is looked up: most keys
-        // differ in length, and this is the hot loop of template rendering.
         let mut idx = self.idx + 1;
         for position in 0..len {
             if let Slot::String(text) = self.doc.slots[idx as usize] {
-                if text.len() == key.len() && same_bytes(self.doc.text(text), key) {
+                if self.doc.is_key(text, key) {
                     let value = Node {
                         doc: self.doc,
                         idx: idx + 1,
@@ -431,7 +437,7 @@ impl<'t> Node<'t> {
     #[inline]
     pub fn find_from(self, key: &str, guess: usize) -> Option<(usize, Node<'t>)> {
         if let Some((text, value)) = self.entry_slot(guess) {
-            if text.len() == key.len() && same_bytes(self.doc.text(text), key) {
+            if self.doc.is_key(text, key) {
                 return Some((guess, value));
             }
         }
