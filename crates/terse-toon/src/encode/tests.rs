@@ -247,3 +247,26 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn table_rows_in_another_key_order_come_back_in_the_header_order() {
+    // Spec §9.3 and §9.5: rows may list their keys in any order; the header
+    // takes the first one's, and every row decodes in it. The values all
+    // come back, and encoding what came back gives the same text.
+    let value: Value = serde_json::from_str(
+        r#"{"rows": [{"a": 1, "b": "x"}, {"b": "y", "a": 2}],
+            "by_name": {"p": {"host": "h1", "port": 1}, "r": {"port": 2, "host": "h2"}}}"#,
+    )
+    .unwrap();
+    let text = encode(&value, &EncodeOptions::default());
+    assert_eq!(
+        text,
+        "rows[2]{a,b}:\n  1,x\n  2,y\nby_name[2:]{host,port}:\n  p: h1,1\n  r: h2,2"
+    );
+    let back = crate::decode(&text, &Default::default()).unwrap();
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&back["rows"][1]), ["a", "b"]);
+    assert_eq!(keys(&back["by_name"]["r"]), ["host", "port"]);
+    assert_eq!(back, value, "the same entries, key order aside");
+    assert_eq!(encode(&back, &EncodeOptions::default()), text);
+}
