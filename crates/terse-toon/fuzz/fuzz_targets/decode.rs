@@ -78,8 +78,7 @@ fn same(actual: &Value, expected: &Value) -> bool {
         }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
-                && y
-                    .iter()
+                && y.iter()
                     .all(|(key, vb)| x.get(key).is_some_and(|va| same(va, vb)))
         }
         _ => actual == expected,
