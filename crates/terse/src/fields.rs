@@ -1,47 +1,182 @@
 //! Sparse fieldsets: `?fields=a,b,c.d` keeps only those keys of each record.
+//!
+//! The list comes from the query string, so it is hostile until checked: its
+//! length, its number of paths and the depth of each path are limited before
+//! anything is built, the paths are kept in a flat arena (no tree whose drop
+//! recurses), and both parsing and projecting walk with loops and an explicit
+//! stack. Parsing is linear in the list; projecting is linear in the body
+//! times the (bounded) number of keys at one level of the list.
 
 use std::fmt;
 
 use serde_json::{Map, Value};
 
-/// A parsed `fields` list: a tree of key paths.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Fields {
-    root: Node,
+/// How large a `fields` list may be; see `TerseLayer::max_fields`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FieldsLimits {
+    pub(crate) max_paths: usize,
+    pub(crate) max_depth: usize,
+    pub(crate) max_length: usize,
 }
 
-/// Keys to keep at one level; a key whose node has no children is kept whole.
+impl Default for FieldsLimits {
+    fn default() -> Self {
+        FieldsLimits {
+            max_paths: 64,
+            max_depth: 8,
+            max_length: 1024,
+        }
+    }
+}
+
+/// A parsed `fields` list: the key paths as a tree in an arena, node 0 the
+/// root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Fields {
+    nodes: Vec<Node>,
+}
+
+/// Keys to keep at one level, each with the index of its node; a key whose
+/// node has no children is kept whole.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 struct Node {
-    children: Vec<(String, Node)>,
+    children: Vec<(String, usize)>,
 }
 
-/// A `fields` list with an empty path segment, such as `a..b` or `.a`.
+/// Why a `fields` list was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FieldsError {
-    path: String,
+pub(crate) enum FieldsError {
+    /// A path with an empty segment, such as `a..b` or `.a`.
+    EmptySegment { path: String },
+    /// The list is longer than the limit, in bytes.
+    TooLong { length: usize, max: usize },
+    /// The list names more paths than the limit.
+    TooManyPaths { max: usize },
+    /// A path has more segments than the limit.
+    TooDeep { path: String, max: usize },
+}
+
+impl FieldsError {
+    /// The error envelope's code: a list that is wrong, or one that is too
+    /// large to be served.
+    pub(crate) fn code(&self) -> &'static str {
+        match self {
+            FieldsError::EmptySegment { .. } => "invalid_fields",
+            _ => "fields_too_complex",
+        }
+    }
+}
+
+/// At most this many bytes of a client's path are echoed in an error.
+const ECHO: usize = 64;
+
+/// `path`, cut to [`ECHO`] bytes on a character boundary, marked when cut.
+fn echo(path: &str) -> String {
+    if path.len() <= ECHO {
+        return path.to_owned();
+    }
+    let mut end = ECHO;
+    while !path.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &path[..end])
 }
 
 impl fmt::Display for FieldsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "field path `{}` has an empty segment", self.path)
+        match self {
+            FieldsError::EmptySegment { path } => {
+                write!(f, "field path `{path}` has an empty segment")
+            }
+            FieldsError::TooLong { length, max } => {
+                write!(
+                    f,
+                    "the list is {length} bytes long, more than the {max} allowed"
+                )
+            }
+            FieldsError::TooManyPaths { max } => {
+                write!(f, "the list names more than the {max} paths allowed")
+            }
+            FieldsError::TooDeep { path, max } => {
+                write!(
+                    f,
+                    "field path `{path}` has more than the {max} segments allowed"
+                )
+            }
+        }
     }
 }
 
 impl Fields {
-    /// Parses a comma-separated list of dotted paths; `None` when it names no field.
-    pub(crate) fn parse(spec: &str) -> Result<Option<Fields>, FieldsError> {
-        let mut fields = Fields::default();
-        for path in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let segments: Vec<&str> = path.split('.').map(str::trim).collect();
-            if segments.iter().any(|s| s.is_empty()) {
-                return Err(FieldsError {
-                    path: path.to_owned(),
+    /// Parses a comma-separated list of dotted paths within `limits`;
+    /// `None` when it names no field.
+    pub(crate) fn parse(spec: &str, limits: FieldsLimits) -> Result<Option<Fields>, FieldsError> {
+        if spec.len() > limits.max_length {
+            return Err(FieldsError::TooLong {
+                length: spec.len(),
+                max: limits.max_length,
+            });
+        }
+        let mut fields = Fields {
+            nodes: vec![Node::default()],
+        };
+        let paths = spec.split(',').map(str::trim).filter(|p| !p.is_empty());
+        for (count, path) in paths.enumerate() {
+            if count >= limits.max_paths {
+                return Err(FieldsError::TooManyPaths {
+                    max: limits.max_paths,
                 });
             }
-            fields.root.insert(&segments);
+            let depth = path.split('.').count();
+            if depth > limits.max_depth {
+                return Err(FieldsError::TooDeep {
+                    path: echo(path),
+                    max: limits.max_depth,
+                });
+            }
+            if path.split('.').any(|segment| segment.trim().is_empty()) {
+                return Err(FieldsError::EmptySegment { path: echo(path) });
+            }
+            fields.insert(path.split('.').map(str::trim), depth);
         }
-        Ok((!fields.root.children.is_empty()).then_some(fields))
+        Ok((!fields.nodes[0].children.is_empty()).then_some(fields))
+    }
+
+    /// Adds one path of `depth` segments to the tree.
+    fn insert<'s>(&mut self, segments: impl Iterator<Item = &'s str>, depth: usize) {
+        let mut at = 0;
+        for (i, segment) in segments.enumerate() {
+            let last = i + 1 == depth;
+            match self.child(at, segment) {
+                Some(child) => {
+                    if last {
+                        // A whole key covers any deeper path given before;
+                        // the nodes below stay in the arena, unreachable.
+                        self.nodes[child].children.clear();
+                        return;
+                    }
+                    if self.nodes[child].children.is_empty() {
+                        // Already kept whole: the deeper path adds nothing.
+                        return;
+                    }
+                    at = child;
+                }
+                None => {
+                    let child = self.nodes.len();
+                    self.nodes.push(Node::default());
+                    self.nodes[at].children.push((segment.to_owned(), child));
+                    at = child;
+                }
+            }
+        }
+    }
+
+    fn child(&self, node: usize, key: &str) -> Option<usize> {
+        self.nodes[node]
+            .children
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|&(_, child)| child)
     }
 
     /// Projects a response body: each record of a root array or of the first
@@ -55,7 +190,7 @@ impl Fields {
                     .find(|key| matches!(map.get(key.as_str()), Some(Value::Array(_))));
                 match list_key.and_then(|key| map.get_mut(key.as_str())) {
                     Some(Value::Array(records)) => self.project_records(records, id_key),
-                    _ => self.root.project_object(map, Some(id_key)),
+                    _ => self.project_from(map, id_key),
                 }
             }
             _ => {}
@@ -65,57 +200,42 @@ impl Fields {
     fn project_records(&self, records: &mut [Value], id_key: &str) {
         for record in records {
             if let Value::Object(map) = record {
-                self.root.project_object(map, Some(id_key));
+                self.project_from(map, id_key);
             }
         }
     }
-}
 
-impl Node {
-    fn insert(&mut self, segments: &[&str]) {
-        let Some((first, rest)) = segments.split_first() else {
-            return;
-        };
-        match self.children.iter().position(|(key, _)| key == first) {
-            Some(at) => {
-                let child = &mut self.children[at].1;
-                // An existing whole key already covers any deeper path.
-                if rest.is_empty() {
-                    child.children.clear();
-                } else if !child.children.is_empty() {
-                    child.insert(rest);
+    /// Projects one record, its id kept at the top, with a stack of the
+    /// values still to project under each node (arrays are projected item by
+    /// item with the node of the key that holds them).
+    fn project_from(&self, record: &mut Map<String, Value>, id_key: &str) {
+        let mut stack: Vec<(&mut Value, usize)> = Vec::new();
+        self.keep(record, 0, Some(id_key), &mut stack);
+        while let Some((value, node)) = stack.pop() {
+            match value {
+                Value::Object(map) => self.keep(map, node, None, &mut stack),
+                Value::Array(items) => stack.extend(items.iter_mut().map(|item| (item, node))),
+                _ => {}
+            }
+        }
+    }
+
+    /// Keeps the keys of `map` that `node` lists (and `id_key`), and queues
+    /// the kept values that are to be projected further.
+    fn keep<'v>(
+        &self,
+        map: &'v mut Map<String, Value>,
+        node: usize,
+        id_key: Option<&str>,
+        stack: &mut Vec<(&'v mut Value, usize)>,
+    ) {
+        map.retain(|key, _| self.child(node, key).is_some() || Some(key.as_str()) == id_key);
+        for (key, value) in map.iter_mut() {
+            if let Some(child) = self.child(node, key) {
+                if !self.nodes[child].children.is_empty() {
+                    stack.push((value, child));
                 }
             }
-            None => {
-                let mut child = Node::default();
-                child.insert(rest);
-                self.children.push(((*first).to_owned(), child));
-            }
-        }
-    }
-
-    fn child(&self, key: &str) -> Option<&Node> {
-        self.children.iter().find(|(k, _)| k == key).map(|(_, n)| n)
-    }
-
-    fn project_object(&self, map: &mut Map<String, Value>, id_key: Option<&str>) {
-        map.retain(|key, value| match self.child(key) {
-            Some(node) => {
-                node.project_value(value);
-                true
-            }
-            None => Some(key.as_str()) == id_key,
-        });
-    }
-
-    fn project_value(&self, value: &mut Value) {
-        if self.children.is_empty() {
-            return;
-        }
-        match value {
-            Value::Object(map) => self.project_object(map, None),
-            Value::Array(items) => items.iter_mut().for_each(|item| self.project_value(item)),
-            _ => {}
         }
     }
 }
@@ -130,7 +250,7 @@ mod tests {
     }
 
     fn projected(spec: &str, mut body: Value) -> Value {
-        Fields::parse(spec)
+        Fields::parse(spec, FieldsLimits::default())
             .unwrap()
             .unwrap()
             .project(&mut body, &keys(), "id");
@@ -178,10 +298,87 @@ mod tests {
 
     #[test]
     fn empty_lists_and_bad_paths() {
-        assert_eq!(Fields::parse(" , ").unwrap(), None);
-        assert_eq!(Fields::parse("").unwrap(), None);
-        let err = Fields::parse("a,b..c").unwrap_err();
+        let limits = FieldsLimits::default();
+        assert_eq!(Fields::parse(" , ", limits).unwrap(), None);
+        assert_eq!(Fields::parse("", limits).unwrap(), None);
+        let err = Fields::parse("a,b..c", limits).unwrap_err();
         assert_eq!(err.to_string(), "field path `b..c` has an empty segment");
-        assert!(Fields::parse(".a").is_err());
+        assert_eq!(err.code(), "invalid_fields");
+        assert!(Fields::parse(".a", limits).is_err());
+    }
+
+    #[test]
+    fn lists_past_a_limit_are_refused_before_anything_is_built() {
+        let limits = FieldsLimits {
+            max_paths: 3,
+            max_depth: 3,
+            max_length: 40,
+        };
+        assert!(Fields::parse("a,b,c", limits).unwrap().is_some());
+        let err = Fields::parse("a,b,c,d", limits).unwrap_err();
+        assert_eq!(err, FieldsError::TooManyPaths { max: 3 });
+        assert_eq!(err.code(), "fields_too_complex");
+        assert!(Fields::parse("a.b.c", limits).unwrap().is_some());
+        let err = Fields::parse("a.b.c.d", limits).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "field path `a.b.c.d` has more than the 3 segments allowed"
+        );
+        let err = Fields::parse(&"a,".repeat(21), limits).unwrap_err();
+        assert_eq!(
+            err,
+            FieldsError::TooLong {
+                length: 42,
+                max: 40
+            }
+        );
+    }
+
+    #[test]
+    fn echoed_paths_are_cut_short() {
+        let limits = FieldsLimits {
+            max_length: usize::MAX,
+            ..FieldsLimits::default()
+        };
+        let path = "é".repeat(100) + "..x";
+        let message = Fields::parse(&path, limits).unwrap_err().to_string();
+        assert!(message.len() < 120, "{message}");
+        assert!(message.contains('…'));
+    }
+
+    #[test]
+    fn huge_lists_parse_and_drop_without_recursion() {
+        // Limits set out of the way: even then nothing recurses per segment.
+        let limits = FieldsLimits {
+            max_paths: usize::MAX,
+            max_depth: usize::MAX,
+            max_length: usize::MAX,
+        };
+        let deep = vec!["a"; 200_000].join(".");
+        let wide: String = (0..2_000).map(|i| format!("k{i},")).collect();
+        let result = std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || {
+                let deep = Fields::parse(&deep, limits).unwrap().unwrap();
+                let mut body = json!({"a": {"a": 1, "b": 2}, "id": 1});
+                deep.project(&mut body, &keys(), "id");
+                let wide = Fields::parse(&wide, limits).unwrap().unwrap();
+                let mut body = json!({"k1999": 1, "x": 2});
+                wide.project(&mut body, &keys(), "id");
+                body
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(result, json!({"k1999": 1}));
+    }
+
+    #[test]
+    fn nested_arrays_of_records_are_projected_with_the_node_that_holds_them() {
+        let body = json!({"id": 1, "groups": [[{"a": 1, "b": 2}], [{"a": 3, "c": 4}]], "z": 0});
+        assert_eq!(
+            projected("groups.a", body),
+            json!({"id": 1, "groups": [[{"a": 1}], [{"a": 3}]]})
+        );
     }
 }

@@ -3,7 +3,8 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The context of one rendering: the request time, which the `ago` filter
-/// measures from. Build one per response so every line of a list agrees.
+/// measures from, and the largest envelope to write. Build one per response
+/// so every line of a list agrees.
 ///
 /// ```
 /// use terse::compact::RenderContext;
@@ -14,6 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RenderContext {
     now_unix: i64,
+    max_output_bytes: usize,
 }
 
 impl RenderContext {
@@ -30,12 +32,41 @@ impl RenderContext {
                 .map(|s| -s)
                 .unwrap_or(i64::MIN),
         };
-        RenderContext { now_unix }
+        Self::at_unix(now_unix)
     }
 
     /// A context for the given Unix time, in seconds.
     pub fn at_unix(seconds: i64) -> Self {
-        RenderContext { now_unix: seconds }
+        RenderContext {
+            now_unix: seconds,
+            max_output_bytes: usize::MAX,
+        }
+    }
+
+    /// The same context with a bound on the envelope's text: an envelope
+    /// that would be larger is not finished, and rendering ends with
+    /// [`NotCompact::TooLarge`](crate::compact::NotCompact::TooLarge).
+    /// Unbounded unless set.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use terse::compact::{compact_envelope, CompactResource, NotCompact, RenderContext, Template};
+    ///
+    /// let notes = CompactResource::new("note", Template::parse("{title}")?);
+    /// let body = json!([{"id": 1, "title": "a long title, longer than the bound"}]);
+    /// let cx = RenderContext::now().with_max_output_bytes(32);
+    /// let err = compact_envelope(&body, &["data"], &notes, &cx).unwrap_err();
+    /// assert_eq!(err, NotCompact::TooLarge { limit: 32 });
+    /// # Ok::<(), terse::compact::TemplateError>(())
+    /// ```
+    pub fn with_max_output_bytes(mut self, limit: usize) -> Self {
+        self.max_output_bytes = limit;
+        self
+    }
+
+    /// The bound on the envelope's text, in bytes.
+    pub fn max_output_bytes(&self) -> usize {
+        self.max_output_bytes
     }
 
     /// The render instant as Unix seconds.

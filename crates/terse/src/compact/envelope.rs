@@ -15,6 +15,7 @@ pub const DEFAULT_LIST_KEYS: &[&str] = &["data", "items", "results"];
 
 /// Why a body was not turned into a compact envelope.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum NotCompact {
     /// The body is not list-shaped: neither a root array nor an object with
     /// an array under one of the list keys. Expected on single-object routes;
@@ -27,6 +28,13 @@ pub enum NotCompact {
         index: usize,
         /// What is wrong with it.
         error: RecordError,
+    },
+    /// The envelope would be larger than
+    /// [`RenderContext::max_output_bytes`]; the layer serves the JSON
+    /// unchanged.
+    TooLarge {
+        /// The bound, in bytes.
+        limit: usize,
     },
 }
 
@@ -43,6 +51,9 @@ impl fmt::Display for NotCompact {
         match self {
             NotCompact::NotAList => f.write_str("the body is not a list"),
             NotCompact::Record { index, error } => write!(f, "record {index}: {error}"),
+            NotCompact::TooLarge { limit } => {
+                write!(f, "the envelope would be larger than {limit} bytes")
+            }
         }
     }
 }
@@ -215,8 +226,11 @@ impl<'t> Envelope<'t> {
         json.push_str("{\"format\":\"compact\",\"summary\":");
         write_json_string(&mut json, summary);
         json.push_str(",\"lines\":");
-        let mut lines = Lines::open(json);
-        let mut ids = Vec::with_capacity(count);
+        let limit = cx.max_output_bytes();
+        let mut lines = Lines::open(json, limit);
+        // Grown as records render: a body of many records that fails at the
+        // first does not pay for them all up front.
+        let mut ids = Vec::with_capacity(count.min(1024));
         for (index, (prefix, record)) in records.enumerate() {
             let fail = |error| NotCompact::Record { index, error };
             let line = lines.start();
@@ -238,7 +252,9 @@ impl<'t> Envelope<'t> {
                     ))));
                 }
             };
-            lines.finish(count - index - 1, id_room(id));
+            lines
+                .finish(count - index - 1, id_room(id))
+                .map_err(|_| NotCompact::TooLarge { limit })?;
             ids.push(id);
         }
         Ok(Envelope { lines, ids, meta })

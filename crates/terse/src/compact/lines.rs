@@ -13,7 +13,13 @@ pub(crate) struct Lines {
     /// The line being written.
     line: String,
     count: usize,
+    /// The most bytes `json` may reach.
+    limit: usize,
 }
+
+/// The lines would make the envelope larger than its bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct OverLimit;
 
 impl Lines {
     /// An empty envelope text with room for `head` bytes before the lines
@@ -24,13 +30,15 @@ impl Lines {
         String::with_capacity(head + count.saturating_mul(128).min(1 << 20))
     }
 
-    /// Starts the array (`[`) at the end of `json`.
-    pub(crate) fn open(mut json: String) -> Self {
+    /// Starts the array (`[`) at the end of `json`; the text may grow to
+    /// `limit` bytes.
+    pub(crate) fn open(mut json: String, limit: usize) -> Self {
         json.push('[');
         Lines {
             json,
             line: String::with_capacity(256),
             count: 0,
+            limit,
         }
     }
 
@@ -46,7 +54,20 @@ impl Lines {
     /// made for `more` lines like it, each with `beside` bytes of what the
     /// envelope writes after the lines (its id), so the envelope grows once
     /// rather than doubling its way up (copying all lines each time).
-    pub(crate) fn finish(&mut self, more: usize, beside: usize) {
+    ///
+    /// The room made never goes past the bound, so one long first line
+    /// followed by many short ones does not reserve its length times their
+    /// number; and a line that would take the text past the bound is not
+    /// added.
+    pub(crate) fn finish(&mut self, more: usize, beside: usize) -> Result<(), OverLimit> {
+        // Escaping at most sextuples a byte (`\u001f`); checked before
+        // copying so the text never grows past the bound.
+        let worst = self.line.len().saturating_mul(6).saturating_add(3);
+        if self.json.len().saturating_add(worst) > self.limit
+            && self.json.len() + json_string_len(&self.line) + 1 > self.limit
+        {
+            return Err(OverLimit);
+        }
         if self.count > 0 {
             self.json.push(',');
         }
@@ -57,8 +78,11 @@ impl Lines {
             // nothing happens when the first guess was room enough.
             let line = self.line.len() + 3;
             let per_record = line + line / 4 + beside;
-            self.json.reserve(per_record.saturating_mul(more) + beside);
+            let wanted = per_record.saturating_mul(more).saturating_add(beside);
+            let room = self.limit.saturating_sub(self.json.len());
+            self.json.reserve(wanted.min(room));
         }
+        Ok(())
     }
 
     /// Closes the array (`]`) and gives back the envelope's text.
@@ -66,6 +90,19 @@ impl Lines {
         self.json.push(']');
         self.json
     }
+}
+
+/// The length of `text` written as a JSON string by [`write_json_string`].
+fn json_string_len(text: &str) -> usize {
+    let escapes: usize = text
+        .bytes()
+        .map(|byte| match byte {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+            0..0x20 => 5,
+            _ => 0,
+        })
+        .sum();
+    text.len() + escapes + 2
 }
 
 /// Writes `text` as a JSON string, escaped exactly as `serde_json` escapes.
@@ -140,16 +177,41 @@ mod tests {
     fn lines_keep_their_order_and_bounds() {
         let mut json = Lines::buffer(9, 2);
         json.push_str("{\"lines\":");
-        let mut lines = Lines::open(json);
+        let mut lines = Lines::open(json, usize::MAX);
         lines.start().push_str("+ a");
-        lines.finish(2, 0);
+        lines.finish(2, 0).unwrap();
         assert!(lines.json.capacity() >= 3 * 6);
         lines.start();
-        lines.finish(1, 0);
+        lines.finish(1, 0).unwrap();
         lines.start().push_str("c\"d\n");
-        lines.finish(0, 0);
+        lines.finish(0, 0).unwrap();
         assert_eq!(lines.count, 3);
         assert_eq!(lines.close(), r#"{"lines":["+ a","","c\"d\n"]"#);
+    }
+
+    #[test]
+    fn the_text_never_grows_past_its_bound() {
+        // `["a","b"` is 8 bytes: a bound of 8 takes two lines, not a third.
+        let mut lines = Lines::open(String::new(), 8);
+        lines.start().push('a');
+        lines.finish(1_000_000, 0).unwrap();
+        assert!(
+            lines.json.capacity() < 64,
+            "room is made only up to the bound"
+        );
+        lines.start().push('b');
+        lines.finish(1, 0).unwrap();
+        lines.start().push('c');
+        assert_eq!(lines.finish(0, 0), Err(OverLimit));
+        assert_eq!(lines.close(), r#"["a","b"]"#);
+    }
+
+    #[test]
+    fn one_long_first_line_does_not_reserve_for_every_record() {
+        let mut lines = Lines::open(String::new(), 1 << 20);
+        lines.start().push_str(&"x".repeat(100_000));
+        lines.finish(usize::MAX / 2, usize::MAX / 2).unwrap();
+        assert!(lines.json.capacity() <= 1 << 21);
     }
 
     proptest! {
@@ -158,9 +220,9 @@ mod tests {
             let mut out = String::new();
             write_json_string(&mut out, &text);
             prop_assert_eq!(&out, &serde_json::to_string(&text).unwrap());
-            let mut lines = Lines::open(Lines::buffer(0, 1));
+            let mut lines = Lines::open(Lines::buffer(0, 1), usize::MAX);
             lines.start().push_str(&text);
-            lines.finish(0, 0);
+            lines.finish(0, 0).unwrap();
             prop_assert_eq!(lines.close(), format!("[{out}]"));
         }
     }

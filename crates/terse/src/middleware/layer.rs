@@ -54,6 +54,65 @@ impl TerseLayer {
         self
     }
 
+    /// The largest body the layer writes when it rewrites: a TOON text or a
+    /// compact envelope that would be larger is not finished, and the JSON
+    /// goes out unchanged. Default: the same as
+    /// [`max_body_bytes`](Self::max_body_bytes).
+    ///
+    /// TOON indents every level of nesting, so a deeply nested body can grow
+    /// many times over as TOON; this keeps the memory of a rewrite within a
+    /// known bound whatever the handler returns.
+    ///
+    /// ```
+    /// let layer = terse::TerseLayer::new().max_body_bytes(1 << 20).max_output_bytes(2 << 20);
+    /// ```
+    pub fn max_output_bytes(mut self, limit: usize) -> Self {
+        self.config().max_output_bytes = Some(limit);
+        self
+    }
+
+    /// Bodies of at least this many bytes are rewritten (encoded, projected,
+    /// counted) on tokio's blocking thread pool rather than on the async
+    /// worker that polls the response, so a few large rewrites cannot stall
+    /// every other request on a small runtime. Default: 256 KiB.
+    ///
+    /// Needs the `tokio` feature (on by default) and a tokio runtime; without
+    /// either, every rewrite runs in place. `usize::MAX` keeps every rewrite
+    /// in place.
+    ///
+    /// ```
+    /// let layer = terse::TerseLayer::new().offload_threshold(64 * 1024);
+    /// ```
+    pub fn offload_threshold(mut self, bytes: usize) -> Self {
+        self.config().offload_threshold = bytes;
+        self
+    }
+
+    /// The most paths a `?fields=` list may name (`a,b.c` names two).
+    /// A longer list is refused with a 400 `fields_too_complex`. Default: 64.
+    ///
+    /// ```
+    /// let layer = terse::TerseLayer::new().max_fields(16).max_field_depth(4).max_fields_length(512);
+    /// ```
+    pub fn max_fields(mut self, paths: usize) -> Self {
+        self.config().fields_limits.max_paths = paths;
+        self
+    }
+
+    /// The most segments a path of `?fields=` may have (`a.b.c` has three).
+    /// A deeper path is refused with a 400 `fields_too_complex`. Default: 8.
+    pub fn max_field_depth(mut self, segments: usize) -> Self {
+        self.config().fields_limits.max_depth = segments;
+        self
+    }
+
+    /// The longest `?fields=` value, in bytes once percent-decoded. A longer
+    /// one is refused with a 400 `fields_too_complex`. Default: 1024.
+    pub fn max_fields_length(mut self, bytes: usize) -> Self {
+        self.config().fields_limits.max_length = bytes;
+        self
+    }
+
     /// How TOON is written (delimiter, indent).
     ///
     /// ```

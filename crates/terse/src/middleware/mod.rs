@@ -24,6 +24,7 @@ use http::{HeaderName, HeaderValue};
 use terse_toon::EncodeOptions;
 
 use crate::compact::{CompactResource, RouteTable};
+use crate::fields::FieldsLimits;
 use crate::format::Format;
 use headers::VaryNames;
 
@@ -32,6 +33,13 @@ use headers::VaryNames;
 pub(crate) struct Config {
     pub(crate) default_format: Format,
     pub(crate) max_body_bytes: usize,
+    /// The largest TOON text or compact envelope the layer writes; `None`
+    /// follows `max_body_bytes`.
+    pub(crate) max_output_bytes: Option<usize>,
+    /// Bodies at least this large are rewritten on the blocking pool.
+    pub(crate) offload_threshold: usize,
+    /// How large a `?fields=` list may be.
+    pub(crate) fields_limits: FieldsLimits,
     pub(crate) toon_options: EncodeOptions,
     pub(crate) smart_fallback: bool,
     pub(crate) list_keys: Vec<String>,
@@ -49,6 +57,11 @@ pub(crate) struct Config {
 }
 
 impl Config {
+    /// The bound on a rewritten body: past it, the JSON goes out unchanged.
+    pub(crate) fn max_output_bytes(&self) -> usize {
+        self.max_output_bytes.unwrap_or(self.max_body_bytes)
+    }
+
     /// The tokens of a body as sent, for `X-Token-Count` and the smart
     /// fallback.
     pub(crate) fn count_tokens(&self, body: &[u8]) -> usize {
@@ -67,11 +80,17 @@ impl Config {
 /// The default for [`TerseLayer::max_body_bytes`]: 8 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 
+/// The default for [`TerseLayer::offload_threshold`]: 256 KiB.
+pub const DEFAULT_OFFLOAD_THRESHOLD: usize = 256 * 1024;
+
 impl Default for Config {
     fn default() -> Self {
         Config {
             default_format: Format::Json,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_output_bytes: None,
+            offload_threshold: DEFAULT_OFFLOAD_THRESHOLD,
+            fields_limits: FieldsLimits::default(),
             toon_options: EncodeOptions::default(),
             smart_fallback: true,
             list_keys: ["data", "items", "results"].map(String::from).to_vec(),

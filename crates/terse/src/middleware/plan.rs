@@ -4,7 +4,7 @@ use http::{Method, Request, StatusCode};
 
 use super::Config;
 use crate::error_envelope::Refusal;
-use crate::fields::Fields;
+use crate::fields::{Fields, FieldsError};
 use crate::format::Format;
 use crate::negotiate::{Negotiated, negotiate, query_param};
 
@@ -90,19 +90,9 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
     };
     let fields = match query.and_then(|q| query_param(q, &config.fields_param)) {
         None => None,
-        Some(spec) => match Fields::parse(&spec) {
+        Some(spec) => match Fields::parse(&spec, config.fields_limits) {
             Ok(fields) => fields,
-            Err(err) => {
-                return Planned::Refuse(Refusal {
-                    status: StatusCode::BAD_REQUEST,
-                    code: "invalid_fields",
-                    message: format!("`{}`: {err}", config.fields_param),
-                    hint: format!(
-                        "List keys separated by commas, with dots for nested keys: {}=name,owner.email",
-                        config.fields_param
-                    ),
-                });
-            }
+            Err(err) => return Planned::Refuse(fields_refusal(config, &err)),
         },
     };
     if fields.is_some() && format == Format::Compact {
@@ -126,4 +116,25 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
         head: req.method() == Method::HEAD,
         route: (format == Format::Compact && !config.resources.is_empty()).then(|| Route::of(req)),
     })
+}
+
+/// The 400 for a `fields` list that is wrong or too large.
+fn fields_refusal(config: &Config, err: &FieldsError) -> Refusal {
+    let param = &config.fields_param;
+    let limits = config.fields_limits;
+    let hint = match err {
+        FieldsError::EmptySegment { .. } => format!(
+            "List keys separated by commas, with dots for nested keys: {param}=name,owner.email"
+        ),
+        _ => format!(
+            "Ask for at most {} paths of at most {} segments, {} bytes in all, or drop `{param}` to get every field",
+            limits.max_paths, limits.max_depth, limits.max_length
+        ),
+    };
+    Refusal {
+        status: StatusCode::BAD_REQUEST,
+        code: err.code(),
+        message: format!("`{param}`: {err}"),
+        hint,
+    }
 }

@@ -148,16 +148,23 @@ fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
     let Ok(document) = document else {
         return Outcome::NotJson;
     };
-    let cx = RenderContext::now();
+    let cx = RenderContext::now().with_max_output_bytes(config.max_output_bytes());
     match Envelope::build(document.root(), &config.list_keys, resource, &cx) {
-        Ok(envelope) => {
-            let body = Bytes::from(envelope.into_json());
-            Outcome::Rewritten {
-                tokens: config.count_tokens(&body),
-                body,
-                content_type: Some(JSON_CONTENT_TYPE),
+        // The lines stayed within the bound; the ids and meta, copied from
+        // the body, may still take the envelope just past it.
+        Ok(envelope) => match envelope.into_json() {
+            envelope if envelope.len() <= config.max_output_bytes() => {
+                let envelope = Bytes::from(envelope);
+                Outcome::Rewritten {
+                    tokens: config.count_tokens(&envelope),
+                    body: envelope,
+                    content_type: Some(JSON_CONTENT_TYPE),
+                }
             }
-        }
+            _ => Outcome::Unchanged {
+                tokens: config.count_tokens(body),
+            },
+        },
         Err(err) => {
             if err.should_log() {
                 tracing::warn!(
