@@ -20,16 +20,25 @@ pub(crate) enum Outcome {
     NotJson,
     /// Valid JSON, sent as it came, with about `tokens` tokens.
     Unchanged { tokens: usize },
-    /// A new body; `content_type` replaces the handler's when set.
+    /// A new body in the `served` format.
     Rewritten {
         body: Bytes,
-        content_type: Option<HeaderValue>,
+        served: Format,
         tokens: usize,
     },
 }
 
-const TOON_CONTENT_TYPE: HeaderValue = HeaderValue::from_static("text/toon; charset=utf-8");
-const JSON_CONTENT_TYPE: HeaderValue = HeaderValue::from_static("application/json");
+impl Format {
+    /// The content type of a body rewritten to this format; `None` keeps
+    /// the handler's (JSON projected by `fields` is still its JSON).
+    pub(crate) fn rewritten_content_type(self) -> Option<HeaderValue> {
+        match self {
+            Format::Json => None,
+            Format::Toon => Some(HeaderValue::from_static("text/toon; charset=utf-8")),
+            Format::Compact => Some(HeaderValue::from_static("application/json")),
+        }
+    }
+}
 
 /// Renders `body` in the plan's format.
 pub(crate) fn rewrite(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
@@ -75,7 +84,7 @@ fn rewritten_json(config: &Config, value: &Value) -> Outcome {
     Outcome::Rewritten {
         tokens: config.count_tokens(&body),
         body,
-        content_type: None,
+        served: Format::Json,
     }
 }
 
@@ -88,7 +97,7 @@ fn toon(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
                 let json_tokens = config.count_tokens(&json);
                 cheaper_toon(config, text, json_tokens).unwrap_or(Outcome::Rewritten {
                     body: json,
-                    content_type: None,
+                    served: Format::Json,
                     tokens: json_tokens,
                 })
             } else {
@@ -126,7 +135,7 @@ fn toon_outcome(config: &Config, text: String, tokens: Option<usize>) -> Outcome
     Outcome::Rewritten {
         tokens: tokens.unwrap_or_else(|| config.count_tokens(&body)),
         body,
-        content_type: Some(TOON_CONTENT_TYPE),
+        served: Format::Toon,
     }
 }
 
@@ -158,7 +167,7 @@ fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
                 Outcome::Rewritten {
                     tokens: config.count_tokens(&envelope),
                     body: envelope,
-                    content_type: Some(JSON_CONTENT_TYPE),
+                    served: Format::Compact,
                 }
             }
             _ => Outcome::Unchanged {
