@@ -66,7 +66,36 @@ use serde_json::Value;
 /// exactly, floats as the shortest decimal that reads back to the same `f64`
 /// (`1e-7` as `0.0000001`, `-0.0` as `0`).
 pub fn encode(value: &Value, options: &EncodeOptions) -> String {
-    encode::encode_value(value, options)
+    // Without a bound the emitter never refuses a write.
+    encode::encode_value(value, options, usize::MAX).unwrap_or_default()
+}
+
+/// Encodes a JSON value as TOON text of at most `max_output_bytes` bytes.
+///
+/// The same text as [`encode()`] when it fits. When it would not, the encoder
+/// stops at the write that would pass the bound and answers an error for
+/// which [`Error::is_output_limit`] is true. The bound is exact: every write
+/// is checked before it lands (one comparison), so the text never holds, and
+/// its buffer never reserves, a byte past `max_output_bytes`, even when one
+/// line or one string alone is longer. This matters because TOON can be far
+/// longer than its JSON: each level of `[[[[...]]]]` adds a line indented one
+/// level deeper.
+///
+/// ```
+/// use terse_toon::{encode, encode_limited};
+///
+/// let value = serde_json::json!({"tags": ["a", "b"]});
+/// let options = Default::default();
+/// assert_eq!(encode_limited(&value, &options, 12).unwrap(), "tags[2]: a,b");
+/// assert_eq!(encode_limited(&value, &options, 12).unwrap(), encode(&value, &options));
+/// assert!(encode_limited(&value, &options, 11).unwrap_err().is_output_limit());
+/// ```
+pub fn encode_limited(
+    value: &Value,
+    options: &EncodeOptions,
+    max_output_bytes: usize,
+) -> Result<String, Error> {
+    encode::encode_value(value, options, max_output_bytes)
 }
 
 /// Encodes JSON text straight to TOON text.
@@ -85,7 +114,35 @@ pub fn encode(value: &Value, options: &EncodeOptions) -> String {
 /// assert!(terse_toon::encode_json("{oops", &Default::default()).is_err());
 /// ```
 pub fn encode_json(json: &str, options: &EncodeOptions) -> Result<String, Error> {
-    encode::encode_json_text(json, options)
+    encode::encode_json_text(json, options, usize::MAX)
+}
+
+/// Encodes JSON text straight to TOON text of at most `max_output_bytes`
+/// bytes.
+///
+/// [`encode_json`] with the exact bound of [`encode_limited`]: the same text
+/// when it fits; otherwise an error for which [`Error::is_output_limit`] is
+/// true, found at the first write that would pass the bound, with no byte
+/// written or reserved past it. Invalid JSON is the same [`Error::Json`] as
+/// from [`encode_json`] (and not an output-limit error).
+///
+/// ```
+/// use terse_toon::encode_json_limited;
+///
+/// let options = Default::default();
+/// assert_eq!(encode_json_limited("[[[1]]]", &options, 100).unwrap(), "[1]:\n  - [1]:\n    - [1]: 1");
+/// // Nesting costs a line per level in TOON: 9 bytes of JSON, 39 of TOON.
+/// assert_eq!(encode_json_limited("[[[[1]]]]", &options, 39).unwrap().len(), 39);
+/// let err = encode_json_limited("[[[[1]]]]", &options, 38).unwrap_err();
+/// assert!(err.is_output_limit());
+/// assert!(!encode_json_limited("[1,", &options, 100).unwrap_err().is_output_limit());
+/// ```
+pub fn encode_json_limited(
+    json: &str,
+    options: &EncodeOptions,
+    max_output_bytes: usize,
+) -> Result<String, Error> {
+    encode::encode_json_text(json, options, max_output_bytes)
 }
 
 /// Serializes any `Serialize` value as TOON text with default options.

@@ -5,6 +5,8 @@
 //! values follow [`needs_quotes`]; anything quoted is escaped by
 //! [`write_quoted`].
 
+use crate::encode::out::Sink;
+
 /// Bytes that force a string value into quotes wherever they appear: the
 /// structural characters `: " \ [ ] { }` and every C0 control character.
 const FORCES_QUOTES: [bool; 256] = {
@@ -103,7 +105,7 @@ fn is_numeric_like(bytes: &[u8]) -> bool {
 
 /// Writes `text` in double quotes, escaped per spec §7.1: `\\`, `\"`, `\n`,
 /// `\r`, `\t`, and `\u00xx` (lowercase hex) for the other C0 controls.
-pub(crate) fn write_quoted(out: &mut String, text: &str) {
+pub(crate) fn write_quoted(out: &mut impl Sink, text: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
     let bytes = text.as_bytes();
@@ -133,7 +135,7 @@ pub(crate) fn write_quoted(out: &mut String, text: &str) {
 }
 
 /// Writes an object key, tabular field name or entry key (spec §7.3).
-pub(crate) fn write_key(out: &mut String, key: &str) {
+pub(crate) fn write_key(out: &mut impl Sink, key: &str) {
     if is_unquoted_key(key) {
         out.push_str(key);
     } else {
@@ -142,7 +144,7 @@ pub(crate) fn write_key(out: &mut String, key: &str) {
 }
 
 /// Writes a string value, quoted only when [`needs_quotes`] says so.
-pub(crate) fn write_string(out: &mut String, value: &str, delimiter: u8) {
+pub(crate) fn write_string(out: &mut impl Sink, value: &str, delimiter: u8) {
     if needs_quotes(value, delimiter) {
         write_quoted(out, value);
     } else {

@@ -1,18 +1,26 @@
-//! Writes TOON text for any [`Tree`] straight into one `String`.
+//! Writes TOON text for any [`Tree`] straight into one bounded buffer
+//! ([`Out`]); every loop stops as soon as the buffer refuses a write.
 //!
 //! The encoder always writes the document delimiter in every header, so the
 //! active delimiter of each array equals the document delimiter and one
 //! delimiter governs all delimiter-aware quoting (spec §11.1).
 
+use super::out::{Out, Sink};
 use super::shape::{self, Field};
 use super::tree::{Kind, Tree};
 use crate::quoting::{write_key, write_string};
 use crate::{Delimiter, EncodeOptions};
 
-/// Encodes `root` as a TOON document.
-pub(crate) fn emit<'t, T: Tree<'t>>(root: T, options: &EncodeOptions, capacity: usize) -> String {
+/// Encodes `root` as a TOON document of at most `limit` bytes; `None` when
+/// the document would be longer. `capacity` is a guess of the length.
+pub(crate) fn emit<'t, T: Tree<'t>>(
+    root: T,
+    options: &EncodeOptions,
+    capacity: usize,
+    limit: usize,
+) -> Option<String> {
     let mut emitter = Emitter {
-        out: String::with_capacity(capacity),
+        out: Out::new(capacity, limit),
         indent_size: options.indent_size,
         delimiter: options.delimiter.as_byte(),
         header_delimiter: match options.delimiter {
@@ -23,7 +31,7 @@ pub(crate) fn emit<'t, T: Tree<'t>>(root: T, options: &EncodeOptions, capacity: 
         fields: Vec::new(),
     };
     emitter.root(root);
-    emitter.out
+    emitter.out.finish()
 }
 
 /// Where an array is written; it decides the empty form and whether the
@@ -40,7 +48,7 @@ enum Position {
 }
 
 struct Emitter<'t> {
-    out: String,
+    out: Out,
     indent_size: usize,
     delimiter: u8,
     /// The delimiter symbol inside brackets: empty for comma.
@@ -87,6 +95,9 @@ impl<'t> Emitter<'t> {
     /// Each entry of `object` as a field line at `depth`.
     fn object_fields<T: Tree<'t>>(&mut self, object: T, depth: usize) {
         for (key, value) in object.entries() {
+            if self.out.is_over() {
+                return;
+            }
             self.line(depth);
             self.field(key, value, depth);
         }
@@ -154,8 +165,11 @@ impl<'t> Emitter<'t> {
             self.out.push_str(": ");
             let mut first = true;
             for item in array.items() {
+                if self.out.is_over() {
+                    return;
+                }
                 if !first {
-                    self.out.push(self.delimiter as char);
+                    self.out.push_byte(self.delimiter);
                 }
                 first = false;
                 self.primitive(item, item.kind());
@@ -166,6 +180,9 @@ impl<'t> Emitter<'t> {
             self.bracket(len, false);
             self.header_fields();
             for row in array.items() {
+                if self.out.is_over() {
+                    return;
+                }
                 self.line(depth + 1);
                 self.cells(row);
             }
@@ -174,6 +191,9 @@ impl<'t> Emitter<'t> {
         self.bracket(len, false);
         self.out.push(':');
         for item in array.items() {
+            if self.out.is_over() {
+                return;
+            }
             self.list_item(item, depth + 1);
         }
     }
@@ -188,6 +208,9 @@ impl<'t> Emitter<'t> {
                 // The first field sits on the hyphen line at depth + 1.
                 let mut first = true;
                 for (key, value) in item.entries() {
+                    if self.out.is_over() {
+                        return;
+                    }
                     if !first {
                         self.line(depth + 1);
                     }
@@ -220,6 +243,9 @@ impl<'t> Emitter<'t> {
         self.bracket(len, true);
         self.header_fields();
         for (entry_key, value) in object.entries() {
+            if self.out.is_over() {
+                return;
+            }
             self.line(depth + 1);
             write_key(&mut self.out, entry_key);
             self.out.push_str(": ");
@@ -252,7 +278,7 @@ impl<'t> Emitter<'t> {
     }
 }
 
-fn write_primitive<'t, T: Tree<'t>>(out: &mut String, value: T, kind: Kind<'t>, delimiter: u8) {
+fn write_primitive<'t, T: Tree<'t>>(out: &mut Out, value: T, kind: Kind<'t>, delimiter: u8) {
     match kind {
         Kind::Null => out.push_str("null"),
         Kind::Bool(true) => out.push_str("true"),
@@ -265,7 +291,7 @@ fn write_primitive<'t, T: Tree<'t>>(out: &mut String, value: T, kind: Kind<'t>, 
 }
 
 fn write_field_group(
-    out: &mut String,
+    out: &mut Out,
     fields: &[Field<'_>],
     start: usize,
     end: usize,
@@ -288,7 +314,7 @@ fn write_field_group(
 }
 
 fn write_cells<'t, T: Tree<'t>>(
-    out: &mut String,
+    out: &mut Out,
     fields: &[Field<'t>],
     start: usize,
     end: usize,
@@ -299,12 +325,15 @@ fn write_cells<'t, T: Tree<'t>>(
     let mut entries = row.entries();
     let mut i = start;
     while i < end {
+        if out.is_over() {
+            return;
+        }
         let field = fields[i];
         // Detection guarantees every field is present.
         if let Some(value) = shape::field_value(&mut entries, row, field.name) {
             if field.is_leaf(i) {
                 if !*first {
-                    out.push(delimiter as char);
+                    out.push_byte(delimiter);
                 }
                 *first = false;
                 write_primitive(out, value, value.kind(), delimiter);

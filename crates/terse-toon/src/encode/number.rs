@@ -6,10 +6,11 @@
 //! no fractional part when it is zero, and `-0` as `0`. Non-finite values
 //! (which a `serde_json::Value` cannot hold) would be written as `null`.
 
+use super::out::Sink;
 use serde_json::Number;
 
 /// Writes a `serde_json` number in canonical form.
-pub(crate) fn write_number(out: &mut String, number: &Number) {
+pub(crate) fn write_number(out: &mut impl Sink, number: &Number) {
     if let Some(n) = number.as_u64() {
         out.push_str(itoa::Buffer::new().format(n));
     } else if let Some(n) = number.as_i64() {
@@ -20,7 +21,7 @@ pub(crate) fn write_number(out: &mut String, number: &Number) {
 }
 
 /// Writes a float in canonical form.
-pub(crate) fn write_f64(out: &mut String, value: f64) {
+pub(crate) fn write_f64(out: &mut impl Sink, value: f64) {
     if !value.is_finite() {
         out.push_str("null");
         return;
@@ -35,7 +36,7 @@ pub(crate) fn write_f64(out: &mut String, value: f64) {
 
 /// Rewrites ryu's shortest form (`1.5e-7`, `1e20`, `123.0`) in plain
 /// decimal notation.
-fn write_plain(out: &mut String, shortest: &str) {
+fn write_plain(out: &mut impl Sink, shortest: &str) {
     let (negative, unsigned) = match shortest.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, shortest),
@@ -87,7 +88,7 @@ fn write_plain(out: &mut String, shortest: &str) {
     }
 }
 
-fn push_zeros(out: &mut String, count: usize) {
+fn push_zeros(out: &mut impl Sink, count: usize) {
     const ZEROS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
     let mut left = count;
     while left > 0 {
