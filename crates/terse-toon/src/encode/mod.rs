@@ -26,6 +26,8 @@ mod shape;
 mod tree;
 
 #[cfg(test)]
+mod deep_tests;
+#[cfg(test)]
 mod limit_tests;
 #[cfg(test)]
 mod tests;
