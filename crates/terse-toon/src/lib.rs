@@ -65,10 +65,21 @@ use serde_json::Value;
 /// The output has no trailing newline. Uniform arrays of objects become
 /// tables (with nested field groups for uniform nested objects), objects
 /// whose values share one shape become keyed tables, and everything else
-/// uses indented fields and `- ` list items, as spec v4 prescribes. Numbers
-/// are written in plain decimal form, never with an exponent: integers
-/// exactly, floats as the shortest decimal that reads back to the same `f64`
-/// (`1e-7` as `0.0000001`, `-0.0` as `0`).
+/// uses indented fields and `- ` list items, as spec v4 (through 4.4)
+/// prescribes. The text is byte for byte what the reference implementation
+/// (`@toon-format/toon` 4.4) writes. Numbers: integers exactly; floats with
+/// the shortest digits that read back to the same `f64`, laid out as
+/// JavaScript's `Number.prototype.toString` does: plain decimal from 1e-6 up
+/// to 1e21, exponent form outside (`0.000001`, `1e-7`, `1e+21`), and `-0.0`
+/// as `0`.
+///
+/// ```
+/// let value = serde_json::json!([0.000001, 1e-7, 1e20, 1e21, -0.0, 2.5]);
+/// assert_eq!(
+///     terse_toon::encode(&value, &Default::default()),
+///     "[6]: 0.000001,1e-7,100000000000000000000,1e+21,0,2.5"
+/// );
+/// ```
 pub fn encode(value: &Value, options: &EncodeOptions) -> String {
     // Without a bound the emitter never refuses a write.
     encode::encode_value(value, options, usize::MAX).unwrap_or_default()

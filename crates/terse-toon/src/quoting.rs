@@ -25,9 +25,6 @@ const FORCES_QUOTES: [bool; 256] = {
     table
 };
 
-/// U+FEFF, the byte order mark, in UTF-8.
-const BOM: &[u8] = "\u{feff}".as_bytes();
-
 /// Whether `key` may be written without quotes (`^[A-Za-z_][A-Za-z0-9_.]*$`).
 pub(crate) fn is_unquoted_key(key: &str) -> bool {
     let bytes = key.as_bytes();
@@ -48,12 +45,6 @@ pub(crate) fn needs_quotes(value: &str, delimiter: u8) -> bool {
     };
     // Tabs at either end are control characters, caught by the scan below.
     if matches!(first, b' ' | b'-' | b'#') || last == b' ' {
-        return true;
-    }
-    // A decoder drops a byte order mark at the start of a document, so a
-    // string that starts with one would lose it as a root value: quote it
-    // wherever it stands, which keeps the rule independent of position.
-    if bytes.starts_with(BOM) {
         return true;
     }
     if bytes
@@ -140,6 +131,18 @@ pub(crate) fn write_key(out: &mut impl Sink, key: &str) {
         out.push_str(key);
     } else {
         write_quoted(out, key);
+    }
+}
+
+/// Writes a root string value (the whole document): as [`write_string`],
+/// and quoted when it starts with U+FEFF, which a decoder would drop as a
+/// byte order mark at the start of the document (spec 4.1.2, §7.2). Elsewhere
+/// U+FEFF is content like any other character.
+pub(crate) fn write_root_string(out: &mut impl Sink, value: &str, delimiter: u8) {
+    if value.starts_with('\u{feff}') {
+        write_quoted(out, value);
+    } else {
+        write_string(out, value, delimiter);
     }
 }
 

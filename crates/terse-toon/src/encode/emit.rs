@@ -13,7 +13,7 @@
 use super::out::{Out, Sink};
 use super::shape::Table;
 use super::tree::{Kind, Tree};
-use crate::quoting::{write_key, write_string};
+use crate::quoting::{write_key, write_root_string, write_string};
 use crate::{Delimiter, EncodeOptions};
 
 /// Encodes `root` as a TOON document of at most `limit` bytes; `None` when
@@ -92,6 +92,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                     self.frames.push(Frame::Fields(value.entries(), 0));
                 }
             }
+            Kind::String(s) => write_root_string(&mut self.out, s, self.delimiter),
             kind => self.primitive(value, kind),
         }
     }

@@ -13,11 +13,12 @@
 //! are in [`shape`], canonical numbers in [`number`], and quoting in
 //! [`crate::quoting`].
 //!
-//! Output follows spec v4 with the v4.1.1 conformance fixtures as the
-//! authority. Where the spec lets the encoder choose, this one writes:
-//! numbers always in plain decimal notation (never an exponent, also outside
-//! 1e-6..1e21), `key: []` and `[]` for empty arrays in field and root
-//! position, and the first field of a list-item object on the hyphen line.
+//! Output follows spec v4 with the encoder rules of its changelog through
+//! 4.4, byte for byte as the reference implementation writes it: numbers in
+//! the layout of JavaScript's `Number.prototype.toString`, quoting only
+//! where required (a leading U+FEFF only in a root string), `key: []` and
+//! `[]` for empty arrays in field and root position, and the first field of
+//! a list-item object on the hyphen line.
 
 mod emit;
 pub(crate) mod number;
