@@ -321,7 +321,7 @@ async fn outputs_past_their_bound_serve_the_json_unchanged() {
     for _ in 0..120 {
         deep = format!("[1,2,3,{deep},4,5,6]");
     }
-    let body = format!("[{}]", vec![deep.as_str(); 8].join(","));
+    let body = format!("[{}]", [deep.as_str(); 8].join(","));
     assert!(body.len() < 64 * 1024);
     let expanded = terse_toon::encode_json(&body, &Default::default()).unwrap();
     assert!(
