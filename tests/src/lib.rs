@@ -1,5 +1,6 @@
 //! Shared helpers for the workspace integration tests.
 
+pub mod api_values;
 pub mod corpus;
 pub mod fixtures;
 pub mod prerequisite;
