@@ -19,13 +19,12 @@ mod records;
 mod render;
 mod rng;
 mod text;
-mod toon;
 
 use records::{SHAPES, Style, envelope, record};
 use render::{ascii_escaped, lines, pretty};
 use rng::Rng;
+use terse::toon::{Delimiter, EncodeOptions};
 use text::Lang;
-use toon::toon;
 
 /// How many samples to write; even-numbered ones train, odd-numbered ones test.
 const SAMPLES: usize = 360;
@@ -113,8 +112,17 @@ fn make_sample(rng: &mut Rng, index: usize) -> Sample {
             }
             Kind::Toon => {
                 let body = envelope(rng, shape, records);
-                let delimiter = rng.pick(&[',', ',', '\t', '|']);
-                toon(&body, delimiter)
+                let delimiter = rng.pick(&[
+                    Delimiter::Comma,
+                    Delimiter::Comma,
+                    Delimiter::Tab,
+                    Delimiter::Pipe,
+                ]);
+                let options = EncodeOptions {
+                    delimiter,
+                    ..EncodeOptions::default()
+                };
+                terse::toon::encode(&body, &options)
             }
             Kind::Lines => lines(rng, shape, records),
         }
