@@ -44,7 +44,7 @@ const CHUNK: usize = 1 << 15;
 /// unlike that corpus is further off: on the held-out set of prose, code,
 /// URLs and ids it is about 7% off on average, and long prose in some
 /// scripts (Hindi, Arabic) comes out up to 20% low. It reads each byte
-/// once with a single table lookup, a fraction of a nanosecond per byte.
+/// once with a single table lookup, about a nanosecond per byte.
 ///
 /// Any bytes are accepted: invalid UTF-8 is estimated, never rejected. An
 /// empty input is 0 tokens and any other input at least 1.
