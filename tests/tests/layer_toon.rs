@@ -19,10 +19,12 @@ fn invoices() -> Value {
 }
 
 /// Deep, narrow nesting: TOON spends more on indentation than JSON on braces.
+/// Arrays of arrays: TOON writes a header and an indent for every level,
+/// where JSON writes one bracket.
 fn nested() -> Value {
-    let mut value = json!(1);
-    for key in ["h", "g", "f", "e", "d", "c", "b", "a"] {
-        value = json!({ key: value });
+    let mut value = json!([1, 2]);
+    for _ in 0..8 {
+        value = json!([value, [3]]);
     }
     value
 }

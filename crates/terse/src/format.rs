@@ -123,8 +123,9 @@ pub fn render(value: &Value, format: Format) -> String {
 /// ```
 /// use terse::{Format, render_json};
 ///
-/// let text = render_json(r#"{"tags":["a","b"]}"#, Format::Toon).unwrap();
-/// assert_eq!(text, "tags[2]: a,b");
+/// let json = r#"[{"id":1,"name":"Ada"},{"id":2,"name":"Linus"},{"id":3,"name":"Grace"}]"#;
+/// let text = render_json(json, Format::Toon).unwrap();
+/// assert_eq!(text, "[3]{id,name}:\n  1,Ada\n  2,Linus\n  3,Grace");
 /// assert_eq!(render_json(r#"{ "a": 1 }"#, Format::Json).unwrap(), r#"{ "a": 1 }"#);
 /// assert!(render_json("{oops", Format::Toon).is_err());
 /// ```
