@@ -80,6 +80,28 @@ fn app() -> Router {
                 )
             }),
         )
+        .route(
+            "/fixed",
+            get(|| async {
+                reply(
+                    &[
+                        ("cache-control", "public, No-Transform"),
+                        ("etag", "\"fixed-1\""),
+                    ],
+                    Body::from(events().to_string()),
+                )
+            }),
+        )
+        .route(
+            "/unchanged",
+            get(|| async {
+                Response::builder()
+                    .status(304)
+                    .header("etag", "\"rev-42\"")
+                    .body(Body::empty())
+                    .unwrap()
+            }),
+        )
         .layer(TerseLayer::new())
 }
 
@@ -150,17 +172,15 @@ async fn vary_is_added_once_and_merged_with_the_handlers() {
 async fn a_strong_etag_is_weakened_only_when_the_body_changes() {
     let server = TestServer::spawn(app()).await;
     let toon = get_with(&server, "/tagged?format=toon").await;
-    assert_eq!(header(&toon, "etag"), Some("W/\"rev-42\""));
+    assert_eq!(header(&toon, "etag"), Some("W/\"rev-42-toon\""));
     assert_eq!(
         header(&toon, "last-modified"),
         Some("Mon, 02 Mar 2026 08:00:00 GMT")
     );
-    let projected = get_with(&server, "/tagged?fields=title").await;
-    assert_eq!(header(&projected, "etag"), Some("W/\"rev-42\""));
     let json = get_with(&server, "/tagged?format=json").await;
     assert_eq!(header(&json, "etag"), Some("\"rev-42\""));
     let weak = get_with(&server, "/weak?format=toon").await;
-    assert_eq!(header(&weak, "etag"), Some("W/\"rev-7\""));
+    assert_eq!(header(&weak, "etag"), Some("W/\"rev-7-toon\""));
 
     // Smart fallback serves the handler's bytes, so the tag still matches them.
     let value: Value = serde_json::from_str("{\"a\":{\"b\":{\"c\":1}}}").unwrap();
@@ -169,6 +189,80 @@ async fn a_strong_etag_is_weakened_only_when_the_body_changes() {
     let fallback = get_with(&server, "/tiny?format=toon").await;
     assert_eq!(header(&fallback, "content-type"), Some("application/json"));
     assert_eq!(header(&fallback, "etag"), Some("\"t\""));
+}
+
+#[tokio::test]
+async fn each_representation_has_a_tag_of_its_own() {
+    let server = TestServer::spawn(app()).await;
+    let mut tags = Vec::new();
+    for path in [
+        "/tagged",
+        "/tagged?format=toon",
+        "/tagged?fields=title",
+        "/tagged?fields=room",
+        "/tagged?fields=title&format=toon",
+        "/tagged?format=compact",
+        "/weak?format=toon",
+    ] {
+        let response = get_with(&server, path).await;
+        let tag = header(&response, "etag").unwrap().to_owned();
+        assert!(
+            tag == "\"rev-42\"" || tag.starts_with("W/\"rev-"),
+            "{path}: {tag}"
+        );
+        tags.push((path, tag));
+    }
+    // `/tagged?format=compact` has no resource: it is the JSON, tag and all.
+    assert_eq!(tags[5].1, "\"rev-42\"");
+    tags.remove(5);
+    for (i, (path, tag)) in tags.iter().enumerate() {
+        for (other, other_tag) in &tags[i + 1..] {
+            assert_ne!(tag, other_tag, "{path} and {other} share a tag");
+        }
+    }
+    // The same request gets the same tag again, so caches can revalidate.
+    let again = get_with(&server, "/tagged?fields=title").await;
+    assert_eq!(header(&again, "etag").unwrap(), tags[2].1);
+}
+
+#[tokio::test]
+async fn no_transform_responses_pass_through_as_they_are() {
+    let server = TestServer::spawn(app()).await;
+    for path in [
+        "/fixed?format=toon",
+        "/fixed?fields=title",
+        "/fixed?format=json",
+    ] {
+        let response = get_with(&server, path).await;
+        assert_eq!(response.status(), 200, "{path}");
+        assert_eq!(header(&response, "content-type"), Some("application/json"));
+        assert_eq!(header(&response, "etag"), Some("\"fixed-1\""), "{path}");
+        assert_eq!(header(&response, "x-token-count"), None, "{path}");
+        let body = response.bytes().await.unwrap();
+        assert_eq!(body, events().to_string().as_bytes(), "{path}");
+    }
+}
+
+#[tokio::test]
+async fn not_modified_and_step_aside_answers_vary_too() {
+    let server = TestServer::spawn(app()).await;
+    for path in [
+        "/unchanged",
+        "/unchanged?format=toon",
+        "/unchanged?format=csv",
+        "/events?format=csv",
+        "/events?fields=title&format=csv",
+    ] {
+        let response = get_with(&server, path).await;
+        let all: Vec<_> = response.headers().get_all("vary").iter().collect();
+        assert_eq!(all, ["Accept, X-Prefer-Format"], "{path}");
+    }
+    let not_modified = get_with(&server, "/unchanged?format=toon").await;
+    assert_eq!(not_modified.status(), 304);
+    // The handler owns `csv`: its JSON goes out as it made it.
+    let csv = get_with(&server, "/events?format=csv").await;
+    assert_eq!(header(&csv, "x-token-count"), None);
+    assert_eq!(csv.bytes().await.unwrap(), events().to_string().as_bytes());
 }
 
 #[tokio::test]

@@ -201,9 +201,27 @@ async fn assert_untouched(bare: &TestServer, layered: &TestServer, path: &str) {
 #[tokio::test]
 async fn error_statuses_pass_through() {
     let (bare, layered) = servers().await;
-    for path in ["/not-found", "/server-error", "/problem", "/not-modified"] {
+    for path in ["/not-found", "/server-error", "/problem"] {
         assert_untouched(&bare, &layered, path).await;
     }
+}
+
+#[tokio::test]
+async fn not_modified_passes_through_varying_on_the_format_headers() {
+    let (bare, layered) = servers().await;
+    let (status, mut headers, body) = snapshot(&bare, "/not-modified", None).await;
+    // A 304 stands for the representation the request chose, so it varies
+    // on the headers that choose it, as the 200 it revalidates does.
+    headers.push(("vary".to_owned(), "Accept, X-Prefer-Format".to_owned()));
+    headers.sort();
+    let expected = (status, headers, body);
+    for path in ["/not-modified", "/not-modified?format=toon"] {
+        assert_eq!(snapshot(&layered, path, None).await, expected, "{path}");
+    }
+    assert_eq!(
+        snapshot(&layered, "/not-modified", Some("toon")).await,
+        expected
+    );
 }
 
 #[tokio::test]

@@ -75,8 +75,7 @@ pub fn expand(checked: &Checked, shape: Option<(Ident, TokenStream)>) -> TokenSt
                     cx: &#compact::RenderContext,
                     out: &mut ::std::string::String,
                 ) -> ::std::result::Result<(), #compact::RecordError> {
-                    <#shape as #private::serde::Deserialize>::deserialize(record)
-                        .map_err(#compact::RecordError::new)?;
+                    #private::deserialize_record::<#shape>(record)?;
                     template().write_node(record, cx, out);
                     ::std::result::Result::Ok(())
                 }

@@ -26,6 +26,10 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 mod decode;
 pub mod document;
@@ -61,12 +65,52 @@ use serde_json::Value;
 /// The output has no trailing newline. Uniform arrays of objects become
 /// tables (with nested field groups for uniform nested objects), objects
 /// whose values share one shape become keyed tables, and everything else
-/// uses indented fields and `- ` list items, as spec v4 prescribes. Numbers
-/// are written in plain decimal form, never with an exponent: integers
-/// exactly, floats as the shortest decimal that reads back to the same `f64`
-/// (`1e-7` as `0.0000001`, `-0.0` as `0`).
+/// uses indented fields and `- ` list items, as spec v4 (through 4.4)
+/// prescribes. The text is byte for byte what the reference implementation
+/// (`@toon-format/toon` 4.4) writes. Numbers: integers exactly; floats with
+/// the shortest digits that read back to the same `f64`, laid out as
+/// JavaScript's `Number.prototype.toString` does: plain decimal from 1e-6 up
+/// to 1e21, exponent form outside (`0.000001`, `1e-7`, `1e+21`), and `-0.0`
+/// as `0`.
+///
+/// ```
+/// let value = serde_json::json!([0.000001, 1e-7, 1e20, 1e21, -0.0, 2.5]);
+/// assert_eq!(
+///     terse_toon::encode(&value, &Default::default()),
+///     "[6]: 0.000001,1e-7,100000000000000000000,1e+21,0,2.5"
+/// );
+/// ```
 pub fn encode(value: &Value, options: &EncodeOptions) -> String {
-    encode::encode_value(value, options)
+    // Without a bound the emitter never refuses a write.
+    encode::encode_value(value, options, usize::MAX).unwrap_or_default()
+}
+
+/// Encodes a JSON value as TOON text of at most `max_output_bytes` bytes.
+///
+/// The same text as [`encode()`] when it fits. When it would not, the encoder
+/// stops at the write that would pass the bound and answers an error for
+/// which [`Error::is_output_limit`] is true. The bound is exact: every write
+/// is checked before it lands (one comparison), so the text never holds, and
+/// its buffer never reserves, a byte past `max_output_bytes`, even when one
+/// line or one string alone is longer. This matters because TOON can be far
+/// longer than its JSON: each level of `[[[[...]]]]` adds a line indented one
+/// level deeper.
+///
+/// ```
+/// use terse_toon::{encode, encode_limited};
+///
+/// let value = serde_json::json!({"tags": ["a", "b"]});
+/// let options = Default::default();
+/// assert_eq!(encode_limited(&value, &options, 12).unwrap(), "tags[2]: a,b");
+/// assert_eq!(encode_limited(&value, &options, 12).unwrap(), encode(&value, &options));
+/// assert!(encode_limited(&value, &options, 11).unwrap_err().is_output_limit());
+/// ```
+pub fn encode_limited(
+    value: &Value,
+    options: &EncodeOptions,
+    max_output_bytes: usize,
+) -> Result<String, Error> {
+    encode::encode_value(value, options, max_output_bytes)
 }
 
 /// Encodes JSON text straight to TOON text.
@@ -85,7 +129,35 @@ pub fn encode(value: &Value, options: &EncodeOptions) -> String {
 /// assert!(terse_toon::encode_json("{oops", &Default::default()).is_err());
 /// ```
 pub fn encode_json(json: &str, options: &EncodeOptions) -> Result<String, Error> {
-    encode::encode_json_text(json, options)
+    encode::encode_json_text(json, options, usize::MAX)
+}
+
+/// Encodes JSON text straight to TOON text of at most `max_output_bytes`
+/// bytes.
+///
+/// [`encode_json`] with the exact bound of [`encode_limited`]: the same text
+/// when it fits; otherwise an error for which [`Error::is_output_limit`] is
+/// true, found at the first write that would pass the bound, with no byte
+/// written or reserved past it. Invalid JSON is the same [`Error::Json`] as
+/// from [`encode_json`] (and not an output-limit error).
+///
+/// ```
+/// use terse_toon::encode_json_limited;
+///
+/// let options = Default::default();
+/// assert_eq!(encode_json_limited("[[[1]]]", &options, 100).unwrap(), "[1]:\n  - [1]:\n    - [1]: 1");
+/// // Nesting costs a line per level in TOON: 9 bytes of JSON, 39 of TOON.
+/// assert_eq!(encode_json_limited("[[[[1]]]]", &options, 39).unwrap().len(), 39);
+/// let err = encode_json_limited("[[[[1]]]]", &options, 38).unwrap_err();
+/// assert!(err.is_output_limit());
+/// assert!(!encode_json_limited("[1,", &options, 100).unwrap_err().is_output_limit());
+/// ```
+pub fn encode_json_limited(
+    json: &str,
+    options: &EncodeOptions,
+    max_output_bytes: usize,
+) -> Result<String, Error> {
+    encode::encode_json_text(json, options, max_output_bytes)
 }
 
 /// Serializes any `Serialize` value as TOON text with default options.

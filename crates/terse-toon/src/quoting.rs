@@ -5,6 +5,8 @@
 //! values follow [`needs_quotes`]; anything quoted is escaped by
 //! [`write_quoted`].
 
+use crate::encode::out::Sink;
+
 /// Bytes that force a string value into quotes wherever they appear: the
 /// structural characters `: " \ [ ] { }` and every C0 control character.
 const FORCES_QUOTES: [bool; 256] = {
@@ -22,9 +24,6 @@ const FORCES_QUOTES: [bool; 256] = {
     }
     table
 };
-
-/// U+FEFF, the byte order mark, in UTF-8.
-const BOM: &[u8] = "\u{feff}".as_bytes();
 
 /// Whether `key` may be written without quotes (`^[A-Za-z_][A-Za-z0-9_.]*$`).
 pub(crate) fn is_unquoted_key(key: &str) -> bool {
@@ -46,12 +45,6 @@ pub(crate) fn needs_quotes(value: &str, delimiter: u8) -> bool {
     };
     // Tabs at either end are control characters, caught by the scan below.
     if matches!(first, b' ' | b'-' | b'#') || last == b' ' {
-        return true;
-    }
-    // A decoder drops a byte order mark at the start of a document, so a
-    // string that starts with one would lose it as a root value: quote it
-    // wherever it stands, which keeps the rule independent of position.
-    if bytes.starts_with(BOM) {
         return true;
     }
     if bytes
@@ -103,7 +96,7 @@ fn is_numeric_like(bytes: &[u8]) -> bool {
 
 /// Writes `text` in double quotes, escaped per spec §7.1: `\\`, `\"`, `\n`,
 /// `\r`, `\t`, and `\u00xx` (lowercase hex) for the other C0 controls.
-pub(crate) fn write_quoted(out: &mut String, text: &str) {
+pub(crate) fn write_quoted(out: &mut impl Sink, text: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
     let bytes = text.as_bytes();
@@ -133,7 +126,7 @@ pub(crate) fn write_quoted(out: &mut String, text: &str) {
 }
 
 /// Writes an object key, tabular field name or entry key (spec §7.3).
-pub(crate) fn write_key(out: &mut String, key: &str) {
+pub(crate) fn write_key(out: &mut impl Sink, key: &str) {
     if is_unquoted_key(key) {
         out.push_str(key);
     } else {
@@ -141,8 +134,20 @@ pub(crate) fn write_key(out: &mut String, key: &str) {
     }
 }
 
+/// Writes a root string value (the whole document): as [`write_string`],
+/// and quoted when it starts with U+FEFF, which a decoder would drop as a
+/// byte order mark at the start of the document (spec 4.1.2, §7.2). Elsewhere
+/// U+FEFF is content like any other character.
+pub(crate) fn write_root_string(out: &mut impl Sink, value: &str, delimiter: u8) {
+    if value.starts_with('\u{feff}') {
+        write_quoted(out, value);
+    } else {
+        write_string(out, value, delimiter);
+    }
+}
+
 /// Writes a string value, quoted only when [`needs_quotes`] says so.
-pub(crate) fn write_string(out: &mut String, value: &str, delimiter: u8) {
+pub(crate) fn write_string(out: &mut impl Sink, value: &str, delimiter: u8) {
     if needs_quotes(value, delimiter) {
         write_quoted(out, value);
     } else {

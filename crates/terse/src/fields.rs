@@ -34,6 +34,8 @@ impl Default for FieldsLimits {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Fields {
     nodes: Vec<Node>,
+    /// FNV-1a of the list as written, to tell representations apart.
+    fingerprint: u32,
 }
 
 /// Keys to keep at one level, each with the index of its node; a key whose
@@ -65,6 +67,14 @@ impl FieldsError {
             _ => "fields_too_complex",
         }
     }
+}
+
+/// 32-bit FNV-1a: a few lines, stable by definition, which `std`'s hasher
+/// is not promised to be.
+fn fnv1a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5, |hash, &byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    })
 }
 
 /// At most this many bytes of a client's path are echoed in an error.
@@ -119,6 +129,7 @@ impl Fields {
         }
         let mut fields = Fields {
             nodes: vec![Node::default()],
+            fingerprint: fnv1a(spec.as_bytes()),
         };
         let paths = spec.split(',').map(str::trim).filter(|p| !p.is_empty());
         for (count, path) in paths.enumerate() {
@@ -140,6 +151,13 @@ impl Fields {
             fields.insert(path.split('.').map(str::trim), depth);
         }
         Ok((!fields.nodes[0].children.is_empty()).then_some(fields))
+    }
+
+    /// A short hash of the list as the client wrote it, stable across
+    /// processes and releases: it tells apart the ETags of the
+    /// representations that different lists give.
+    pub(crate) fn fingerprint(&self) -> u32 {
+        self.fingerprint
     }
 
     /// Adds one path of `depth` segments to the tree.

@@ -44,6 +44,11 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// Nothing reachable from a request or a response body may panic.
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
 
 mod calendar;
 pub mod changes;

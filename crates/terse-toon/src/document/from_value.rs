@@ -26,39 +26,72 @@ struct Flattener {
     too_large: bool,
 }
 
+/// An array or object of the walk whose elements are still being flattened,
+/// and the index of its head slot.
+struct Open<'v> {
+    elements: Elements<'v>,
+    head: usize,
+    len: usize,
+}
+
+enum Elements<'v> {
+    Array(std::slice::Iter<'v, Value>),
+    Object(serde_json::map::Iter<'v>),
+}
+
 impl Flattener {
-    // Recursive like serde_json's own walks; a parsed `Value` is at most 128
-    // levels deep.
+    /// Flattens `value` in document order. The open arrays and objects are
+    /// kept in a vector, not on the call stack: a `Value` built in code can
+    /// be nested far deeper than any parser allows.
     fn value(&mut self, value: &Value) {
-        match value {
-            Value::Null => self.slots.push(Slot::Null),
-            Value::Bool(b) => self.slots.push(Slot::Bool(*b)),
-            Value::Number(n) => {
-                let start = self.owned.len();
-                number::write_number(&mut self.owned, n);
-                let text = self.text(start);
-                self.slots.push(Slot::Number(text, NumberClass::of(n)));
-            }
-            Value::String(s) => self.string(s),
-            Value::Array(items) => {
-                let at = self.open();
-                for item in items {
-                    self.value(item);
+        let mut open: Vec<Open<'_>> = Vec::new();
+        let mut next = Some(value);
+        loop {
+            if let Some(value) = next.take() {
+                match value {
+                    Value::Null => self.slots.push(Slot::Null),
+                    Value::Bool(b) => self.slots.push(Slot::Bool(*b)),
+                    Value::Number(n) => {
+                        let start = self.owned.len();
+                        number::write_number(&mut self.owned, n);
+                        let text = self.text(start);
+                        self.slots.push(Slot::Number(text, NumberClass::of(n)));
+                    }
+                    Value::String(s) => self.string(s),
+                    Value::Array(items) => open.push(Open {
+                        elements: Elements::Array(items.iter()),
+                        head: self.open(),
+                        len: items.len(),
+                    }),
+                    Value::Object(map) => open.push(Open {
+                        elements: Elements::Object(map.iter()),
+                        head: self.open(),
+                        len: map.len(),
+                    }),
                 }
-                self.slots[at] = Slot::Array {
-                    len: self.count(items.len()),
-                    end: self.count(self.slots.len()),
+            }
+            let Some(innermost) = open.last_mut() else {
+                return;
+            };
+            match &mut innermost.elements {
+                Elements::Array(items) => next = items.next(),
+                Elements::Object(entries) => {
+                    if let Some((key, item)) = entries.next() {
+                        self.string(key);
+                        next = Some(item);
+                    }
+                }
+            }
+            if next.is_none() {
+                // The innermost open value has no element left: close it.
+                let Some(closed) = open.pop() else {
+                    return;
                 };
-            }
-            Value::Object(map) => {
-                let at = self.open();
-                for (key, item) in map {
-                    self.string(key);
-                    self.value(item);
-                }
-                self.slots[at] = Slot::Object {
-                    len: self.count(map.len()),
-                    end: self.count(self.slots.len()),
+                let len = self.count(closed.len);
+                let end = self.count(self.slots.len());
+                self.slots[closed.head] = match closed.elements {
+                    Elements::Array(_) => Slot::Array { len, end },
+                    Elements::Object(_) => Slot::Object { len, end },
                 };
             }
         }

@@ -189,6 +189,11 @@ impl<'a> Document<'a> {
     /// let value = serde_json::json!({"n": -1.5, "s": ["x"]});
     /// assert_eq!(Document::from_value(&value).root().to_value(), value);
     /// ```
+    #[allow(
+        clippy::expect_used,
+        reason = "a documented panic: a value that large is already in the caller's memory, \
+                  and the signature cannot become fallible without breaking callers"
+    )]
     pub fn from_value(value: &Value) -> Document<'static> {
         let (slots, owned) = from_value::flatten(value)
             .expect("a document holds at most 4 GiB of text and 4 Gi values");

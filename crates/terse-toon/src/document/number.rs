@@ -109,8 +109,9 @@ impl<'t> Number<'t> {
         matches!(self.class, NumberClass::F64 | NumberClass::NegativeZero)
     }
 
-    /// The canonical text TOON writes (spec §2): plain decimal, no exponent,
-    /// no trailing zeros, `-0` as `0`.
+    /// The canonical text TOON writes (spec §2): shortest round-trip digits,
+    /// plain decimal from 1e-6 up to 1e21 and exponent form outside
+    /// (`1e-7`, `1e+21`), no trailing zeros, `-0` as `0`.
     #[inline]
     pub fn canonical(self) -> &'t str {
         self.text

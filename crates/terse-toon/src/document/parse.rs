@@ -399,11 +399,16 @@ impl<'a> Parser<'a> {
             } else {
                 None
             }
-        } else if significand < 1_000_000_000_000_000 && frac_digits <= 22 {
+        } else if significand < 1_000_000_000_000_000
+            && frac_digits <= 22
+            && !below_plain_range(&bytes[start..pos], significand)
+        {
             // serde_json computes significand / 10^frac_digits with both
             // operands exact, so the float is the correctly rounded value of
             // a decimal of at most 15 significant digits; its shortest form
-            // is that decimal, i.e. the token without trailing zeros.
+            // is that decimal, i.e. the token without trailing zeros, and
+            // written plain as long as it is at least 1e-6 (it is below
+            // 1e15, far from 1e21, where the exponent form starts again).
             let trimmed = token.trim_end_matches('0').trim_end_matches('.');
             Some(if trimmed == "-0" {
                 (start + 1..start + 2, NumberClass::NegativeZero)
@@ -437,6 +442,14 @@ impl<'a> Parser<'a> {
             NumberClass::of(&value),
         ))
     }
+}
+
+/// Whether a decimal token without exponent (`-0.0000001`) has a non-zero
+/// value below 1e-6, which the canonical form writes with an exponent: its
+/// integer part is 0 and six or more zeros follow the point.
+fn below_plain_range(token: &[u8], significand: u64) -> bool {
+    let unsigned = token.strip_prefix(b"-").unwrap_or(token);
+    significand != 0 && unsigned.starts_with(b"0.000000")
 }
 
 /// A hash of a key into 0..128 for the duplicate-key filter.

@@ -1,18 +1,31 @@
-//! Writes TOON text for any [`Tree`] straight into one `String`.
+//! Writes TOON text for any [`Tree`] straight into one bounded buffer
+//! ([`Out`]); every loop stops as soon as the buffer refuses a write.
+//!
+//! The walk keeps its open objects and lists in a vector of [`Frame`]s, not
+//! on the call stack, so a `serde_json::Value` nested a hundred thousand
+//! levels deep (which only code, not `serde_json`'s parser, can build)
+//! encodes without overflowing the stack.
 //!
 //! The encoder always writes the document delimiter in every header, so the
 //! active delimiter of each array equals the document delimiter and one
 //! delimiter governs all delimiter-aware quoting (spec §11.1).
 
-use super::shape::{self, Field};
+use super::out::{Out, Sink};
+use super::shape::Table;
 use super::tree::{Kind, Tree};
-use crate::quoting::{write_key, write_string};
+use crate::quoting::{write_key, write_root_string, write_string};
 use crate::{Delimiter, EncodeOptions};
 
-/// Encodes `root` as a TOON document.
-pub(crate) fn emit<'t, T: Tree<'t>>(root: T, options: &EncodeOptions, capacity: usize) -> String {
+/// Encodes `root` as a TOON document of at most `limit` bytes; `None` when
+/// the document would be longer. `capacity` is a guess of the length.
+pub(crate) fn emit<'t, T: Tree<'t>>(
+    root: T,
+    options: &EncodeOptions,
+    capacity: usize,
+    limit: usize,
+) -> Option<String> {
     let mut emitter = Emitter {
-        out: String::with_capacity(capacity),
+        out: Out::new(capacity, limit),
         indent_size: options.indent_size,
         delimiter: options.delimiter.as_byte(),
         header_delimiter: match options.delimiter {
@@ -20,10 +33,12 @@ pub(crate) fn emit<'t, T: Tree<'t>>(root: T, options: &EncodeOptions, capacity: 
             Delimiter::Tab => "\t",
             Delimiter::Pipe => "|",
         },
-        fields: Vec::new(),
+        table: Table::new(),
+        frames: Vec::new(),
     };
     emitter.root(root);
-    emitter.out
+    emitter.run();
+    emitter.out.finish()
 }
 
 /// Where an array is written; it decides the empty form and whether the
@@ -39,19 +54,34 @@ enum Position {
     ListItem,
 }
 
-struct Emitter<'t> {
-    out: String,
+/// An object or list whose lines are still being written.
+enum Frame<'t, T: Tree<'t>> {
+    /// The fields not written yet, each to go on its own line at the depth.
+    Fields(T::Entries, usize),
+    /// The list items not written yet, at the depth.
+    Items(T::Items, usize),
+}
+
+struct Emitter<'t, T: Tree<'t>> {
+    out: Out,
     indent_size: usize,
     delimiter: u8,
     /// The delimiter symbol inside brackets: empty for comma.
     header_delimiter: &'static str,
-    /// Header fields of the table being written. Rows hold only primitives,
-    /// so one buffer serves every table in the document.
-    fields: Vec<Field<'t>>,
+    /// The header of the table being written.
+    table: Table<'t, T>,
+    /// Open objects and lists, innermost last.
+    frames: Vec<Frame<'t, T>>,
 }
 
-impl<'t> Emitter<'t> {
-    fn root<T: Tree<'t>>(&mut self, value: T) {
+/// The next line a frame asks for.
+enum Step<'t, T> {
+    Field(&'t str, T, usize),
+    Item(T, usize),
+}
+
+impl<'t, T: Tree<'t>> Emitter<'t, T> {
+    fn root(&mut self, value: T) {
         match value.kind() {
             Kind::Array(len) => self.array(None, value, len, 0, Position::Root),
             Kind::Object(0) => {}
@@ -59,10 +89,37 @@ impl<'t> Emitter<'t> {
                 if self.keyed_fields(value, len) {
                     self.keyed_table(None, value, len, 0);
                 } else {
-                    self.object_fields(value, 0);
+                    self.frames.push(Frame::Fields(value.entries(), 0));
                 }
             }
+            Kind::String(s) => write_root_string(&mut self.out, s, self.delimiter),
             kind => self.primitive(value, kind),
+        }
+    }
+
+    /// Writes the open frames' lines, innermost first, until none is left or
+    /// the output refuses a write.
+    fn run(&mut self) {
+        while !self.out.is_over() {
+            let step = match self.frames.last_mut() {
+                None => return,
+                Some(Frame::Fields(entries, depth)) => entries
+                    .next()
+                    .map(|(key, value)| Step::Field(key, value, *depth)),
+                Some(Frame::Items(items, depth)) => {
+                    items.next().map(|item| Step::Item(item, *depth))
+                }
+            };
+            match step {
+                Some(Step::Field(key, value, depth)) => {
+                    self.line(depth);
+                    self.field(key, value, depth);
+                }
+                Some(Step::Item(item, depth)) => self.list_item(item, depth),
+                None => {
+                    self.frames.pop();
+                }
+            }
         }
     }
 
@@ -73,28 +130,20 @@ impl<'t> Emitter<'t> {
             self.out.push('\n');
         }
         let mut left = depth * self.indent_size;
-        while left > 0 {
+        while left > 0 && !self.out.is_over() {
             let step = left.min(SPACES.len());
             self.out.push_str(&SPACES[..step]);
             left -= step;
         }
     }
 
-    fn primitive<T: Tree<'t>>(&mut self, value: T, kind: Kind<'t>) {
+    fn primitive(&mut self, value: T, kind: Kind<'t>) {
         write_primitive(&mut self.out, value, kind, self.delimiter);
-    }
-
-    /// Each entry of `object` as a field line at `depth`.
-    fn object_fields<T: Tree<'t>>(&mut self, object: T, depth: usize) {
-        for (key, value) in object.entries() {
-            self.line(depth);
-            self.field(key, value, depth);
-        }
     }
 
     /// One field whose line is already started (indentation or `- `).
     /// `depth` is the field's own depth; nested content goes one deeper.
-    fn field<T: Tree<'t>>(&mut self, key: &'t str, value: T, depth: usize) {
+    fn field(&mut self, key: &'t str, value: T, depth: usize) {
         match value.kind() {
             Kind::Array(len) => self.array(Some(key), value, len, depth, Position::Field),
             Kind::Object(len) => {
@@ -103,7 +152,7 @@ impl<'t> Emitter<'t> {
                 } else {
                     write_key(&mut self.out, key);
                     self.out.push(':');
-                    self.object_fields(value, depth + 1);
+                    self.frames.push(Frame::Fields(value.entries(), depth + 1));
                 }
             }
             kind => {
@@ -126,15 +175,8 @@ impl<'t> Emitter<'t> {
     }
 
     /// An array whose line is already started; writes the optional key, the
-    /// header and the content below it.
-    fn array<T: Tree<'t>>(
-        &mut self,
-        key: Option<&str>,
-        array: T,
-        len: usize,
-        depth: usize,
-        position: Position,
-    ) {
+    /// header and the content below it (a list's items through a frame).
+    fn array(&mut self, key: Option<&str>, array: T, len: usize, depth: usize, position: Position) {
         if let Some(key) = key {
             write_key(&mut self.out, key);
         }
@@ -154,44 +196,47 @@ impl<'t> Emitter<'t> {
             self.out.push_str(": ");
             let mut first = true;
             for item in array.items() {
+                if self.out.is_over() {
+                    return;
+                }
                 if !first {
-                    self.out.push(self.delimiter as char);
+                    self.out.push_byte(self.delimiter);
                 }
                 first = false;
                 self.primitive(item, item.kind());
             }
             return;
         }
-        if position != Position::ListItem && shape::detect(&mut self.fields, array.items()) {
+        if position != Position::ListItem && self.table.detect(array.items()) {
             self.bracket(len, false);
-            self.header_fields();
+            self.table.write_header(&mut self.out, self.delimiter);
             for row in array.items() {
+                if self.out.is_over() {
+                    return;
+                }
                 self.line(depth + 1);
-                self.cells(row);
+                self.table.write_cells(&mut self.out, row, self.delimiter);
             }
             return;
         }
         self.bracket(len, false);
         self.out.push(':');
-        for item in array.items() {
-            self.list_item(item, depth + 1);
-        }
+        self.frames.push(Frame::Items(array.items(), depth + 1));
     }
 
     /// One element of an expanded list at `depth`.
-    fn list_item<T: Tree<'t>>(&mut self, item: T, depth: usize) {
+    fn list_item(&mut self, item: T, depth: usize) {
         self.line(depth);
         match item.kind() {
             Kind::Object(0) => self.out.push('-'),
             Kind::Object(_) => {
                 self.out.push_str("- ");
-                // The first field sits on the hyphen line at depth + 1.
-                let mut first = true;
-                for (key, value) in item.entries() {
-                    if !first {
-                        self.line(depth + 1);
-                    }
-                    first = false;
+                // The first field sits on the hyphen line at depth + 1, the
+                // others on lines of their own below it, after whatever the
+                // first field opens.
+                let mut entries = item.entries();
+                if let Some((key, value)) = entries.next() {
+                    self.frames.push(Frame::Fields(entries, depth + 1));
                     self.field(key, value, depth + 1);
                 }
             }
@@ -207,111 +252,43 @@ impl<'t> Emitter<'t> {
     }
 
     /// Whether `object` (with `len` entries) takes the keyed tabular form;
-    /// if so its header fields are in `self.fields`.
-    fn keyed_fields<T: Tree<'t>>(&mut self, object: T, len: usize) -> bool {
-        len >= 2 && shape::detect(&mut self.fields, object.entries().map(|(_, value)| value))
+    /// if so its header is in `self.table`.
+    fn keyed_fields(&mut self, object: T, len: usize) -> bool {
+        len >= 2 && self.table.detect(object.entries().map(|(_, value)| value))
     }
 
     /// A keyed tabular object (fields already detected) and its entry rows.
-    fn keyed_table<T: Tree<'t>>(&mut self, key: Option<&str>, object: T, len: usize, depth: usize) {
+    fn keyed_table(&mut self, key: Option<&str>, object: T, len: usize, depth: usize) {
         if let Some(key) = key {
             write_key(&mut self.out, key);
         }
         self.bracket(len, true);
-        self.header_fields();
+        self.table.write_header(&mut self.out, self.delimiter);
         for (entry_key, value) in object.entries() {
+            if self.out.is_over() {
+                return;
+            }
             self.line(depth + 1);
             write_key(&mut self.out, entry_key);
             self.out.push_str(": ");
-            self.cells(value);
+            self.table.write_cells(&mut self.out, value, self.delimiter);
         }
-    }
-
-    /// `{f1,f2{a,b}}:` from `self.fields`.
-    fn header_fields(&mut self) {
-        let Emitter {
-            out,
-            fields,
-            delimiter,
-            ..
-        } = self;
-        write_field_group(out, fields, 0, fields.len(), *delimiter as char);
-        out.push(':');
-    }
-
-    /// The leaf values of `row` in header order, joined by the delimiter.
-    fn cells<T: Tree<'t>>(&mut self, row: T) {
-        let Emitter {
-            out,
-            fields,
-            delimiter,
-            ..
-        } = self;
-        let mut first = true;
-        write_cells(out, fields, 0, fields.len(), row, *delimiter, &mut first);
     }
 }
 
-fn write_primitive<'t, T: Tree<'t>>(out: &mut String, value: T, kind: Kind<'t>, delimiter: u8) {
+/// Writes a primitive (callers pass only primitives).
+pub(super) fn write_primitive<'t, T: Tree<'t>>(
+    out: &mut Out,
+    value: T,
+    kind: Kind<'t>,
+    delimiter: u8,
+) {
     match kind {
         Kind::Null => out.push_str("null"),
         Kind::Bool(true) => out.push_str("true"),
         Kind::Bool(false) => out.push_str("false"),
         Kind::Number => value.write_number(out),
         Kind::String(s) => write_string(out, s, delimiter),
-        // Callers only pass primitives.
         Kind::Array(_) | Kind::Object(_) => debug_assert!(false, "not a primitive"),
-    }
-}
-
-fn write_field_group(
-    out: &mut String,
-    fields: &[Field<'_>],
-    start: usize,
-    end: usize,
-    delimiter: char,
-) {
-    out.push('{');
-    let mut i = start;
-    while i < end {
-        if i > start {
-            out.push(delimiter);
-        }
-        let field = fields[i];
-        write_key(out, field.name);
-        if !field.is_leaf(i) {
-            write_field_group(out, fields, i + 1, field.end, delimiter);
-        }
-        i = field.end;
-    }
-    out.push('}');
-}
-
-fn write_cells<'t, T: Tree<'t>>(
-    out: &mut String,
-    fields: &[Field<'t>],
-    start: usize,
-    end: usize,
-    row: T,
-    delimiter: u8,
-    first: &mut bool,
-) {
-    let mut entries = row.entries();
-    let mut i = start;
-    while i < end {
-        let field = fields[i];
-        // Detection guarantees every field is present.
-        if let Some(value) = shape::field_value(&mut entries, row, field.name) {
-            if field.is_leaf(i) {
-                if !*first {
-                    out.push(delimiter as char);
-                }
-                *first = false;
-                write_primitive(out, value, value.kind(), delimiter);
-            } else {
-                write_cells(out, fields, i + 1, field.end, value, delimiter, first);
-            }
-        }
-        i = field.end;
     }
 }

@@ -13,17 +13,23 @@
 //! are in [`shape`], canonical numbers in [`number`], and quoting in
 //! [`crate::quoting`].
 //!
-//! Output follows spec v4 with the v4.1.1 conformance fixtures as the
-//! authority. Where the spec lets the encoder choose, this one writes:
-//! numbers always in plain decimal notation (never an exponent, also outside
-//! 1e-6..1e21), `key: []` and `[]` for empty arrays in field and root
-//! position, and the first field of a list-item object on the hyphen line.
+//! Output follows spec v4 with the encoder rules of its changelog through
+//! 4.4, byte for byte as the reference implementation writes it: numbers in
+//! the layout of JavaScript's `Number.prototype.toString`, quoting only
+//! where required (a leading U+FEFF only in a root string), `key: []` and
+//! `[]` for empty arrays in field and root position, and the first field of
+//! a list-item object on the hyphen line.
 
 mod emit;
 pub(crate) mod number;
+pub(crate) mod out;
 mod shape;
 mod tree;
 
+#[cfg(test)]
+mod deep_tests;
+#[cfg(test)]
+mod limit_tests;
 #[cfg(test)]
 mod tests;
 
@@ -31,23 +37,33 @@ use crate::document::Document;
 use crate::{EncodeOptions, Error};
 use serde_json::Value;
 
-/// Encodes a JSON value as TOON text.
-pub(crate) fn encode_value(value: &Value, options: &EncodeOptions) -> String {
-    emit::emit(value, options, 256)
+/// Encodes a JSON value as TOON text of at most `limit` bytes.
+pub(crate) fn encode_value(
+    value: &Value,
+    options: &EncodeOptions,
+    limit: usize,
+) -> Result<String, Error> {
+    emit::emit(value, options, 256, limit).ok_or_else(|| Error::output_limit(limit))
 }
 
-/// Encodes JSON text as TOON text without building a `serde_json::Value`.
-pub(crate) fn encode_json_text(json: &str, options: &EncodeOptions) -> Result<String, Error> {
+/// Encodes JSON text as TOON text of at most `limit` bytes, without building
+/// a `serde_json::Value`.
+pub(crate) fn encode_json_text(
+    json: &str,
+    options: &EncodeOptions,
+    limit: usize,
+) -> Result<String, Error> {
     match Document::parse_fast(json) {
-        Some(document) => Ok(emit::emit(document.root(), options, json.len())),
-        None => slow_path(json, options),
+        Some(document) => emit::emit(document.root(), options, json.len(), limit)
+            .ok_or_else(|| Error::output_limit(limit)),
+        None => slow_path(json, options, limit),
     }
 }
 
 /// Lets `serde_json` read the text: it reports invalid JSON with its own
 /// message and resolves repeated keys its way.
 #[cold]
-fn slow_path(json: &str, options: &EncodeOptions) -> Result<String, Error> {
+fn slow_path(json: &str, options: &EncodeOptions, limit: usize) -> Result<String, Error> {
     let value: Value = serde_json::from_str(json)?;
-    Ok(encode_value(&value, options))
+    encode_value(&value, options, limit)
 }

@@ -1,15 +1,20 @@
-//! Canonical number text (spec §2).
+//! Canonical number text (spec §2), as the reference encoder writes it.
 //!
 //! Integers that `serde_json` holds as `i64`/`u64` are written exactly.
-//! Floats are written as the shortest decimal that reads back to the same
-//! `f64`, always in plain notation: no exponent, no trailing fractional zeros,
-//! no fractional part when it is zero, and `-0` as `0`. Non-finite values
-//! (which a `serde_json::Value` cannot hold) would be written as `null`.
+//! Floats are written with the shortest digits that read back to the same
+//! `f64`, laid out as JavaScript's `Number.prototype.toString` lays them out
+//! (the reference implementation writes `String(value)`): plain decimal for
+//! magnitudes from 1e-6 up to (not including) 1e21, exponent form outside it
+//! (`1e-7`, `5.08728717057225e-9`, `1e+21`, `1.5e+300`); no trailing
+//! fractional zeros, no fractional part when it is zero, and `-0` as `0`.
+//! Non-finite values (which a `serde_json::Value` cannot hold) would be
+//! written as `null`.
 
+use super::out::Sink;
 use serde_json::Number;
 
 /// Writes a `serde_json` number in canonical form.
-pub(crate) fn write_number(out: &mut String, number: &Number) {
+pub(crate) fn write_number(out: &mut impl Sink, number: &Number) {
     if let Some(n) = number.as_u64() {
         out.push_str(itoa::Buffer::new().format(n));
     } else if let Some(n) = number.as_i64() {
@@ -20,7 +25,7 @@ pub(crate) fn write_number(out: &mut String, number: &Number) {
 }
 
 /// Writes a float in canonical form.
-pub(crate) fn write_f64(out: &mut String, value: f64) {
+pub(crate) fn write_f64(out: &mut impl Sink, value: f64) {
     if !value.is_finite() {
         out.push_str("null");
         return;
@@ -30,12 +35,12 @@ pub(crate) fn write_f64(out: &mut String, value: f64) {
         return;
     }
     let mut buffer = ryu::Buffer::new();
-    write_plain(out, buffer.format_finite(value));
+    write_shortest(out, buffer.format_finite(value));
 }
 
-/// Rewrites ryu's shortest form (`1.5e-7`, `1e20`, `123.0`) in plain
-/// decimal notation.
-fn write_plain(out: &mut String, shortest: &str) {
+/// Rewrites ryu's shortest form (`1.5e-7`, `1e20`, `123.0`) in the layout
+/// of JavaScript's `Number.prototype.toString` (ECMA-262 Number::toString).
+fn write_shortest(out: &mut impl Sink, shortest: &str) {
     let (negative, unsigned) = match shortest.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, shortest),
@@ -46,7 +51,8 @@ fn write_plain(out: &mut String, shortest: &str) {
     };
     let (int_part, frac_part) = mantissa.split_once('.').unwrap_or((mantissa, ""));
 
-    // All significant digits, and where the decimal point falls among them.
+    // All significant digits (17 at most), and `point`: the value is
+    // 0.DIGITS times ten to the power `point` (ECMA-262's n).
     let mut digits = [0u8; 40];
     let mut len = 0;
     for &b in int_part.as_bytes().iter().chain(frac_part.as_bytes()) {
@@ -62,39 +68,47 @@ fn write_plain(out: &mut String, shortest: &str) {
     while let [rest @ .., b'0'] = digits {
         digits = rest;
     }
+    let Ok(digits) = std::str::from_utf8(digits) else {
+        return;
+    };
     if digits.is_empty() {
         out.push('0');
         return;
     }
-    let digits = std::str::from_utf8(digits).unwrap_or("0");
 
     if negative {
         out.push('-');
     }
     let count = digits.len() as i32;
-    if point <= 0 {
-        out.push_str("0.");
-        push_zeros(out, (-point) as usize);
-        out.push_str(digits);
-    } else if point >= count {
+    if (count..=21).contains(&point) {
         out.push_str(digits);
         push_zeros(out, (point - count) as usize);
-    } else {
+    } else if (1..=21).contains(&point) {
         let (int_digits, frac_digits) = digits.split_at(point as usize);
         out.push_str(int_digits);
         out.push('.');
         out.push_str(frac_digits);
+    } else if (-5..=0).contains(&point) {
+        out.push_str("0.");
+        push_zeros(out, (-point) as usize);
+        out.push_str(digits);
+    } else {
+        let (first, rest) = digits.split_at(1);
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
+        let exponent = point - 1;
+        out.push_str(if exponent < 0 { "e-" } else { "e+" });
+        out.push_str(itoa::Buffer::new().format(exponent.unsigned_abs()));
     }
 }
 
-fn push_zeros(out: &mut String, count: usize) {
-    const ZEROS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
-    let mut left = count;
-    while left > 0 {
-        let step = left.min(ZEROS.len());
-        out.push_str(&ZEROS[..step]);
-        left -= step;
-    }
+/// At most 20 zeros: plain notation stops at 21 digits.
+fn push_zeros(out: &mut impl Sink, count: usize) {
+    const ZEROS: &str = "00000000000000000000";
+    out.push_str(&ZEROS[..count.min(ZEROS.len())]);
 }
 
 #[cfg(test)]
@@ -109,7 +123,7 @@ mod tests {
     }
 
     #[test]
-    fn floats_are_plain_and_canonical() {
+    fn floats_are_laid_out_as_javascript_does() {
         let cases = [
             (0.0, "0"),
             (-0.0, "0"),
@@ -119,21 +133,27 @@ mod tests {
             (2.75, "2.75"),
             (0.1 + 0.2, "0.30000000000000004"),
             (1e-6, "0.000001"),
-            (1e-7, "0.0000001"),
-            (-1.25e-9, "-0.00000000125"),
+            (3e-6, "0.000003"),
+            (1e-7, "1e-7"),
+            (-1.5e-7, "-1.5e-7"),
+            (5.08728717057225e-9, "5.08728717057225e-9"),
+            (1.23e-18, "1.23e-18"),
+            (-1.25e-9, "-1.25e-9"),
             (1e20, "100000000000000000000"),
-            (1e21, "1000000000000000000000"),
-            (1.5e22, "15000000000000000000000"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (1e21, "1e+21"),
+            (1.5e22, "1.5e+22"),
+            (1.5e300, "1.5e+300"),
             (123456.789, "123456.789"),
             (9007199254740993.0, "9007199254740992"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (5e-324, "5e-324"),
             (f64::NAN, "null"),
             (f64::INFINITY, "null"),
         ];
         for (value, expected) in cases {
             assert_eq!(float(value), expected, "{value:e}");
         }
-        assert_eq!(float(f64::MAX).len(), 309);
-        assert!(float(f64::MIN_POSITIVE).starts_with("0.000"));
     }
 
     #[test]
@@ -151,13 +171,22 @@ mod tests {
             let value = f64::from_bits(bits);
             prop_assume!(value.is_finite());
             let text = float(value);
-            prop_assert!(!text.contains(['e', 'E']));
             let back: f64 = text.parse().unwrap();
             prop_assert_eq!(back, if value == 0.0 { 0.0 } else { value });
-            // As short as the standard library's shortest plain form (the
-            // two may break an exact tie between neighbours differently).
-            let std_text = format!("{}", if value == 0.0 { 0.0 } else { value });
-            prop_assert_eq!(text.len(), std_text.len());
+            let magnitude = value.abs();
+            let exponent_form = magnitude != 0.0 && !(1e-6..1e21).contains(&magnitude);
+            prop_assert_eq!(text.contains('e'), exponent_form, "{}", text);
+            // As short as the standard library's shortest form (the two may
+            // break an exact tie between neighbours differently).
+            let std_digits = format!("{:e}", if value == 0.0 { 0.0 } else { value.abs() });
+            let digits = |s: &str| s.split('e').next().unwrap().chars().filter(char::is_ascii_digit).count();
+            let ours = text.trim_start_matches('-');
+            let ours_digits = if exponent_form {
+                digits(ours)
+            } else {
+                ours.chars().filter(char::is_ascii_digit).collect::<String>().trim_matches('0').len().max(1)
+            };
+            prop_assert_eq!(ours_digits, digits(&std_digits), "{} vs {}", text, std_digits);
         }
     }
 }

@@ -1,13 +1,21 @@
 //! Tabular detection (spec §9.3, §9.5): whether a list of objects shares one
-//! field structure, and the header fields that describe it.
+//! field structure, the header fields that describe it, and the cells of
+//! each row in header order.
 //!
 //! The fields are a flat pre-order list: each field records where its
 //! subtree ends, so a leaf is a field whose subtree is empty and a nested
 //! field group is a field with descendants. Detection builds the fields
 //! from the first object and then checks every other object against them,
 //! row by row, without collecting columns.
+//!
+//! Nested field groups may nest as deep as the data does (the spec sets no
+//! bound), so every walk here keeps its open levels in a vector instead of
+//! on the call stack; the vectors live in [`Table`] and are reused for every
+//! row and every table of a document.
 
+use super::out::{Out, Sink};
 use super::tree::{Kind, Tree};
+use crate::quoting::write_key;
 
 /// One header field.
 #[derive(Debug, Clone, Copy)]
@@ -19,89 +27,205 @@ pub(crate) struct Field<'t> {
 
 impl Field<'_> {
     /// Whether the field at `index` (this one) has no nested field group.
-    pub(crate) fn is_leaf(&self, index: usize) -> bool {
+    fn is_leaf(&self, index: usize) -> bool {
         self.end == index + 1
     }
 }
 
-/// Fills `fields` with the header of a table whose rows are `rows`, or
-/// returns `false` if the rows are not uniform. `fields` is left empty then.
-pub(crate) fn detect<'t, T: Tree<'t>>(
-    fields: &mut Vec<Field<'t>>,
-    mut rows: impl Iterator<Item = T>,
-) -> bool {
-    fields.clear();
-    let uniform = match rows.next() {
-        Some(first) => {
-            matches!(first.kind(), Kind::Object(n) if n > 0)
-                && build(fields, first)
-                && rows.all(|row| matches(fields, 0, fields.len(), row))
-        }
-        None => false,
-    };
-    if !uniform {
-        fields.clear();
-    }
-    uniform
-}
-
-/// Appends the fields of `object` (a non-empty object): primitives become
-/// leaves, non-empty objects nested groups; anything else disqualifies.
-fn build<'t, T: Tree<'t>>(fields: &mut Vec<Field<'t>>, object: T) -> bool {
-    for (name, value) in object.entries() {
-        let at = fields.len();
-        fields.push(Field { name, end: at + 1 });
-        let fits = match value.kind() {
-            Kind::Object(n) if n > 0 => build(fields, value),
-            Kind::Object(_) | Kind::Array(_) => false,
-            _ => true,
-        };
-        if !fits {
-            return false;
-        }
-        fields[at].end = fields.len();
-    }
-    true
-}
-
-/// Whether `row` has exactly the fields `fields[start..end]` (one level and
-/// its nested groups), with primitives at leaves and non-empty objects at
-/// nested groups.
-fn matches<'t, T: Tree<'t>>(fields: &[Field<'t>], start: usize, end: usize, row: T) -> bool {
-    let Kind::Object(len) = row.kind() else {
-        return false;
-    };
-    let mut entries = row.entries();
-    let mut count = 0;
-    let mut i = start;
-    while i < end {
-        let field = fields[i];
-        let Some(value) = field_value(&mut entries, row, field.name) else {
-            return false;
-        };
-        let ok = if field.is_leaf(i) {
-            value.kind().is_primitive()
-        } else {
-            matches(fields, i + 1, field.end, value)
-        };
-        if !ok {
-            return false;
-        }
-        count += 1;
-        i = field.end;
-    }
-    count == len
-}
-
-/// The value of field `name` in `row`. Rows usually list their keys in the
-/// header's order, so the next entry is tried before a lookup.
-pub(crate) fn field_value<'t, T: Tree<'t>>(
-    entries: &mut T::Entries,
+/// One open object of a row walk: the object, its entries not read yet, the
+/// field index just past its group, and how many of its entries matched.
+struct Level<'t, T: Tree<'t>> {
     row: T,
-    name: &str,
-) -> Option<T> {
-    match entries.next() {
-        Some((key, value)) if key == name => Some(value),
-        _ => row.get(name),
+    entries: T::Entries,
+    end: usize,
+    matched: usize,
+    len: usize,
+}
+
+impl<'t, T: Tree<'t>> Level<'t, T> {
+    fn new(row: T, end: usize, len: usize) -> Self {
+        Level {
+            row,
+            entries: row.entries(),
+            end,
+            matched: 0,
+            len,
+        }
+    }
+
+    /// The value of field `name`. Rows usually list their keys in the
+    /// header's order, so the next entry is tried before a lookup.
+    fn value(&mut self, name: &str) -> Option<T> {
+        match self.entries.next() {
+            Some((key, value)) if key == name => Some(value),
+            _ => self.row.get(name),
+        }
+    }
+}
+
+/// The header of the table being written, and the scratch space of its
+/// walks. Rows hold only primitives, so one `Table` serves every table of a
+/// document in turn.
+pub(crate) struct Table<'t, T: Tree<'t>> {
+    fields: Vec<Field<'t>>,
+    levels: Vec<Level<'t, T>>,
+    groups: Vec<usize>,
+}
+
+impl<'t, T: Tree<'t>> Table<'t, T> {
+    pub(crate) fn new() -> Self {
+        Table {
+            fields: Vec::new(),
+            levels: Vec::new(),
+            groups: Vec::new(),
+        }
+    }
+
+    /// Takes the header of a table whose rows are `rows`, or returns `false`
+    /// if the rows are not uniform.
+    pub(crate) fn detect(&mut self, mut rows: impl Iterator<Item = T>) -> bool {
+        self.fields.clear();
+        let uniform = match rows.next() {
+            Some(first) => {
+                matches!(first.kind(), Kind::Object(n) if n > 0)
+                    && self.build(first)
+                    && rows.all(|row| self.matches(row))
+            }
+            None => false,
+        };
+        if !uniform {
+            self.fields.clear();
+        }
+        uniform
+    }
+
+    /// Appends the fields of `object` (a non-empty object): primitives become
+    /// leaves, non-empty objects nested groups; anything else disqualifies.
+    fn build(&mut self, object: T) -> bool {
+        // The entries still to read of each enclosing group, and the index
+        // of that group's field.
+        let mut open: Vec<(T::Entries, usize)> = Vec::new();
+        let mut entries = object.entries();
+        loop {
+            match entries.next() {
+                Some((name, value)) => {
+                    let at = self.fields.len();
+                    self.fields.push(Field { name, end: at + 1 });
+                    match value.kind() {
+                        Kind::Object(n) if n > 0 => {
+                            let outer = std::mem::replace(&mut entries, value.entries());
+                            open.push((outer, at));
+                        }
+                        Kind::Object(_) | Kind::Array(_) => return false,
+                        _ => {}
+                    }
+                }
+                None => match open.pop() {
+                    Some((outer, at)) => {
+                        self.fields[at].end = self.fields.len();
+                        entries = outer;
+                    }
+                    None => return true,
+                },
+            }
+        }
+    }
+
+    /// Whether `row` has exactly the header's fields at every level, with
+    /// primitives at leaves and non-empty objects at nested groups.
+    fn matches(&mut self, row: T) -> bool {
+        let Kind::Object(len) = row.kind() else {
+            return false;
+        };
+        self.levels.clear();
+        self.levels.push(Level::new(row, self.fields.len(), len));
+        let mut i = 0;
+        while let Some(level) = self.levels.last_mut() {
+            if i == level.end {
+                if level.matched != level.len {
+                    return false;
+                }
+                self.levels.pop();
+                continue;
+            }
+            let field = self.fields[i];
+            let Some(value) = level.value(field.name) else {
+                return false;
+            };
+            level.matched += 1;
+            if field.is_leaf(i) {
+                if !value.kind().is_primitive() {
+                    return false;
+                }
+            } else {
+                let Kind::Object(len) = value.kind() else {
+                    return false;
+                };
+                self.levels.push(Level::new(value, field.end, len));
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// Writes `{f1,f2{a,b}}:`.
+    pub(crate) fn write_header(&mut self, out: &mut Out, delimiter: u8) {
+        self.groups.clear();
+        out.push('{');
+        let mut first = true;
+        for (i, field) in self.fields.iter().enumerate() {
+            if !first {
+                out.push_byte(delimiter);
+            }
+            write_key(out, field.name);
+            first = !field.is_leaf(i);
+            if first {
+                out.push('{');
+                self.groups.push(field.end);
+            }
+            while self.groups.last() == Some(&(i + 1)) {
+                out.push('}');
+                self.groups.pop();
+            }
+        }
+        out.push_str("}:");
+    }
+
+    /// Writes the leaf values of `row` in header order, joined by the
+    /// delimiter.
+    pub(crate) fn write_cells(&mut self, out: &mut Out, row: T, delimiter: u8) {
+        let Kind::Object(len) = row.kind() else {
+            return;
+        };
+        self.levels.clear();
+        self.levels.push(Level::new(row, self.fields.len(), len));
+        let mut first = true;
+        let mut i = 0;
+        while let Some(level) = self.levels.last_mut() {
+            if i == level.end {
+                self.levels.pop();
+                continue;
+            }
+            let field = self.fields[i];
+            // Detection guarantees every field is present; a missing one
+            // would skip its whole group.
+            let Some(value) = level.value(field.name) else {
+                i = field.end;
+                continue;
+            };
+            if field.is_leaf(i) {
+                if !first {
+                    out.push_byte(delimiter);
+                }
+                first = false;
+                super::emit::write_primitive(out, value, value.kind(), delimiter);
+                if out.is_over() {
+                    return;
+                }
+            } else {
+                self.levels.push(Level::new(value, field.end, 0));
+            }
+            i += 1;
+        }
     }
 }

@@ -35,12 +35,18 @@ fn toon(json: &str) -> String {
 }
 
 #[test]
-fn a_leading_byte_order_mark_is_quoted() {
-    // Decoders drop a BOM at the start of a document; quoting keeps it.
+fn a_leading_byte_order_mark_is_quoted_only_at_the_root() {
+    // Decoders drop a BOM at the start of a document; quoting keeps it. Any
+    // other string starting with U+FEFF is not at the start of a document.
     assert_eq!(toon(r#""\ufeff""#), "\"\u{feff}\"");
     assert_eq!(toon(r#""\ufeffx""#), "\"\u{feff}x\"");
-    assert_eq!(toon(r#"{"a":"\ufeffx"}"#), "a: \"\u{feff}x\"");
+    assert_eq!(toon(r#"{"a":"\ufeffx"}"#), "a: \u{feff}x");
+    assert_eq!(toon(r#"["\ufeffx"]"#), "[1]: \u{feff}x");
     assert_eq!(toon(r#""x\ufeff""#), "x\u{feff}");
+    for text in ["a: \u{feff}x", "[1]: \u{feff}x"] {
+        let value = crate::decode(text, &Default::default()).unwrap();
+        assert_eq!(encode(&value, &EncodeOptions::default()), text);
+    }
 }
 
 #[test]
@@ -57,8 +63,13 @@ fn numbers_are_canonical_on_both_paths() {
         ("1e6", "1000000"),
         ("1E+2", "100"),
         ("1e-6", "0.000001"),
-        ("1e-7", "0.0000001"),
-        ("1.5e300", &format!("15{}", "0".repeat(299))),
+        ("1e-7", "1e-7"),
+        ("0.0000001", "1e-7"),
+        ("-0.00000012300", "-1.23e-7"),
+        ("0.0000012300", "0.00000123"),
+        ("1.5e300", "1.5e+300"),
+        ("1e21", "1e+21"),
+        ("999999999999999999999", "1e+21"),
         ("123456789012345678", "123456789012345678"),
         ("18446744073709551615", "18446744073709551615"),
         ("18446744073709551616", "18446744073709552000"),
@@ -69,7 +80,7 @@ fn numbers_are_canonical_on_both_paths() {
         ("0.30000000000000004", "0.30000000000000004"),
         ("0.30000000000000001", "0.3"),
         ("3.141592653589793238", "3.141592653589793"),
-        ("0.0000000000000000000001", "0.0000000000000000000001"),
+        ("0.0000000000000000000001", "1e-22"),
         ("99.99", "99.99"),
         ("123456789012345.6", "123456789012345.6"),
         ("1234567890123456.7", "1234567890123456.8"),

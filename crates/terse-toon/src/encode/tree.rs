@@ -10,6 +10,7 @@
 //! [`encode_json`]: crate::encode_json()
 
 use super::number;
+use super::out::Sink;
 use crate::document::{self, Node};
 use serde_json::{Map, Value};
 
@@ -43,7 +44,7 @@ pub(crate) trait Tree<'t>: Copy {
     fn kind(self) -> Kind<'t>;
 
     /// Writes a number node in canonical form (spec §2).
-    fn write_number(self, out: &mut String);
+    fn write_number(self, out: &mut impl Sink);
 
     /// The elements; empty unless the node is an array.
     fn items(self) -> Self::Items;
@@ -72,7 +73,7 @@ impl<'t> Tree<'t> for &'t Value {
         }
     }
 
-    fn write_number(self, out: &mut String) {
+    fn write_number(self, out: &mut impl Sink) {
         if let Value::Number(n) = self {
             number::write_number(out, n);
         }
@@ -121,7 +122,7 @@ impl<'t> Tree<'t> for Node<'t> {
         }
     }
 
-    fn write_number(self, out: &mut String) {
+    fn write_number(self, out: &mut impl Sink) {
         if let Some(n) = self.as_number() {
             out.push_str(n.canonical());
         }

@@ -198,6 +198,15 @@ impl<'de> serde::Deserialize<'de> for Timestamp {
 
 #[cfg(test)]
 mod tests {
+    proptest::proptest! {
+        #[test]
+        fn any_text_parses_or_not_without_panicking(text in "\\PC{0,40}|[0-9:T.+Zz -]{0,60}") {
+            if let Ok(ts) = text.parse::<super::Timestamp>() {
+                let _ = ts.to_string();
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -122,7 +122,7 @@ pub trait CompactLine: DeserializeOwned {
         cx: &RenderContext,
         out: &mut String,
     ) -> Result<(), RecordError> {
-        let typed = Self::deserialize(record).map_err(RecordError::new)?;
+        let typed: Self = super::shape_error::deserialize_record(record)?;
         out.push_str(&typed.line(cx));
         Ok(())
     }

@@ -82,8 +82,10 @@
 //! - Nothing is logged for a route without a resource or a body that is not
 //!   a list (a single object): JSON goes out. A record that does not fit the
 //!   resource is logged with `tracing::warn!` (fields `route`, the registered
-//!   pattern; `path`; `reason`, e.g. `record 3: invalid type: string "x",
-//!   expected u32`) and the JSON goes out unchanged.
+//!   pattern; `path`; `reason`, e.g. ``record 3: field `attendees`: expected
+//!   u32, found a string``, with the field path and the types, never the
+//!   record's values; `suppressed`, the warnings held back since the last)
+//!   at most once a minute per route, and the JSON goes out unchanged.
 //!
 //! [`render`](crate::render) and [`render_json`](crate::render_json) have no
 //! route, so `Format::Compact` renders JSON there; call [`compact_envelope`]
@@ -96,6 +98,7 @@ mod lines;
 mod noun;
 mod resource;
 mod routes;
+pub(crate) mod shape_error;
 mod template;
 
 pub use context::RenderContext;
@@ -115,6 +118,8 @@ pub mod __private {
     pub use serde_json;
     pub use terse_template as template;
     pub use terse_toon::document::Node;
+
+    pub use super::shape_error::deserialize_record;
 
     use std::fmt;
 

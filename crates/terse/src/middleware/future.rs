@@ -2,21 +2,23 @@
 //! its body when the plan and the headers allow it.
 
 use std::future::Future;
+use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use bytes::{Buf, Bytes, BytesMut};
 use http::header::CONTENT_TYPE;
-use http::{HeaderMap, Response, response::Parts};
+use http::{HeaderMap, Response, StatusCode, response::Parts};
 use http_body::{Body, SizeHint};
 use pin_project_lite::pin_project;
 
-use super::headers::{add_vary, mark_rewritten, rewritable, set_length_and_count};
+use super::headers::{add_vary, mark_rewritten, no_transform, rewritable, set_length_and_count};
 use super::plan::Plan;
 use super::rewrite::{Outcome, rewrite};
 use super::{Config, TerseBody};
 use crate::error_envelope::Refusal;
+use crate::fields::Fields;
 
 pin_project! {
     /// Response future of [`Terse`](super::Terse).
@@ -35,14 +37,19 @@ pin_project! {
     where
         B: Body,
     {
-        // Waiting for the handler; `plan` is `None` when the layer steps aside.
+        // Waiting for the handler; the plan is `None` when the layer steps
+        // aside. Taken when the response arrives.
         Call {
             #[pin]
             future: F,
-            plan: Option<(Plan, Arc<Config>)>,
+            plan: Option<(Option<Plan>, Arc<Config>)>,
         },
         Read {
             reading: Option<Reading<B>>,
+        },
+        // A large body being rewritten on the blocking pool.
+        Rewrite {
+            offload: Offload<B>,
         },
         Refused {
             response: Option<Response<Bytes>>,
@@ -51,9 +58,12 @@ pin_project! {
 }
 
 impl<F, B: Body> ResponseFuture<F, B> {
-    pub(crate) fn step_aside(future: F) -> Self {
+    pub(crate) fn step_aside(future: F, config: Arc<Config>) -> Self {
         ResponseFuture {
-            state: State::Call { future, plan: None },
+            state: State::Call {
+                future,
+                plan: Some((None, config)),
+            },
         }
     }
 
@@ -61,7 +71,7 @@ impl<F, B: Body> ResponseFuture<F, B> {
         ResponseFuture {
             state: State::Call {
                 future,
-                plan: Some((plan, config)),
+                plan: Some((Some(plan), config)),
             },
         }
     }
@@ -91,7 +101,10 @@ where
                 StateProj::Call { future, plan } => {
                     let response = ready!(future.poll(cx))?;
                     let Some((plan, config)) = plan.take() else {
-                        return Poll::Ready(Ok(response.map(TerseBody::stream)));
+                        return Poll::Pending;
+                    };
+                    let Some(plan) = plan else {
+                        return Poll::Ready(Ok(step_aside(response, &config)));
                     };
                     match start(response, plan, config) {
                         Started::Sent(response) => return Poll::Ready(Ok(response)),
@@ -101,17 +114,34 @@ where
                     }
                 }
                 StateProj::Read { reading } => {
-                    let reading_now = reading
-                        .as_mut()
-                        .expect("ResponseFuture polled after completion");
+                    let Some(reading_now) = reading.as_mut() else {
+                        return Poll::Pending;
+                    };
                     let end = ready!(reading_now.poll_read(cx));
-                    let reading = reading.take().expect("checked above");
-                    return Poll::Ready(Ok(reading.finish(end)));
+                    let Some(reading) = reading.take() else {
+                        return Poll::Pending;
+                    };
+                    match reading.finish(end) {
+                        Read::Sent(response) => return Poll::Ready(Ok(response)),
+                        Read::Complete(read) => {
+                            let mut read = Some(read);
+                            match (Offload::start(&mut read), read) {
+                                (Some(offload), _) => State::Rewrite { offload },
+                                (None, Some(read)) => return Poll::Ready(Ok(read.rewrite_here())),
+                                (None, None) => return Poll::Pending,
+                            }
+                        }
+                    }
+                }
+                StateProj::Rewrite { offload } => {
+                    return offload.poll_rewritten(cx).map(Ok);
                 }
                 StateProj::Refused { response } => {
-                    let response = response
-                        .take()
-                        .expect("ResponseFuture polled after completion");
+                    // `None` only when polled again after completing, which
+                    // the `Future` contract leaves open: never ready again.
+                    let Some(response) = response.take() else {
+                        return Poll::Pending;
+                    };
                     return Poll::Ready(Ok(response.map(|body| TerseBody::full(body, None))));
                 }
             };
@@ -128,10 +158,30 @@ enum Started<B: Body> {
     Read(Reading<B>),
 }
 
+/// The response to a request whose format the handler owns, streamed: it
+/// varies on the format headers as any response the layer could rewrite.
+fn step_aside<B: Body>(response: Response<B>, config: &Config) -> Response<TerseBody<B>> {
+    let (mut parts, body) = response.into_parts();
+    if could_rewrite(&parts, config) || parts.status == StatusCode::NOT_MODIFIED {
+        add_vary(&mut parts.headers, &config.vary);
+    }
+    Response::from_parts(parts, TerseBody::stream(body))
+}
+
+/// Whether the layer would rewrite a response with these headers.
+fn could_rewrite(parts: &Parts, config: &Config) -> bool {
+    rewritable(parts, config.max_body_bytes) && !no_transform(&parts.headers)
+}
+
 /// Decides from the headers: the response as it goes out, or the body to read.
 fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<Config>) -> Started<B> {
     let (mut parts, body) = response.into_parts();
-    if !rewritable(&parts, config.max_body_bytes) {
+    if parts.status == StatusCode::NOT_MODIFIED {
+        // What was not modified is the representation the request chose.
+        add_vary(&mut parts.headers, &config.vary);
+        return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
+    }
+    if !could_rewrite(&parts, &config) {
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
     if !plan.reads_body() {
@@ -197,9 +247,10 @@ impl<B: Body> Reading<B> {
         }
     }
 
-    fn finish(self, end: ReadEnd<B::Error>) -> Response<TerseBody<B>> {
+    /// The response when reading ended early, or the body read whole.
+    fn finish(self, end: ReadEnd<B::Error>) -> Read<B> {
         let Reading {
-            mut parts,
+            parts,
             hint,
             body,
             buffer,
@@ -209,15 +260,62 @@ impl<B: Body> Reading<B> {
         } = self;
         let read = buffer.into_bytes();
         match end {
-            ReadEnd::Complete => {}
-            ReadEnd::OverLimit => {
-                return Response::from_parts(parts, TerseBody::replay(read, None, body));
-            }
-            ReadEnd::Failed(err) => {
-                return Response::from_parts(parts, TerseBody::replay(read, Some(err), body));
-            }
+            ReadEnd::Complete => Read::Complete(Complete {
+                parts,
+                hint,
+                read,
+                trailers,
+                plan,
+                config,
+            }),
+            ReadEnd::OverLimit => Read::Sent(Response::from_parts(
+                parts,
+                TerseBody::replay(read, None, body),
+            )),
+            ReadEnd::Failed(err) => Read::Sent(Response::from_parts(
+                parts,
+                TerseBody::replay(read, Some(err), body),
+            )),
         }
-        let send = match rewrite(&config, &plan, &read) {
+    }
+}
+
+/// What reading ended with.
+enum Read<B: Body> {
+    /// The response goes out as it is, what was read first.
+    Sent(Response<TerseBody<B>>),
+    /// The whole body, ready to be rewritten.
+    Complete(Complete),
+}
+
+/// A body read whole, with what its response needs to go out.
+struct Complete {
+    parts: Parts,
+    hint: SizeHint,
+    read: Bytes,
+    trailers: Option<HeaderMap>,
+    plan: Plan,
+    config: Arc<Config>,
+}
+
+impl Complete {
+    /// Rewrites the body on this thread.
+    fn rewrite_here<B: Body>(self) -> Response<TerseBody<B>> {
+        let outcome = rewrite(&self.config, &self.plan, &self.read);
+        self.send(outcome)
+    }
+
+    /// The response for `outcome`.
+    fn send<B: Body>(self, outcome: Outcome) -> Response<TerseBody<B>> {
+        let Complete {
+            mut parts,
+            hint,
+            read,
+            trailers,
+            plan,
+            config,
+        } = self;
+        let send = match outcome {
             Outcome::NotJson => {
                 return Response::from_parts(parts, TerseBody::unchanged(read, trailers, hint));
             }
@@ -227,20 +325,76 @@ impl<B: Body> Reading<B> {
             }
             Outcome::Rewritten {
                 body,
-                content_type,
+                served,
                 tokens,
             } => {
                 set_length_and_count(&mut parts.headers, body.len(), tokens);
-                if let Some(content_type) = content_type {
+                if let Some(content_type) = served.rewritten_content_type() {
                     parts.headers.insert(CONTENT_TYPE, content_type);
                 }
-                mark_rewritten(&mut parts.headers);
+                let fields = plan.fields.as_ref().map(Fields::fingerprint);
+                mark_rewritten(&mut parts.headers, served, fields);
                 body
             }
         };
         add_vary(&mut parts.headers, &config.vary);
         let send = if plan.head { Bytes::new() } else { send };
         Response::from_parts(parts, TerseBody::full(send, trailers))
+    }
+}
+
+/// A rewrite running on tokio's blocking pool, so that encoding and
+/// counting a large body does not hold up the async worker (and every other
+/// request on it).
+struct Offload<B> {
+    complete: Option<Complete>,
+    #[cfg(feature = "tokio")]
+    task: tokio::task::JoinHandle<Outcome>,
+    _body: PhantomData<fn() -> B>,
+}
+
+impl<B: Body> Offload<B> {
+    /// Starts the rewrite of a body at least as large as the threshold on
+    /// the blocking pool; `None` when it is smaller, or when there is no
+    /// tokio runtime to run it on.
+    fn start(complete: &mut Option<Complete>) -> Option<Self> {
+        let body = complete.as_ref()?;
+        if body.read.len() < body.config.offload_threshold {
+            return None;
+        }
+        #[cfg(feature = "tokio")]
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            // Shared, not copied: `Bytes` and the `Arc` are handles.
+            let (config, plan, read) = (body.config.clone(), body.plan.clone(), body.read.clone());
+            let task = runtime.spawn_blocking(move || rewrite(&config, &plan, &read));
+            return Some(Offload {
+                complete: complete.take(),
+                task,
+                _body: PhantomData,
+            });
+        }
+        None
+    }
+
+    fn poll_rewritten(&mut self, cx: &mut Context<'_>) -> Poll<Response<TerseBody<B>>> {
+        #[cfg(feature = "tokio")]
+        {
+            // A rewrite that panicked (or a runtime shutting down) loses
+            // nothing: the body goes out as the handler made it.
+            let outcome = ready!(Pin::new(&mut self.task).poll(cx)).unwrap_or(Outcome::NotJson);
+            match self.complete.take() {
+                Some(complete) => Poll::Ready(complete.send(outcome)),
+                None => Poll::Pending,
+            }
+        }
+        #[cfg(not(feature = "tokio"))]
+        {
+            let _ = cx;
+            match self.complete.take() {
+                Some(complete) => Poll::Ready(complete.rewrite_here()),
+                None => Poll::Pending,
+            }
+        }
     }
 }
 

@@ -2,10 +2,12 @@
 //! rewritten or counted response carries.
 
 use http::header::{
-    CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, ETAG, HeaderMap, HeaderName, TRANSFER_ENCODING,
-    VARY,
+    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, ETAG, HeaderMap, HeaderName,
+    TRANSFER_ENCODING, VARY,
 };
 use http::{HeaderValue, StatusCode, response::Parts};
+
+use crate::format::Format;
 
 /// Approximate tokens of the body as sent.
 pub(crate) const X_TOKEN_COUNT: HeaderName = HeaderName::from_static("x-token-count");
@@ -30,6 +32,17 @@ pub(crate) fn rewritable(parts: &Parts, max_body_bytes: usize) -> bool {
             .headers
             .get(CONTENT_LENGTH)
             .is_none_or(|len| declared_length(len).is_some_and(|n| n <= max_body_bytes as u64))
+}
+
+/// Whether `Cache-Control` forbids transforming the body (`no-transform`,
+/// RFC 9111 §5.2.2.6): such a response passes through as it is.
+pub(crate) fn no_transform(headers: &HeaderMap) -> bool {
+    headers.get_all(CACHE_CONTROL).iter().any(|value| {
+        value.to_str().is_ok_and(|text| {
+            text.split(',')
+                .any(|directive| directive.trim().eq_ignore_ascii_case("no-transform"))
+        })
+    })
 }
 
 /// `application/json` or `application/*+json`, any parameters, any case.
@@ -127,24 +140,22 @@ pub(crate) fn set_length_and_count(headers: &mut HeaderMap, len: usize, tokens: 
     headers.insert(X_TOKEN_COUNT, HeaderValue::from(tokens));
 }
 
-/// Headers that describe the old bytes exactly and would now lie: a strong
-/// `ETag` becomes weak (the data is the same, the bytes are not), digests go,
-/// and so does `Accept-Ranges` (ranges would be of the handler's bytes).
-pub(crate) fn mark_rewritten(headers: &mut HeaderMap) {
-    let weakened: Vec<HeaderValue> = headers
+/// Headers that describe the old bytes exactly and would now lie: an `ETag`
+/// becomes a weak tag of this representation (the data is the same, the
+/// bytes are not, and TOON, compact lines and each `fields` projection must
+/// never validate one another in a cache), digests go, and so does
+/// `Accept-Ranges` (ranges would be of the handler's bytes).
+///
+/// `"v1"` served as TOON becomes `W/"v1-toon"`; with `fields` it also
+/// carries the fingerprint of the list: `W/"v1-json-f1a2b3c4d"`.
+pub(crate) fn mark_rewritten(headers: &mut HeaderMap, served: Format, fields: Option<u32>) {
+    let retagged: Vec<HeaderValue> = headers
         .get_all(ETAG)
         .iter()
-        .filter_map(|tag| {
-            let bytes = tag.as_bytes();
-            if bytes.starts_with(b"W/") {
-                Some(tag.clone())
-            } else {
-                HeaderValue::from_bytes(&[b"W/", bytes].concat()).ok()
-            }
-        })
+        .filter_map(|tag| representation_tag(tag.as_bytes(), served, fields))
         .collect();
     headers.remove(ETAG);
-    for tag in weakened {
+    for tag in retagged {
         headers.append(ETAG, tag);
     }
     for stale in [
@@ -156,6 +167,23 @@ pub(crate) fn mark_rewritten(headers: &mut HeaderMap) {
     ] {
         headers.remove(stale);
     }
+}
+
+/// The weak tag of one representation of the entity tagged `tag`; `None`
+/// for a malformed tag, which is dropped rather than passed on as a lie.
+fn representation_tag(tag: &[u8], served: Format, fields: Option<u32>) -> Option<HeaderValue> {
+    let opaque = tag.strip_prefix(b"W/").unwrap_or(tag);
+    let inner = opaque.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    let mut weak = Vec::with_capacity(inner.len() + 24);
+    weak.extend_from_slice(b"W/\"");
+    weak.extend_from_slice(inner);
+    weak.push(b'-');
+    weak.extend_from_slice(served.as_str().as_bytes());
+    if let Some(fields) = fields {
+        weak.extend_from_slice(format!("-f{fields:08x}").as_bytes());
+    }
+    weak.push(b'"');
+    HeaderValue::from_bytes(&weak).ok()
 }
 
 #[cfg(test)]
@@ -249,11 +277,40 @@ mod tests {
         headers.insert(ETAG, HeaderValue::from_static("\"v1\""));
         headers.insert("content-digest", HeaderValue::from_static("sha-256=:x:"));
         headers.insert("accept-ranges", HeaderValue::from_static("bytes"));
-        mark_rewritten(&mut headers);
-        assert_eq!(headers[ETAG], "W/\"v1\"");
+        mark_rewritten(&mut headers, Format::Toon, None);
+        assert_eq!(headers[ETAG], "W/\"v1-toon\"");
         assert!(!headers.contains_key("content-digest"));
         assert!(!headers.contains_key("accept-ranges"));
-        mark_rewritten(&mut headers);
-        assert_eq!(headers[ETAG], "W/\"v1\"");
+
+        let tag = |etag: &'static str, served, fields| {
+            let mut headers = HeaderMap::new();
+            headers.insert(ETAG, HeaderValue::from_static(etag));
+            mark_rewritten(&mut headers, served, fields);
+            headers
+                .get(ETAG)
+                .map(|tag| tag.to_str().unwrap().to_owned())
+        };
+        assert_eq!(
+            tag("W/\"v1\"", Format::Compact, None).unwrap(),
+            "W/\"v1-compact\""
+        );
+        assert_eq!(
+            tag("\"v1\"", Format::Json, Some(0xab)).unwrap(),
+            "W/\"v1-json-f000000ab\""
+        );
+        let all = [
+            tag("\"v1\"", Format::Json, Some(1)),
+            tag("\"v1\"", Format::Json, Some(2)),
+            tag("\"v1\"", Format::Toon, None),
+            tag("\"v1\"", Format::Toon, Some(1)),
+            tag("\"v1\"", Format::Compact, None),
+        ];
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                assert_ne!(a, b, "representations share a tag");
+            }
+        }
+        // Not a quoted tag: dropped, never passed on unchanged.
+        assert_eq!(tag("v1", Format::Toon, None), None);
     }
 }

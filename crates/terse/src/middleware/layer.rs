@@ -7,7 +7,7 @@ use tower_layer::Layer;
 
 use super::headers::VaryNames;
 use super::{Config, Terse};
-use crate::compact::{CompactLine, CompactResource};
+use crate::compact::{CompactLine, CompactResource, RouteError};
 use crate::format::Format;
 use crate::toon::EncodeOptions;
 
@@ -281,8 +281,9 @@ impl TerseLayer {
     /// - A record that does not fit `T` (a field of the wrong type, no id,
     ///   not an object): the JSON unchanged, and a `tracing` warning naming
     ///   the registered route, the request path and the reason (`record 3:
-    ///   invalid type: string "x", expected u32`). One bad record never
-    ///   breaks a response.
+    ///   field `attendees`: expected u32, found a string`), never the
+    ///   record's values, at most once a minute per route. One bad record
+    ///   never breaks a response.
     /// - Errors, non-JSON, compressed, streamed or oversized bodies: untouched,
     ///   as for every format. `fields` with compact: a 400 error envelope.
     ///
@@ -326,11 +327,40 @@ impl TerseLayer {
     /// When `pattern` is not a valid route pattern, as for
     /// [`resource`](Self::resource).
     #[track_caller]
-    pub fn template(mut self, pattern: &str, resource: CompactResource) -> Self {
-        if let Err(err) = self.config().resources.insert(pattern, resource) {
-            panic!("TerseLayer: {err}");
+    pub fn template(self, pattern: &str, resource: CompactResource) -> Self {
+        match self.try_template(pattern, resource) {
+            Ok(layer) => layer,
+            #[allow(
+                clippy::panic,
+                reason = "documented: a bad pattern in code is a bug, like axum's"
+            )]
+            Err(err) => panic!("TerseLayer: {err}"),
         }
-        self
+    }
+
+    /// [`template`](Self::template) for a pattern that comes from
+    /// configuration: an invalid pattern is an error, not a panic.
+    ///
+    /// ```
+    /// use terse::TerseLayer;
+    /// use terse::compact::{CompactResource, Template};
+    ///
+    /// let notes = CompactResource::new("note", Template::parse("{title}")?);
+    /// let err = TerseLayer::new().try_template("notes/{", notes).unwrap_err();
+    /// assert!(err.to_string().contains("notes/{"));
+    /// # Ok::<(), terse::compact::TemplateError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A [`RouteError`] when `pattern` is not a valid route pattern.
+    pub fn try_template(
+        mut self,
+        pattern: &str,
+        resource: CompactResource,
+    ) -> Result<Self, RouteError> {
+        self.config().resources.insert(pattern, resource)?;
+        Ok(self)
     }
 }
 

@@ -9,6 +9,7 @@ mod body;
 mod future;
 mod headers;
 mod layer;
+mod log_gate;
 mod plan;
 mod rewrite;
 mod service;
@@ -51,6 +52,8 @@ pub(crate) struct Config {
     pub(crate) vary: VaryNames,
     /// The routes that answer `format=compact` with lines.
     pub(crate) resources: RouteTable<CompactResource>,
+    /// Holds back repeated warnings about records that do not fit.
+    pub(crate) log_gate: log_gate::LogGate,
     /// Count `X-Token-Count` with the o200k_base BPE instead of estimating.
     #[cfg(feature = "exact-tokens")]
     pub(crate) exact_tokens: bool,
@@ -100,6 +103,7 @@ impl Default for Config {
             prefer_header: HeaderName::from_static("x-prefer-format"),
             vary: VaryNames::new(HeaderValue::from_static("X-Prefer-Format")),
             resources: RouteTable::new(),
+            log_gate: log_gate::LogGate::default(),
             #[cfg(feature = "exact-tokens")]
             exact_tokens: false,
         }

@@ -1,6 +1,8 @@
 //! Turning a complete JSON body into the negotiated format: one function per
 //! format, chosen in [`rewrite`].
 
+use std::time::Instant;
+
 use bytes::Bytes;
 use http::HeaderValue;
 use serde_json::Value;
@@ -20,16 +22,25 @@ pub(crate) enum Outcome {
     NotJson,
     /// Valid JSON, sent as it came, with about `tokens` tokens.
     Unchanged { tokens: usize },
-    /// A new body; `content_type` replaces the handler's when set.
+    /// A new body in the `served` format.
     Rewritten {
         body: Bytes,
-        content_type: Option<HeaderValue>,
+        served: Format,
         tokens: usize,
     },
 }
 
-const TOON_CONTENT_TYPE: HeaderValue = HeaderValue::from_static("text/toon; charset=utf-8");
-const JSON_CONTENT_TYPE: HeaderValue = HeaderValue::from_static("application/json");
+impl Format {
+    /// The content type of a body rewritten to this format; `None` keeps
+    /// the handler's (JSON projected by `fields` is still its JSON).
+    pub(crate) fn rewritten_content_type(self) -> Option<HeaderValue> {
+        match self {
+            Format::Json => None,
+            Format::Toon => Some(HeaderValue::from_static("text/toon; charset=utf-8")),
+            Format::Compact => Some(HeaderValue::from_static("application/json")),
+        }
+    }
+}
 
 /// Renders `body` in the plan's format.
 pub(crate) fn rewrite(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
@@ -55,7 +66,7 @@ fn projected(config: &Config, plan: &Plan, body: &Bytes) -> Option<Result<Value,
 
 fn json(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
     match projected(config, plan, body) {
-        Some(Ok(value)) => rewritten_json(config, &value),
+        Some(Ok(value)) => rewritten_json(config, Bytes::from(value.to_string())),
         Some(Err(())) => Outcome::NotJson,
         // Skipping a document does not check the UTF-8 inside its strings,
         // so the text is checked first.
@@ -70,25 +81,31 @@ fn json(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
     }
 }
 
-fn rewritten_json(config: &Config, value: &Value) -> Outcome {
-    let body = Bytes::from(value.to_string());
+fn rewritten_json(config: &Config, body: Bytes) -> Outcome {
     Outcome::Rewritten {
         tokens: config.count_tokens(&body),
         body,
-        content_type: None,
+        served: Format::Json,
     }
 }
 
+/// TOON, or the JSON when TOON would not be cheaper (smart fallback) or
+/// would be larger than the output bound.
 fn toon(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
+    let limit = config.max_output_bytes();
     match projected(config, plan, body) {
         Some(Ok(value)) => {
-            let text = toon::encode(&value, &config.toon_options);
+            let json = || Bytes::from(value.to_string());
+            let Ok(text) = toon::encode_limited(&value, &config.toon_options, limit) else {
+                // The fields were asked for whatever the format: they stay.
+                return rewritten_json(config, json());
+            };
             if config.smart_fallback {
-                let json = Bytes::from(value.to_string());
+                let json = json();
                 let json_tokens = config.count_tokens(&json);
                 cheaper_toon(config, text, json_tokens).unwrap_or(Outcome::Rewritten {
                     body: json,
-                    content_type: None,
+                    served: Format::Json,
                     tokens: json_tokens,
                 })
             } else {
@@ -100,8 +117,14 @@ fn toon(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
             let Ok(json) = std::str::from_utf8(body) else {
                 return Outcome::NotJson;
             };
-            let Ok(text) = toon::encode_json(json, &config.toon_options) else {
-                return Outcome::NotJson;
+            let text = match toon::encode_json_limited(json, &config.toon_options, limit) {
+                Ok(text) => text,
+                Err(err) if err.is_output_limit() => {
+                    return Outcome::Unchanged {
+                        tokens: config.count_tokens(body),
+                    };
+                }
+                Err(_) => return Outcome::NotJson,
             };
             if config.smart_fallback {
                 let json_tokens = config.count_tokens(body);
@@ -126,7 +149,7 @@ fn toon_outcome(config: &Config, text: String, tokens: Option<usize>) -> Outcome
     Outcome::Rewritten {
         tokens: tokens.unwrap_or_else(|| config.count_tokens(&body)),
         body,
-        content_type: Some(TOON_CONTENT_TYPE),
+        served: Format::Toon,
     }
 }
 
@@ -158,7 +181,7 @@ fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
                 Outcome::Rewritten {
                     tokens: config.count_tokens(&envelope),
                     body: envelope,
-                    content_type: Some(JSON_CONTENT_TYPE),
+                    served: Format::Compact,
                 }
             }
             _ => Outcome::Unchanged {
@@ -166,12 +189,16 @@ fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
             },
         },
         Err(err) => {
-            if err.should_log() {
+            let admitted = err
+                .should_log()
+                .then(|| config.log_gate.admit(pattern.as_str(), Instant::now()));
+            if let Some(Some(suppressed)) = admitted {
                 tracing::warn!(
                     route = %pattern,
-                    path = %route.path(),
+                    path = %cut(route.path(), 256),
                     reason = %err,
-                    "compact lines not served: the JSON goes out unchanged"
+                    suppressed,
+                    "compact lines not served: the JSON goes out unchanged (logged at most once a minute per route)"
                 );
             }
             Outcome::Unchanged {
@@ -179,4 +206,13 @@ fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
             }
         }
     }
+}
+
+/// `text` cut to at most `max` bytes on a character boundary.
+fn cut(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }

@@ -61,7 +61,9 @@ where
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
         match plan(&self.config, &req) {
-            Planned::StepAside => ResponseFuture::step_aside(self.inner.call(req)),
+            Planned::StepAside => {
+                ResponseFuture::step_aside(self.inner.call(req), self.config.clone())
+            }
             Planned::Refuse(refusal) => ResponseFuture::refuse(refusal, &self.config),
             Planned::Serve(plan) => {
                 ResponseFuture::serve(self.inner.call(req), plan, self.config.clone())

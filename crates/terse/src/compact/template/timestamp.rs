@@ -19,13 +19,17 @@ pub(super) struct Timestamp {
 }
 
 impl Timestamp {
+    /// Seconds since the Unix epoch, saturating at the ends of `i64`.
+    ///
+    /// Reckoned in `i128`: a year read from a number (`from_unix` of
+    /// `i64::MIN`) is far outside `i64` seconds once multiplied out.
     pub fn unix(&self) -> i64 {
         let (h, m, s) = self.clock.unwrap_or((0, 0, 0));
-        calendar::days_from_civil(self.year, self.month.into(), self.day.into()) * 86_400
-            + i64::from(h) * 3600
-            + i64::from(m) * 60
-            + i64::from(s)
-            - self.offset
+        let days = calendar::days_from_civil(self.year, self.month.into(), self.day.into());
+        let seconds =
+            i128::from(days) * 86_400 + i128::from(h) * 3600 + i128::from(m) * 60 + i128::from(s)
+                - i128::from(self.offset);
+        i64::try_from(seconds).unwrap_or(if seconds < 0 { i64::MIN } else { i64::MAX })
     }
 }
 
@@ -168,6 +172,28 @@ mod tests {
             "2025-03-01T09:30:00+24:00",
         ] {
             assert_eq!(parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn extreme_instants_neither_overflow_nor_panic() {
+        for secs in [i64::MIN, i64::MIN + 1, i64::MAX, i64::MAX - 86_399] {
+            let ts = from_unix(secs);
+            assert_eq!(ts.unix(), secs, "{secs}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_text_parses_or_not_without_panicking(text in "\\PC{0,40}|[0-9:T.+Zz -]{0,40}") {
+            if let Some(ts) = parse(&text) {
+                let _ = ts.unix();
+            }
+        }
+
+        #[test]
+        fn any_instant_round_trips(secs in proptest::num::i64::ANY) {
+            proptest::prop_assert_eq!(from_unix(secs).unix(), secs);
         }
     }
 
