@@ -2,7 +2,9 @@
 //!
 //! The fixtures are read at run time from `$TOON_SPEC_FIXTURES`, or else from
 //! `../shared/toon-spec/fixtures` beside the checkout. They are not copied into
-//! the repository; a missing folder is a panic (a failed test), never a pass.
+//! the repository. A missing folder is a missing prerequisite
+//! ([`crate::prerequisite`]): a one-line skip on a developer's machine, a
+//! failure under CI, never a silent pass.
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -84,15 +86,24 @@ pub fn fixtures_dir() -> PathBuf {
 }
 
 /// Every fixture file of one category (`"encode"` or `"decode"`), with its
-/// file name, sorted by name. Panics when the folder is missing or empty.
-pub fn load(category: &str) -> Vec<(String, FixtureFile)> {
+/// file name, sorted by name; `None` (after reporting the missing
+/// prerequisite) when the folder is missing or holds no fixture file.
+pub fn load(category: &str) -> Option<Vec<(String, FixtureFile)>> {
     let dir = fixtures_dir().join(category);
-    let entries = std::fs::read_dir(&dir).unwrap_or_else(|err| {
-        panic!(
-            "TOON fixtures not found at {} ({err}); set TOON_SPEC_FIXTURES",
+    let missing = |why: String| {
+        crate::prerequisite::missing(&format!(
+            "TOON fixtures not found at {} ({why}); set TOON_SPEC_FIXTURES or place \
+             toon-spec beside the checkout (../shared/toon-spec)",
             dir.display()
-        )
-    });
+        ))
+    };
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(err) => {
+            missing(err.to_string());
+            return None;
+        }
+    };
     let mut files: Vec<(String, FixtureFile)> = entries
         .map(|entry| entry.expect("readable fixture folder").path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
@@ -105,7 +116,10 @@ pub fn load(category: &str) -> Vec<(String, FixtureFile)> {
             (name, file)
         })
         .collect();
-    assert!(!files.is_empty(), "no fixture files in {}", dir.display());
+    if files.is_empty() {
+        missing("no fixture files".to_owned());
+        return None;
+    }
     files.sort_by(|a, b| a.0.cmp(&b.0));
-    files
+    Some(files)
 }

@@ -1,6 +1,9 @@
 //! Shared helpers for the workspace integration tests.
 
+pub mod api_values;
 pub mod corpus;
 pub mod fixtures;
+pub mod prerequisite;
+pub mod reference;
 pub mod server;
 pub mod values;

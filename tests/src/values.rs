@@ -27,10 +27,24 @@ pub fn same_value(actual: &Value, expected: &Value) -> bool {
 /// The first place where `actual` differs from `expected`, as a path and both
 /// sides, or `None` when it is the same value (see [`same_value`]).
 pub fn difference(actual: &Value, expected: &Value) -> Option<String> {
-    diff_at("$", actual, expected)
+    diff_at("$", actual, expected, true)
 }
 
-fn diff_at(path: &str, a: &Value, b: &Value) -> Option<String> {
+/// [`difference`], with objects compared as sets of entries: TOON tables
+/// decode every row in the header's key order (spec §9.3, §9.5).
+///
+/// ```
+/// use serde_json::json;
+/// use terse_tests::values::difference_in_any_key_order;
+///
+/// assert!(difference_in_any_key_order(&json!({"b": 2, "a": 1}), &json!({"a": 1, "b": 2})).is_none());
+/// assert!(difference_in_any_key_order(&json!({"a": 1}), &json!({"a": 1, "b": 2})).is_some());
+/// ```
+pub fn difference_in_any_key_order(actual: &Value, expected: &Value) -> Option<String> {
+    diff_at("$", actual, expected, false)
+}
+
+fn diff_at(path: &str, a: &Value, b: &Value, ordered: bool) -> Option<String> {
     let differs = || Some(format!("at {path}: {} vs {}", short(a), short(b)));
     match (a, b) {
         (Value::Number(x), Value::Number(y)) if same_number(x, y) => None,
@@ -42,7 +56,16 @@ fn diff_at(path: &str, a: &Value, b: &Value) -> Option<String> {
             x.iter()
                 .zip(y)
                 .enumerate()
-                .find_map(|(i, (a, b))| diff_at(&format!("{path}[{i}]"), a, b))
+                .find_map(|(i, (a, b))| diff_at(&format!("{path}[{i}]"), a, b, ordered))
+        }
+        (Value::Object(x), Value::Object(y)) if !ordered => {
+            if x.len() != y.len() || x.keys().any(|key| !y.contains_key(key)) {
+                let keys_x: Vec<&String> = x.keys().collect();
+                let keys_y: Vec<&String> = y.keys().collect();
+                return Some(format!("at {path}: keys {keys_x:?} vs {keys_y:?}"));
+            }
+            x.iter()
+                .find_map(|(key, a)| diff_at(&format!("{path}.{key:?}"), a, &y[key], ordered))
         }
         (Value::Object(x), Value::Object(y)) => {
             let keys_x: Vec<&String> = x.keys().collect();
@@ -52,7 +75,7 @@ fn diff_at(path: &str, a: &Value, b: &Value) -> Option<String> {
             }
             x.iter()
                 .zip(y.values())
-                .find_map(|((key, a), b)| diff_at(&format!("{path}.{key:?}"), a, b))
+                .find_map(|((key, a), b)| diff_at(&format!("{path}.{key:?}"), a, b, ordered))
         }
         _ if a == b => None,
         _ => differs(),

@@ -15,7 +15,7 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
 
-/// Keeps every event from the `terse` crate as `LEVEL field=value ...`.
+/// Keeps every warning from the `terse` crate as `LEVEL field=value ...`.
 #[derive(Clone, Default)]
 struct Capture(Arc<Mutex<Vec<String>>>);
 
@@ -35,7 +35,8 @@ impl Visit for Fields {
 
 impl Subscriber for Capture {
     fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.target().starts_with("terse")
+        // Warnings and errors; the per-response report is a debug event.
+        metadata.target().starts_with("terse") && *metadata.level() <= tracing::Level::WARN
     }
     fn new_span(&self, _: &Attributes<'_>) -> Id {
         Id::from_u64(1)

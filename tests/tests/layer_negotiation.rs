@@ -84,12 +84,37 @@ async fn query_header_and_accept_each_select_toon() {
 }
 
 #[tokio::test]
-async fn without_a_request_json_streams_with_vary_and_no_count() {
+async fn without_a_request_json_is_counted_and_sent_as_it_came() {
     let server = TestServer::spawn(app(TerseLayer::new())).await;
+    let response = fetch(&server, "/users", &[]).await;
+    assert_eq!(response.headers()["vary"], "Accept, X-Prefer-Format");
+    let count: usize = response.headers()["x-token-count"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let length: usize = response.headers()["content-length"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let body = fetch(&server, "/users", &[]).await.bytes().await.unwrap();
+    assert_eq!(count, terse::tokens::estimate(&body));
+    assert_eq!(length, body.len());
+    assert_json(response).await;
+}
+
+#[tokio::test]
+async fn counting_plain_json_can_be_turned_off() {
+    let layer = TerseLayer::new().count_plain_responses(false);
+    let server = TestServer::spawn(app(layer)).await;
     let response = fetch(&server, "/users", &[]).await;
     assert_eq!(response.headers()["vary"], "Accept, X-Prefer-Format");
     assert!(response.headers().get("x-token-count").is_none());
     assert_json(response).await;
+    // A format asked for is still counted.
+    let response = fetch(&server, "/users?format=json", &[]).await;
+    assert!(response.headers().get("x-token-count").is_some());
 }
 
 #[tokio::test]

@@ -188,11 +188,22 @@ pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
 /// range (`1e400`) stays a string. A decimal or exponent form with an integral
 /// value decodes as that integer (`1e3` is 1000, `-0` is 0).
 ///
-/// Lenient mode (`strict: false`) does not check counts or row widths (a
-/// short row's missing cells are `null`, extra cells are dropped), skips blank
-/// and over-indented lines, counts a tab in indentation as one level, and
-/// keeps the last value of a repeated key. In both modes nesting deeper than
-/// 256 levels is an error.
+/// Lenient mode (`strict: false`) keeps only the recoveries the spec
+/// (through its unreleased entry after 4.3) allows: declared counts are not
+/// checked, blank lines inside arrays are skipped, indentation that is not a
+/// multiple of the indent size or jumps more than one level is accepted (a
+/// tab counting as one level), and a repeated key keeps its last value.
+/// Everything else is an error in both modes: malformed headers, lines
+/// indented under a line that opens no block, content after a root array,
+/// and rows of the wrong width. In both modes nesting deeper than 256
+/// levels is an error.
+///
+/// ```
+/// let lenient = terse_toon::DecodeOptions { strict: false, ..Default::default() };
+/// assert!(terse_toon::decode("xs[3]: 1,2", &lenient).is_ok());
+/// let err = terse_toon::decode("t[1]{a,b}:\n  1", &lenient).unwrap_err();
+/// assert_eq!((err.line(), err.column()), (2, 3));
+/// ```
 pub fn decode(input: &str, options: &DecodeOptions) -> Result<Value, DecodeError> {
     decode::decode_str(input, options)
 }

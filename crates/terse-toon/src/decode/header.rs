@@ -179,8 +179,10 @@ fn header_or_fallback<'a>(
         Ok(header) => Ok(Kind::Header(header)),
         Err(NotHeader::Hard(fail)) => Err(fail),
         Err(NotHeader::Soft(fail)) => {
-            let has_colon = first_unquoted_colon(text.as_bytes(), start, end).is_some();
-            if strict && has_colon {
+            // A line whose `[` comes before its first colon must be a valid
+            // header (spec 4.3); non-strict mode no longer reads it as a
+            // key-value line either (unreleased after 4.3).
+            if first_unquoted_colon(text.as_bytes(), start, end).is_some() {
                 return Err(fail);
             }
             Ok(literal_key_value(text, start, end).unwrap_or(Kind::Scalar { header: Some(fail) }))

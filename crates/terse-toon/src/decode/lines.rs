@@ -94,6 +94,14 @@ impl<'a> Lines<'a> {
                 end -= 1;
             }
             if content == end {
+                // A line of only spaces and tabs is blank, but strict mode
+                // rejects a tab on it as it does in indentation (spec 4.2).
+                if let (true, Some(tab)) = (self.strict, first_tab) {
+                    return Err(Fail::new(
+                        tab,
+                        "tab on a blank line; indent with spaces only",
+                    ));
+                }
                 blank_before.get_or_insert(start);
                 continue;
             }

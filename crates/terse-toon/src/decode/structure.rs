@@ -109,7 +109,8 @@ impl<'a> Parser<'a> {
     /// Nothing may follow a root array or keyed root table (§5).
     fn expect_end(&mut self) -> PResult<()> {
         match self.lines.peek()? {
-            Some(line) if self.strict => Err(Fail::new(
+            // Trailing content is an error in both modes (spec §14.4).
+            Some(line) => Err(Fail::new(
                 line.content,
                 "unexpected content after the end of the root array",
             )),
@@ -149,17 +150,16 @@ impl<'a> Parser<'a> {
     /// skipped in lenient mode. `array_depth` is the item depth when the
     /// enclosing scope is an array.
     fn orphan(&mut self, line: &Line, array_depth: Option<usize>) -> PResult<()> {
-        if self.strict {
-            let msg = match array_depth {
-                Some(depth) => format!(
-                    "unexpected indentation: the items of this array are indented {} spaces",
-                    depth * self.indent_size
-                ),
-                None => "unexpected indentation: the line above does not open a block".to_owned(),
-            };
-            return Err(Fail::new(line.content, msg));
-        }
-        self.take(line)
+        // An error in both modes: skipping such lines is not one of the
+        // recoveries non-strict mode keeps (spec §14.4, unreleased after 4.3).
+        let msg = match array_depth {
+            Some(depth) => format!(
+                "unexpected indentation: the items of this array are indented {} spaces",
+                depth * self.indent_size
+            ),
+            None => "unexpected indentation: the line above does not open a block".to_owned(),
+        };
+        Err(Fail::new(line.content, msg))
     }
 
     /// The fields of an object at `depth`, until a shallower line.

@@ -254,16 +254,138 @@ fn prototype_like_keys_are_plain_keys() {
     );
 }
 
+/// Asserts the error's line, column and message in both modes.
+fn assert_error_in_both_modes(input: &str, line: usize, column: usize, message: &str) {
+    for options in [strict(), lenient()] {
+        let err = decode(input, &options).expect_err(input);
+        assert_eq!(
+            (err.line(), err.column(), err.message()),
+            (line, column, message),
+            "{input:?}, strict: {}",
+            options.strict
+        );
+    }
+}
+
 #[test]
-fn lenient_mode_fills_short_rows_and_keeps_extra_items() {
-    let doc = decode("t[3]{a,b}:\n  1\n  2,3,4", &lenient()).unwrap();
-    assert_eq!(doc, json!({"t": [{"a": 1, "b": null}, {"a": 2, "b": 3}]}));
+fn lenient_mode_keeps_its_recoveries() {
+    // Depth jumps, tabs in indentation, counts and repeated keys.
     let doc = decode("a:\n    b: 1\nc: 2", &lenient()).unwrap();
     assert_eq!(doc, json!({"a": {"b": 1}, "c": 2}));
-    let doc = decode("a: 1\n    stray: 2\nb: 3", &lenient()).unwrap();
-    assert_eq!(doc, json!({"a": 1, "b": 3}));
     let doc = decode("a:\n\tb: 1", &lenient()).unwrap();
     assert_eq!(doc, json!({"a": {"b": 1}}));
+    let doc = decode("xs[3]: 1,2\nt[2]{a}:\n  1\nk: 1\nk: 2", &lenient()).unwrap();
+    assert_eq!(doc, json!({"xs": [1, 2], "t": [{"a": 1}], "k": 2}));
+    let doc = decode("xs[2]:\n  - 1\n\n  - 2", &lenient()).unwrap();
+    assert_eq!(doc, json!({"xs": [1, 2]}));
+}
+
+#[test]
+fn row_width_mismatches_error_in_both_modes() {
+    // Unreleased after 4.3: non-strict mode no longer pads or cuts rows.
+    assert_error_in_both_modes(
+        "t[2]{a,b}:\n  1\n  2,3",
+        2,
+        3,
+        "expected 2 values in this row, found 1",
+    );
+    assert_error_in_both_modes(
+        "t[1]{a,b}:\n  2,3,4",
+        2,
+        3,
+        "expected 2 values in this row, found 3",
+    );
+}
+
+#[test]
+fn over_indented_lines_error_in_both_modes() {
+    // Unreleased after 4.3: a line under one that opens no block is an
+    // error, never skipped.
+    assert_error_in_both_modes(
+        "a: 1\n    stray: 2\nb: 3",
+        2,
+        5,
+        "unexpected indentation: the line above does not open a block",
+    );
+}
+
+#[test]
+fn trailing_content_after_a_root_array_errors_in_both_modes() {
+    assert_error_in_both_modes(
+        "[2]: 1,2\nb: 1",
+        2,
+        1,
+        "unexpected content after the end of the root array",
+    );
+}
+
+#[test]
+fn malformed_headers_error_in_both_modes() {
+    // 4.3: a `[` before the first colon must open a valid header; the
+    // unreleased entry after it drops the non-strict key-value reading.
+    assert_error_in_both_modes(
+        "a[2:]{x}: 1",
+        1,
+        10,
+        "a table header takes no values after its `:`; rows go on the following lines",
+    );
+    assert_error_in_both_modes(
+        "a[2]x: 1",
+        1,
+        5,
+        "expected `:` right after the array header",
+    );
+    assert_error_in_both_modes(
+        "a[x]: 1",
+        1,
+        3,
+        "invalid array length: expected a number like `[3]`",
+    );
+    assert_error_in_both_modes(
+        "n: 1\nfoo [2]: a,b",
+        2,
+        4,
+        "space between a key and its `[` array length",
+    );
+}
+
+#[test]
+fn strict_mode_rejects_tabs_on_blank_lines() {
+    // 4.2: a tabs-only line is an error in strict mode; non-strict mode
+    // treats it as blank.
+    assert_error(
+        "a:\n  b: 1\n\t\n  c: 2",
+        3,
+        1,
+        "tab on a blank line; indent with spaces only",
+    );
+    assert_error(
+        "a: 1\n  \t",
+        2,
+        3,
+        "tab on a blank line; indent with spaces only",
+    );
+    let doc = decode("a:\n  b: 1\n\t\n  c: 2", &lenient()).unwrap();
+    assert_eq!(doc, json!({"a": {"b": 1, "c": 2}}));
+}
+
+#[test]
+fn later_whitespace_and_blank_line_rules_hold() {
+    // Unreleased after 4.3: NBSP is content, blank lines and a trailing
+    // newline are ignored, extra spaces may follow a list-item hyphen.
+    assert_eq!(ok("a: \u{a0}x\u{a0}"), json!({"a": "\u{a0}x\u{a0}"}));
+    assert_eq!(ok("\u{a0}a: 1"), json!({"\u{a0}a": 1}));
+    assert_eq!(ok("a: 1\n\n\nb: 2\n"), json!({"a": 1, "b": 2}));
+    assert_eq!(
+        ok("xs[2]:\n  -   1\n  -  a: 2"),
+        json!({"xs": [1, {"a": 2}]})
+    );
+    assert_error(
+        "xs[1]:\n  -  a: 1\n     b: 2",
+        3,
+        6,
+        "indentation of 5 spaces is not a multiple of 2",
+    );
 }
 
 #[test]

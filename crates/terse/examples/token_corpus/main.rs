@@ -7,7 +7,8 @@
 //! The corpus is what the estimator's weights are fitted on and what its
 //! accuracy test measures, so it has to look like the bodies the layer counts:
 //! JSON (compact and pretty), TOON (each delimiter) and line-per-record text,
-//! holding English, Spanish, Chinese, Japanese, Korean, emoji, UUIDs, RFC 3339
+//! holding English, Spanish, German, French, Russian, Arabic, Hindi, Chinese,
+//! Japanese, Korean, emoji, UUIDs, RFC 3339
 //! timestamps, base64, numbers and code-like strings. Everything comes from a
 //! fixed-seed generator, so running this again rewrites the same bytes.
 
@@ -19,16 +20,15 @@ mod records;
 mod render;
 mod rng;
 mod text;
-mod toon;
 
 use records::{SHAPES, Style, envelope, record};
 use render::{ascii_escaped, lines, pretty};
 use rng::Rng;
+use terse::toon::{Delimiter, EncodeOptions};
 use text::Lang;
-use toon::toon;
 
 /// How many samples to write; even-numbered ones train, odd-numbered ones test.
-const SAMPLES: usize = 360;
+const SAMPLES: usize = 480;
 /// Sample sizes are drawn log-uniformly between these bounds, in bytes.
 const MIN_BYTES: f64 = 200.0;
 const MAX_BYTES: f64 = 8000.0;
@@ -113,8 +113,17 @@ fn make_sample(rng: &mut Rng, index: usize) -> Sample {
             }
             Kind::Toon => {
                 let body = envelope(rng, shape, records);
-                let delimiter = rng.pick(&[',', ',', '\t', '|']);
-                toon(&body, delimiter)
+                let delimiter = rng.pick(&[
+                    Delimiter::Comma,
+                    Delimiter::Comma,
+                    Delimiter::Tab,
+                    Delimiter::Pipe,
+                ]);
+                let options = EncodeOptions {
+                    delimiter,
+                    ..EncodeOptions::default()
+                };
+                terse::toon::encode(&body, &options)
             }
             Kind::Lines => lines(rng, shape, records),
         }

@@ -13,6 +13,11 @@ pub enum Lang {
     Zh,
     Ja,
     Ko,
+    De,
+    Fr,
+    Ru,
+    Ar,
+    Hi,
     /// English with emoji in most strings.
     Emoji,
     /// A different language per record.
@@ -20,12 +25,17 @@ pub enum Lang {
 }
 
 impl Lang {
-    pub const ALL: [Lang; 7] = [
+    pub const ALL: [Lang; 12] = [
         Lang::En,
         Lang::Es,
         Lang::Zh,
         Lang::Ja,
         Lang::Ko,
+        Lang::De,
+        Lang::Fr,
+        Lang::Ru,
+        Lang::Ar,
+        Lang::Hi,
         Lang::Emoji,
         Lang::Mixed,
     ];
@@ -37,6 +47,11 @@ impl Lang {
             Lang::Zh => "zh",
             Lang::Ja => "ja",
             Lang::Ko => "ko",
+            Lang::De => "de",
+            Lang::Fr => "fr",
+            Lang::Ru => "ru",
+            Lang::Ar => "ar",
+            Lang::Hi => "hi",
             Lang::Emoji => "emoji",
             Lang::Mixed => "mixed",
         }
@@ -44,7 +59,7 @@ impl Lang {
 
     pub fn resolve(self, rng: &mut Rng) -> Lang {
         if self == Lang::Mixed {
-            rng.pick(&Lang::ALL[..6])
+            rng.pick(&Lang::ALL[..11])
         } else {
             self
         }
@@ -174,6 +189,94 @@ pub const KO_WORDS: &[&str] = &[
 ];
 
 #[rustfmt::skip]
+pub const DE_WORDS: &[&str] = &[
+    "die", "der", "das", "und", "mit", "für", "von", "zu", "ist", "nicht", "auf", "wir", "Sie", "bitte",
+    "Besprechung", "Bestellung", "Rechnung", "Zahlung", "erhalten", "versendet", "Kunde", "Konto",
+    "Einstellungen", "geändert", "Passwort", "zurückgesetzt", "Anfrage", "fehlgeschlagen", "weil",
+    "Zeitüberschreitung", "später", "erneut", "Quartalsplanung", "Sitzung", "Entwicklung", "neue",
+    "Version", "wöchentlich", "Abstimmung", "über", "Prioritäten", "bestätigen", "Teilnahme", "vor",
+    "Freitag", "Bericht", "Anhang", "Datenbank", "Migration", "erfolgreich", "abgeschlossen", "Lager",
+    "Bestand", "niedrig", "Warnung", "Abonnement", "automatisch", "verlängert", "Lieferadresse",
+    "aktualisiert", "Kundendienst", "Straße", "Größe", "München", "Köln", "Düsseldorf", "Mittwoch",
+    "Frühstück", "Geschäftsführer", "Datenschutzerklärung", "Sehenswürdigkeiten", "Übersicht",
+    "ausführlich", "möglicherweise", "Verfügbarkeit", "Fußgängerzone", "Kühlschrank", "schön",
+];
+
+#[rustfmt::skip]
+pub const FR_WORDS: &[&str] = &[
+    "le", "la", "les", "des", "et", "pour", "avec", "dans", "est", "une", "un", "pas", "nous", "vous",
+    "réunion", "équipe", "commande", "expédiée", "paiement", "reçu", "facture", "compte", "paramètres",
+    "modifiés", "mot de passe", "réinitialisé", "demande", "échoué", "parce que", "serveur", "délai",
+    "réessayez", "plus tard", "planification", "trimestrielle", "séance", "conception", "développement",
+    "nouvelle", "hebdomadaire", "priorités", "veuillez", "confirmer", "présence", "avant", "vendredi",
+    "rapport", "pièce jointe", "base de données", "terminée", "succès", "entrepôt", "stock", "alerte",
+    "abonnement", "renouvelé", "automatiquement", "livraison", "adresse", "mise à jour", "très",
+    "déjà", "où", "façon", "garçon", "hôpital", "forêt", "château", "Noël", "île", "aujourd'hui",
+    "qu'il", "l'équipe", "d'accord", "Genève", "Montréal", "Orléans", "août", "décembre", "bientôt",
+];
+
+#[rustfmt::skip]
+pub const RU_WORDS: &[&str] = &[
+    "и", "в", "на", "с", "не", "что", "это", "для", "по", "мы", "вы", "пожалуйста", "встреча",
+    "команды", "заказ", "отправлен", "оплата", "получена", "счёт", "аккаунт", "настройки", "изменены",
+    "пароль", "сброшен", "запрос", "ошибка", "потому", "сервер", "время", "ожидания", "повторите",
+    "позже", "планирование", "квартальное", "разработка", "новая", "версия", "еженедельная",
+    "приоритеты", "подтвердите", "участие", "пятницы", "отчёт", "вложение", "база", "данных",
+    "миграция", "успешно", "завершена", "склад", "остаток", "низкий", "подписка", "продлена",
+    "автоматически", "доставка", "адрес", "обновлён", "поддержка", "Москва", "Санкт-Петербург",
+    "Новосибирск", "понедельник", "сентябрь", "пользователь", "зарегистрировался", "безопасность",
+    "производительность", "улучшилась", "здравствуйте", "спасибо", "достопримечательности",
+];
+
+#[rustfmt::skip]
+pub const AR_WORDS: &[&str] = &[
+    "في", "من", "على", "إلى", "مع", "هذا", "التي", "الذي", "عن", "أن", "لا", "نحن", "يرجى",
+    "اجتماع", "الفريق", "الطلب", "تم", "شحن", "الدفع", "استلام", "الفاتورة", "الحساب", "الإعدادات",
+    "كلمة", "المرور", "إعادة", "تعيين", "فشل", "بسبب", "الخادم", "انتهاء", "المهلة", "لاحقا",
+    "التخطيط", "الربع", "السنوي", "التصميم", "التطوير", "الإصدار", "الجديد", "الأسبوعي", "الأولويات",
+    "تأكيد", "الحضور", "قبل", "الجمعة", "التقرير", "المرفق", "قاعدة", "البيانات", "بنجاح", "المستودع",
+    "المخزون", "منخفض", "تنبيه", "الاشتراك", "تلقائيا", "التوصيل", "العنوان", "الدعم", "الفني",
+    "القاهرة", "الرياض", "دبي", "المستخدمين", "شكرا", "مرحبا", "الأمان", "الأداء",
+];
+
+#[rustfmt::skip]
+pub const HI_WORDS: &[&str] = &[
+    "और", "में", "की", "के", "है", "से", "को", "पर", "यह", "नहीं", "हम", "आप", "कृपया", "बैठक",
+    "टीम", "ऑर्डर", "भेजा", "गया", "भुगतान", "प्राप्त", "हुआ", "चालान", "खाता", "सेटिंग्स", "बदली",
+    "पासवर्ड", "रीसेट", "अनुरोध", "विफल", "क्योंकि", "सर्वर", "समय", "बाद", "दोबारा", "कोशिश",
+    "करें", "योजना", "तिमाही", "डिज़ाइन", "विकास", "नया", "संस्करण", "साप्ताहिक", "प्राथमिकताएं",
+    "पुष्टि", "उपस्थिति", "शुक्रवार", "रिपोर्ट", "संलग्न", "डेटाबेस", "सफलतापूर्वक", "पूरा",
+    "गोदाम", "स्टॉक", "चेतावनी", "सदस्यता", "स्वचालित", "डिलीवरी", "पता", "सहायता", "दिल्ली",
+    "मुंबई", "बेंगलुरु", "उपयोगकर्ता", "धन्यवाद", "नमस्ते", "सुरक्षा", "प्रदर्शन",
+];
+
+/// Whole sentences, for the free-text fields: real prose has rarer words and
+/// longer runs than words drawn from a list, and tokenizes denser.
+#[rustfmt::skip]
+pub const SENTENCES: &[(Lang, &str)] = &[
+    (Lang::En, "Our quarterly newsletter highlights volunteers who rebuilt the community greenhouse after last winter's storm."),
+    (Lang::En, "Unfortunately, the contractor underestimated how long the permits would take, so renovation slipped into autumn."),
+    (Lang::Es, "La biblioteca municipal amplió su horario durante los exámenes, y los estudiantes agradecieron poder quedarse hasta medianoche."),
+    (Lang::Es, "Tras varias semanas de negociaciones, los vecinos consiguieron que el ayuntamiento plantara árboles en la avenida principal."),
+    (Lang::De, "Nach monatelangen Verhandlungen einigten sich Gewerkschaft und Geschäftsleitung auf einen neuen Tarifvertrag mit längerer Laufzeit."),
+    (Lang::De, "Die Wanderung führte uns über schmale Pfade, vorbei an Wasserfällen und verlassenen Almhütten, bis hinauf zum Gipfelkreuz."),
+    (Lang::Fr, "Malgré la pluie battante, des centaines de personnes se sont rassemblées sur la place pour célébrer la réouverture du théâtre."),
+    (Lang::Fr, "Le musée présente jusqu'en septembre une exposition consacrée aux peintres impressionnistes méconnus de la région."),
+    (Lang::Ru, "После долгих обсуждений жители решили превратить заброшенный пустырь во дворе в небольшой сад с цветами и скамейками."),
+    (Lang::Ru, "Экспедиция вернулась из тайги с редкими образцами растений, которые учёные будут изучать ещё несколько лет."),
+    (Lang::Ar, "قررت إدارة المدرسة تنظيم رحلة علمية إلى المتحف الوطني لتعريف الطلاب بتاريخ المنطقة وآثارها القديمة."),
+    (Lang::Ar, "ارتفعت أسعار الخضروات في الأسواق المحلية بعد موجة الحر الشديدة التي أثرت على المحاصيل الزراعية."),
+    (Lang::Hi, "बारिश के मौसम में पहाड़ी इलाकों की सड़कें अक्सर बंद हो जाती हैं, इसलिए यात्रियों को पहले से योजना बनानी चाहिए।"),
+    (Lang::Hi, "स्कूल के वार्षिक समारोह में बच्चों ने लोक नृत्य और नाटक प्रस्तुत किए, जिन्हें देखकर सभी अभिभावक बहुत खुश हुए।"),
+    (Lang::Zh, "经过三年的修复，这座明代古桥终于重新开放，附近的居民纷纷前来散步、拍照，回忆小时候在河边玩耍的情景。"),
+    (Lang::Zh, "由于连续暴雨，山区部分公路出现塌方，交通部门提醒司机绕行，并尽量避免夜间行驶。"),
+    (Lang::Ja, "駅前の再開発計画について、住民説明会では賛成と反対の意見が分かれ、結論は次回に持ち越されることになりました。"),
+    (Lang::Ja, "祖母の畑で採れたばかりのトマトは甘くて、子どもたちは夏休みのあいだ毎日のように収穫を手伝っていました。"),
+    (Lang::Ko, "동네 도서관에서는 이번 겨울 방학 동안 어린이를 위한 그림책 읽기 모임과 과학 실험 교실을 운영할 예정입니다."),
+    (Lang::Ko, "갑작스러운 폭설로 출근길 교통이 마비되자 많은 회사가 재택근무를 허용하고 출근 시간을 늦췄습니다."),
+];
+
+#[rustfmt::skip]
 pub const EMOJI: &[&str] = &[
     "🎉", "🔁", "✅", "🚀", "😀", "👍", "👍🏽", "❤️", "🇪🇸", "🇯🇵", "👨‍💻", "📅", "⚠️", "🔥", "🌍", "☕", "📦", "💳",
     "🐛", "✨", "🙏", "😂", "🤖", "📈", "🔒", "⭐", "🍕", "👩‍👩‍👧", "❌", "⏰", "📍", "🎂",
@@ -256,6 +359,17 @@ pub const DOMAINS: &[&str] = &[
 pub fn words(rng: &mut Rng, lang: Lang, min: usize, max: usize) -> String {
     let n = min + rng.below(max - min + 1);
     let mut out = String::new();
+    let script = if lang == Lang::Emoji { Lang::En } else { lang };
+    if n >= 5 && rng.chance(0.8) {
+        let sentences: Vec<&str> = SENTENCES
+            .iter()
+            .filter(|(l, _)| *l == script)
+            .map(|(_, s)| *s)
+            .collect();
+        if !sentences.is_empty() {
+            return rng.pick(&sentences).to_owned();
+        }
+    }
     match lang {
         Lang::En | Lang::Emoji | Lang::Mixed => {
             for i in 0..n {
@@ -346,6 +460,36 @@ pub fn words(rng: &mut Rng, lang: Lang, min: usize, max: usize) -> String {
                 out.push('.');
             }
         }
+        Lang::De | Lang::Fr | Lang::Ru | Lang::Ar | Lang::Hi => {
+            let list = match lang {
+                Lang::De => DE_WORDS,
+                Lang::Fr => FR_WORDS,
+                Lang::Ru => RU_WORDS,
+                Lang::Ar => AR_WORDS,
+                _ => HI_WORDS,
+            };
+            for i in 0..n {
+                if i > 0 {
+                    out.push(' ');
+                }
+                let w = rng.pick(list);
+                if i == 0 {
+                    capitalise(&mut out, w);
+                } else {
+                    out.push_str(w);
+                }
+                if i + 1 < n && rng.chance(0.06) {
+                    out.push(if lang == Lang::Ar { '،' } else { ',' });
+                }
+            }
+            if n > 3 {
+                out.push_str(match lang {
+                    Lang::Hi => "।",
+                    Lang::Ar => "؟",
+                    _ => ".",
+                });
+            }
+        }
     }
     out
 }
@@ -363,6 +507,31 @@ pub fn person(rng: &mut Rng, lang: Lang) -> String {
         Lang::En | Lang::Emoji | Lang::Mixed => {
             format!("{} {}", rng.pick(EN_FIRST), rng.pick(EN_LAST))
         }
+        Lang::De => rng
+            .pick(&["Jürgen Müller", "Anna Schäfer", "Lukas Weiß", "Sophie Groß"])
+            .to_string(),
+        Lang::Fr => rng
+            .pick(&[
+                "Élodie Lefèvre",
+                "François Dubois",
+                "Chloé Moreau",
+                "Jérôme Faure",
+            ])
+            .to_string(),
+        Lang::Ru => rng
+            .pick(&[
+                "Иван Петров",
+                "Анна Смирнова",
+                "Дмитрий Козлов",
+                "Ольга Новикова",
+            ])
+            .to_string(),
+        Lang::Ar => rng
+            .pick(&["محمد العلي", "فاطمة الزهراء", "أحمد حسن", "ليلى منصور"])
+            .to_string(),
+        Lang::Hi => rng
+            .pick(&["राहुल शर्मा", "प्रिया पटेल", "अमित कुमार", "सुनीता वर्मा"])
+            .to_string(),
         Lang::Es => format!("{} {}", rng.pick(ES_FIRST), rng.pick(ES_LAST)),
         Lang::Zh => rng.pick(ZH_NAMES).to_string(),
         Lang::Ja => rng.pick(JA_NAMES).to_string(),

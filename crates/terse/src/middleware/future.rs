@@ -15,10 +15,12 @@ use pin_project_lite::pin_project;
 
 use super::headers::{add_vary, mark_rewritten, no_transform, rewritable, set_length_and_count};
 use super::plan::Plan;
+use super::report::Report;
 use super::rewrite::{Outcome, rewrite};
 use super::{Config, TerseBody};
 use crate::error_envelope::Refusal;
 use crate::fields::Fields;
+use crate::format::Format;
 
 pin_project! {
     /// Response future of [`Terse`](super::Terse).
@@ -184,7 +186,7 @@ fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<Config>) -> Sta
     if !could_rewrite(&parts, &config) {
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
-    if !plan.reads_body() {
+    if !plan.reads_body(&config) {
         add_vary(&mut parts.headers, &config.vary);
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
@@ -315,18 +317,19 @@ impl Complete {
             plan,
             config,
         } = self;
-        let send = match outcome {
+        let (send, served, tokens, json_tokens) = match outcome {
             Outcome::NotJson => {
                 return Response::from_parts(parts, TerseBody::unchanged(read, trailers, hint));
             }
             Outcome::Unchanged { tokens } => {
                 set_length_and_count(&mut parts.headers, read.len(), tokens);
-                read
+                (read, Format::Json, tokens, tokens)
             }
             Outcome::Rewritten {
                 body,
                 served,
                 tokens,
+                json_tokens,
             } => {
                 set_length_and_count(&mut parts.headers, body.len(), tokens);
                 if let Some(content_type) = served.rewritten_content_type() {
@@ -334,10 +337,22 @@ impl Complete {
                 }
                 let fields = plan.fields.as_ref().map(Fields::fingerprint);
                 mark_rewritten(&mut parts.headers, served, fields);
-                body
+                (body, served, tokens, json_tokens)
             }
         };
         add_vary(&mut parts.headers, &config.vary);
+        if !plan.head {
+            Report {
+                route: plan.route_label(&config),
+                asked: plan.asked.then_some(plan.format),
+                planned: plan.format,
+                served,
+                bytes: send.len(),
+                tokens,
+                json_tokens,
+            }
+            .emit();
+        }
         let send = if plan.head { Bytes::new() } else { send };
         Response::from_parts(parts, TerseBody::full(send, trailers))
     }

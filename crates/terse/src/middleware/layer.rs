@@ -113,6 +113,25 @@ impl TerseLayer {
         self
     }
 
+    /// Read and count plain JSON responses that nobody asked to rewrite, so
+    /// that every 2xx JSON response within
+    /// [`max_body_bytes`](Self::max_body_bytes) carries `X-Token-Count`.
+    /// Default: on.
+    ///
+    /// The body is sent as the handler made it, byte for byte, once read
+    /// (it is counted as sent, without checking that it parses). Turn this
+    /// off for services that want plain JSON streamed straight through;
+    /// streams (SSE, NDJSON), non-JSON, compressed and over-limit bodies
+    /// always are.
+    ///
+    /// ```
+    /// let streaming = terse::TerseLayer::new().count_plain_responses(false);
+    /// ```
+    pub fn count_plain_responses(mut self, enabled: bool) -> Self {
+        self.config().count_plain = enabled;
+        self
+    }
+
     /// How TOON is written (delimiter, indent).
     ///
     /// ```

@@ -11,6 +11,7 @@ mod headers;
 mod layer;
 mod log_gate;
 mod plan;
+mod report;
 mod rewrite;
 mod service;
 #[cfg(test)]
@@ -39,6 +40,8 @@ pub(crate) struct Config {
     pub(crate) max_output_bytes: Option<usize>,
     /// Bodies at least this large are rewritten on the blocking pool.
     pub(crate) offload_threshold: usize,
+    /// Read and count plain JSON responses nobody asked to rewrite.
+    pub(crate) count_plain: bool,
     /// How large a `?fields=` list may be.
     pub(crate) fields_limits: FieldsLimits,
     pub(crate) toon_options: EncodeOptions,
@@ -94,6 +97,7 @@ impl Default for Config {
             max_output_bytes: None,
             offload_threshold: DEFAULT_OFFLOAD_THRESHOLD,
             fields_limits: FieldsLimits::default(),
+            count_plain: true,
             toon_options: EncodeOptions::default(),
             smart_fallback: true,
             list_keys: ["data", "items", "results"].map(String::from).to_vec(),

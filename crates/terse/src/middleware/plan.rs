@@ -17,10 +17,9 @@ pub(crate) struct Plan {
     pub(crate) fields: Option<Fields>,
     /// A `HEAD` request: headers as for `GET`, no body.
     pub(crate) head: bool,
-    /// Where the request went, to find its compact resource; recorded only
-    /// for compact requests when resources are registered, so other
-    /// requests do not pay for the copies.
-    pub(crate) route: Option<Route>,
+    /// Where the request went: to find its compact resource, and to label
+    /// what the layer reports about the response.
+    pub(crate) route: Route,
 }
 
 /// The request's path and, under axum, the router pattern it matched.
@@ -61,10 +60,24 @@ impl Route {
 }
 
 impl Plan {
-    /// Whether the body has to be read: to rewrite it, or to count the tokens
-    /// of a format the client asked for. Plain JSON nobody asked about streams.
-    pub(crate) fn reads_body(&self) -> bool {
-        self.asked || self.fields.is_some() || self.format != Format::Json
+    /// Whether the body has to be read: to rewrite it, or to count its
+    /// tokens. Plain JSON nobody asked about streams only when counting it is
+    /// turned off.
+    pub(crate) fn reads_body(&self, config: &Config) -> bool {
+        config.count_plain || self.asked || self.fields.is_some() || self.format != Format::Json
+    }
+
+    /// The route to report the response under: the router's pattern, or the
+    /// registered resource pattern the path matches; never the raw path,
+    /// which would give metrics a label per id.
+    pub(crate) fn route_label<'c>(&'c self, config: &'c Config) -> &'c str {
+        if let Some(matched) = self.route.matched() {
+            return matched;
+        }
+        config
+            .resources
+            .lookup_route(None, self.route.path())
+            .map_or("other", |(pattern, _)| pattern.as_str())
     }
 }
 
@@ -114,7 +127,7 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
         asked,
         fields,
         head: req.method() == Method::HEAD,
-        route: (format == Format::Compact && !config.resources.is_empty()).then(|| Route::of(req)),
+        route: Route::of(req),
     })
 }
 

@@ -1,6 +1,7 @@
 //! Turning a complete JSON body into the negotiated format: one function per
 //! format, chosen in [`rewrite`].
 
+use std::cell::Cell;
 use std::time::Instant;
 
 use bytes::Bytes;
@@ -20,13 +21,15 @@ use crate::toon::document::Document;
 pub(crate) enum Outcome {
     /// Not JSON after all: send it exactly as the handler made it.
     NotJson,
-    /// Valid JSON, sent as it came, with about `tokens` tokens.
+    /// Sent as it came, with about `tokens` tokens.
     Unchanged { tokens: usize },
-    /// A new body in the `served` format.
+    /// A new body in the `served` format, of about `tokens` tokens where the
+    /// handler's JSON has `json_tokens`.
     Rewritten {
         body: Bytes,
         served: Format,
         tokens: usize,
+        json_tokens: usize,
     },
 }
 
@@ -42,20 +45,60 @@ impl Format {
     }
 }
 
+/// The handler's body, with its token count worked out at most once.
+struct Source<'b> {
+    config: &'b Config,
+    body: &'b Bytes,
+    tokens: Cell<Option<usize>>,
+}
+
+impl Source<'_> {
+    fn tokens(&self) -> usize {
+        if let Some(tokens) = self.tokens.get() {
+            return tokens;
+        }
+        let tokens = self.config.count_tokens(self.body);
+        self.tokens.set(Some(tokens));
+        tokens
+    }
+
+    fn unchanged(&self) -> Outcome {
+        Outcome::Unchanged {
+            tokens: self.tokens(),
+        }
+    }
+
+    /// `body` in the `served` format; `tokens` when already counted.
+    fn rewritten(&self, body: Bytes, served: Format, tokens: Option<usize>) -> Outcome {
+        Outcome::Rewritten {
+            tokens: tokens.unwrap_or_else(|| self.config.count_tokens(&body)),
+            body,
+            served,
+            json_tokens: self.tokens(),
+        }
+    }
+}
+
 /// Renders `body` in the plan's format.
 pub(crate) fn rewrite(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
+    let source = Source {
+        config,
+        body,
+        tokens: Cell::new(None),
+    };
     match plan.format {
-        Format::Json => json(config, plan, body),
-        Format::Toon => toon(config, plan, body),
-        Format::Compact => compact(config, plan, body),
+        Format::Json => json(&source, plan),
+        Format::Toon => toon(&source, plan),
+        Format::Compact => compact(&source, plan),
     }
 }
 
 /// Parses and projects the body when `?fields=` asked for it.
-fn projected(config: &Config, plan: &Plan, body: &Bytes) -> Option<Result<Value, ()>> {
+fn projected(source: &Source<'_>, plan: &Plan) -> Option<Result<Value, ()>> {
     let fields = plan.fields.as_ref()?;
+    let config = source.config;
     Some(
-        serde_json::from_slice::<Value>(body)
+        serde_json::from_slice::<Value>(source.body)
             .map(|mut value| {
                 fields.project(&mut value, &config.list_keys, &config.id_key);
                 value
@@ -64,108 +107,84 @@ fn projected(config: &Config, plan: &Plan, body: &Bytes) -> Option<Result<Value,
     )
 }
 
-fn json(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
-    match projected(config, plan, body) {
-        Some(Ok(value)) => rewritten_json(config, Bytes::from(value.to_string())),
+fn json(source: &Source<'_>, plan: &Plan) -> Outcome {
+    match projected(source, plan) {
+        Some(Ok(value)) => source.rewritten(Bytes::from(value.to_string()), Format::Json, None),
         Some(Err(())) => Outcome::NotJson,
+        // Nobody asked: counted as sent, without the cost of checking that
+        // it parses (the bytes go out as they are either way).
+        None if !plan.asked => source.unchanged(),
         // Skipping a document does not check the UTF-8 inside its strings,
         // so the text is checked first.
-        None => {
-            match std::str::from_utf8(body).map(serde_json::from_str::<serde::de::IgnoredAny>) {
-                Ok(Ok(_)) => Outcome::Unchanged {
-                    tokens: config.count_tokens(body),
-                },
-                _ => Outcome::NotJson,
-            }
-        }
-    }
-}
-
-fn rewritten_json(config: &Config, body: Bytes) -> Outcome {
-    Outcome::Rewritten {
-        tokens: config.count_tokens(&body),
-        body,
-        served: Format::Json,
+        None => match std::str::from_utf8(source.body)
+            .map(serde_json::from_str::<serde::de::IgnoredAny>)
+        {
+            Ok(Ok(_)) => source.unchanged(),
+            _ => Outcome::NotJson,
+        },
     }
 }
 
 /// TOON, or the JSON when TOON would not be cheaper (smart fallback) or
 /// would be larger than the output bound.
-fn toon(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
+fn toon(source: &Source<'_>, plan: &Plan) -> Outcome {
+    let config = source.config;
     let limit = config.max_output_bytes();
-    match projected(config, plan, body) {
+    match projected(source, plan) {
         Some(Ok(value)) => {
-            let json = || Bytes::from(value.to_string());
+            let json = Bytes::from(value.to_string());
             let Ok(text) = toon::encode_limited(&value, &config.toon_options, limit) else {
                 // The fields were asked for whatever the format: they stay.
-                return rewritten_json(config, json());
+                return source.rewritten(json, Format::Json, None);
             };
-            if config.smart_fallback {
-                let json = json();
-                let json_tokens = config.count_tokens(&json);
-                cheaper_toon(config, text, json_tokens).unwrap_or(Outcome::Rewritten {
-                    body: json,
-                    served: Format::Json,
-                    tokens: json_tokens,
-                })
-            } else {
-                toon_outcome(config, text, None)
+            if !config.smart_fallback {
+                return source.rewritten(Bytes::from(text), Format::Toon, None);
+            }
+            let json_tokens = config.count_tokens(&json);
+            match cheaper(config, &text, json_tokens) {
+                Some(tokens) => source.rewritten(Bytes::from(text), Format::Toon, Some(tokens)),
+                None => source.rewritten(json, Format::Json, Some(json_tokens)),
             }
         }
         Some(Err(())) => Outcome::NotJson,
         None => {
-            let Ok(json) = std::str::from_utf8(body) else {
+            let Ok(json) = std::str::from_utf8(source.body) else {
                 return Outcome::NotJson;
             };
             let text = match toon::encode_json_limited(json, &config.toon_options, limit) {
                 Ok(text) => text,
-                Err(err) if err.is_output_limit() => {
-                    return Outcome::Unchanged {
-                        tokens: config.count_tokens(body),
-                    };
-                }
+                Err(err) if err.is_output_limit() => return source.unchanged(),
                 Err(_) => return Outcome::NotJson,
             };
-            if config.smart_fallback {
-                let json_tokens = config.count_tokens(body);
-                cheaper_toon(config, text, json_tokens).unwrap_or(Outcome::Unchanged {
-                    tokens: json_tokens,
-                })
-            } else {
-                toon_outcome(config, text, None)
+            if !config.smart_fallback {
+                return source.rewritten(Bytes::from(text), Format::Toon, None);
+            }
+            match cheaper(config, &text, source.tokens()) {
+                Some(tokens) => source.rewritten(Bytes::from(text), Format::Toon, Some(tokens)),
+                None => source.unchanged(),
             }
         }
     }
 }
 
-/// The TOON outcome when it takes fewer tokens than the JSON.
-fn cheaper_toon(config: &Config, text: String, json_tokens: usize) -> Option<Outcome> {
+/// The tokens of `text` when it takes fewer than `json_tokens`.
+fn cheaper(config: &Config, text: &str, json_tokens: usize) -> Option<usize> {
     let tokens = config.count_tokens(text.as_bytes());
-    (tokens < json_tokens).then(|| toon_outcome(config, text, Some(tokens)))
-}
-
-fn toon_outcome(config: &Config, text: String, tokens: Option<usize>) -> Outcome {
-    let body = Bytes::from(text);
-    Outcome::Rewritten {
-        tokens: tokens.unwrap_or_else(|| config.count_tokens(&body)),
-        body,
-        served: Format::Toon,
-    }
+    (tokens < json_tokens).then_some(tokens)
 }
 
 /// Compact lines for a route with a registered resource and a list body;
 /// JSON otherwise, as an asked-for format never fails.
-fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
-    let Some(route) = &plan.route else {
-        return json(config, plan, body);
-    };
+fn compact(source: &Source<'_>, plan: &Plan) -> Outcome {
+    let config = source.config;
+    let route = &plan.route;
     let Some((pattern, resource)) = config.resources.lookup_route(route.matched(), route.path())
     else {
-        return json(config, plan, body);
+        return json(source, plan);
     };
     // One pass over the text; records are rendered from the borrowed document
     // and the envelope borrows its ids and meta from it.
-    let Ok(document) = std::str::from_utf8(body).map(Document::parse) else {
+    let Ok(document) = std::str::from_utf8(source.body).map(Document::parse) else {
         return Outcome::NotJson;
     };
     let Ok(document) = document else {
@@ -177,16 +196,9 @@ fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
         // the body, may still take the envelope just past it.
         Ok(envelope) => match envelope.into_json() {
             envelope if envelope.len() <= config.max_output_bytes() => {
-                let envelope = Bytes::from(envelope);
-                Outcome::Rewritten {
-                    tokens: config.count_tokens(&envelope),
-                    body: envelope,
-                    served: Format::Compact,
-                }
+                source.rewritten(Bytes::from(envelope), Format::Compact, None)
             }
-            _ => Outcome::Unchanged {
-                tokens: config.count_tokens(body),
-            },
+            _ => source.unchanged(),
         },
         Err(err) => {
             let admitted = err
@@ -201,9 +213,7 @@ fn compact(config: &Config, plan: &Plan, body: &Bytes) -> Outcome {
                     "compact lines not served: the JSON goes out unchanged (logged at most once a minute per route)"
                 );
             }
-            Outcome::Unchanged {
-                tokens: config.count_tokens(body),
-            }
+            source.unchanged()
         }
     }
 }

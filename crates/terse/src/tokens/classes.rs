@@ -4,15 +4,14 @@
 //! whole of what it knows about text. They follow the places where the o200k
 //! pre-tokenizer cuts: letters by case, digits, each kind of whitespace, the
 //! punctuation that JSON, TOON and log lines are made of, and UTF-8 lead bytes
-//! split by the scripts that tokenize differently (accented Latin, symbols,
-//! CJK, Hangul, emoji).
+//! split by the scripts that tokenize differently (accented Latin, Cyrillic,
+//! Indic, symbols, CJK, Hangul, emoji).
 //!
 //! This file is also compiled into the weight-fitting example, so the fitted
 //! weights and the estimator always agree on what a class is.
 
-/// How many classes there are; a power of two so an index can be masked
-/// instead of bounds-checked.
-pub const CLASSES: usize = 32;
+/// How many classes there are.
+pub const CLASSES: usize = 34;
 
 /// The class the first byte of a text is paired with: a text starts the way a
 /// line does.
@@ -64,10 +63,10 @@ pub const PUNCT: u8 = 20;
 pub const LEAD2_SYMBOL: u8 = 21;
 /// `0xC3`-`0xCA`: accented Latin letters.
 pub const LEAD2_LATIN: u8 = 22;
-/// `0xCB`-`0xDF`: Greek, Cyrillic, Hebrew, Arabic and the rest of the
-/// two-byte range.
+/// `0xCB`-`0xCF` and `0xD5`-`0xDF`: Greek, Armenian, Hebrew, Arabic and the
+/// rest of the two-byte range.
 pub const LEAD2_OTHER: u8 = 23;
-/// `0xE0`-`0xE2`: general punctuation, symbols, arrows, Indic scripts.
+/// `0xE1`-`0xE2`: general punctuation, symbols, arrows.
 pub const LEAD3_SYMBOL: u8 = 24;
 /// `0xE3`: CJK punctuation, kana.
 pub const LEAD3_KANA: u8 = 25;
@@ -83,6 +82,11 @@ pub const LEAD4: u8 = 29;
 pub const CONTINUATION: u8 = 30;
 /// Control bytes, `DEL` and bytes that never occur in UTF-8.
 pub const OTHER: u8 = 31;
+/// `0xD0`-`0xD4`: Cyrillic, which o200k knows far better than the rest of
+/// the two-byte range.
+pub const LEAD2_CYRILLIC: u8 = 32;
+/// `0xE0`: Devanagari and the other Indic scripts.
+pub const LEAD3_INDIC: u8 = 33;
 
 /// Class of every byte value.
 pub const BYTE_CLASS: [u8; 256] = byte_classes();
@@ -123,8 +127,10 @@ const fn class_of(b: u8) -> u8 {
         0x80..=0xBF => CONTINUATION,
         0xC2 => LEAD2_SYMBOL,
         0xC3..=0xCA => LEAD2_LATIN,
+        0xD0..=0xD4 => LEAD2_CYRILLIC,
         0xCB..=0xDF => LEAD2_OTHER,
-        0xE0..=0xE2 => LEAD3_SYMBOL,
+        0xE0 => LEAD3_INDIC,
+        0xE1..=0xE2 => LEAD3_SYMBOL,
         0xE3 => LEAD3_KANA,
         0xE4..=0xE9 => LEAD3_HAN,
         0xEA..=0xED => LEAD3_HANGUL,
@@ -170,6 +176,8 @@ pub const NAMES: [&str; CLASSES] = [
     "lead4",
     "continuation",
     "other",
+    "lead2_cyrillic",
+    "lead3_indic",
 ];
 
 #[cfg(test)]
@@ -179,7 +187,6 @@ mod tests {
     #[test]
     fn every_class_is_in_range_and_named() {
         assert!(BYTE_CLASS.iter().all(|&c| usize::from(c) < CLASSES));
-        assert!(CLASSES.is_power_of_two());
         let mut names = NAMES.to_vec();
         names.sort_unstable();
         names.dedup();
@@ -194,6 +201,9 @@ mod tests {
             ("ま", &[LEAD3_KANA, CONTINUATION, CONTINUATION]),
             ("습", &[LEAD3_HANGUL, CONTINUATION, CONTINUATION]),
             ("🎉", &[LEAD4, CONTINUATION, CONTINUATION, CONTINUATION]),
+            ("д", &[LEAD2_CYRILLIC, CONTINUATION]),
+            ("ش", &[LEAD2_OTHER, CONTINUATION]),
+            ("ह", &[LEAD3_INDIC, CONTINUATION, CONTINUATION]),
         ] {
             let got: Vec<u8> = text.bytes().map(|b| BYTE_CLASS[usize::from(b)]).collect();
             assert_eq!(got, classes, "{text}");

@@ -2,8 +2,8 @@
 //!
 //! [`estimate`] is the fast default: one pass over the bytes, no tokenizer,
 //! within a few percent of the o200k_base count on JSON, TOON and
-//! line-per-record text in English, Spanish, CJK and emoji. It is what the
-//! layer puts in `X-Token-Count`.
+//! line-per-record text in English, Spanish, German, French, Russian, Arabic,
+//! Hindi, CJK and emoji. It is what the layer puts in `X-Token-Count`.
 //!
 //! `exact` counts with the real o200k_base BPE. It is available with the
 //! `exact-tokens` cargo feature, which embeds the tokenizer's ranks (about

@@ -267,8 +267,10 @@ impl Parser<'_> {
         Ok(Value::Array(rows))
     }
 
+    /// A row must have one cell per leaf field in both modes: non-strict
+    /// mode no longer pads or cuts rows (spec, unreleased after 4.3).
     fn check_width(&self, table: &Table, found: usize, pos: usize) -> PResult<()> {
-        if self.strict && found != table.leaves {
+        if found != table.leaves {
             return Err(Fail::new(
                 pos,
                 format!(

@@ -1,0 +1,51 @@
+//! What the layer tells an operator about each response it counted: one
+//! `tracing` event, and with the `metrics` feature three counters.
+
+use crate::format::Format;
+
+/// One counted response.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Report<'a> {
+    /// The route pattern, `other` when there is none; never the raw path.
+    pub(crate) route: &'a str,
+    /// The format the client named, if it named one.
+    pub(crate) asked: Option<Format>,
+    /// The format the plan chose (asked, or the layer's default).
+    pub(crate) planned: Format,
+    /// The format sent.
+    pub(crate) served: Format,
+    pub(crate) bytes: usize,
+    pub(crate) tokens: usize,
+    /// What the handler's JSON costs, for the savings.
+    pub(crate) json_tokens: usize,
+}
+
+impl Report<'_> {
+    /// Emits the event (target `terse`, level debug) and, with the `metrics`
+    /// feature, `terse_responses_total{route,format}`,
+    /// `terse_tokens_total{route,format}` and `terse_json_tokens_total{route}`.
+    pub(crate) fn emit(&self) {
+        tracing::debug!(
+            target: "terse",
+            route = self.route,
+            asked = self.asked.map_or("none", Format::as_str),
+            served = self.served.as_str(),
+            fallback = self.planned != self.served,
+            bytes = self.bytes,
+            tokens = self.tokens,
+            json_tokens = self.json_tokens,
+            "response counted"
+        );
+        #[cfg(feature = "metrics")]
+        {
+            let route = metrics::SharedString::from(self.route.to_owned());
+            let format = self.served.as_str();
+            metrics::counter!("terse_responses_total", "route" => route.clone(), "format" => format)
+                .increment(1);
+            metrics::counter!("terse_tokens_total", "route" => route.clone(), "format" => format)
+                .increment(self.tokens as u64);
+            metrics::counter!("terse_json_tokens_total", "route" => route)
+                .increment(self.json_tokens as u64);
+        }
+    }
+}

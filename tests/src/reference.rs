@@ -1,0 +1,168 @@
+//! The reference TOON implementation, `@toon-format/toon`, run under Node.js.
+//!
+//! [`Reference::install`] installs the pinned version from the npm registry
+//! into a temporary folder of this process; [`Reference::run`] runs one
+//! driver script there with a request on stdin and returns what it prints.
+//! Tests send every case in one request, so one node process serves a whole
+//! test run. Without node, npm or the registry, `install` reports a missing
+//! prerequisite ([`crate::prerequisite`]) and gives `None`.
+
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The npm package of the reference implementation.
+pub const PACKAGE: &str = "@toon-format/toon";
+/// The version the tests compare against.
+pub const VERSION: &str = "4.4.0";
+const CHILD_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// An installed reference implementation; the folder goes when it drops.
+pub struct Reference {
+    dir: TempDir,
+}
+
+impl Reference {
+    /// Installs `@toon-format/toon@4.4.0` into a fresh temporary folder
+    /// named after `purpose` and this process. `None` (after reporting the
+    /// missing prerequisite) when node or npm cannot run or the install fails.
+    pub fn install(purpose: &str) -> Option<Reference> {
+        let how = "install Node.js 18 or later and npm, with access to the npm registry";
+        for program in ["node", "npm"] {
+            if let Err(err) = Command::new(program).arg("--version").output() {
+                crate::prerequisite::missing(&format!(
+                    "cannot run `{program}` ({err}); the reference TOON tests need it: {how}"
+                ));
+                return None;
+            }
+        }
+        let dir = TempDir::new(purpose);
+        let spec = format!("{PACKAGE}@{VERSION}");
+        let output = run_with_input(
+            Command::new("npm").args([
+                "install",
+                "--prefix",
+                dir.path().to_str().expect("temp dir is UTF-8"),
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                &spec,
+            ]),
+            b"",
+            "npm",
+        );
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let first = stderr
+                .lines()
+                .find(|line| !line.trim().is_empty())
+                .unwrap_or("");
+            crate::prerequisite::missing(&format!(
+                "`npm install {spec}` failed ({}: {first}); {how}",
+                output.status
+            ));
+            return None;
+        }
+        let manifest = dir
+            .path()
+            .join("node_modules")
+            .join(PACKAGE)
+            .join("package.json");
+        let manifest: Value = serde_json::from_slice(
+            &std::fs::read(&manifest).unwrap_or_else(|err| panic!("{}: {err}", manifest.display())),
+        )
+        .expect("package.json is JSON");
+        assert_eq!(manifest["version"], VERSION, "installed reference version");
+        Some(Reference { dir })
+    }
+
+    /// Runs `driver`, an ES module that imports `@toon-format/toon`, with
+    /// `input` on stdin, and returns its stdout. A driver that fails or runs
+    /// past five minutes fails the test.
+    pub fn run(&self, driver: &str, input: &[u8]) -> Vec<u8> {
+        let path = self.dir.path().join("driver.mjs");
+        std::fs::write(&path, driver).expect("write the node driver");
+        let output = run_with_input(
+            Command::new("node").arg(&path).current_dir(self.dir.path()),
+            input,
+            "node",
+        );
+        assert!(
+            output.status.success(),
+            "the node driver failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output.stdout
+    }
+}
+
+/// Runs `command` with `input` on stdin and a time limit.
+fn run_with_input(command: &mut Command, input: &[u8], program: &str) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| panic!("cannot run `{program}`: {err}"));
+    let mut stdin = child.stdin.take().expect("child stdin");
+    let input = input.to_vec();
+    // Feeding stdin and draining stdout and stderr from threads keeps a child
+    // that writes a large answer from blocking on a full pipe.
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let stdout = drain(child.stdout.take().expect("child stdout"));
+    let stderr = drain(child.stderr.take().expect("child stderr"));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for child") {
+            break status;
+        }
+        if started.elapsed() > CHILD_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("`{program}` did not finish within {CHILD_TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    writer
+        .join()
+        .expect("stdin writer")
+        .unwrap_or_else(|err| panic!("writing to `{program}`: {err}"));
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    }
+}
+
+fn drain(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+/// A temporary folder of this process, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(purpose: &str) -> Self {
+        let path = std::env::temp_dir().join(format!("terse-{purpose}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("create temp dir");
+        TempDir(path)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
