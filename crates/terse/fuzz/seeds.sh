@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Writes the seeds of the layer's fuzz targets under $1/request and
+# $1/service, and copies in the inputs of regressions/<target>/ so that every
+# run replays them first. Called by .ci/fuzz; byte 0 of a seed picks the
+# target's options (see fuzz_targets/*.rs).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+corpus="$here/../../../tests/corpus"
+out="$1"
+rm -rf "$out/request" "$out/service"
+mkdir -p "$out/request" "$out/service"
+
+queries=(
+  "" "format=toon" "format=compact" "format=json" "format=TOON&fields=id,title"
+  "fields=owner.name,title" "fields=owner.team.name" "fields=a..b" "format=compact&fields=id"
+  "fields=a.b.c.d.e,f,g,h" "format=csv" "format=toon&fields=%74itle,room" "fields=&format="
+  "format=toon&format=json" "fields=id,title,room,owner.email,tags"
+)
+headers=(
+  "" "accept:text/toon" "accept:application/json;q=0.9, text/toon;q=0.5"
+  "x-prefer-format:compact" $'x-prefer-format:toon\nx-prefer-format:json'
+  $'accept:application/toon;q=0\naccept:*/*' $'x-junk:\xff\xfe\naccept:text/toon;q=abc'
+)
+
+# request: choice byte, query, then header lines.
+n=0
+for query in "${queries[@]}"; do
+  for choice in '\000' '\042' '\113' '\154' '\371'; do
+    header="${headers[$((n % ${#headers[@]}))]}"
+    { printf "$choice"; printf '%s' "$query"; [ -n "$header" ] && printf '\n%s' "$header"; } \
+      >"$out/request/seed-$n"
+    n=$((n + 1))
+  done
+done
+
+# service: choice byte, frame size byte, query, newline, the body: each JSON
+# file of the corpus whole, and cut to a few records so it fits the target's
+# small body limit and is rewritten.
+python3 - "$corpus" "$out/service" <<'PY'
+import json, pathlib, sys
+corpus, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+queries = [b"format=toon", b"format=compact", b"fields=id,name", b"format=toon&fields=id,title,meta"]
+choices = [b"\x00\x00", b"\x05\x80", b"\x82\x07", b"\x13\x20", b"\x48\x00"]
+
+def shrink(value):
+    if isinstance(value, list):
+        return [shrink(item) for item in value[:3]]
+    if isinstance(value, dict):
+        return {key: shrink(item) for key, item in value.items()}
+    return value
+
+count = 0
+for path in sorted(corpus.glob("*.json")):
+    text = path.read_bytes()
+    small = json.dumps(shrink(json.loads(text)), ensure_ascii=False).encode("utf-8")
+    for i, body in enumerate([text, small]):
+        for j, query in enumerate(queries):
+            choice = choices[(count + j) % len(choices)]
+            (out / f"{path.stem}-{i}-{j}").write_bytes(choice + query + b"\n" + body)
+        count += 1
+print(f"{count * len(queries)} service seeds")
+PY
+
+for name in request service; do
+  for file in "$here/regressions/$name"/*; do
+    [ -e "$file" ] && cp "$file" "$out/$name/regression-$(basename "$file")"
+  done
+done
+echo "$(ls "$out/request" | wc -l) request seeds, $(ls "$out/service" | wc -l) service seeds"
