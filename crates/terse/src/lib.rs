@@ -34,8 +34,9 @@
 //!
 //! Everything else passes through untouched: errors, non-JSON bodies,
 //! compressed bodies, streams (never buffered), invalid JSON and bodies over
-//! [`TerseLayer::max_body_bytes`]. Without a format request JSON streams
-//! through as it is, with only `Vary` added. `?fields=a,b,c.d` keeps just
+//! [`TerseLayer::max_body_bytes`]. Without a format request JSON goes out as
+//! the handler made it, with `Vary` and its `X-Token-Count` added (see
+//! [`TerseLayer::count_plain_responses`]). `?fields=a,b,c.d` keeps just
 //! those keys of each record (and its id). Put the layer inside
 //! `CompressionLayer`, so it sees bodies before they are compressed.
 //!

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
+use metrics_exporter_prometheus::PrometheusBuilder;
 
 /// A personal-assistant API on SQLite, served to agents through the terse layer.
 #[derive(Parser)]
@@ -41,6 +42,14 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         "try: curl 'http://{}/api/v1/events?limit=5&format=compact'",
         listener.local_addr()?
     );
-    axum::serve(listener, agent_api::app(db)).await?;
+    println!("token counters: curl http://{}/metrics", listener.local_addr()?);
+    // The layer's counters (responses, tokens served, tokens the JSON would
+    // have cost), read at `/metrics`, outside the layer.
+    let metrics = PrometheusBuilder::new().install_recorder()?;
+    let app = agent_api::app(db).route(
+        "/metrics",
+        axum::routing::get(move || std::future::ready(metrics.render())),
+    );
+    axum::serve(listener, app).await?;
     Ok(())
 }
