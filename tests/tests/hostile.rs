@@ -403,6 +403,20 @@ async fn large_rewrites_off_the_worker_give_the_same_bytes() {
         );
         assert_eq!(a.body, b.body, "{path}");
     }
+
+    // One slot for many large rewrites at once: they queue, and all finish.
+    let layer = TerseLayer::new()
+        .offload_threshold(0)
+        .max_concurrent_rewrites(1);
+    let queued = TestServer::spawn(app(layer)).await;
+    let expected = get(&inline, "/extremes?format=toon").await.body;
+    let answers =
+        futures_util::future::join_all((0..16).map(|_| get(&queued, "/extremes?format=toon")))
+            .await;
+    for answer in answers {
+        assert_eq!(answer.status, 200);
+        assert_eq!(answer.body, expected);
+    }
 }
 
 /// agent-api, the example service, under the same attacks.

@@ -42,7 +42,10 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         "try: curl 'http://{}/api/v1/events?limit=5&format=compact'",
         listener.local_addr()?
     );
-    println!("token counters: curl http://{}/metrics", listener.local_addr()?);
+    println!(
+        "token counters: curl http://{}/metrics",
+        listener.local_addr()?
+    );
     // The layer's counters (responses, tokens served, tokens the JSON would
     // have cost), read at `/metrics`, outside the layer.
     let metrics = PrometheusBuilder::new().install_recorder()?;

@@ -2,7 +2,6 @@
 //! its body when the plan and the headers allow it.
 
 use std::future::Future;
-use std::marker::PhantomData;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
@@ -14,6 +13,7 @@ use http_body::{Body, SizeHint};
 use pin_project_lite::pin_project;
 
 use super::headers::{add_vary, mark_rewritten, no_transform, rewritable, set_length_and_count};
+use super::offload::Offload;
 use super::plan::Plan;
 use super::report::Report;
 use super::rewrite::{Outcome, rewrite};
@@ -291,24 +291,24 @@ enum Read<B: Body> {
 }
 
 /// A body read whole, with what its response needs to go out.
-struct Complete {
+pub(super) struct Complete {
     parts: Parts,
     hint: SizeHint,
-    read: Bytes,
+    pub(super) read: Bytes,
     trailers: Option<HeaderMap>,
-    plan: Plan,
-    config: Arc<Config>,
+    pub(super) plan: Plan,
+    pub(super) config: Arc<Config>,
 }
 
 impl Complete {
     /// Rewrites the body on this thread.
-    fn rewrite_here<B: Body>(self) -> Response<TerseBody<B>> {
+    pub(super) fn rewrite_here<B: Body>(self) -> Response<TerseBody<B>> {
         let outcome = rewrite(&self.config, &self.plan, &self.read);
         self.send(outcome)
     }
 
     /// The response for `outcome`.
-    fn send<B: Body>(self, outcome: Outcome) -> Response<TerseBody<B>> {
+    pub(super) fn send<B: Body>(self, outcome: Outcome) -> Response<TerseBody<B>> {
         let Complete {
             mut parts,
             hint,
@@ -355,61 +355,6 @@ impl Complete {
         }
         let send = if plan.head { Bytes::new() } else { send };
         Response::from_parts(parts, TerseBody::full(send, trailers))
-    }
-}
-
-/// A rewrite running on tokio's blocking pool, so that encoding and
-/// counting a large body does not hold up the async worker (and every other
-/// request on it).
-struct Offload<B> {
-    complete: Option<Complete>,
-    #[cfg(feature = "tokio")]
-    task: tokio::task::JoinHandle<Outcome>,
-    _body: PhantomData<fn() -> B>,
-}
-
-impl<B: Body> Offload<B> {
-    /// Starts the rewrite of a body at least as large as the threshold on
-    /// the blocking pool; `None` when it is smaller, or when there is no
-    /// tokio runtime to run it on.
-    fn start(complete: &mut Option<Complete>) -> Option<Self> {
-        let body = complete.as_ref()?;
-        if body.read.len() < body.config.offload_threshold {
-            return None;
-        }
-        #[cfg(feature = "tokio")]
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            // Shared, not copied: `Bytes` and the `Arc` are handles.
-            let (config, plan, read) = (body.config.clone(), body.plan.clone(), body.read.clone());
-            let task = runtime.spawn_blocking(move || rewrite(&config, &plan, &read));
-            return Some(Offload {
-                complete: complete.take(),
-                task,
-                _body: PhantomData,
-            });
-        }
-        None
-    }
-
-    fn poll_rewritten(&mut self, cx: &mut Context<'_>) -> Poll<Response<TerseBody<B>>> {
-        #[cfg(feature = "tokio")]
-        {
-            // A rewrite that panicked (or a runtime shutting down) loses
-            // nothing: the body goes out as the handler made it.
-            let outcome = ready!(Pin::new(&mut self.task).poll(cx)).unwrap_or(Outcome::NotJson);
-            match self.complete.take() {
-                Some(complete) => Poll::Ready(complete.send(outcome)),
-                None => Poll::Pending,
-            }
-        }
-        #[cfg(not(feature = "tokio"))]
-        {
-            let _ = cx;
-            match self.complete.take() {
-                Some(complete) => Poll::Ready(complete.rewrite_here()),
-                None => Poll::Pending,
-            }
-        }
     }
 }
 

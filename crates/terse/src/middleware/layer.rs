@@ -88,6 +88,23 @@ impl TerseLayer {
         self
     }
 
+    /// How many offloaded rewrites (see
+    /// [`offload_threshold`](Self::offload_threshold)) run at once; a large
+    /// body past them waits for one to finish, holding no thread. Default:
+    /// the number of cores.
+    ///
+    /// Each rewrite of an 8 MiB body holds the body, its parse and its
+    /// output, some tens of MiB; this caps what a flood of large requests
+    /// can hold at once.
+    ///
+    /// ```
+    /// let layer = terse::TerseLayer::new().max_concurrent_rewrites(4);
+    /// ```
+    pub fn max_concurrent_rewrites(mut self, rewrites: usize) -> Self {
+        self.config().offload_slots = super::offload::OffloadSlots::new(rewrites);
+        self
+    }
+
     /// The most paths a `?fields=` list may name (`a,b.c` names two).
     /// A longer list is refused with a 400 `fields_too_complex`. Default: 64.
     ///

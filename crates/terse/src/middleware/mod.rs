@@ -10,6 +10,7 @@ mod future;
 mod headers;
 mod layer;
 mod log_gate;
+mod offload;
 mod plan;
 mod report;
 mod rewrite;
@@ -40,6 +41,8 @@ pub(crate) struct Config {
     pub(crate) max_output_bytes: Option<usize>,
     /// Bodies at least this large are rewritten on the blocking pool.
     pub(crate) offload_threshold: usize,
+    /// How many of those rewrites may run at once.
+    pub(crate) offload_slots: offload::OffloadSlots,
     /// Read and count plain JSON responses nobody asked to rewrite.
     pub(crate) count_plain: bool,
     /// How large a `?fields=` list may be.
@@ -96,6 +99,7 @@ impl Default for Config {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             max_output_bytes: None,
             offload_threshold: DEFAULT_OFFLOAD_THRESHOLD,
+            offload_slots: offload::OffloadSlots::per_core(),
             fields_limits: FieldsLimits::default(),
             count_plain: true,
             toon_options: EncodeOptions::default(),
