@@ -15,9 +15,9 @@ DURATION=${DURATION:-20}
 BIG_CLIENTS=${BIG_CLIENTS:-8}
 SMALL_CONNECTIONS=${SMALL_CONNECTIONS:-4}
 
-if ! command -v wrk >/dev/null 2>&1; then
-    apt-get update -qq && apt-get install -y -qq wrk >/dev/null
-fi
+# shellcheck source=tests/load/common.sh
+source tests/load/common.sh
+ensure_wrk
 
 cargo build --release -q -p terse-tests --bin load_target
 BIN="${CARGO_TARGET_DIR:-target}/release/load_target"

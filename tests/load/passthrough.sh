@@ -15,9 +15,9 @@ CONNECTIONS=${CONNECTIONS:-32}
 ROUNDS=${ROUNDS:-8}
 TARGET="/api/v1/events?limit=50"
 
-if ! command -v wrk >/dev/null 2>&1; then
-    apt-get update -qq && apt-get install -y -qq wrk >/dev/null
-fi
+# shellcheck source=tests/load/common.sh
+source tests/load/common.sh
+ensure_wrk
 
 cargo build --release -q -p minimal
 BIN="${CARGO_TARGET_DIR:-target}/release/minimal"

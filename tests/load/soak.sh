@@ -15,9 +15,9 @@ SOAK_SECONDS=${SOAK_SECONDS:-60}
 CONNECTIONS=${CONNECTIONS:-64}
 THREADS=${THREADS:-2}
 
-if ! command -v wrk >/dev/null 2>&1; then
-    apt-get update -qq && apt-get install -y -qq wrk >/dev/null
-fi
+# shellcheck source=tests/load/common.sh
+source tests/load/common.sh
+ensure_wrk
 
 cargo build --release -q -p agent-api
 BIN="${CARGO_TARGET_DIR:-target}/release/agent-api"

@@ -7,7 +7,9 @@
 //! test run. Without node, npm or the registry, `install` reports a missing
 //! prerequisite ([`crate::prerequisite`]) and gives `None`.
 
+use serde::Deserialize;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -18,6 +20,86 @@ pub const PACKAGE: &str = "@toon-format/toon";
 /// The version the tests compare against.
 pub const VERSION: &str = "4.4.0";
 const CHILD_TIMEOUT: Duration = Duration::from_secs(300);
+use terse_toon::{Delimiter, EncodeOptions};
+
+/// The delimiters both sides encode with, by the key the driver uses.
+pub const DELIMITERS: [(&str, Delimiter); 3] = [
+    ("comma", Delimiter::Comma),
+    ("tab", Delimiter::Tab),
+    ("pipe", Delimiter::Pipe),
+];
+
+/// [`Reference::run`] it with `{"cases":[{"name"?,"value","ours":{comma,tab,pipe}}]}`:
+/// reads the request on stdin and
+/// prints, per case and delimiter, the reference's encoding of `value` and its
+/// decoding of our text, each as `{"ok":..}` or `{"error":..}`.
+pub const ROUND_TRIP_DRIVER: &str = r#"
+import { readFileSync } from 'node:fs';
+import { encode, decode } from '@toon-format/toon';
+
+const DELIMITERS = { comma: ',', tab: '\t', pipe: '|' };
+const attempt = (f) => {
+  try {
+    return { ok: f() };
+  } catch (error) {
+    return { error: String((error && error.message) || error) };
+  }
+};
+
+const request = JSON.parse(readFileSync(0, 'utf8'));
+const results = request.cases.map((item) => {
+  const result = { name: item.name, encoded: {}, decoded: {} };
+  for (const [key, delimiter] of Object.entries(DELIMITERS)) {
+    result.encoded[key] = attempt(() => encode(item.value, { delimiter }));
+    result.decoded[key] = attempt(() => decode(item.ours[key]));
+  }
+  return result;
+});
+process.stdout.write(JSON.stringify({ results }));
+"#;
+
+/// What [`ROUND_TRIP_DRIVER`] prints: one result per case, in order.
+#[derive(Debug, Deserialize)]
+pub struct RoundTrips {
+    /// The results, in the order of the cases.
+    pub results: Vec<CaseResult>,
+}
+
+/// The reference's answers for one case, by delimiter key.
+#[derive(Debug, Deserialize)]
+pub struct CaseResult {
+    /// The case's name, when the request gave one.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The reference's encoding of the value.
+    pub encoded: BTreeMap<String, Outcome>,
+    /// The reference's decoding of our text.
+    pub decoded: BTreeMap<String, Outcome>,
+}
+
+/// A value, or the message of what the reference threw.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// What the call returned.
+    Ok(Value),
+    /// What it threw.
+    Error(String),
+}
+
+/// Our encodings of `value`, by delimiter key.
+pub fn ours(value: &Value) -> BTreeMap<&'static str, String> {
+    DELIMITERS
+        .iter()
+        .map(|&(key, delimiter)| {
+            let options = EncodeOptions {
+                delimiter,
+                ..EncodeOptions::default()
+            };
+            (key, terse_toon::encode(value, &options))
+        })
+        .collect()
+}
 
 /// An installed reference implementation; the folder goes when it drops.
 pub struct Reference {

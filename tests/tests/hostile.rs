@@ -66,6 +66,16 @@ async fn get(server: &TestServer, path: &str) -> Answer {
     send(raw_client().get(server.url(path))).await
 }
 
+/// The compact envelope of `path`, and its lines, after checking that it is one.
+async fn compact_lines(server: &TestServer, path: &str) -> (Value, Vec<Value>) {
+    let answer = get(server, &format!("{path}?format=compact")).await;
+    assert_eq!(answer.status, 200, "{path}");
+    let envelope = answer.json();
+    assert_eq!(envelope["format"], "compact", "{envelope:.300}");
+    let lines = envelope["lines"].as_array().cloned().unwrap_or_default();
+    (envelope, lines)
+}
+
 /// The server still answers an ordinary request after an attack.
 async fn assert_alive(server: &TestServer) {
     let answer = get(server, "/ok?format=json").await;
@@ -278,11 +288,7 @@ async fn junk_in_the_query_and_headers_is_read_or_ignored() {
 #[tokio::test]
 async fn extreme_values_in_every_filter_render_or_fall_back() {
     let server = server().await;
-    let answer = get(&server, "/extremes?format=compact").await;
-    assert_eq!(answer.status, 200);
-    let envelope = answer.json();
-    assert_eq!(envelope["format"], "compact", "{envelope:.300}");
-    let lines = envelope["lines"].as_array().unwrap();
+    let (envelope, lines) = compact_lines(&server, "/extremes").await;
     assert_eq!(lines.len(), 6);
     assert_eq!(envelope["ids"], json!([1, 2, 3, 4, 5, 6]));
     for line in lines {
@@ -301,12 +307,10 @@ async fn extreme_values_in_every_filter_render_or_fall_back() {
 #[tokio::test]
 async fn one_huge_record_then_many_small_ones() {
     let server = server().await;
-    let answer = get(&server, "/lopsided?format=compact").await;
-    assert_eq!(answer.status, 200);
-    let envelope = answer.json();
+    let (envelope, lines) = compact_lines(&server, "/lopsided").await;
     assert_eq!(envelope["summary"], "100000 items");
-    assert_eq!(envelope["lines"].as_array().unwrap().len(), 100_000);
-    assert_eq!(envelope["lines"][99_999], "a");
+    assert_eq!(lines.len(), 100_000);
+    assert_eq!(lines[99_999], "a");
     assert_alive(&server).await;
 }
 

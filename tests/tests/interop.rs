@@ -9,67 +9,15 @@
 //! passes on a developer's machine, and fails under CI
 //! (`terse_tests::prerequisite`).
 
-use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 use terse_tests::corpus::{self, Document};
-use terse_tests::reference::Reference;
-use terse_tests::values::difference;
-use terse_toon::{DecodeOptions, Delimiter, EncodeOptions};
-
-const DELIMITERS: [(&str, Delimiter); 3] = [
-    ("comma", Delimiter::Comma),
-    ("tab", Delimiter::Tab),
-    ("pipe", Delimiter::Pipe),
-];
-
-/// Reads `{"cases":[{"name","value","ours":{comma,tab,pipe}}]}` on stdin and
-/// prints, per case and delimiter, the reference's encoding of `value` and its
-/// decoding of our text, each as `{"ok":..}` or `{"error":..}`.
-const DRIVER: &str = r#"
-import { readFileSync } from 'node:fs';
-import { encode, decode } from '@toon-format/toon';
-
-const DELIMITERS = { comma: ',', tab: '\t', pipe: '|' };
-const attempt = (f) => {
-  try {
-    return { ok: f() };
-  } catch (error) {
-    return { error: String((error && error.message) || error) };
-  }
+use terse_tests::reference::{
+    CaseResult, DELIMITERS, Outcome, ROUND_TRIP_DRIVER, Reference, RoundTrips, ours,
 };
-
-const request = JSON.parse(readFileSync(0, 'utf8'));
-const results = request.cases.map((item) => {
-  const result = { name: item.name, encoded: {}, decoded: {} };
-  for (const [key, delimiter] of Object.entries(DELIMITERS)) {
-    result.encoded[key] = attempt(() => encode(item.value, { delimiter }));
-    result.decoded[key] = attempt(() => decode(item.ours[key]));
-  }
-  return result;
-});
-process.stdout.write(JSON.stringify({ results }));
-"#;
-
-#[derive(Debug, Deserialize)]
-struct Response {
-    results: Vec<CaseResult>,
-}
-
-#[derive(Debug, Deserialize)]
-struct CaseResult {
-    name: String,
-    encoded: BTreeMap<String, Outcome>,
-    decoded: BTreeMap<String, Outcome>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Outcome {
-    Ok(Value),
-    Error(String),
-}
+use terse_tests::values::difference;
+use terse_toon::DecodeOptions;
 
 /// One corpus document with our encodings and the reference's answers.
 struct Case {
@@ -93,21 +41,8 @@ fn run_reference() -> Option<Vec<Case>> {
         corpus::corpus_dir().display(),
         docs.len()
     );
-    let ours: Vec<BTreeMap<&'static str, String>> = docs
-        .iter()
-        .map(|doc| {
-            DELIMITERS
-                .iter()
-                .map(|&(key, delimiter)| {
-                    let options = EncodeOptions {
-                        delimiter,
-                        ..EncodeOptions::default()
-                    };
-                    (key, terse_toon::encode(&doc.value, &options))
-                })
-                .collect()
-        })
-        .collect();
+    let ours: Vec<BTreeMap<&'static str, String>> =
+        docs.iter().map(|doc| ours(&doc.value)).collect();
     let request = json!({
         "cases": docs.iter().zip(&ours).map(|(doc, ours)| json!({
             "name": doc.name,
@@ -117,8 +52,8 @@ fn run_reference() -> Option<Vec<Case>> {
     });
 
     let reference = Reference::install("interop")?;
-    let output = reference.run(DRIVER, request.to_string().as_bytes());
-    let response: Response = serde_json::from_slice(&output).unwrap_or_else(|err| {
+    let output = reference.run(ROUND_TRIP_DRIVER, request.to_string().as_bytes());
+    let response: RoundTrips = serde_json::from_slice(&output).unwrap_or_else(|err| {
         panic!(
             "the node driver printed something that is not its answer: {err}\n{}",
             String::from_utf8_lossy(&output)
@@ -135,7 +70,11 @@ fn run_reference() -> Option<Vec<Case>> {
         .zip(ours)
         .zip(response.results)
         .map(|((doc, ours), reference)| {
-            assert_eq!(reference.name, doc.name, "answers in request order");
+            assert_eq!(
+                reference.name.as_deref(),
+                Some(doc.name.as_str()),
+                "answers in request order"
+            );
             Case {
                 doc,
                 ours,

@@ -16,69 +16,18 @@
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use terse_tests::api_values;
-use terse_tests::reference::Reference;
+use terse_tests::reference::{
+    CaseResult, DELIMITERS, Outcome, ROUND_TRIP_DRIVER, Reference, RoundTrips,
+};
 use terse_tests::values::difference_in_any_key_order;
 use terse_toon::{DecodeOptions, Delimiter, EncodeOptions};
 
 const RANDOM_DOCUMENTS: usize = 2_000;
-
-const DELIMITERS: [(&str, Delimiter); 3] = [
-    ("comma", Delimiter::Comma),
-    ("tab", Delimiter::Tab),
-    ("pipe", Delimiter::Pipe),
-];
-
-/// Reads `{"cases":[{"value","ours":{comma,tab,pipe}}]}` on stdin and prints,
-/// per case and delimiter, the reference's encoding of `value` and its
-/// decoding of our text, each as `{"ok":..}` or `{"error":..}`.
-const DRIVER: &str = r#"
-import { readFileSync } from 'node:fs';
-import { encode, decode } from '@toon-format/toon';
-
-const DELIMITERS = { comma: ',', tab: '\t', pipe: '|' };
-const attempt = (f) => {
-  try {
-    return { ok: f() };
-  } catch (error) {
-    return { error: String((error && error.message) || error) };
-  }
-};
-
-const request = JSON.parse(readFileSync(0, 'utf8'));
-const results = request.cases.map((item) => {
-  const result = { encoded: {}, decoded: {} };
-  for (const [key, delimiter] of Object.entries(DELIMITERS)) {
-    result.encoded[key] = attempt(() => encode(item.value, { delimiter }));
-    result.decoded[key] = attempt(() => decode(item.ours[key]));
-  }
-  return result;
-});
-process.stdout.write(JSON.stringify({ results }));
-"#;
-
-#[derive(Debug, Deserialize)]
-struct Response {
-    results: Vec<CaseResult>,
-}
-
-#[derive(Debug, Deserialize)]
-struct CaseResult {
-    encoded: BTreeMap<String, Outcome>,
-    decoded: BTreeMap<String, Outcome>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum Outcome {
-    Ok(Value),
-    Error(String),
-}
 
 fn regressions_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/reference_differential.regressions.jsonl")
@@ -207,8 +156,8 @@ fn our_codec_and_the_reference_agree_on_random_documents() {
         "cases": docs.iter().zip(&ours).map(|(doc, ours)| json!({"value": doc, "ours": ours}))
             .collect::<Vec<_>>(),
     });
-    let output = reference.run(DRIVER, request.to_string().as_bytes());
-    let response: Response = serde_json::from_slice(&output).unwrap_or_else(|err| {
+    let output = reference.run(ROUND_TRIP_DRIVER, request.to_string().as_bytes());
+    let response: RoundTrips = serde_json::from_slice(&output).unwrap_or_else(|err| {
         panic!(
             "the node driver printed something that is not its answer: {err}\n{}",
             String::from_utf8_lossy(&output)

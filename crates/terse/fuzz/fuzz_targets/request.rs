@@ -12,19 +12,15 @@
 
 #![no_main]
 
-use std::convert::Infallible;
-use std::future::{Ready, ready};
 use std::sync::OnceLock;
-use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
-use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode};
+use http::header::CONTENT_TYPE;
+use http::{HeaderName, HeaderValue, Method, Request, StatusCode};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use terse::compact::{CompactResource, Template};
 use terse::{Format, TerseLayer};
-use terse_fuzz::{Frames, block_on, check_envelope, check_length, collect, uri};
+use terse_fuzz::{Reply, block_on, check_envelope, check_length, collect, event_resource, uri};
 use tower_layer::Layer;
 use tower_service::Service;
 
@@ -45,38 +41,12 @@ const BODIES: [&str; 4] = [
     r#"{"items":[{"id":1,"title":"x","room":"y"},{"title":"no id"},3],"page":1,"per_page":3,"total_count":4}"#,
 ];
 
-/// The handler: the same JSON whatever it is asked.
-#[derive(Clone)]
-struct Fixed(&'static str);
-
-impl<B> Service<Request<B>> for Fixed {
-    type Response = Response<Frames>;
-    type Error = Infallible;
-    type Future = Ready<Result<Response<Frames>, Infallible>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, _req: Request<B>) -> Self::Future {
-        let mut response =
-            Response::new(Frames::new([Bytes::from_static(self.0.as_bytes())], true));
-        let headers = response.headers_mut();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert(CONTENT_LENGTH, HeaderValue::from(self.0.len()));
-        ready(Ok(response))
-    }
-}
-
 /// The layers, built once: defaults, small `fields` limits, compact by
 /// default, TOON by default with small limits. All with compact resources.
 fn layers() -> &'static [TerseLayer; 4] {
     static LAYERS: OnceLock<[TerseLayer; 4]> = OnceLock::new();
     LAYERS.get_or_init(|| {
-        let event = CompactResource::new(
-            "event",
-            Template::parse("{title}{? @ {room}}").expect("the template parses"),
-        );
+        let event = event_resource();
         let base = TerseLayer::new()
             .template("/api/v1/events", event.clone())
             .template("/users/{id}/events", event);
@@ -121,7 +91,13 @@ fuzz_target!(|data: &[u8]| {
         request.headers_mut().append(name, value);
     }
 
-    let mut service = layer.layer(Fixed(body));
+    let mut service = layer.layer(Reply {
+        status: StatusCode::OK,
+        content_type: "application/json",
+        chunks: vec![Bytes::from_static(body.as_bytes())],
+        length: Some(body.len()),
+        etag: None,
+    });
     let Ok(response) = block_on(service.call(request));
     let (parts, sent) = collect(response);
     check_length(&parts.headers, &sent, head);

@@ -12,18 +12,14 @@
 
 #![no_main]
 
-use std::convert::Infallible;
-use std::future::{Ready, ready};
 use std::sync::OnceLock;
-use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE, ETAG};
-use http::{HeaderValue, Method, Request, Response, StatusCode};
+use http::header::{CONTENT_TYPE, ETAG};
+use http::{Method, Request, StatusCode};
 use libfuzzer_sys::fuzz_target;
 use terse::TerseLayer;
-use terse::compact::{CompactResource, Template};
-use terse_fuzz::{Frames, block_on, check_envelope, check_length, collect, uri};
+use terse_fuzz::{Reply, block_on, check_envelope, check_length, collect, event_resource, uri};
 use tower_layer::Layer;
 use tower_service::Service;
 
@@ -36,47 +32,12 @@ const SLACK: usize = 64;
 /// The handler's ETag: a rewrite must weaken or drop it.
 const TAG: &str = "\"fuzz\"";
 
-/// The handler: answers with the given status, type and frames.
-#[derive(Clone)]
-struct Echo {
-    status: StatusCode,
-    content_type: &'static str,
-    chunks: Vec<Bytes>,
-    length: Option<usize>,
-}
-
-impl<B> Service<Request<B>> for Echo {
-    type Response = Response<Frames>;
-    type Error = Infallible;
-    type Future = Ready<Result<Response<Frames>, Infallible>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, _req: Request<B>) -> Self::Future {
-        let body = Frames::new(self.chunks.clone(), self.length.is_some());
-        let mut response = Response::new(body);
-        *response.status_mut() = self.status;
-        let headers = response.headers_mut();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static(self.content_type));
-        headers.insert(ETAG, HeaderValue::from_static(TAG));
-        if let Some(length) = self.length {
-            headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
-        }
-        ready(Ok(response))
-    }
-}
-
 /// The layers, built once: smart fallback on and off, both bounded, both
 /// with a compact resource on the path every request goes to.
 fn layers() -> &'static [TerseLayer; 2] {
     static LAYERS: OnceLock<[TerseLayer; 2]> = OnceLock::new();
     LAYERS.get_or_init(|| {
-        let event = CompactResource::new(
-            "event",
-            Template::parse("{title}{? @ {room}}").expect("the template parses"),
-        );
+        let event = event_resource();
         let base = TerseLayer::new()
             .max_body_bytes(MAX_BODY_BYTES)
             .max_output_bytes(MAX_OUTPUT_BYTES)
@@ -115,7 +76,7 @@ fuzz_target!(|data: &[u8]| {
     let head = choice & 0x40 != 0;
     let status = [200, 201, 404, 500][usize::from(choice >> 4) & 3];
     let input = Bytes::copy_from_slice(body);
-    let echo = Echo {
+    let echo = Reply {
         status: StatusCode::from_u16(status).expect("a valid status"),
         content_type: if choice & 8 == 0 {
             "application/json"
@@ -124,6 +85,7 @@ fuzz_target!(|data: &[u8]| {
         },
         chunks: frames(choice & 3, *size, &input),
         length: (choice & 4 != 0).then_some(input.len()),
+        etag: Some(TAG),
     };
     let mut request = Request::new(());
     *request.uri_mut() = uri;

@@ -3,16 +3,17 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::future::Future;
+use std::future::{Future, Ready, ready};
 use std::pin::{Pin, pin};
 use std::task::{Context, Poll, Waker};
 
 use bytes::Bytes;
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
-use http::{HeaderMap, HeaderValue, Response};
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, ETAG};
+use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
 use serde_json::Value;
+use tower_service::Service;
 
 /// Polls `future` until it is ready. Every service and body in these targets
 /// is always ready, so no waker is ever needed; the bound turns a future
@@ -147,5 +148,55 @@ pub fn check_envelope(headers: &HeaderMap, sent: &[u8]) {
             .and_then(Value::as_str)
             .unwrap_or_else(|| panic!("`error.{key}` is not a string: {value}"));
         assert!(!text.is_empty(), "`error.{key}` is empty: {value}");
+    }
+}
+
+/// The compact resource both targets register: a template with a field and
+/// an optional group, so rendering and dropping groups both run.
+pub fn event_resource() -> terse::compact::CompactResource {
+    terse::compact::CompactResource::new(
+        "event",
+        terse::compact::Template::parse("{title}{? @ {room}}").expect("the template parses"),
+    )
+}
+
+/// The handler both targets wrap: answers with the given status, type,
+/// frames and headers, whatever it is asked.
+#[derive(Clone)]
+pub struct Reply {
+    /// The status to answer with.
+    pub status: StatusCode,
+    /// The content type.
+    pub content_type: &'static str,
+    /// The body, frame by frame.
+    pub chunks: Vec<Bytes>,
+    /// A `Content-Length` to declare, if any.
+    pub length: Option<usize>,
+    /// An `ETag` to send, if any.
+    pub etag: Option<&'static str>,
+}
+
+impl<B> Service<Request<B>> for Reply {
+    type Response = Response<Frames>;
+    type Error = Infallible;
+    type Future = Ready<Result<Response<Frames>, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _req: Request<B>) -> Self::Future {
+        let body = Frames::new(self.chunks.clone(), self.length.is_some());
+        let mut response = Response::new(body);
+        *response.status_mut() = self.status;
+        let headers = response.headers_mut();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static(self.content_type));
+        if let Some(tag) = self.etag {
+            headers.insert(ETAG, HeaderValue::from_static(tag));
+        }
+        if let Some(length) = self.length {
+            headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
+        }
+        ready(Ok(response))
     }
 }
