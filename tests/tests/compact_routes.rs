@@ -324,7 +324,12 @@ async fn a_change_set_reads_one_line_per_change() {
         )
         .layer(TerseLayer::new().resource::<Event>("/api/v1/events"));
     let server = TestServer::spawn(router).await;
-    let reply = fetch(&server, "/api/v1/events?format=compact", &[]).await;
+    let reply = fetch(
+        &server,
+        "/api/v1/events?since=2026-02-18T00:00:00Z&format=compact",
+        &[],
+    )
+    .await;
     let envelope = reply.json();
     assert_eq!(
         envelope["summary"],
@@ -347,4 +352,35 @@ async fn a_change_set_reads_one_line_per_change() {
 #[should_panic(expected = "TerseLayer: invalid route pattern `api/v1/events`")]
 fn an_invalid_pattern_panics_when_the_layer_is_built() {
     let _ = TerseLayer::new().resource::<Event>("api/v1/events");
+}
+
+#[tokio::test]
+async fn a_list_shaped_like_a_change_set_is_no_change_set_without_since() {
+    // A plain list route whose `data` happens to hold `created`, `updated`
+    // and `deleted` arrays: only a `?since=` request makes it a change set.
+    let body = json!({
+        "data": {"created": [], "updated": event_list()["data"].clone(), "deleted": []},
+        "meta": {"total": 3},
+    });
+    let handler_body = body.clone();
+    let router = Router::new()
+        .route(
+            "/api/v1/events",
+            get(move || {
+                let body = handler_body.clone();
+                async move { axum::Json(body) }
+            }),
+        )
+        .layer(TerseLayer::new().resource::<Event>("/api/v1/events"));
+    let server = TestServer::spawn(router).await;
+    let reply = fetch(&server, "/api/v1/events?format=compact", &[]).await;
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    assert_eq!(reply.json(), body, "served as the handler wrote it");
+    let reply = fetch(
+        &server,
+        "/api/v1/events?format=compact&since=2026-02-18T00:00:00Z",
+        &[],
+    )
+    .await;
+    assert_eq!(reply.json()["lines"].as_array().map(Vec::len), Some(3));
 }

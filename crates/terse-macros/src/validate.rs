@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use proc_macro2::Span;
 use syn::{Ident, LitStr};
-use terse_template::{Ast, Segment};
+use terse_template::{Ast, DEFAULT_ID_KEY, Segment};
 
 use crate::errors::Errors;
 use crate::parse::{Field, Input};
@@ -87,8 +87,8 @@ fn id_key(input: &Input, errors: &mut Errors) -> Option<String> {
         [] => match input
             .fields
             .iter()
-            .find(|f| f.json_name == "id")
-            .or_else(|| input.fields.iter().find(|f| f.rust_name == "id"))
+            .find(|f| f.json_name == DEFAULT_ID_KEY)
+            .or_else(|| input.fields.iter().find(|f| f.rust_name == DEFAULT_ID_KEY))
         {
             Some(field) => field,
             None => {

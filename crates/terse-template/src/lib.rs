@@ -37,3 +37,12 @@ pub use error::ParseError;
 pub use filters::{FILTER_NAMES, FilterArg, filter_arg};
 pub use parse::parse;
 pub use suggest::{closest, edit_distance};
+
+/// The JSON key a record's id is read from when nothing names another: the
+/// field the derive takes for the id without `#[compact(id)]`, and the
+/// default of the `terse` crate's `CompactLine::id_key`,
+/// `CompactResource::new` and `TerseLayer::id_key`.
+///
+/// Defined here, in the one crate both the derive and `terse` depend on, so
+/// that compile-time and run-time agree on it.
+pub const DEFAULT_ID_KEY: &str = "id";

@@ -1,5 +1,5 @@
-//! Proleptic Gregorian calendar arithmetic, shared by the RFC 3339 readers
-//! of the template filters and of `?since=`.
+//! Proleptic Gregorian calendar arithmetic, for the RFC 3339 reader
+//! ([`rfc3339`](crate::rfc3339)) and for writing a `Timestamp`.
 //!
 //! A few lines of integer arithmetic (H. Hinnant's days-from-civil
 //! algorithms) rather than a date-time crate: terse needs UTC day counts and

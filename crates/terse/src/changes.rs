@@ -17,9 +17,12 @@
 //! de-duplicate by id. Stamping after the query would open a gap between the
 //! query's snapshot and the stamp in which changes are lost for good.
 //!
-//! With `format=compact`, a change set renders one line per change, prefixed
-//! by its kind ([`ChangeKind::prefix`]); [`entries`] reads that shape from a
-//! response body and [`compact_changes`] builds the compact envelope.
+//! With `format=compact`, the answer to a `?since=` request renders one line
+//! per change, prefixed by its kind ([`ChangeKind::prefix`]); [`entries`]
+//! reads that shape from a response body and [`compact_changes`] builds the
+//! compact envelope. The layer reads a body as a change set only when the
+//! request has a `since` parameter ([`SINCE_PARAM`]): a plain list whose
+//! `data` happens to hold `created`, `updated` and `deleted` stays a list.
 
 #[cfg(feature = "axum")]
 mod since;
@@ -27,49 +30,23 @@ mod timestamp;
 
 use serde::Serialize;
 use serde::ser::SerializeMap;
-use serde_json::Value;
-use terse_toon::document::{Document, Kind, Node};
 
-use crate::compact::envelope::{self, Envelope};
-use crate::compact::{CompactResource, NotCompact, RenderContext};
+// The compact rendering of a change set lives beside the envelope it renders
+// into; `changes` depends on `compact`, never the other way round.
+pub use crate::compact::change_set::{ChangeKind, compact_changes, entries};
 
 #[cfg(feature = "axum")]
-pub use since::{SINCE_PARAM, Since, SinceRejection};
+pub use since::{Since, SinceRejection};
 pub use timestamp::{Timestamp, TimestampError};
 
-/// What happened to a record after `since`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ChangeKind {
-    /// Created at or after `since` (and not deleted since).
-    Created,
-    /// Created before `since`, changed at or after it.
-    Updated,
-    /// Deleted at or after `since`.
-    Deleted,
-}
+/// The query parameter of a diff-aware list request (`?since=`): what
+/// [`Since`] reads, and what tells the layer that a body is a change set.
+pub const SINCE_PARAM: &str = "since";
 
+// `ChangeKind` is defined beside its compact rendering
+// (`compact::change_set`); classifying by stamps needs `Timestamp`, so it is
+// here.
 impl ChangeKind {
-    /// All kinds, in the order they appear in a response.
-    pub const ALL: [ChangeKind; 3] = [Self::Created, Self::Updated, Self::Deleted];
-
-    /// The key under `data` that holds this kind: `created`, `updated`, `deleted`.
-    pub const fn key(self) -> &'static str {
-        match self {
-            Self::Created => "created",
-            Self::Updated => "updated",
-            Self::Deleted => "deleted",
-        }
-    }
-
-    /// The prefix of a compact line for this kind: `+ `, `~ `, `- `.
-    pub const fn prefix(self) -> &'static str {
-        match self {
-            Self::Created => "+ ",
-            Self::Updated => "~ ",
-            Self::Deleted => "- ",
-        }
-    }
-
     /// Which kind of change a record with these stamps is after `since`, if any.
     ///
     /// A deletion wins over everything (the client must drop the record); a
@@ -235,118 +212,4 @@ impl<T: Serialize> axum::response::IntoResponse for Changes<T> {
             }
         }
     }
-}
-
-/// The changes in a response body shaped like [`Changes`], in order
-/// (created, updated, deleted), each with its kind; `None` for any other shape.
-///
-/// This is how a renderer recognises a change set: `data` is an object whose
-/// keys are exactly `created`, `updated` and `deleted`, each an array.
-///
-/// ```
-/// use terse::changes::{ChangeKind, entries};
-/// use terse::toon::document::Document;
-///
-/// let body = Document::parse(r#"{
-///     "data": {"created": [{"id": 1}], "updated": [], "deleted": [{"id": 2}]},
-///     "meta": {"response_timestamp": "2026-02-18T09:00:00Z", "total_changes": 2}
-/// }"#)?;
-/// let kinds: Vec<_> = entries(body.root()).unwrap().into_iter().map(|(k, _)| k).collect();
-/// assert_eq!(kinds, [ChangeKind::Created, ChangeKind::Deleted]);
-/// assert!(entries(Document::parse(r#"{"data": []}"#)?.root()).is_none());
-/// # Ok::<(), terse::toon::Error>(())
-/// ```
-pub fn entries(body: Node<'_>) -> Option<Vec<(ChangeKind, Node<'_>)>> {
-    let data = body.get("data")?;
-    if !matches!(data.kind(), Kind::Object(3)) {
-        return None;
-    }
-    let mut out = Vec::new();
-    for kind in ChangeKind::ALL {
-        let list = data.get(kind.key())?;
-        if !list.is_array() {
-            return None;
-        }
-        out.extend(list.items().map(|record| (kind, record)));
-    }
-    Some(out)
-}
-
-/// The compact envelope of a change-set body, or `None` when `body` is not
-/// shaped like [`Changes`] (then it is an ordinary list, or not a list).
-///
-/// One line per change, prefixed by its kind (`+ ` created, `~ ` updated,
-/// `- ` deleted), with `ids[i]` beside `lines[i]`; `meta` is the body's own
-/// (`response_timestamp`, `total_changes`).
-///
-/// # Errors
-///
-/// [`NotCompact::Record`] for the first record that does not fit the
-/// resource or has no id; the JSON should then be served unchanged.
-///
-/// # Example
-///
-/// ```
-/// use serde_json::json;
-/// use terse::changes::compact_changes;
-/// use terse::compact::{CompactResource, RenderContext, Template};
-///
-/// let events = CompactResource::new("event", Template::parse("{title}")?);
-/// let body = json!({
-///     "data": {"created": [{"id": 1, "title": "Retro"}], "updated": [{"id": 2, "title": "Standup"}], "deleted": []},
-///     "meta": {"response_timestamp": "2026-02-18T09:00:00Z", "total_changes": 2}
-/// });
-/// let envelope = compact_changes(&body, &events, &RenderContext::now()).unwrap().unwrap();
-/// assert_eq!(envelope["summary"], "2 events changed: 1 created, 1 updated, 0 deleted");
-/// assert_eq!(envelope["lines"], json!(["+ Retro", "~ Standup"]));
-/// assert_eq!(envelope["ids"], json!([1, 2]));
-/// assert_eq!(envelope["meta"]["total_changes"], 2);
-/// # Ok::<(), terse::compact::TemplateError>(())
-/// ```
-pub fn compact_changes(
-    body: &Value,
-    resource: &CompactResource,
-    cx: &RenderContext,
-) -> Option<Result<Value, NotCompact>> {
-    let document = Document::from_value(body);
-    compact_change_set(document.root(), resource, cx)
-        .map(|envelope| envelope.map(|envelope| envelope.into_value()))
-}
-
-/// [`compact_changes`] on a body of a parsed document.
-pub(crate) fn compact_change_set<'t>(
-    body: Node<'t>,
-    resource: &CompactResource,
-    cx: &RenderContext,
-) -> Option<Result<Envelope<'t>, NotCompact>> {
-    let changes = entries(body)?;
-    Some(render_changes(body, &changes, resource, cx))
-}
-
-fn render_changes<'t>(
-    body: Node<'t>,
-    changes: &[(ChangeKind, Node<'t>)],
-    resource: &CompactResource,
-    cx: &RenderContext,
-) -> Result<Envelope<'t>, NotCompact> {
-    let mut counts = [0usize; 3];
-    for (kind, _) in changes {
-        counts[*kind as usize] += 1;
-    }
-    let noun = resource.noun();
-    let summary = format!(
-        "{} changed: {} created, {} updated, {} deleted",
-        noun.count(changes.len()),
-        counts[ChangeKind::Created as usize],
-        counts[ChangeKind::Updated as usize],
-        counts[ChangeKind::Deleted as usize],
-    );
-    let meta = match body.get("meta") {
-        Some(meta) if meta.is_object() => envelope::Meta::of(meta),
-        _ => envelope::Meta::NONE,
-    };
-    let records = changes
-        .iter()
-        .map(|&(kind, record)| (kind.prefix(), record));
-    Envelope::render(&summary, records, resource, cx, meta)
 }

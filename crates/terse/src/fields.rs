@@ -264,14 +264,17 @@ mod tests {
     use serde_json::json;
 
     fn keys() -> Vec<String> {
-        ["data", "items", "results"].map(String::from).to_vec()
+        crate::compact::DEFAULT_LIST_KEYS
+            .iter()
+            .map(|&key| key.to_owned())
+            .collect()
     }
 
     fn projected(spec: &str, mut body: Value) -> Value {
         Fields::parse(spec, FieldsLimits::default())
             .unwrap()
             .unwrap()
-            .project(&mut body, &keys(), "id");
+            .project(&mut body, &keys(), crate::compact::DEFAULT_ID_KEY);
         body
     }
 

@@ -86,10 +86,20 @@ impl FromStr for Format {
 /// Renders a JSON value in `format`, the way the layer renders a response.
 ///
 /// For agent frameworks that format tool results themselves: JSON stays
-/// compact JSON; TOON is used only when it takes fewer tokens than the JSON;
+/// compact JSON; TOON is used only when it takes fewer tokens than the JSON,
+/// the rule of the layer's smart fallback ([`TerseLayer::smart_fallback`]).
+/// This function knows no layer: it always encodes with the default
+/// [`EncodeOptions`] and counts tokens with the fast estimate
+/// ([`tokens::estimate`]), whatever a layer is configured with
+/// ([`TerseLayer::toon_options`], [`TerseLayer::exact_token_count`]);
+/// a layer left at its defaults makes the same choice.
 /// `Compact` needs a resource (a route's registered type), so here it renders
 /// JSON; build the envelope with
 /// [`compact_envelope`](crate::compact::compact_envelope) instead.
+///
+/// [`TerseLayer::smart_fallback`]: crate::TerseLayer::smart_fallback
+/// [`TerseLayer::toon_options`]: crate::TerseLayer::toon_options
+/// [`TerseLayer::exact_token_count`]: crate::TerseLayer::exact_token_count
 ///
 /// ```
 /// use serde_json::json;
@@ -110,7 +120,7 @@ pub fn render(value: &Value, format: Format) -> String {
     let json = value.to_string();
     match format {
         Format::Json | Format::Compact => json,
-        Format::Toon => cheaper_toon(toon::encode(value, &EncodeOptions::default()), json),
+        Format::Toon => estimated_cheaper(toon::encode(value, &EncodeOptions::default()), json),
     }
 }
 
@@ -118,7 +128,9 @@ pub fn render(value: &Value, format: Format) -> String {
 ///
 /// JSON comes back as it was given (after checking that it is JSON); TOON is
 /// used only when it takes fewer tokens. Text that is not JSON is an error.
-/// `Compact` returns the JSON, as [`render`] does.
+/// `Compact` returns the JSON, as [`render`] does. Like [`render`], it uses
+/// the default TOON options and the token estimate, not a layer's
+/// configuration.
 ///
 /// ```
 /// use terse::{Format, render_json};
@@ -137,17 +149,29 @@ pub fn render_json(json: &str, format: Format) -> Result<String, toon::Error> {
         }
         Format::Toon => {
             let text = toon::encode_json(json, &EncodeOptions::default())?;
-            Ok(cheaper_toon(text, json.to_owned()))
+            Ok(estimated_cheaper(text, json.to_owned()))
         }
     }
 }
 
-/// Keeps the TOON text only when it is cheaper in tokens than the JSON.
-fn cheaper_toon(toon: String, json: String) -> String {
-    if tokens::estimate(toon.as_bytes()) < tokens::estimate(json.as_bytes()) {
-        toon
-    } else {
-        json
+/// The smart-fallback rule, for the layer and for [`render`] alike: the
+/// tokens of the `toon` text, counted by `count`, when they are fewer than
+/// the JSON's `json_tokens` (counted the same way); `None` when the JSON
+/// should be served. A tie goes to JSON, which every client reads.
+pub(crate) fn cheaper_toon(
+    count: impl Fn(&[u8]) -> usize,
+    toon: &str,
+    json_tokens: usize,
+) -> Option<usize> {
+    let tokens = count(toon.as_bytes());
+    (tokens < json_tokens).then_some(tokens)
+}
+
+/// [`cheaper_toon`] with the estimate: the TOON text, or the JSON.
+fn estimated_cheaper(toon: String, json: String) -> String {
+    match cheaper_toon(tokens::estimate, &toon, tokens::estimate(json.as_bytes())) {
+        Some(_) => toon,
+        None => json,
     }
 }
 
@@ -165,6 +189,15 @@ mod tests {
         assert_eq!(" Toon ".parse::<Format>().unwrap(), Format::Toon);
         let err = "yaml".parse::<Format>().unwrap_err();
         assert_eq!(err.name(), "yaml");
+    }
+
+    #[test]
+    fn toon_wins_only_with_fewer_tokens() {
+        let bytes = |text: &[u8]| text.len();
+        assert_eq!(cheaper_toon(bytes, "ab", 3), Some(2));
+        // A tie goes to JSON.
+        assert_eq!(cheaper_toon(bytes, "abc", 3), None);
+        assert_eq!(cheaper_toon(bytes, "abcd", 3), None);
     }
 
     #[test]

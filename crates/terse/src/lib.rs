@@ -59,6 +59,9 @@ mod fields;
 mod format;
 pub mod middleware;
 mod negotiate;
+mod query;
+mod rfc3339;
+mod scan;
 pub mod tokens;
 
 pub use format::{Format, UnknownFormat, render, render_json};

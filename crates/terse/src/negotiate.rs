@@ -5,11 +5,10 @@
 //! A name the layer does not know is not an error: the layer steps aside so
 //! the handler can own it (`?format=csv`).
 
-use std::borrow::Cow;
-
 use http::header::{ACCEPT, HeaderMap, HeaderName};
 
 use crate::format::Format;
+use crate::query::query_param;
 
 /// What the layer does with a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,43 +174,6 @@ fn matches(kind: &str, sub: &str, want_kind: &str, want_sub: &str) -> Option<u8>
     }
 }
 
-/// The first value of query parameter `name`, percent-decoded (`+` is a space).
-pub(crate) fn query_param<'a>(query: &'a str, name: &str) -> Option<Cow<'a, str>> {
-    query.split('&').find_map(|pair| {
-        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        (decode(key) == name).then(|| decode(value))
-    })
-}
-
-fn decode(text: &str) -> Cow<'_, str> {
-    if !text.contains(['%', '+']) {
-        return Cow::Borrowed(text);
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' => match bytes.get(i + 1..i + 3).and_then(|p| hex_pair(p[0], p[1])) {
-                Some(byte) => {
-                    out.push(byte);
-                    i += 2;
-                }
-                None => out.push(b'%'),
-            },
-            byte => out.push(byte),
-        }
-        i += 1;
-    }
-    Cow::Owned(String::from_utf8_lossy(&out).into_owned())
-}
-
-fn hex_pair(high: u8, low: u8) -> Option<u8> {
-    let digit = |b: u8| (b as char).to_digit(16);
-    Some((digit(high)? * 16 + digit(low)?) as u8)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,22 +329,6 @@ mod tests {
         assert_eq!(
             run(None, &[("accept", "text/toon;q=2")], Format::Json),
             unasked(Format::Json)
-        );
-    }
-
-    #[test]
-    fn query_values_are_percent_decoded() {
-        assert_eq!(
-            query_param("a=1&fields=id%2Cname", "fields").unwrap(),
-            "id,name"
-        );
-        assert_eq!(query_param("q=a+b", "q").unwrap(), "a b");
-        assert_eq!(query_param("flag&x=1", "flag").unwrap(), "");
-        assert_eq!(query_param("bad=%zz%4", "bad").unwrap(), "%zz%4");
-        assert!(query_param("formats=toon", "format").is_none());
-        assert_eq!(
-            query_param("format=toon&format=json", "format").unwrap(),
-            "toon"
         );
     }
 }

@@ -7,10 +7,8 @@ use axum::response::{IntoResponse, Response};
 use http::request::Parts;
 use http::{HeaderValue, StatusCode, header};
 
-use super::Timestamp;
-
-/// The query parameter [`Since`] reads.
-pub const SINCE_PARAM: &str = "since";
+use super::{SINCE_PARAM, Timestamp};
+use crate::query;
 
 /// The optional `?since=<RFC 3339>` of a list request.
 ///
@@ -45,9 +43,8 @@ impl Since {
             return Ok(Self(None));
         };
         let mut found = None;
-        for pair in query.split('&') {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            if percent_decode(key).as_deref() != Some(SINCE_PARAM) {
+        for (key, value) in query::pairs(query) {
+            if key != SINCE_PARAM {
                 continue;
             }
             if found.is_some() {
@@ -60,7 +57,7 @@ impl Since {
         let Some(raw) = found else {
             return Ok(Self(None));
         };
-        let Some(text) = percent_decode(raw) else {
+        let Some(text) = query::decode_utf8(raw) else {
             return Err(SinceRejection::new(
                 "the `since` value is not valid percent-encoded UTF-8".to_owned(),
             ));
@@ -82,31 +79,6 @@ fn restore_date_time_separator(text: &str) -> String {
         s.replace_range(10..11, "T");
     }
     s
-}
-
-/// Decodes `%XX` escapes and `+` (as a space); `None` when not UTF-8.
-fn percent_decode(text: &str) -> Option<String> {
-    let b = text.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < b.len() => {
-                let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok();
-                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(byte) => {
-                        out.push(byte);
-                        i += 2;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    String::from_utf8(out).ok()
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Since {
@@ -189,13 +161,5 @@ mod tests {
         for q in ["since=", "since=yesterday", "since=%FF", "since=a&since=b"] {
             assert!(since(q).is_err(), "{q}");
         }
-    }
-
-    #[test]
-    fn percent_decoding_keeps_stray_percent_signs() {
-        assert_eq!(percent_decode("a%").as_deref(), Some("a%"));
-        assert_eq!(percent_decode("a%2").as_deref(), Some("a%2"));
-        assert_eq!(percent_decode("%zz").as_deref(), Some("%zz"));
-        assert_eq!(percent_decode("%41").as_deref(), Some("A"));
     }
 }

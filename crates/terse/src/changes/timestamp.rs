@@ -1,6 +1,7 @@
 //! A UTC instant with microsecond precision, read and written as RFC 3339.
 
 use crate::calendar;
+use crate::rfc3339::{self, Leniency};
 use std::fmt;
 use std::str::FromStr;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -41,10 +42,6 @@ impl fmt::Display for TimestampError {
 
 impl std::error::Error for TimestampError {}
 
-fn fail<T>(reason: &'static str) -> Result<T, TimestampError> {
-    Err(TimestampError { reason })
-}
-
 impl Timestamp {
     /// The current time from the system clock.
     pub fn now() -> Self {
@@ -73,86 +70,18 @@ impl Timestamp {
     }
 
     /// Parses an RFC 3339 date-time such as `2026-02-18T09:00:00Z`.
+    ///
+    /// Seconds and an offset are required (a stamp without an offset means
+    /// a different instant in every zone); a fraction past microseconds is
+    /// cut, and a leap second (`:60`) is read as the last second of its
+    /// minute.
     pub fn parse(text: &str) -> Result<Self, TimestampError> {
-        let b = text.as_bytes();
-        if b.len() < 20 {
-            return fail("too short for an RFC 3339 date-time (2026-02-18T09:00:00Z)");
-        }
-        let year = digits(b, 0, 4)?;
-        let month = digits(b, 5, 2)?;
-        let day = digits(b, 8, 2)?;
-        if b[4] != b'-' || b[7] != b'-' {
-            return fail("the date must be written YYYY-MM-DD");
-        }
-        if !matches!(b[10], b'T' | b't' | b' ') {
-            return fail("expected 'T' between the date and the time");
-        }
-        let hour = digits(b, 11, 2)?;
-        let minute = digits(b, 14, 2)?;
-        let second = digits(b, 17, 2)?;
-        if b[13] != b':' || b[16] != b':' {
-            return fail("the time must be written HH:MM:SS");
-        }
-        if !(1..=12).contains(&month) || day == 0 || day > calendar::days_in_month(year, month) {
-            return fail("no such calendar date");
-        }
-        // A leap second (60) is read as the last second of its minute.
-        if hour > 23 || minute > 59 || second > 60 {
-            return fail("no such time of day");
-        }
-        let mut i = 19;
-        let mut fraction = 0i64;
-        if b[i] == b'.' {
-            i += 1;
-            let start = i;
-            while i < b.len() && b[i].is_ascii_digit() {
-                // Digits past the sixth are below the precision kept.
-                if i - start < 6 {
-                    fraction = fraction * 10 + i64::from(b[i] - b'0');
-                }
-                i += 1;
-            }
-            if i == start {
-                return fail("a '.' must be followed by fraction digits");
-            }
-            for _ in (i - start)..6 {
-                fraction *= 10;
-            }
-        }
-        let offset_secs = match &b[i..] {
-            [b'Z' | b'z'] => 0,
-            [sign @ (b'+' | b'-'), rest @ ..] if rest.len() == 5 && rest[2] == b':' => {
-                let oh = digits(rest, 0, 2)?;
-                let om = digits(rest, 3, 2)?;
-                if oh > 23 || om > 59 {
-                    return fail("no such UTC offset");
-                }
-                let secs = oh * 3600 + om * 60;
-                if *sign == b'-' { -secs } else { secs }
-            }
-            [] => return fail("missing the UTC offset ('Z' or +HH:MM)"),
-            _ => return fail("the UTC offset must be 'Z' or +HH:MM"),
-        };
-        let days = calendar::days_from_civil(year, month, day);
-        let secs = days * SECS_PER_DAY + hour * 3600 + minute * 60 + second.min(59) - offset_secs;
-        Ok(Self {
-            micros: secs * MICROS_PER_SEC + fraction,
-        })
+        rfc3339::parse(text, Leniency::STRICT)
+            .map(|dt| Self {
+                micros: dt.unix_micros(),
+            })
+            .map_err(|reason| TimestampError { reason })
     }
-}
-
-fn digits(b: &[u8], at: usize, len: usize) -> Result<i64, TimestampError> {
-    let Some(slice) = b.get(at..at + len) else {
-        return fail("too short for an RFC 3339 date-time");
-    };
-    let mut n = 0i64;
-    for &c in slice {
-        if !c.is_ascii_digit() {
-            return fail("expected a digit");
-        }
-        n = n * 10 + i64::from(c - b'0');
-    }
-    Ok(n)
 }
 
 impl fmt::Display for Timestamp {

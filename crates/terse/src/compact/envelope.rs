@@ -6,12 +6,11 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use terse_toon::document::{Document, Kind, Node};
 
+#[cfg(test)]
+use super::DEFAULT_LIST_KEYS;
 use super::lines::{Lines, write_json_string};
 use super::resource::kind_of;
 use super::{CompactResource, RecordError, RenderContext};
-
-/// The keys a list is looked for under in an object body, in order.
-pub const DEFAULT_LIST_KEYS: &[&str] = &["data", "items", "results"];
 
 /// Why a body was not turned into a compact envelope.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,13 +82,10 @@ impl std::error::Error for NotCompact {}
 ///   `pageSize` or `limit`; each in `meta` first, then beside the list. When
 ///   there is nothing to carry (a root array, a body with only the list),
 ///   `meta` is left out.
-/// - A change set (the body of a `?since=` request,
-///   [`Changes`](crate::changes::Changes): `data` holding exactly `created`,
-///   `updated` and `deleted` arrays) gives one line per change in that order,
-///   prefixed by its kind (`+ `, `~ `, `- `), with `ids` in the same order, a
-///   summary such as `3 events changed: 1 created, 1 updated, 1 deleted`, and
-///   the body's `meta` as it is (see
-///   [`compact_changes`](crate::changes::compact_changes)).
+/// - A change set (the answer to a `?since=` request) is not read here: this
+///   function has no request to tell it that `since` was asked, and a list
+///   route may well hold `created`, `updated` and `deleted` under `data`.
+///   Use `terse::changes::compact_changes` for one (feature `changes`).
 ///
 /// # Errors
 ///
@@ -151,10 +147,6 @@ impl<'t> Envelope<'t> {
         resource: &CompactResource,
         cx: &RenderContext,
     ) -> Result<Self, NotCompact> {
-        // Its `data` is an object, so without this it would read as not a list.
-        if let Some(changes) = crate::changes::compact_change_set(body, resource, cx) {
-            return changes;
-        }
         let (records, outer, list_key) = match body.kind() {
             Kind::Array(_) => (body, None, None),
             Kind::Object(_) => list_keys
@@ -589,35 +581,6 @@ mod tests {
             err.to_string(),
             "record 0: the id under `id` is an array, not a string or number"
         );
-    }
-
-    #[test]
-    fn change_sets_read_one_line_per_change() {
-        let body = json!({
-            "data": {
-                "created": [{"id": 3, "title": "Retro"}],
-                "updated": [{"id": 1, "title": "Standup"}, {"id": 9, "title": "Review"}],
-                "deleted": [{"id": 4, "title": "Lunch"}],
-            },
-            "meta": {"response_timestamp": "2026-02-18T09:00:00Z", "total_changes": 4},
-        });
-        let out = envelope(body).unwrap();
-        assert_eq!(
-            out,
-            json!({
-                "format": "compact",
-                "summary": "4 events changed: 1 created, 2 updated, 1 deleted",
-                "lines": ["+ Retro", "~ Standup", "~ Review", "- Lunch"],
-                "ids": [3, 1, 9, 4],
-                "meta": {"response_timestamp": "2026-02-18T09:00:00Z", "total_changes": 4},
-            })
-        );
-        let err = envelope(json!({"data": {"created": [], "updated": ["x"], "deleted": []}}))
-            .unwrap_err();
-        assert!(err.should_log(), "{err}");
-        // `data` with other keys is not a change set, and not a list either.
-        let err = envelope(json!({"data": {"created": [], "updated": []}})).unwrap_err();
-        assert_eq!(err, NotCompact::NotAList);
     }
 
     #[test]

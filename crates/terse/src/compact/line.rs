@@ -86,9 +86,9 @@ pub trait CompactLine: DeserializeOwned {
     fn noun() -> Noun;
 
     /// The JSON key holding a record's id; the envelope's `ids` are read from
-    /// it. Defaults to `"id"`.
+    /// it. Defaults to [`DEFAULT_ID_KEY`](super::DEFAULT_ID_KEY) (`"id"`).
     fn id_key() -> &'static str {
-        "id"
+        super::DEFAULT_ID_KEY
     }
 
     /// The template this type's lines are rendered from, when it has one:

@@ -1,6 +1,8 @@
 //! The `lines` of a compact envelope, written as JSON while they render, and
 //! JSON string writing for them.
 
+use crate::scan;
+
 /// The JSON array of an envelope's lines, written onto the end of the
 /// envelope's text as each line renders. A line renders into a buffer of its
 /// own, reused from line to line (so code that writes a line never sees the
@@ -142,29 +144,13 @@ pub(crate) fn write_json_string(out: &mut String, text: &str) {
 /// The offset of the first byte JSON escapes inside a string (`"`, `\` or a
 /// control byte below 0x20), eight bytes at a time.
 fn find_json_special(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
-    let mut words = bytes.chunks_exact(8);
-    let mut at = 0;
-    for chunk in &mut words {
-        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-        let quote = word ^ (ONES * u64::from(b'"'));
-        let backslash = word ^ (ONES * u64::from(b'\\'));
-        let control = word & (ONES * 0xe0);
-        // A zero byte in any of the three marks a special byte; the high
-        // bits of (w - 1) & !w find them all with one test.
-        let zero = |w: u64| w.wrapping_sub(ONES) & !w;
-        if (zero(quote) | zero(backslash) | zero(control)) & HIGHS != 0 {
-            return chunk.iter().position(|&b| special(b)).map(|i| at + i);
-        }
-        at += 8;
-    }
-    words
-        .remainder()
-        .iter()
-        .position(|&b| special(b))
-        .map(|i| at + i)
+    scan::find(
+        bytes,
+        |word| {
+            scan::bytes_equal(word, b'"') | scan::bytes_equal(word, b'\\') | scan::controls(word)
+        },
+        |b| b == b'"' || b == b'\\' || b < 0x20,
+    )
 }
 
 #[cfg(test)]

@@ -91,6 +91,7 @@
 //! route, so `Format::Compact` renders JSON there; call [`compact_envelope`]
 //! with a [`CompactResource`] to build the envelope yourself.
 
+pub(crate) mod change_set;
 mod context;
 pub(crate) mod envelope;
 mod line;
@@ -102,7 +103,7 @@ pub(crate) mod shape_error;
 mod template;
 
 pub use context::RenderContext;
-pub use envelope::{DEFAULT_LIST_KEYS, NotCompact, compact_envelope};
+pub use envelope::{NotCompact, compact_envelope};
 pub use line::{CompactLine, RecordError};
 pub use noun::Noun;
 pub use resource::CompactResource;
@@ -110,6 +111,15 @@ pub use routes::{RouteError, RoutePattern, RouteTable};
 pub use template::{Template, TemplateError};
 /// Derives [`CompactLine`]; see the [module docs](self).
 pub use terse_macros::CompactLine;
+/// The key a record's id is read from unless the type or resource names
+/// another: the default of [`CompactLine::id_key`],
+/// [`CompactResource::new`], the derive and
+/// [`TerseLayer::id_key`](crate::TerseLayer::id_key).
+pub use terse_template::DEFAULT_ID_KEY;
+
+/// The keys a list is looked for under in an object body, in order: the
+/// default of [`TerseLayer::list_keys`](crate::TerseLayer::list_keys).
+pub const DEFAULT_LIST_KEYS: &[&str] = &["data", "items", "results"];
 
 /// What `#[derive(CompactLine)]` expands to refers to; not public API.
 #[doc(hidden)]

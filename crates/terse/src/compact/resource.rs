@@ -48,11 +48,12 @@ enum Render {
 
 impl CompactResource {
     /// A run-time resource: `noun` for summaries (regular plural, see
-    /// [`Noun::new`]), `template` for lines, and `"id"` as the id key.
+    /// [`Noun::new`]), `template` for lines, and
+    /// [`DEFAULT_ID_KEY`](super::DEFAULT_ID_KEY) (`"id"`) as the id key.
     pub fn new(noun: impl Into<Cow<'static, str>>, template: Template) -> Self {
         CompactResource {
             noun: Noun::new(noun),
-            id_key: Cow::Borrowed("id"),
+            id_key: Cow::Borrowed(super::DEFAULT_ID_KEY),
             render: Render::Template(Arc::new(template)),
         }
     }

@@ -186,7 +186,8 @@ impl TerseLayer {
     }
 
     /// The keys under which an object body holds its list of records, tried
-    /// in order. Default: `data`, `items`, `results`.
+    /// in order. Default: `data`, `items`, `results`
+    /// ([`DEFAULT_LIST_KEYS`](crate::compact::DEFAULT_LIST_KEYS)).
     pub fn list_keys<I, K>(mut self, keys: I) -> Self
     where
         I: IntoIterator<Item = K>,
@@ -196,7 +197,8 @@ impl TerseLayer {
         self
     }
 
-    /// The key that identifies a record; `?fields=` always keeps it. Default: `id`.
+    /// The key that identifies a record; `?fields=` always keeps it. Default:
+    /// `id` ([`DEFAULT_ID_KEY`](crate::compact::DEFAULT_ID_KEY)).
     pub fn id_key(mut self, key: impl Into<String>) -> Self {
         self.config().id_key = key.into();
         self
@@ -309,9 +311,10 @@ impl TerseLayer {
     ///   the body has one) when a total is known: `offset + count < total`,
     ///   the offset read from `offset` or from `page` (1-based) times
     ///   `per_page` / `page_size` / `limit`; no offset counts as 0.
-    /// - A change set ([`Changes`](crate::changes::Changes), a `?since=`
-    ///   answer): one line per change prefixed `+ ` (created), `~ `
-    ///   (updated) or `- ` (deleted), in that order.
+    /// - A change set ([`Changes`](crate::changes::Changes)) answering a
+    ///   request with a `since` query parameter: one line per change
+    ///   prefixed `+ ` (created), `~ ` (updated) or `- ` (deleted), in that
+    ///   order. Without `since` the body is read as any other.
     /// - A body that is not a list (a single-object route): the JSON,
     ///   silently. An unregistered route: the JSON, silently.
     /// - A record that does not fit `T` (a field of the wrong type, no id,

@@ -26,7 +26,7 @@ pub use service::Terse;
 use http::{HeaderName, HeaderValue};
 use terse_toon::EncodeOptions;
 
-use crate::compact::{CompactResource, RouteTable};
+use crate::compact::{CompactResource, DEFAULT_ID_KEY, DEFAULT_LIST_KEYS, RouteTable};
 use crate::fields::FieldsLimits;
 use crate::format::Format;
 use headers::VaryNames;
@@ -104,8 +104,11 @@ impl Default for Config {
             count_plain: true,
             toon_options: EncodeOptions::default(),
             smart_fallback: true,
-            list_keys: ["data", "items", "results"].map(String::from).to_vec(),
-            id_key: "id".to_owned(),
+            list_keys: DEFAULT_LIST_KEYS
+                .iter()
+                .map(|&key| key.to_owned())
+                .collect(),
+            id_key: DEFAULT_ID_KEY.to_owned(),
             format_param: "format".to_owned(),
             fields_param: "fields".to_owned(),
             prefer_header: HeaderName::from_static("x-prefer-format"),

@@ -3,10 +3,12 @@
 use http::{Method, Request, StatusCode};
 
 use super::Config;
+use crate::changes::SINCE_PARAM;
 use crate::error_envelope::Refusal;
 use crate::fields::{Fields, FieldsError};
 use crate::format::Format;
-use crate::negotiate::{Negotiated, negotiate, query_param};
+use crate::negotiate::{Negotiated, negotiate};
+use crate::query::{self, query_param};
 
 /// The request's wishes, carried to the response.
 #[derive(Debug, Clone)]
@@ -17,6 +19,10 @@ pub(crate) struct Plan {
     pub(crate) fields: Option<Fields>,
     /// A `HEAD` request: headers as for `GET`, no body.
     pub(crate) head: bool,
+    /// The query has a `since` parameter: a diff-aware list request, whose
+    /// body is read as a change set for compact lines. Without it, a list
+    /// whose `data` holds `created`, `updated` and `deleted` is just a list.
+    pub(crate) since: bool,
     /// Where the request went: to find its compact resource, and to label
     /// what the layer reports about the response.
     pub(crate) route: Route,
@@ -127,6 +133,7 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
         asked,
         fields,
         head: req.method() == Method::HEAD,
+        since: query.is_some_and(|q| query::pairs(q).any(|(key, _)| key == SINCE_PARAM)),
         route: Route::of(req),
     })
 }

@@ -11,8 +11,9 @@ use serde_json::Value;
 use super::Config;
 use super::plan::Plan;
 use crate::compact::RenderContext;
+use crate::compact::change_set::compact_change_set;
 use crate::compact::envelope::Envelope;
-use crate::format::Format;
+use crate::format::{self, Format};
 use crate::toon;
 use crate::toon::document::Document;
 
@@ -167,10 +168,10 @@ fn toon(source: &Source<'_>, plan: &Plan) -> Outcome {
     }
 }
 
-/// The tokens of `text` when it takes fewer than `json_tokens`.
+/// The tokens of `text` when it takes fewer than `json_tokens`, counted as
+/// `X-Token-Count` counts: the same rule as [`crate::render`].
 fn cheaper(config: &Config, text: &str, json_tokens: usize) -> Option<usize> {
-    let tokens = config.count_tokens(text.as_bytes());
-    (tokens < json_tokens).then_some(tokens)
+    format::cheaper_toon(|bytes| config.count_tokens(bytes), text, json_tokens)
 }
 
 /// Compact lines for a route with a registered resource and a list body;
@@ -191,7 +192,14 @@ fn compact(source: &Source<'_>, plan: &Plan) -> Outcome {
         return Outcome::NotJson;
     };
     let cx = RenderContext::now().with_max_output_bytes(config.max_output_bytes());
-    match Envelope::build(document.root(), &config.list_keys, resource, &cx) {
+    let change_set = if plan.since {
+        compact_change_set(document.root(), resource, &cx)
+    } else {
+        None
+    };
+    let envelope = change_set
+        .unwrap_or_else(|| Envelope::build(document.root(), &config.list_keys, resource, &cx));
+    match envelope {
         // The lines stayed within the bound; the ids and meta, copied from
         // the body, may still take the envelope just past it.
         Ok(envelope) => match envelope.into_json() {

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use terse_template::FilterKind;
 
 use super::render::{LineContext, Val, escape_from, push_escaped};
-use super::timestamp::{self, Timestamp};
+use crate::rfc3339::{self, DateTime, Leniency};
 
 /// Applies one filter. Values a filter does not apply to pass through.
 pub(super) fn apply<'t>(kind: &'t FilterKind, value: Val<'t>, cx: &LineContext<'_>) -> Val<'t> {
@@ -141,9 +141,8 @@ fn scalar(kind: &FilterKind, value: &Val<'_>, cx: &LineContext<'_>, out: &mut St
             push_two_digits(out, ts.day);
             return true;
         }
-        FilterKind::Ago => {
-            as_timestamp(value, cx).map(|ts| ago(cx.cx.now_unix().saturating_sub(ts.unix())))
-        }
+        FilterKind::Ago => as_timestamp(value, cx)
+            .map(|ts| ago(cx.cx.now_unix().saturating_sub(ts.unix_seconds()))),
         FilterKind::Bytes => byte_count(value).map(bytes),
         FilterKind::Short => as_text(value).map(|text| take_chars(&text, 8, "")),
         FilterKind::Trunc(n) => as_text(value).map(|text| take_chars(&text, *n, "…")),
@@ -169,14 +168,14 @@ fn as_number<'t>(value: &Val<'t>) -> Option<terse_toon::document::Number<'t>> {
 }
 
 /// An RFC 3339 string or integer Unix seconds.
-fn as_timestamp(value: &Val<'_>, cx: &LineContext<'_>) -> Option<Timestamp> {
+fn as_timestamp(value: &Val<'_>, cx: &LineContext<'_>) -> Option<DateTime> {
     match value {
         // The record's own strings live as long as the line: remembered.
         Val::Node(node) => match node.as_str() {
             Some(text) => cx.record_timestamp(text),
-            None => node.as_number()?.as_i64().map(timestamp::from_unix),
+            None => node.as_number()?.as_i64().map(DateTime::from_unix),
         },
-        _ => timestamp::parse(value.as_str()?),
+        _ => rfc3339::parse(value.as_str()?, Leniency::LENIENT).ok(),
     }
 }
 

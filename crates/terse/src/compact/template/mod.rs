@@ -46,7 +46,6 @@
 mod filters;
 mod hints;
 mod render;
-mod timestamp;
 
 use std::fmt;
 use std::str::FromStr;

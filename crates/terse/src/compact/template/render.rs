@@ -9,8 +9,9 @@ use terse_toon::document::{Kind, Node};
 
 use super::filters;
 use super::hints::Hints;
-use super::timestamp::{self, Timestamp};
 use crate::compact::RenderContext;
+use crate::rfc3339::{self, DateTime, Leniency};
+use crate::scan;
 
 /// Renders one line onto the end of `out`.
 pub(super) fn render(
@@ -42,7 +43,7 @@ pub(super) struct LineContext<'c> {
     placeholder: Cell<usize>,
     /// The address and length of a string of the record, and what it read
     /// as. The record outlives the line, so its strings keep their address.
-    last_timestamp: Cell<Option<(usize, usize, Option<Timestamp>)>>,
+    last_timestamp: Cell<Option<(usize, usize, Option<DateTime>)>>,
 }
 
 impl LineContext<'_> {
@@ -60,14 +61,14 @@ impl LineContext<'_> {
     }
 
     /// `text`, a string of the record, read as a timestamp.
-    pub(super) fn record_timestamp(&self, text: &str) -> Option<Timestamp> {
+    pub(super) fn record_timestamp(&self, text: &str) -> Option<DateTime> {
         let (at, len) = (text.as_ptr() as usize, text.len());
         if let Some((last_at, last_len, timestamp)) = self.last_timestamp.get() {
             if (last_at, last_len) == (at, len) {
                 return timestamp;
             }
         }
-        let timestamp = timestamp::parse(text);
+        let timestamp = rfc3339::parse(text, Leniency::LENIENT).ok();
         self.last_timestamp.set(Some((at, len, timestamp)));
         timestamp
     }
@@ -275,51 +276,30 @@ fn breaks_line(c: char) -> bool {
 ///
 /// This runs on every value and line, and almost always finds nothing, so
 /// it skips eight bytes at a time past bytes that cannot start such a
-/// character: only an ASCII control byte, 0xC2 (which starts the C1
+/// character: only an ASCII control byte, 0x7F, 0xC2 (which starts the C1
 /// controls U+0080 to U+009F) and 0xE2 (which starts U+2028 and U+2029) can.
+/// Each of them starts a character (none is a continuation byte), so the
+/// character there is the one to check.
 fn find_break(text: &str) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // Whether a byte of `w` is zero. A byte below 0x20 has none of the bits
-    // 0xE0; 0x7F, 0xC2 and 0xE2 are zero bytes of the word xor'ed with each.
-    let has_zero_byte = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;
-    let flagged = |word: u64| {
-        has_zero_byte(word & (ONES * 0xe0))
-            || has_zero_byte(word ^ (ONES * 0x7f))
-            || has_zero_byte(word ^ (ONES * 0xc2))
-            || has_zero_byte(word ^ (ONES * 0xe2))
-    };
     let bytes = text.as_bytes();
     let mut at = 0;
-    loop {
-        let suspect = match bytes.get(at..at + 8) {
-            Some(chunk) => flagged(u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]))),
-            None => bytes[at..]
-                .iter()
-                .any(|&b| b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2),
-        };
-        let end = (at + 8).min(bytes.len());
-        if suspect {
-            // Check the characters that start in this word, from the last
-            // boundary at or before it.
-            let mut start = at;
-            while !text.is_char_boundary(start) {
-                start -= 1;
-            }
-            let found = text[start..]
-                .char_indices()
-                .map(|(i, c)| (start + i, c))
-                .take_while(|&(i, _)| i < end)
-                .find(|&(_, c)| breaks_line(c));
-            if let Some((i, _)) = found {
-                return Some(i);
-            }
+    while let Some(found) = scan::find(
+        &bytes[at..],
+        |word| {
+            scan::controls(word)
+                | scan::bytes_equal(word, 0x7f)
+                | scan::bytes_equal(word, 0xc2)
+                | scan::bytes_equal(word, 0xe2)
+        },
+        |b| b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2,
+    ) {
+        let i = at + found;
+        if text[i..].chars().next().is_some_and(breaks_line) {
+            return Some(i);
         }
-        if end == bytes.len() {
-            return None;
-        }
-        at = end;
+        at = i + 1;
     }
+    None
 }
 
 /// Escapes what `out` holds from `mark` on, in place, when it would break

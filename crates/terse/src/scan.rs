@@ -1,0 +1,101 @@
+//! The crate's one eight-bytes-at-a-time byte scanner, for the hot loops
+//! that look for a rare byte in text that almost never holds one: JSON
+//! escapes in compact lines, line breaks in template values.
+//!
+//! Plain safe Rust over `u64` words rather than `memchr` or SIMD intrinsics:
+//! the sets searched for (a range plus a few bytes) are not what `memchr`
+//! finds, and `unsafe` is forbidden in this crate.
+
+/// `byte` in every byte of a word.
+pub(crate) const fn splat(byte: u8) -> u64 {
+    0x0101_0101_0101_0101 * byte as u64
+}
+
+/// The high bit of every zero byte of `word` set (and possibly of bytes
+/// above a zero byte: borrows only run upwards, so the lowest flagged byte
+/// is always a zero byte).
+pub(crate) const fn zero_bytes(word: u64) -> u64 {
+    word.wrapping_sub(splat(1)) & !word & splat(0x80)
+}
+
+/// The high bit of every byte of `word` equal to `byte` set (and possibly
+/// some above it, as [`zero_bytes`]).
+pub(crate) const fn bytes_equal(word: u64, byte: u8) -> u64 {
+    zero_bytes(word ^ splat(byte))
+}
+
+/// The high bit of every byte of `word` below 0x20 (an ASCII control) set
+/// (and possibly some above it, as [`zero_bytes`]).
+pub(crate) const fn controls(word: u64) -> u64 {
+    zero_bytes(word & splat(0xe0))
+}
+
+/// The offset of the first byte of `bytes` for which `is_match` holds.
+///
+/// `flag` must mark every such byte of a little-endian word, built from
+/// [`zero_bytes`] and its kin: the lowest byte it marks is checked with
+/// `is_match` and the scan goes on past a false alarm.
+#[inline]
+pub(crate) fn find(
+    bytes: &[u8],
+    flag: impl Fn(u64) -> u64,
+    is_match: impl Fn(u8) -> bool,
+) -> Option<usize> {
+    let mut at = 0;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let mut flagged = flag(word);
+        while flagged != 0 {
+            let i = at + (flagged.trailing_zeros() / 8) as usize;
+            if is_match(bytes[i]) {
+                return Some(i);
+            }
+            // Clear that byte's flag and look at the next one.
+            flagged &= flagged - 1;
+        }
+        at += 8;
+    }
+    bytes[at..]
+        .iter()
+        .position(|&b| is_match(b))
+        .map(|i| at + i)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn special(b: u8) -> bool {
+        b == b'"' || b == b'\\' || b < 0x20
+    }
+
+    fn find_special(bytes: &[u8]) -> Option<usize> {
+        find(
+            bytes,
+            |w| bytes_equal(w, b'"') | bytes_equal(w, b'\\') | controls(w),
+            special,
+        )
+    }
+
+    #[test]
+    fn finds_the_first_match_in_words_and_tail() {
+        assert_eq!(find_special(b""), None);
+        assert_eq!(find_special(b"plain text, no escapes"), None);
+        assert_eq!(find_special(b"0123456789\"x\""), Some(10));
+        assert_eq!(find_special(b"ab\\"), Some(2));
+        // A byte above a match flags as a false alarm: the match still wins.
+        assert_eq!(find_special(&[b'a', 0x00, 0x01, b'b']), Some(1));
+        assert_eq!(find_special(&[b'a'; 9]), None);
+    }
+
+    proptest! {
+        #[test]
+        fn finds_what_a_plain_scan_finds(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
+            prop_assert_eq!(find_special(&bytes), bytes.iter().position(|&b| special(b)));
+            let wide = find(&bytes, |w| bytes_equal(w, 0xc2) | bytes_equal(w, 0x7f), |b| b == 0xc2 || b == 0x7f);
+            prop_assert_eq!(wide, bytes.iter().position(|&b| b == 0xc2 || b == 0x7f));
+        }
+    }
+}
