@@ -52,6 +52,7 @@
 )]
 
 mod calendar;
+#[cfg(feature = "changes")]
 pub mod changes;
 pub mod compact;
 mod error_envelope;
@@ -72,6 +73,7 @@ pub use terse_toon as toon;
 /// The trait and its derive, as serde exports `Serialize`.
 pub use compact::CompactLine;
 
-#[cfg(feature = "axum")]
+#[cfg(all(feature = "changes", feature = "axum"))]
 pub use changes::Since;
+#[cfg(feature = "changes")]
 pub use changes::{ChangeKind, Changes, Timestamp};

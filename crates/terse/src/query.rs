@@ -36,6 +36,10 @@ pub(crate) fn decode(text: &str) -> Cow<'_, str> {
 
 /// `text` percent-decoded; `None` when the bytes are not UTF-8: for a value
 /// that is refused rather than guessed at.
+#[cfg_attr(
+    not(all(feature = "changes", feature = "axum")),
+    allow(dead_code, reason = "read by the `Since` extractor only")
+)]
 pub(crate) fn decode_utf8(text: &str) -> Option<Cow<'_, str>> {
     match decode_bytes(text) {
         Cow::Borrowed(_) => Some(Cow::Borrowed(text)),

@@ -15,6 +15,10 @@
 use crate::calendar;
 
 const SECS_PER_DAY: i128 = 86_400;
+#[cfg_attr(
+    not(feature = "changes"),
+    allow(dead_code, reason = "read by `?since=` only")
+)]
 const MICROS_PER_SEC: i128 = 1_000_000;
 
 /// What a text may leave out of a full RFC 3339 date-time
@@ -31,6 +35,10 @@ pub(crate) struct Leniency {
 
 impl Leniency {
     /// A full date-time and nothing less.
+    #[cfg_attr(
+        not(feature = "changes"),
+        allow(dead_code, reason = "read by `?since=` only")
+    )]
     pub(crate) const STRICT: Leniency = Leniency {
         date_only: false,
         no_seconds: false,
@@ -198,6 +206,10 @@ impl DateTime {
     /// Microseconds since the Unix epoch (a leap second is read as the last
     /// second of its minute, so instants keep their order), saturating at
     /// the ends of `i64`.
+    #[cfg_attr(
+        not(feature = "changes"),
+        allow(dead_code, reason = "read by `?since=` only")
+    )]
     pub(crate) fn unix_micros(&self) -> i64 {
         let (h, m, s) = self.clock.unwrap_or((0, 0, 0));
         let seconds = self.seconds_in_i128(h, m, s.min(59));

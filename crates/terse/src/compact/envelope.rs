@@ -314,6 +314,7 @@ impl<'t> Meta<'t> {
     };
 
     /// The entries of `object`, as they are.
+    #[cfg(feature = "changes")]
     pub(crate) fn of(object: Node<'t>) -> Self {
         Meta {
             source: Some(object),

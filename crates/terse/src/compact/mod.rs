@@ -91,6 +91,7 @@
 //! route, so `Format::Compact` renders JSON there; call [`compact_envelope`]
 //! with a [`CompactResource`] to build the envelope yourself.
 
+#[cfg(feature = "changes")]
 pub(crate) mod change_set;
 mod context;
 pub(crate) mod envelope;

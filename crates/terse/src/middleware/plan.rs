@@ -3,12 +3,11 @@
 use http::{Method, Request, StatusCode};
 
 use super::Config;
-use crate::changes::SINCE_PARAM;
 use crate::error_envelope::Refusal;
 use crate::fields::{Fields, FieldsError};
 use crate::format::Format;
 use crate::negotiate::{Negotiated, negotiate};
-use crate::query::{self, query_param};
+use crate::query::query_param;
 
 /// The request's wishes, carried to the response.
 #[derive(Debug, Clone)]
@@ -19,6 +18,7 @@ pub(crate) struct Plan {
     pub(crate) fields: Option<Fields>,
     /// A `HEAD` request: headers as for `GET`, no body.
     pub(crate) head: bool,
+    #[cfg(feature = "changes")]
     /// The query has a `since` parameter: a diff-aware list request, whose
     /// body is read as a change set for compact lines. Without it, a list
     /// whose `data` holds `created`, `updated` and `deleted` is just a list.
@@ -133,7 +133,11 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
         asked,
         fields,
         head: req.method() == Method::HEAD,
-        since: query.is_some_and(|q| query::pairs(q).any(|(key, _)| key == SINCE_PARAM)),
+        #[cfg(feature = "changes")]
+        since: query.is_some_and(|q| {
+            crate::query::pairs(q).any(|(key, _)| key == crate::changes::SINCE_PARAM)
+        }),
+
         route: Route::of(req),
     })
 }

@@ -10,12 +10,11 @@ use serde_json::Value;
 
 use super::Config;
 use super::plan::Plan;
-use crate::compact::RenderContext;
-use crate::compact::change_set::compact_change_set;
 use crate::compact::envelope::Envelope;
+use crate::compact::{CompactResource, NotCompact, RenderContext};
 use crate::format::{self, Format};
 use crate::toon;
-use crate::toon::document::Document;
+use crate::toon::document::{Document, Node};
 
 /// What to send for a body the layer read whole.
 #[derive(Debug)]
@@ -192,13 +191,10 @@ fn compact(source: &Source<'_>, plan: &Plan) -> Outcome {
         return Outcome::NotJson;
     };
     let cx = RenderContext::now().with_max_output_bytes(config.max_output_bytes());
-    let change_set = if plan.since {
-        compact_change_set(document.root(), resource, &cx)
-    } else {
-        None
+    let envelope = match change_set(plan, document.root(), resource, &cx) {
+        Some(change_set) => change_set,
+        None => Envelope::build(document.root(), &config.list_keys, resource, &cx),
     };
-    let envelope = change_set
-        .unwrap_or_else(|| Envelope::build(document.root(), &config.list_keys, resource, &cx));
     match envelope {
         // The lines stayed within the bound; the ids and meta, copied from
         // the body, may still take the envelope just past it.
@@ -224,6 +220,23 @@ fn compact(source: &Source<'_>, plan: &Plan) -> Outcome {
             source.unchanged()
         }
     }
+}
+
+/// The envelope of a `?since=` answer, read as a change set; `None` for any
+/// other request (or without the `changes` feature).
+fn change_set<'t>(
+    plan: &Plan,
+    body: Node<'t>,
+    resource: &CompactResource,
+    cx: &RenderContext,
+) -> Option<Result<Envelope<'t>, NotCompact>> {
+    #[cfg(feature = "changes")]
+    if plan.since {
+        return crate::compact::change_set::compact_change_set(body, resource, cx);
+    }
+    #[cfg(not(feature = "changes"))]
+    let _ = (plan, body, resource, cx);
+    None
 }
 
 /// `text` cut to at most `max` bytes on a character boundary.
