@@ -7,6 +7,7 @@ use axum::{Json, Router, routing::get};
 use http::HeaderName;
 use serde_json::{Value, json};
 use terse::TerseLayer;
+use terse::compact::{CompactResource, Template};
 use terse_tests::server::{TestServer, raw_client};
 
 fn repos() -> Value {
@@ -163,9 +164,14 @@ async fn assert_envelope(server: &TestServer, path: &str, headers: &[(&str, &str
     assert_eq!(error.len(), 3);
 }
 
+fn with_repo_lines() -> TerseLayer {
+    let repo = CompactResource::new("repo", Template::parse("{name} ({stars})").unwrap());
+    TerseLayer::new().template("/repos", repo)
+}
+
 #[tokio::test]
 async fn fields_with_compact_is_a_400_envelope_before_the_handler_runs() {
-    let (server, calls) = spawn(TerseLayer::new()).await;
+    let (server, calls) = spawn(with_repo_lines()).await;
     assert_envelope(
         &server,
         "/repos?format=compact&fields=name",
@@ -202,4 +208,35 @@ async fn an_empty_fields_list_changes_nothing() {
         spawn(TerseLayer::new().prefer_header(HeaderName::from_static("x-fmt"))).await;
     let (_, _, body) = body_of(&server, "/repos?fields=", &[]).await;
     assert_eq!(body, repos().to_string());
+}
+
+#[tokio::test]
+async fn fields_with_compact_where_no_lines_apply_is_json_with_the_fields() {
+    // No compact resource on `/repos`: compact is the JSON there, and the
+    // fields apply to it.
+    let (server, calls) = spawn(TerseLayer::new()).await;
+    let (status, content_type, body) =
+        body_of(&server, "/repos?format=compact&fields=name", &[]).await;
+    assert_eq!((status, content_type.as_str()), (200, "application/json"));
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        body,
+        json!([{"id": 11, "name": "terse"}, {"id": 12, "name": "toon"}])
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn fields_can_be_left_to_the_handler() {
+    let (server, calls) = spawn(TerseLayer::new().fields_enabled(false)).await;
+    for path in [
+        "/repos?fields=name",
+        "/repos?fields=a..b",
+        "/repos?format=compact&fields=name",
+    ] {
+        let (status, _, body) = body_of(&server, path, &[]).await;
+        assert_eq!(status, 200, "{path}");
+        assert_eq!(body, repos().to_string(), "{path}");
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
 }

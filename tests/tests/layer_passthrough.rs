@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::response::Response;
-use axum::{Router, routing::get};
+use axum::{Json, Router, routing::get};
 use bytes::Bytes;
 use futures_util::stream;
+use serde_json::json;
 use terse::TerseLayer;
 use terse_tests::server::{TestServer, raw_client};
 use tokio::sync::Notify;
@@ -378,4 +379,31 @@ async fn a_json_stream_found_over_the_limit_keeps_streaming() {
     gate.notify_one();
     assert_eq!(next_chunk(&mut response).await, ",\"z\"]");
     assert!(response.chunk().await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn a_response_marked_passthrough_is_never_touched() {
+    let body = || json!({"data": [{"id": 1, "title": "signed"}, {"id": 2, "title": "bytes"}]});
+    let routes = move |layer: Option<TerseLayer>| {
+        let router = Router::new().route(
+            "/signed",
+            get(move || async move { (terse::Passthrough, Json(body())) }),
+        );
+        match layer {
+            Some(layer) => router.layer(layer),
+            None => router,
+        }
+    };
+    let bare = TestServer::spawn(routes(None)).await;
+    let layered = TestServer::spawn(routes(Some(TerseLayer::new()))).await;
+    let expected = snapshot(&bare, "/signed", None).await;
+    for path in [
+        "/signed",
+        "/signed?format=toon",
+        "/signed?format=compact",
+        "/signed?fields=title",
+    ] {
+        assert_eq!(snapshot(&layered, path, None).await, expected, "{path}");
+    }
+    assert_eq!(snapshot(&layered, "/signed", Some("toon")).await, expected);
 }

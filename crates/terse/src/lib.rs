@@ -60,6 +60,7 @@ mod fields;
 mod format;
 pub mod middleware;
 mod negotiate;
+mod passthrough;
 mod query;
 mod rfc3339;
 mod scan;
@@ -67,6 +68,7 @@ pub mod tokens;
 
 pub use format::{Format, UnknownFormat, render, render_json};
 pub use middleware::{ResponseFuture, Terse, TerseBody, TerseLayer};
+pub use passthrough::Passthrough;
 
 pub use terse_toon as toon;
 

@@ -18,6 +18,7 @@ use super::plan::Plan;
 use super::report::Report;
 use super::rewrite::{Outcome, rewrite};
 use super::{Config, TerseBody};
+use crate::Passthrough;
 use crate::error_envelope::Refusal;
 use crate::fields::Fields;
 use crate::format::Format;
@@ -105,6 +106,9 @@ where
                     let Some((plan, config)) = plan.take() else {
                         return Poll::Pending;
                     };
+                    if response.extensions().get::<Passthrough>().is_some() {
+                        return Poll::Ready(Ok(response.map(TerseBody::stream)));
+                    }
                     let Some(plan) = plan else {
                         return Poll::Ready(Ok(step_aside(response, &config)));
                     };

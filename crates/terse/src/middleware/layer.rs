@@ -105,6 +105,19 @@ impl TerseLayer {
         self
     }
 
+    /// Whether the layer reads `?fields=` (sparse fieldsets). Default: on.
+    ///
+    /// Off, the parameter is the handler's: the layer neither projects nor
+    /// refuses anything for it.
+    ///
+    /// ```
+    /// let layer = terse::TerseLayer::new().fields_enabled(false);
+    /// ```
+    pub fn fields_enabled(mut self, enabled: bool) -> Self {
+        self.config().fields_enabled = enabled;
+        self
+    }
+
     /// The most paths a `?fields=` list may name (`a,b.c` names two).
     /// A longer list is refused with a 400 `fields_too_complex`. Default: 64.
     ///

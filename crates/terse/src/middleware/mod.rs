@@ -45,6 +45,8 @@ pub(crate) struct Config {
     pub(crate) offload_slots: offload::OffloadSlots,
     /// Read and count plain JSON responses nobody asked to rewrite.
     pub(crate) count_plain: bool,
+    /// Whether the layer reads `?fields=` at all.
+    pub(crate) fields_enabled: bool,
     /// How large a `?fields=` list may be.
     pub(crate) fields_limits: FieldsLimits,
     pub(crate) toon_options: EncodeOptions,
@@ -101,6 +103,7 @@ impl Default for Config {
             offload_threshold: DEFAULT_OFFLOAD_THRESHOLD,
             offload_slots: offload::OffloadSlots::per_core(),
             fields_limits: FieldsLimits::default(),
+            fields_enabled: true,
             count_plain: true,
             toon_options: EncodeOptions::default(),
             smart_fallback: true,

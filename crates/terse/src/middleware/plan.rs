@@ -107,14 +107,26 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
         Negotiated::StepAside => return Planned::StepAside,
         Negotiated::Use { format, asked } => (format, asked),
     };
-    let fields = match query.and_then(|q| query_param(q, &config.fields_param)) {
+    let spec = query
+        .filter(|_| config.fields_enabled)
+        .and_then(|q| query_param(q, &config.fields_param));
+    let fields = match spec {
         None => None,
         Some(spec) => match Fields::parse(&spec, config.fields_limits) {
             Ok(fields) => fields,
             Err(err) => return Planned::Refuse(fields_refusal(config, &err)),
         },
     };
-    if fields.is_some() && format == Format::Compact {
+    let route = Route::of(req);
+    // Where compact lines apply they choose the fields themselves; elsewhere
+    // compact is JSON, and the fields apply to it.
+    let has_lines = || {
+        config
+            .resources
+            .lookup_route(route.matched(), route.path())
+            .is_some()
+    };
+    if fields.is_some() && format == Format::Compact && has_lines() {
         return Planned::Refuse(Refusal {
             status: StatusCode::BAD_REQUEST,
             code: "fields_with_compact",
@@ -137,8 +149,7 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
         since: query.is_some_and(|q| {
             crate::query::pairs(q).any(|(key, _)| key == crate::changes::SINCE_PARAM)
         }),
-
-        route: Route::of(req),
+        route,
     })
 }
 
