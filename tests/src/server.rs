@@ -6,7 +6,8 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
-/// An axum router served on an ephemeral loopback port; stops when dropped.
+/// An axum router served on an ephemeral loopback port, over HTTP/1.1 and
+/// HTTP/2 with prior knowledge (h2c) alike; stops when dropped.
 pub struct TestServer {
     addr: SocketAddr,
     task: JoinHandle<()>,
@@ -49,4 +50,14 @@ pub fn raw_client() -> reqwest::Client {
         .no_gzip()
         .build()
         .expect("build client")
+}
+
+/// [`raw_client`], but speaking HTTP/2 from the first byte (h2c with prior
+/// knowledge): every request is HTTP/2 or fails.
+pub fn raw_h2c_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_gzip()
+        .http2_prior_knowledge()
+        .build()
+        .expect("build HTTP/2 client")
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
-use terse_tests::server::{TestServer, raw_client};
+use terse_tests::server::{TestServer, raw_client, raw_h2c_client};
 
 /// A fresh database file in its own directory, removed when dropped.
 struct TempDb {
@@ -374,4 +374,144 @@ async fn the_token_report_counts_real_responses() {
             "{table}"
         );
     }
+}
+
+/// What a response says to an agent: status, content type, `X-Token-Count`
+/// and body.
+#[derive(Debug, PartialEq)]
+struct Answer {
+    status: u16,
+    content_type: Option<String>,
+    token_count: Option<String>,
+    body: String,
+}
+
+async fn answer(client: &reqwest::Client, url: String, version: reqwest::Version) -> Answer {
+    let response = client.get(&url).send().await.expect("GET");
+    assert_eq!(response.version(), version, "{url}");
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().expect("ASCII header").to_owned())
+    };
+    let (content_type, token_count) = (header("content-type"), header("x-token-count"));
+    Answer {
+        status: response.status().as_u16(),
+        content_type,
+        token_count,
+        body: response.text().await.expect("body"),
+    }
+}
+
+#[tokio::test]
+async fn an_http2_agent_gets_what_an_http1_agent_gets() {
+    let (server, _db) = start("h2c").await;
+    let (h1, h2) = (raw_client(), raw_h2c_client());
+    let id = ids_of(&get_json(&server, "/api/v1/events?limit=1").await["data"])[0].clone();
+    // Flat rows, where TOON is cheaper than the JSON and so is served.
+    let toon = "/api/v1/events?limit=5&fields=title,start_at,location&format=toon";
+    let compact = "/api/v1/notes?limit=5&format=compact";
+    let json = "/api/v1/contacts?limit=5";
+    let detail = format!("/api/v1/events/{id}");
+    let missing = "/api/v1/events/no-such-id";
+    for path in [toon, compact, json, &detail, missing] {
+        let over_h2 = answer(&h2, server.url(path), reqwest::Version::HTTP_2).await;
+        let over_h1 = answer(&h1, server.url(path), reqwest::Version::HTTP_11).await;
+        assert_eq!(over_h2, over_h1, "{path}");
+
+        let Answer {
+            status,
+            content_type,
+            token_count,
+            body,
+        } = over_h2;
+        let content_type = content_type.unwrap_or_default();
+        if path == missing {
+            assert_eq!((status, content_type.as_str()), (404, "application/json"));
+            let error: Value = serde_json::from_str(&body).expect("JSON error");
+            assert_eq!(error["error"]["code"], "not_found", "{body}");
+            continue;
+        }
+        assert_eq!(status, 200, "{path}: {body}");
+        let tokens: usize = token_count
+            .unwrap_or_else(|| panic!("{path}: no X-Token-Count"))
+            .parse()
+            .expect("a count");
+        assert!(tokens > 0, "{path}");
+        if path == toon {
+            assert!(content_type.starts_with("text/toon"), "{content_type}");
+            assert!(body.starts_with("data[5]{"), "{body}");
+        } else {
+            assert!(
+                content_type.starts_with("application/json"),
+                "{content_type}"
+            );
+            let value: Value = serde_json::from_str(&body).expect("JSON");
+            if path == compact {
+                assert_eq!(value["format"], "compact", "{body}");
+                assert_eq!(value["lines"].as_array().map(Vec::len), Some(5));
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_browser_agent_reads_the_token_count_through_cors() {
+    use axum::http::HeaderName;
+    use tower_http::cors::{Any, CorsLayer};
+
+    // The README's setup: `CorsLayer` outside the layer.
+    let db = TempDb::new("cors");
+    let cors = CorsLayer::new()
+        .allow_origin(Any)
+        .allow_headers([HeaderName::from_static("x-prefer-format")])
+        .expose_headers([HeaderName::from_static("x-token-count")]);
+    let app = agent_api::app(agent_api::Db::open(db.path()).expect("open database")).layer(cors);
+    let server = TestServer::spawn(app).await;
+
+    let response = raw_client()
+        .get(server.url("/api/v1/events?limit=3&fields=title,start_at&format=toon"))
+        .header("origin", "http://agent.example")
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(response.status().as_u16(), 200);
+    let headers = response.headers();
+    assert!(
+        headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/toon")
+    );
+    assert!(headers.contains_key("x-token-count"), "{headers:?}");
+    assert_eq!(headers["access-control-allow-origin"], "*");
+    assert_eq!(headers["access-control-expose-headers"], "x-token-count");
+    let vary: Vec<&str> = headers
+        .get_all("vary")
+        .iter()
+        .flat_map(|v| v.to_str().unwrap().split(','))
+        .map(str::trim)
+        .collect();
+    for name in ["Accept", "X-Prefer-Format", "origin"] {
+        assert!(
+            vary.iter().any(|v| v.eq_ignore_ascii_case(name)),
+            "{name} in {vary:?}"
+        );
+    }
+
+    // The preflight for `X-Prefer-Format` is answered by `CorsLayer`.
+    let preflight = raw_client()
+        .request(reqwest::Method::OPTIONS, server.url("/api/v1/events"))
+        .header("origin", "http://agent.example")
+        .header("access-control-request-method", "GET")
+        .header("access-control-request-headers", "x-prefer-format")
+        .send()
+        .await
+        .expect("OPTIONS");
+    assert_eq!(preflight.status().as_u16(), 200);
+    assert_eq!(
+        preflight.headers()["access-control-allow-headers"],
+        "x-prefer-format"
+    );
 }

@@ -53,6 +53,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         "/metrics",
         axum::routing::get(move || std::future::ready(metrics.render())),
     );
+    // HTTP/1.1 and HTTP/2 over cleartext (h2c, prior knowledge) on one port.
     axum::serve(listener, app).await?;
     Ok(())
 }

@@ -4,10 +4,12 @@
 //! cargo run -p minimal            # http://127.0.0.1:3000
 //! curl 'http://127.0.0.1:3000/api/v1/events?limit=3&format=toon'
 //! curl 'http://127.0.0.1:3000/api/v1/events?limit=3&format=compact'
+//! curl --http2-prior-knowledge 'http://127.0.0.1:3000/api/v1/events?limit=3&format=toon'
 //! ```
 //!
 //! `--addr HOST:PORT` listens elsewhere; `--no-layer` serves the same routes
-//! without the layer, to measure what the layer costs.
+//! without the layer, to measure what the layer costs. The port serves
+//! HTTP/1.1 and HTTP/2 over cleartext (h2c, prior knowledge) alike.
 
 use axum::extract::{Path, Query};
 use axum::http::StatusCode;
