@@ -3,7 +3,7 @@
 # 10 KB JSON list (no format requested) served by examples/minimal with the
 # layer and without it (`--no-layer`), measured with wrk on loopback in one
 # run, both servers under load at once. Prints requests/s of each and the
-# ratio (goal: with/without >= 0.97).
+# ratio (goal: with/without >= 0.95, with plain JSON counted, as by default).
 #
 #   bash tests/load/passthrough.sh            # 8 rounds of 5 s per server
 #   ROUNDS=1 DURATION=5s bash tests/load/passthrough.sh
@@ -90,5 +90,5 @@ END {
     }
     median = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
     printf "mean: without %.0f req/s, with %.0f req/s\n", wo / NR, w / NR
-    printf "ratio with/without: %.3f of the means, %.3f median of rounds (goal >= 0.97)\n", w / wo, median
+    printf "ratio with/without: %.3f of the means, %.3f median of rounds (goal >= 0.95)\n", w / wo, median
 }' "$RESULTS"
