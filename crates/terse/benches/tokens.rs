@@ -19,37 +19,11 @@ use std::path::{Path, PathBuf};
 
 use criterion::{Criterion, Throughput};
 
+#[path = "common/token_inputs.rs"]
+mod token_inputs;
+use token_inputs::{corpus, json_body, json_documents};
+
 const GROUP: &str = "tokens";
-
-fn files(dir: &Path, keep: impl Fn(&Path) -> bool) -> Vec<Vec<u8>> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
-        .map(|entry| entry.expect("directory entry").path())
-        .filter(|p| keep(p))
-        .collect();
-    paths.sort();
-    paths
-        .iter()
-        .map(|p| std::fs::read(p).expect("sample"))
-        .collect()
-}
-
-/// A JSON array of the realistic responses, repeated until it is `size`
-/// bytes long (cut at a document boundary, so it stays one JSON value).
-fn json_body(documents: &[Vec<u8>], size: usize) -> Vec<u8> {
-    let mut body = b"[".to_vec();
-    for document in documents.iter().cycle() {
-        if body.len() + document.len() + 2 > size && body.len() > 1 {
-            break;
-        }
-        if body.len() > 1 {
-            body.push(b',');
-        }
-        body.extend_from_slice(document);
-    }
-    body.push(b']');
-    body
-}
 
 struct Input {
     name: &'static str,
@@ -63,11 +37,7 @@ impl Input {
 }
 
 fn inputs() -> Vec<Input> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let documents = files(&root.join("../../tests/corpus"), |p| {
-        p.extension().is_some_and(|e| e == "json")
-    });
-    let corpus = files(&root.join("tests/data/tokens"), |_| true);
+    let documents = json_documents();
     vec![
         Input {
             name: "json_10k",
@@ -83,7 +53,7 @@ fn inputs() -> Vec<Input> {
         },
         Input {
             name: "corpus",
-            texts: corpus,
+            texts: corpus(),
         },
     ]
 }
