@@ -76,6 +76,16 @@ async fn compact_lines(server: &TestServer, path: &str) -> (Value, Vec<Value>) {
     (envelope, lines)
 }
 
+/// What the server answers when `/echo` sends `body` back as its JSON.
+async fn echo(server: &TestServer, query: &str, body: &[u8]) -> Answer {
+    send(
+        raw_client()
+            .post(server.url(&format!("/echo?{query}")))
+            .body(body.to_vec()),
+    )
+    .await
+}
+
 /// The server still answers an ordinary request after an attack.
 async fn assert_alive(server: &TestServer) {
     let answer = get(server, "/ok?format=json").await;
@@ -333,12 +343,7 @@ async fn outputs_past_their_bound_serve_the_json_unchanged() {
         "the body does expand under TOON"
     );
     for query in ["format=toon", "format=compact", "format=toon&fields=x"] {
-        let answer = send(
-            raw_client()
-                .post(server.url(&format!("/echo?{query}")))
-                .body(body.clone()),
-        )
-        .await;
+        let answer = echo(&server, query, body.as_bytes()).await;
         assert_eq!(answer.status, 200, "{query}");
         assert_eq!(answer.content_type, "application/json", "{query}");
         if query != "format=toon&fields=x" {
@@ -370,12 +375,7 @@ async fn an_echo_of_client_controlled_json_cannot_hurt_the_layer() {
     ];
     for body in bodies {
         for query in ["format=toon", "format=compact", "fields=a", "format=json"] {
-            let answer = send(
-                raw_client()
-                    .post(server.url(&format!("/echo?{query}")))
-                    .body(body.clone()),
-            )
-            .await;
+            let answer = echo(&server, query, &body).await;
             assert_eq!(answer.status, 200, "{query}");
             if answer.content_type == "application/json" && query != "fields=a" {
                 // Not rewritten: every byte as the handler sent it.
