@@ -163,6 +163,20 @@ impl Reference {
     /// Runs `driver`, an ES module that imports `@toon-format/toon`, with
     /// `input` on stdin, and returns its stdout. A driver that fails or runs
     /// past five minutes fails the test.
+    /// Runs [`ROUND_TRIP_DRIVER`] on `request` (`{"cases":[...]}`) and
+    /// gives its results, after checking there is one per case.
+    pub fn round_trips(&self, request: &Value, cases: usize) -> Vec<CaseResult> {
+        let output = self.run(ROUND_TRIP_DRIVER, request.to_string().as_bytes());
+        let response: RoundTrips = serde_json::from_slice(&output).unwrap_or_else(|err| {
+            panic!(
+                "the node driver printed something that is not its answer: {err}\n{}",
+                String::from_utf8_lossy(&output)
+            )
+        });
+        assert_eq!(response.results.len(), cases, "one answer per case");
+        response.results
+    }
+
     pub fn run(&self, driver: &str, input: &[u8]) -> Vec<u8> {
         let path = self.dir.path().join("driver.mjs");
         std::fs::write(&path, driver).expect("write the node driver");

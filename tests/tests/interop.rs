@@ -13,9 +13,7 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 use terse_tests::corpus::{self, Document};
-use terse_tests::reference::{
-    CaseResult, DELIMITERS, Outcome, ROUND_TRIP_DRIVER, Reference, RoundTrips, ours,
-};
+use terse_tests::reference::{CaseResult, DELIMITERS, Outcome, Reference, ours};
 use terse_tests::values::difference;
 use terse_toon::DecodeOptions;
 
@@ -52,23 +50,12 @@ fn run_reference() -> Option<Vec<Case>> {
     });
 
     let reference = Reference::install("interop")?;
-    let output = reference.run(ROUND_TRIP_DRIVER, request.to_string().as_bytes());
-    let response: RoundTrips = serde_json::from_slice(&output).unwrap_or_else(|err| {
-        panic!(
-            "the node driver printed something that is not its answer: {err}\n{}",
-            String::from_utf8_lossy(&output)
-        )
-    });
-    assert_eq!(
-        response.results.len(),
-        docs.len(),
-        "one answer per document"
-    );
+    let results = reference.round_trips(&request, docs.len());
 
     let cases = docs
         .into_iter()
         .zip(ours)
-        .zip(response.results)
+        .zip(results)
         .map(|((doc, ours), reference)| {
             assert_eq!(
                 reference.name.as_deref(),

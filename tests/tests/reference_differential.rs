@@ -21,9 +21,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use terse_tests::api_values;
-use terse_tests::reference::{
-    CaseResult, DELIMITERS, Outcome, ROUND_TRIP_DRIVER, Reference, RoundTrips,
-};
+use terse_tests::reference::{CaseResult, DELIMITERS, Outcome, Reference};
 use terse_tests::values::difference_in_any_key_order;
 use terse_toon::{DecodeOptions, Delimiter, EncodeOptions};
 
@@ -156,23 +154,11 @@ fn our_codec_and_the_reference_agree_on_random_documents() {
         "cases": docs.iter().zip(&ours).map(|(doc, ours)| json!({"value": doc, "ours": ours}))
             .collect::<Vec<_>>(),
     });
-    let output = reference.run(ROUND_TRIP_DRIVER, request.to_string().as_bytes());
-    let response: RoundTrips = serde_json::from_slice(&output).unwrap_or_else(|err| {
-        panic!(
-            "the node driver printed something that is not its answer: {err}\n{}",
-            String::from_utf8_lossy(&output)
-        )
-    });
-    assert_eq!(
-        response.results.len(),
-        docs.len(),
-        "one answer per document"
-    );
+    let results = reference.round_trips(&request, docs.len());
 
     let mut failures = Vec::new();
     let mut new_regressions = Vec::new();
-    for (index, ((doc, ours), theirs)) in docs.iter().zip(&ours).zip(&response.results).enumerate()
-    {
+    for (index, ((doc, ours), theirs)) in docs.iter().zip(&ours).zip(&results).enumerate() {
         let problems = problems(doc, ours, theirs);
         if problems.is_empty() {
             continue;
