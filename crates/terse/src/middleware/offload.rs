@@ -66,11 +66,11 @@ pub(super) struct Offload<B> {
 #[cfg(feature = "tokio")]
 enum Stage {
     Waiting(Acquire, tokio::runtime::Handle),
-    Running(
-        tokio::task::JoinHandle<Outcome>,
-        // Held until the rewrite is done.
-        #[allow(dead_code, reason = "held for its drop")] tokio::sync::OwnedSemaphorePermit,
-    ),
+    Running {
+        task: tokio::task::JoinHandle<Outcome>,
+        /// The slot, given back when the rewrite is done and this drops.
+        _slot: tokio::sync::OwnedSemaphorePermit,
+    },
 }
 
 impl<B: Body> Offload<B> {
@@ -111,9 +111,12 @@ impl<B: Body> Offload<B> {
                     let (config, plan, read) =
                         (body.config.clone(), body.plan.clone(), body.read.clone());
                     let task = runtime.spawn_blocking(move || rewrite(&config, &plan, &read));
-                    self.stage = Stage::Running(task, permit);
+                    self.stage = Stage::Running {
+                        task,
+                        _slot: permit,
+                    };
                 }
-                Stage::Running(task, _) => {
+                Stage::Running { task, .. } => {
                     // A rewrite that panicked (or a runtime shutting down)
                     // loses nothing: the body goes out as the handler made it.
                     let outcome = ready!(Pin::new(task).poll(cx)).unwrap_or(Outcome::NotJson);
