@@ -15,7 +15,7 @@ use pin_project_lite::pin_project;
 use super::headers::{add_vary, mark_rewritten, no_transform, rewritable, set_length_and_count};
 use super::offload::Offload;
 use super::plan::Plan;
-use super::report::Report;
+use super::report::{self, Report};
 use super::rewrite::{Outcome, rewrite};
 use super::{Config, TerseBody};
 use crate::Passthrough;
@@ -327,7 +327,7 @@ impl Complete {
             }
             Outcome::Unchanged { tokens } => {
                 set_length_and_count(&mut parts.headers, read.len(), tokens);
-                (read, Format::Json, tokens, tokens)
+                (read, Format::Json, tokens, Some(tokens))
             }
             Outcome::Rewritten {
                 body,
@@ -345,7 +345,10 @@ impl Complete {
             }
         };
         add_vary(&mut parts.headers, &config.vary);
-        if !plan.head {
+        // A `HEAD` answer serves nothing; `json_tokens` is `None` only when
+        // no report was wanted while rewriting.
+        let json_tokens = json_tokens.filter(|_| !plan.head && report::wanted());
+        if let Some(json_tokens) = json_tokens {
             Report {
                 route: plan.route_label(&config),
                 asked: plan.asked.then_some(plan.format),

@@ -3,6 +3,13 @@
 
 use crate::format::Format;
 
+/// Whether a report would reach anyone: the `metrics` feature is on, or a
+/// `tracing` subscriber wants the event. Work done only for reports (the
+/// route label, the JSON's token count) waits on this.
+pub(crate) fn wanted() -> bool {
+    cfg!(feature = "metrics") || tracing::enabled!(target: "terse", tracing::Level::DEBUG)
+}
+
 /// One counted response.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Report<'a> {

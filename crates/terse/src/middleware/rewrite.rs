@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::Config;
 use super::plan::Plan;
+use super::report;
 use crate::compact::envelope::Envelope;
 use crate::compact::{CompactResource, NotCompact, RenderContext};
 use crate::format::{self, Format};
@@ -24,12 +25,13 @@ pub(crate) enum Outcome {
     /// Sent as it came, with about `tokens` tokens.
     Unchanged { tokens: usize },
     /// A new body in the `served` format, of about `tokens` tokens where the
-    /// handler's JSON has `json_tokens`.
+    /// handler's JSON has `json_tokens`: counted only when the rewrite
+    /// counted it anyway or a report will be emitted.
     Rewritten {
         body: Bytes,
         served: Format,
         tokens: usize,
-        json_tokens: usize,
+        json_tokens: Option<usize>,
     },
 }
 
@@ -74,7 +76,12 @@ impl Source<'_> {
             tokens: tokens.unwrap_or_else(|| self.config.count_tokens(&body)),
             body,
             served,
-            json_tokens: self.tokens(),
+            // Only reports need it; a second pass over the body is not paid
+            // for when nobody listens.
+            json_tokens: match self.tokens.get() {
+                Some(tokens) => Some(tokens),
+                None => report::wanted().then(|| self.tokens()),
+            },
         }
     }
 }
@@ -132,14 +139,15 @@ fn toon(source: &Source<'_>, plan: &Plan) -> Outcome {
     let limit = config.max_output_bytes();
     match projected(source, plan) {
         Some(Ok(value)) => {
-            let json = Bytes::from(value.to_string());
+            let json = || Bytes::from(value.to_string());
             let Ok(text) = toon::encode_limited(&value, &config.toon_options, limit) else {
                 // The fields were asked for whatever the format: they stay.
-                return source.rewritten(json, Format::Json, None);
+                return source.rewritten(json(), Format::Json, None);
             };
             if !config.smart_fallback {
                 return source.rewritten(Bytes::from(text), Format::Toon, None);
             }
+            let json = json();
             let json_tokens = config.count_tokens(&json);
             match cheaper(config, &text, json_tokens) {
                 Some(tokens) => source.rewritten(Bytes::from(text), Format::Toon, Some(tokens)),
