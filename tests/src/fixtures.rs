@@ -54,24 +54,23 @@ impl FixtureOptions {
     /// The encoder options this fixture asks for.
     pub fn encode_options(&self) -> EncodeOptions {
         let defaults = EncodeOptions::default();
-        EncodeOptions {
-            delimiter: match self.delimiter.as_deref() {
-                None | Some(",") => Delimiter::Comma,
-                Some("\t") => Delimiter::Tab,
-                Some("|") => Delimiter::Pipe,
-                Some(other) => panic!("unknown fixture delimiter {other:?}"),
-            },
-            indent_size: self.indent_size.unwrap_or(defaults.indent_size),
-        }
+        let delimiter = match self.delimiter.as_deref() {
+            None | Some(",") => Delimiter::Comma,
+            Some("\t") => Delimiter::Tab,
+            Some("|") => Delimiter::Pipe,
+            Some(other) => panic!("unknown fixture delimiter {other:?}"),
+        };
+        EncodeOptions::new()
+            .with_delimiter(delimiter)
+            .with_indent_size(self.indent_size.unwrap_or(defaults.indent_size))
     }
 
     /// The decoder options this fixture asks for.
     pub fn decode_options(&self) -> DecodeOptions {
         let defaults = DecodeOptions::default();
-        DecodeOptions {
-            indent_size: self.indent_size.unwrap_or(defaults.indent_size),
-            strict: self.strict.unwrap_or(defaults.strict),
-        }
+        DecodeOptions::new()
+            .with_indent_size(self.indent_size.unwrap_or(defaults.indent_size))
+            .with_strict(self.strict.unwrap_or(defaults.strict))
     }
 }
 

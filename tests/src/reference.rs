@@ -92,10 +92,7 @@ pub fn ours(value: &Value) -> BTreeMap<&'static str, String> {
     DELIMITERS
         .iter()
         .map(|&(key, delimiter)| {
-            let options = EncodeOptions {
-                delimiter,
-                ..EncodeOptions::default()
-            };
+            let options = EncodeOptions::new().with_delimiter(delimiter);
             (key, terse_toon::encode(value, &options))
         })
         .collect()

@@ -37,7 +37,7 @@ async fn lines(template: &str, data: Value) -> Vec<String> {
     let rows = CompactResource::new("row", Template::parse(template).unwrap());
     let out = envelope(
         json!({ "data": data }),
-        TerseLayer::new().template("/items", rows),
+        TerseLayer::new().compact_resource("/items", rows),
     )
     .await;
     serde_json::from_value(out["lines"].clone()).unwrap()
@@ -278,7 +278,7 @@ async fn ids_are_in_the_order_of_the_lines() {
     let rows = CompactResource::new("row", Template::parse("{n}").unwrap());
     let out = envelope(
         json!([{"id": 30, "n": "c"}, {"id": 1, "n": "a"}]),
-        TerseLayer::new().template("/items", rows),
+        TerseLayer::new().compact_resource("/items", rows),
     )
     .await;
     assert_eq!(out["ids"], json!([30, 1]));
@@ -304,7 +304,7 @@ async fn records_with_keys_in_any_order_read_the_same() {
         "Plan @A x",
     ];
     let template = Template::parse("{title}{? @{room}}{? {tags|join(/)}}").unwrap();
-    let layer = TerseLayer::new().template("/items", CompactResource::new("row", template));
+    let layer = TerseLayer::new().compact_resource("/items", CompactResource::new("row", template));
     let server = TestServer::spawn(serving(json!({ "data": data }), layer)).await;
     // Twice: the second request starts from where the first left its fields.
     for _ in 0..2 {

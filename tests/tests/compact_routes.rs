@@ -292,7 +292,7 @@ async fn a_run_time_template_resource() {
                 ]}))
             }),
         )
-        .layer(TerseLayer::new().template("/api/v1/notes", notes));
+        .layer(TerseLayer::new().compact_resource("/api/v1/notes", notes));
     let server = TestServer::spawn(router).await;
     let reply = fetch(&server, "/api/v1/notes?format=compact", &[]).await;
     assert_eq!(

@@ -165,12 +165,12 @@ fn app(layer: TerseLayer) -> Router {
         )
         .layer(
             layer
-                .template("/extremes", every_filter())
-                .template(
+                .compact_resource("/extremes", every_filter())
+                .compact_resource(
                     "/lopsided",
                     CompactResource::new("item", Template::parse("{title}").unwrap()),
                 )
-                .template(
+                .compact_resource(
                     "/events",
                     CompactResource::new("event", Template::parse("{title}{? @ {room}}").unwrap()),
                 ),

@@ -166,7 +166,7 @@ async fn assert_envelope(server: &TestServer, path: &str, headers: &[(&str, &str
 
 fn with_repo_lines() -> TerseLayer {
     let repo = CompactResource::new("repo", Template::parse("{name} ({stars})").unwrap());
-    TerseLayer::new().template("/repos", repo)
+    TerseLayer::new().compact_resource("/repos", repo)
 }
 
 #[tokio::test]

@@ -93,10 +93,9 @@ async fn other_methods_are_rewritten_too() {
 
 #[tokio::test]
 async fn toon_options_are_used() {
-    let options = EncodeOptions {
-        delimiter: Delimiter::Pipe,
-        indent_size: 4,
-    };
+    let options = EncodeOptions::new()
+        .with_delimiter(Delimiter::Pipe)
+        .with_indent_size(4);
     let server = TestServer::spawn(app(TerseLayer::new().toon_options(options.clone()))).await;
     let (_, _, body) = fetch(&server, "/invoices?format=toon").await;
     assert_eq!(body, terse_toon::encode(&invoices(), &options));

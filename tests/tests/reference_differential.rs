@@ -72,10 +72,7 @@ fn random_documents(seed: u64, count: usize) -> Vec<Value> {
 }
 
 fn options(delimiter: Delimiter) -> EncodeOptions {
-    EncodeOptions {
-        delimiter,
-        ..EncodeOptions::default()
-    }
+    EncodeOptions::new().with_delimiter(delimiter)
 }
 
 /// Every problem with one document, for each delimiter.

@@ -130,7 +130,7 @@ fn app() -> Router {
                 async move { Json(nested) }
             }),
         )
-        .layer(TerseLayer::new().template(
+        .layer(TerseLayer::new().compact_resource(
             "/teams/{id}/events",
             CompactResource::new("event", Template::parse("{start} {title}").unwrap()),
         ))

@@ -247,10 +247,9 @@ fn json_value() -> impl Strategy<Value = Value> {
 }
 
 fn encode_options(delimiter: Delimiter, indent_size: usize) -> EncodeOptions {
-    EncodeOptions {
-        delimiter,
-        indent_size,
-    }
+    EncodeOptions::new()
+        .with_delimiter(delimiter)
+        .with_indent_size(indent_size)
 }
 
 proptest! {
@@ -261,7 +260,7 @@ proptest! {
         for delimiter in DELIMITERS {
             for indent_size in INDENTS {
                 let text = terse_toon::encode(&value, &encode_options(delimiter, indent_size));
-                let decoded = terse_toon::decode(&text, &DecodeOptions { indent_size, strict: true });
+                let decoded = terse_toon::decode(&text, &DecodeOptions::new().with_indent_size(indent_size).with_strict(true));
                 let decoded = match decoded {
                     Ok(decoded) => decoded,
                     Err(err) => {
@@ -339,10 +338,9 @@ fn decode_all_modes(bytes: &[u8]) {
         for indent_size in [1, 2, 4] {
             let _ = terse_toon::decode_slice(
                 bytes,
-                &DecodeOptions {
-                    indent_size,
-                    strict,
-                },
+                &DecodeOptions::new()
+                    .with_indent_size(indent_size)
+                    .with_strict(strict),
             );
         }
     }

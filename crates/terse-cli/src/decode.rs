@@ -22,10 +22,9 @@ pub struct Args {
 /// Reads the TOON input and returns it as compact JSON text.
 pub fn run(args: &Args) -> Result<String, CliError> {
     let bytes = input::read_bytes(args.file.as_deref())?;
-    let options = DecodeOptions {
-        indent_size: usize::from(args.indent),
-        strict: !args.lenient,
-    };
+    let options = DecodeOptions::new()
+        .with_indent_size(usize::from(args.indent))
+        .with_strict(!args.lenient);
     let value = terse_toon::decode_slice(&bytes, &options).map_err(CliError::Toon)?;
     Ok(serde_json::to_string(&value)?)
 }

@@ -42,9 +42,8 @@ impl From<DelimiterArg> for Delimiter {
 /// Reads the JSON input and returns it as TOON text.
 pub fn run(args: &Args) -> Result<String, CliError> {
     let json = input::read_json_text(args.file.as_ref())?;
-    let options = EncodeOptions {
-        delimiter: args.delimiter.into(),
-        indent_size: usize::from(args.indent),
-    };
+    let options = EncodeOptions::new()
+        .with_delimiter(args.delimiter.into())
+        .with_indent_size(usize::from(args.indent));
     Ok(terse_toon::encode_json(&json, &options)?)
 }

@@ -51,6 +51,8 @@ impl From<terse_toon::Error> for CliError {
         match err {
             terse_toon::Error::Json(err) => CliError::Json(err.to_string()),
             terse_toon::Error::Decode(err) => CliError::Toon(err),
+            // The CLI encodes without a bound; any other error is reported as it reads.
+            other => CliError::Report(other.to_string()),
         }
     }
 }

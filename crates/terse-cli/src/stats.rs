@@ -38,15 +38,8 @@ impl Size {
 /// The renderings compared, in output order: the `--json` key, the table label
 /// and the text. Compact JSON comes first: it is what the savings are relative to.
 fn renderings(value: &Value) -> Result<Vec<(&'static str, &'static str, String)>, CliError> {
-    let toon = |delimiter| {
-        terse_toon::encode(
-            value,
-            &EncodeOptions {
-                delimiter,
-                ..EncodeOptions::default()
-            },
-        )
-    };
+    let toon =
+        |delimiter| terse_toon::encode(value, &EncodeOptions::new().with_delimiter(delimiter));
     Ok(vec![
         ("json", "JSON (compact)", serde_json::to_string(value)?),
         (

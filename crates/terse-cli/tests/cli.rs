@@ -109,10 +109,9 @@ fn users() -> Value {
 fn toon(value: &Value, delimiter: Delimiter, indent_size: usize) -> String {
     terse_toon::encode(
         value,
-        &EncodeOptions {
-            delimiter,
-            indent_size,
-        },
+        &EncodeOptions::new()
+            .with_delimiter(delimiter)
+            .with_indent_size(indent_size),
     )
 }
 

@@ -60,57 +60,52 @@ impl std::error::Error for DecodeError {}
 /// An error from the serde-facing functions, [`encode_json`](crate::encode_json)
 /// and the bounded encoders.
 ///
-/// A bounded encoder ([`encode_limited`](crate::encode_limited),
-/// [`encode_json_limited`](crate::encode_json_limited)) whose output would
-/// pass its bound answers an error for which
-/// [`is_output_limit`](Error::is_output_limit) is true.
+/// ```
+/// let value = serde_json::json!({"items": [1, 2, 3]});
+/// let err = terse_toon::encode_limited(&value, &Default::default(), 5).unwrap_err();
+/// assert!(matches!(err, terse_toon::Error::OutputLimit { limit: 5 }));
+/// assert_eq!(err.to_string(), "the TOON text would be longer than the limit of 5 bytes");
+/// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Error {
     /// The input JSON was not valid, or a value could not be represented as
-    /// JSON. Also carries the output-limit error of the bounded encoders (see
-    /// [`Error::is_output_limit`]): the enum has no variant of its own for it,
-    /// so that code matching on the two variants keeps compiling.
+    /// JSON.
     Json(serde_json::Error),
     /// The TOON text could not be decoded.
     Decode(DecodeError),
+    /// A bounded encoder ([`encode_limited`](crate::encode_limited),
+    /// [`encode_json_limited`](crate::encode_json_limited)) stopped because
+    /// its output would have passed `limit` bytes; the input itself was fine.
+    OutputLimit {
+        /// The bound the encoder was given, in bytes.
+        limit: usize,
+    },
 }
 
 impl Error {
     /// Whether a bounded encoder stopped because its output would have passed
-    /// the byte limit it was given (the input itself was fine).
+    /// the byte limit it was given: `matches!(err, Error::OutputLimit { .. })`.
     ///
     /// ```
     /// let value = serde_json::json!({"items": [1, 2, 3]});
-    /// let err = terse_toon::encode_limited(&value, &Default::default(), 5).unwrap_err();
-    /// assert!(err.is_output_limit());
-    /// assert_eq!(err.to_string(), "the TOON text would be longer than the limit of 5 bytes");
+    /// assert!(terse_toon::encode_limited(&value, &Default::default(), 5).unwrap_err().is_output_limit());
     /// assert!(!terse_toon::encode_json("{oops", &Default::default()).unwrap_err().is_output_limit());
     /// ```
     pub fn is_output_limit(&self) -> bool {
-        // Nothing else in this crate reads or writes through I/O, so an I/O
-        // error of this kind inside `Json` is the output limit.
-        matches!(self, Error::Json(err) if err.io_error_kind() == Some(OUTPUT_LIMIT_KIND))
-    }
-
-    /// The error of a bounded encoder whose output would pass `limit` bytes.
-    pub(crate) fn output_limit(limit: usize) -> Self {
-        Error::Json(serde_json::Error::io(std::io::Error::new(
-            OUTPUT_LIMIT_KIND,
-            format!("the TOON text would be longer than the limit of {limit} bytes"),
-        )))
+        matches!(self, Error::OutputLimit { .. })
     }
 }
-
-/// The I/O error kind that marks the output-limit error.
-const OUTPUT_LIMIT_KIND: std::io::ErrorKind = std::io::ErrorKind::FileTooLarge;
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            // serde_json shows an I/O error as its message alone.
-            Error::Json(err) if self.is_output_limit() => err.fmt(f),
             Error::Json(err) => write!(f, "invalid JSON: {err}"),
             Error::Decode(err) => err.fmt(f),
+            Error::OutputLimit { limit } => write!(
+                f,
+                "the TOON text would be longer than the limit of {limit} bytes"
+            ),
         }
     }
 }
@@ -120,6 +115,7 @@ impl std::error::Error for Error {
         match self {
             Error::Json(err) => Some(err),
             Error::Decode(err) => Some(err),
+            Error::OutputLimit { .. } => None,
         }
     }
 }

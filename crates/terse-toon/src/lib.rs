@@ -199,7 +199,7 @@ pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
 /// levels is an error.
 ///
 /// ```
-/// let lenient = terse_toon::DecodeOptions { strict: false, ..Default::default() };
+/// let lenient = terse_toon::DecodeOptions::new().with_strict(false);
 /// assert!(terse_toon::decode("xs[3]: 1,2", &lenient).is_ok());
 /// let err = terse_toon::decode("t[1]{a,b}:\n  1", &lenient).unwrap_err();
 /// assert_eq!((err.line(), err.column()), (2, 3));

@@ -197,18 +197,13 @@ impl<T: Serialize> axum::response::IntoResponse for Changes<T> {
             }
             Err(e) => {
                 tracing::error!("a change set could not be serialised: {e}");
-                let body = serde_json::json!({"error": {
-                    "code": "internal",
-                    "message": "the change set could not be serialised",
-                    "hint": "this is a bug in the service",
-                }});
-                let mut response =
-                    (StatusCode::INTERNAL_SERVER_ERROR, body.to_string()).into_response();
-                response.headers_mut().insert(
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("application/json"),
-                );
-                response
+                crate::ErrorEnvelope::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "the change set could not be serialised",
+                )
+                .with_hint("this is a bug in the service")
+                .into_response()
             }
         }
     }

@@ -20,6 +20,7 @@ use crate::toon::{self, EncodeOptions};
 /// assert!("csv".parse::<Format>().is_err());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Format {
     /// The handler's JSON, unchanged.
     #[default]

@@ -66,6 +66,7 @@ mod rfc3339;
 mod scan;
 pub mod tokens;
 
+pub use error_envelope::ErrorEnvelope;
 pub use format::{Format, UnknownFormat, render, render_json};
 pub use middleware::{ResponseFuture, Terse, TerseBody, TerseLayer};
 pub use passthrough::Passthrough;

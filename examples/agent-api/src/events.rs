@@ -8,7 +8,7 @@ use serde_json::Value;
 use terse::{CompactLine, Timestamp};
 
 use crate::db::Db;
-use crate::error::ApiError;
+use crate::error::{self, ApiError};
 use crate::store::{self, Col, Record};
 
 /// A calendar event, as a calendar sync service stores it.
@@ -114,7 +114,7 @@ impl EventPatch {
         if let Some(status) = &self.status
             && !STATUSES.contains(&status.as_str())
         {
-            return Err(ApiError::bad_request(
+            return Err(error::bad_request(
                 "invalid_field",
                 format!("status `{status}` is not one of {}", STATUSES.join(", ")),
                 "send status as confirmed, tentative or cancelled",
@@ -123,7 +123,7 @@ impl EventPatch {
         if let Some(title) = &self.title
             && title.trim().is_empty()
         {
-            return Err(ApiError::bad_request(
+            return Err(error::bad_request(
                 "invalid_field",
                 "title is empty",
                 "send a title with some text",
@@ -138,7 +138,7 @@ impl EventPatch {
             None => parse_stored(&event.end_at)?,
         };
         if end < start {
-            return Err(ApiError::bad_request(
+            return Err(error::bad_request(
                 "invalid_field",
                 format!("end_at {end} is before start_at {start}"),
                 "move start_at and end_at together",
@@ -160,7 +160,7 @@ impl EventPatch {
 }
 
 fn parse_stored(text: &str) -> Result<Timestamp, ApiError> {
-    Timestamp::parse(text).map_err(ApiError::internal)
+    Timestamp::parse(text).map_err(error::internal)
 }
 
 /// `PATCH /api/v1/events/{id}`: changes some fields and bumps `updated_at`.
@@ -170,7 +170,7 @@ pub async fn patch(
     body: Bytes,
 ) -> Result<Json<Event>, ApiError> {
     let patch: EventPatch = serde_json::from_slice(&body).map_err(|e| {
-        ApiError::bad_request(
+        error::bad_request(
             "invalid_body",
             format!("the body is not an event patch: {e}"),
             "send a JSON object with any of title, location, status, start_at, end_at",
@@ -178,11 +178,11 @@ pub async fn patch(
     })?;
     db.write(|conn, stamp| {
         let mut event = store::get::<Event>(conn, &id)
-            .map_err(ApiError::internal)?
-            .ok_or_else(|| ApiError::not_found(Event::KIND, &id))?;
+            .map_err(error::internal)?
+            .ok_or_else(|| error::not_found(Event::KIND, &id))?;
         patch.apply(&mut event)?;
         event.updated_at = stamp.to_string();
-        store::save(conn, &event).map_err(ApiError::internal)?;
+        store::save(conn, &event).map_err(error::internal)?;
         Ok(Json(event))
     })
 }

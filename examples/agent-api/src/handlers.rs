@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 use terse::Since;
 
 use crate::db::Db;
-use crate::error::ApiError;
+use crate::error::{self, ApiError};
 use crate::paging::{ListBody, Page};
 use crate::store::{self, Record};
 
@@ -21,11 +21,11 @@ pub async fn list<R: Record>(
         Some(since) => db
             .write(|conn, stamp| store::changes::<R>(conn, since, stamp))
             .map(IntoResponse::into_response)
-            .map_err(ApiError::internal),
+            .map_err(error::internal),
         None => {
             let (records, total) = db
                 .read(|conn| store::list::<R>(conn, page))
-                .map_err(ApiError::internal)?;
+                .map_err(error::internal)?;
             Ok(Json(ListBody::new(records, total, page)).into_response())
         }
     }
@@ -37,7 +37,7 @@ pub async fn detail<R: Record>(
     Path(id): Path<String>,
 ) -> Result<Json<R>, ApiError> {
     db.read(|conn| store::get::<R>(conn, &id))
-        .map_err(ApiError::internal)?
+        .map_err(error::internal)?
         .map(Json)
-        .ok_or_else(|| ApiError::not_found(R::KIND, &id))
+        .ok_or_else(|| error::not_found(R::KIND, &id))
 }

@@ -4,7 +4,7 @@ use axum::extract::{FromRequestParts, Query};
 use axum::http::request::Parts;
 use serde::Serialize;
 
-use crate::error::ApiError;
+use crate::error::{self, ApiError};
 
 /// Records per page when the request does not say.
 pub const DEFAULT_LIMIT: i64 = 20;
@@ -34,7 +34,7 @@ pub(crate) fn query_pairs(parts: &Parts) -> Result<Vec<(String, String)>, ApiErr
     Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
         .map(|Query(pairs)| pairs)
         .map_err(|e| {
-            ApiError::bad_request(
+            error::bad_request(
                 "invalid_query",
                 e.body_text(),
                 "percent-encode the query string",
@@ -44,7 +44,7 @@ pub(crate) fn query_pairs(parts: &Parts) -> Result<Vec<(String, String)>, ApiErr
 
 fn number(name: &str, value: &str) -> Result<i64, ApiError> {
     value.parse::<i64>().map_err(|_| {
-        ApiError::bad_request(
+        error::bad_request(
             "invalid_pagination",
             format!("`{name}={value}` is not a whole number"),
             if name == "limit" {
@@ -69,7 +69,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Page {
             }
         }
         if page.limit < 1 || page.offset < 0 {
-            return Err(ApiError::bad_request(
+            return Err(error::bad_request(
                 "invalid_pagination",
                 format!("limit={} offset={} is not a page", page.limit, page.offset),
                 format!("limit is 1..={MAX_LIMIT} (default {DEFAULT_LIMIT}), offset 0 or more"),

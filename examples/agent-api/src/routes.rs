@@ -57,10 +57,7 @@ pub fn terse_layer() -> TerseLayer {
 }
 
 async fn not_found() -> ApiError {
-    ApiError {
-        status: axum::http::StatusCode::NOT_FOUND,
-        code: "no_route",
-        message: "no such endpoint".to_owned(),
-        hint: "the resources are /api/v1/{events,notes,emails,contacts,files,diary} and /api/v1/search?q=".to_owned(),
-    }
+    ApiError::new(axum::http::StatusCode::NOT_FOUND, "no_route", "no such endpoint").with_hint(
+        "the resources are /api/v1/{events,notes,emails,contacts,files,diary} and /api/v1/search?q=",
+    )
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use terse::{ChangeKind, Changes, CompactLine, Since, Timestamp};
 
 use crate::db::{Db, DbError};
-use crate::error::ApiError;
+use crate::error::{self, ApiError};
 use crate::paging::{ListBody, Page, query_pairs};
 
 /// One hit, of any kind.
@@ -116,7 +116,7 @@ impl<S: Send + Sync> FromRequestParts<S> for SearchQuery {
             .map(|(_, v)| v);
         match q.map(|q| q.trim().to_owned()) {
             Some(q) if !q.is_empty() => Ok(Self(q)),
-            _ => Err(ApiError::bad_request(
+            _ => Err(error::bad_request(
                 "missing_query",
                 "search needs a non-empty `q`",
                 "add ?q=words, e.g. /api/v1/search?q=budget",
@@ -245,11 +245,11 @@ pub async fn search(
         Some(since) => db
             .write(|conn, stamp| changes(conn, &q, since, stamp))
             .map(IntoResponse::into_response)
-            .map_err(ApiError::internal),
+            .map_err(error::internal),
         None => {
             let (results, total) = db
                 .read(|conn| page(conn, &q, pagination))
-                .map_err(ApiError::internal)?;
+                .map_err(error::internal)?;
             Ok(Json(ListBody::new(results, total, pagination)).into_response())
         }
     }

@@ -16,7 +16,7 @@ use axum::http::StatusCode;
 use axum::{Json, Router, routing::get};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use terse::{CompactLine, TerseLayer};
+use terse::{CompactLine, ErrorEnvelope, TerseLayer};
 
 /// A calendar event as the API stores it, and the one line an agent reads
 /// for it with `format=compact`.
@@ -94,15 +94,13 @@ async fn list_events(Query(page): Query<Page>) -> Json<Value> {
     }))
 }
 
-async fn get_event(Path(id): Path<String>) -> Result<Json<Event>, (StatusCode, Json<Value>)> {
+async fn get_event(Path(id): Path<String>) -> Result<Json<Event>, ErrorEnvelope> {
     (0..TOTAL)
         .map(event)
         .find(|event| event.id == id)
         .map(Json)
         .ok_or_else(|| {
-            let error =
-                json!({"error": {"code": "not_found", "message": format!("no event {id}")}});
-            (StatusCode::NOT_FOUND, Json(error))
+            ErrorEnvelope::new(StatusCode::NOT_FOUND, "not_found", format!("no event {id}"))
         })
 }
 

@@ -29,26 +29,17 @@ fuzz_target!(|data: &[u8]| {
 
     let Ok(value) = terse_toon::decode_slice(
         input,
-        &DecodeOptions {
-            indent_size,
-            strict,
-        },
+        &DecodeOptions::new().with_indent_size(indent_size).with_strict(strict),
     ) else {
         return;
     };
     let text = terse_toon::encode(
         &value,
-        &EncodeOptions {
-            delimiter,
-            indent_size,
-        },
+        &EncodeOptions::new().with_delimiter(delimiter).with_indent_size(indent_size),
     );
     let again = terse_toon::decode(
         &text,
-        &DecodeOptions {
-            indent_size,
-            strict: true,
-        },
+        &DecodeOptions::new().with_indent_size(indent_size).with_strict(true),
     )
     .unwrap_or_else(|err| panic!("our own output does not decode: {err}\n{text}"));
     assert!(
@@ -57,10 +48,7 @@ fuzz_target!(|data: &[u8]| {
     );
     let text_again = terse_toon::encode(
         &again,
-        &EncodeOptions {
-            delimiter,
-            indent_size,
-        },
+        &EncodeOptions::new().with_delimiter(delimiter).with_indent_size(indent_size),
     );
     assert_eq!(text_again, text, "encoding what came back changed the text");
 });

@@ -43,7 +43,7 @@ pub(crate) fn encode_value(
     options: &EncodeOptions,
     limit: usize,
 ) -> Result<String, Error> {
-    emit::emit(value, options, 256, limit).ok_or_else(|| Error::output_limit(limit))
+    emit::emit(value, options, 256, limit).ok_or(Error::OutputLimit { limit })
 }
 
 /// Encodes JSON text as TOON text of at most `limit` bytes, without building
@@ -55,7 +55,7 @@ pub(crate) fn encode_json_text(
 ) -> Result<String, Error> {
     match Document::parse_fast(json) {
         Some(document) => emit::emit(document.root(), options, json.len(), limit)
-            .ok_or_else(|| Error::output_limit(limit)),
+            .ok_or(Error::OutputLimit { limit }),
         None => slow_path(json, options, limit),
     }
 }

@@ -119,10 +119,7 @@ fn make_sample(rng: &mut Rng, index: usize) -> Sample {
                     Delimiter::Tab,
                     Delimiter::Pipe,
                 ]);
-                let options = EncodeOptions {
-                    delimiter,
-                    ..EncodeOptions::default()
-                };
+                let options = EncodeOptions::new().with_delimiter(delimiter);
                 terse::toon::encode(&body, &options)
             }
             Kind::Lines => lines(rng, shape, records),

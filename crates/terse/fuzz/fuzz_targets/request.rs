@@ -48,8 +48,8 @@ fn layers() -> &'static [TerseLayer; 4] {
     LAYERS.get_or_init(|| {
         let event = event_resource();
         let base = TerseLayer::new()
-            .template("/api/v1/events", event.clone())
-            .template("/users/{id}/events", event);
+            .compact_resource("/api/v1/events", event.clone())
+            .compact_resource("/users/{id}/events", event);
         let small =
             |layer: TerseLayer| layer.max_fields(3).max_field_depth(2).max_fields_length(24);
         [

@@ -41,7 +41,7 @@ fn layers() -> &'static [TerseLayer; 2] {
         let base = TerseLayer::new()
             .max_body_bytes(MAX_BODY_BYTES)
             .max_output_bytes(MAX_OUTPUT_BYTES)
-            .template("/api/v1/events", event);
+            .compact_resource("/api/v1/events", event);
         [base.clone(), base.smart_fallback(false)]
     })
 }

@@ -4,8 +4,8 @@ use std::fmt;
 
 use axum::extract::FromRequestParts;
 use axum::response::{IntoResponse, Response};
+use http::StatusCode;
 use http::request::Parts;
-use http::{HeaderValue, StatusCode, header};
 
 use super::{SINCE_PARAM, Timestamp};
 use crate::query;
@@ -116,20 +116,12 @@ impl std::error::Error for SinceRejection {}
 
 impl IntoResponse for SinceRejection {
     fn into_response(self) -> Response {
-        let body = serde_json::json!({
-            "error": {
-                "code": "invalid_since",
-                "message": self.message,
-                "hint": "use an RFC 3339 date-time such as 2026-02-18T09:00:00Z, \
-                         or the meta.response_timestamp of the previous answer",
-            }
-        });
-        let mut response = (StatusCode::BAD_REQUEST, body.to_string()).into_response();
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        response
+        crate::ErrorEnvelope::new(StatusCode::BAD_REQUEST, "invalid_since", self.message)
+            .with_hint(
+                "use an RFC 3339 date-time such as 2026-02-18T09:00:00Z, \
+                 or the meta.response_timestamp of the previous answer",
+            )
+            .into_response()
     }
 }
 

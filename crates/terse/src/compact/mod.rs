@@ -65,7 +65,7 @@
 //!
 //! Register a type with
 //! [`TerseLayer::resource`](crate::TerseLayer::resource) (or a run-time
-//! resource with [`TerseLayer::template`](crate::TerseLayer::template)); a
+//! resource with [`TerseLayer::compact_resource`](crate::TerseLayer::compact_resource)); a
 //! request that asks for `format=compact` then gets, for a 2xx list body on
 //! that route, the envelope [`compact_envelope`] describes, as compact JSON
 //! with an `X-Token-Count` that counts it. In short:

@@ -19,7 +19,7 @@ use super::report::{self, Report};
 use super::rewrite::{Outcome, rewrite};
 use super::{Config, TerseBody};
 use crate::Passthrough;
-use crate::error_envelope::Refusal;
+use crate::error_envelope::ErrorEnvelope;
 use crate::fields::Fields;
 use crate::format::Format;
 
@@ -79,8 +79,8 @@ impl<F, B: Body> ResponseFuture<F, B> {
         }
     }
 
-    pub(crate) fn refuse(refusal: Refusal, config: &Config) -> Self {
-        let mut response = refusal.into_response();
+    pub(crate) fn refuse(refusal: ErrorEnvelope, config: &Config) -> Self {
+        let mut response = refusal.into_http_response();
         add_vary(response.headers_mut(), &config.vary);
         ResponseFuture {
             state: State::Refused {

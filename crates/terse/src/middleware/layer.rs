@@ -168,7 +168,7 @@ impl TerseLayer {
     /// use terse::{TerseLayer, toon::{Delimiter, EncodeOptions}};
     ///
     /// let layer = TerseLayer::new()
-    ///     .toon_options(EncodeOptions { delimiter: Delimiter::Tab, ..Default::default() });
+    ///     .toon_options(EncodeOptions::new().with_delimiter(Delimiter::Tab));
     /// ```
     pub fn toon_options(mut self, options: EncodeOptions) -> Self {
         self.config().toon_options = options;
@@ -354,7 +354,7 @@ impl TerseLayer {
     /// found when the layer is built.
     #[track_caller]
     pub fn resource<T: CompactLine>(self, pattern: &str) -> Self {
-        self.template(pattern, CompactResource::of::<T>())
+        self.compact_resource(pattern, CompactResource::of::<T>())
     }
 
     /// Serves `format=compact` on the routes matching `pattern` with a
@@ -370,7 +370,7 @@ impl TerseLayer {
     ///
     /// let notes = CompactResource::new("note", Template::parse("{title}{? ({tags|join(/)})}")?)
     ///     .with_id_key("slug");
-    /// let layer = TerseLayer::new().template("/api/v1/notes", notes);
+    /// let layer = TerseLayer::new().compact_resource("/api/v1/notes", notes);
     /// # Ok::<(), terse::compact::TemplateError>(())
     /// ```
     ///
@@ -379,8 +379,8 @@ impl TerseLayer {
     /// When `pattern` is not a valid route pattern, as for
     /// [`resource`](Self::resource).
     #[track_caller]
-    pub fn template(self, pattern: &str, resource: CompactResource) -> Self {
-        match self.try_template(pattern, resource) {
+    pub fn compact_resource(self, pattern: &str, resource: CompactResource) -> Self {
+        match self.try_compact_resource(pattern, resource) {
             Ok(layer) => layer,
             #[allow(
                 clippy::panic,
@@ -390,7 +390,7 @@ impl TerseLayer {
         }
     }
 
-    /// [`template`](Self::template) for a pattern that comes from
+    /// [`compact_resource`](Self::compact_resource) for a pattern that comes from
     /// configuration: an invalid pattern is an error, not a panic.
     ///
     /// ```
@@ -398,7 +398,7 @@ impl TerseLayer {
     /// use terse::compact::{CompactResource, Template};
     ///
     /// let notes = CompactResource::new("note", Template::parse("{title}")?);
-    /// let err = TerseLayer::new().try_template("notes/{", notes).unwrap_err();
+    /// let err = TerseLayer::new().try_compact_resource("notes/{", notes).unwrap_err();
     /// assert!(err.to_string().contains("notes/{"));
     /// # Ok::<(), terse::compact::TemplateError>(())
     /// ```
@@ -406,7 +406,7 @@ impl TerseLayer {
     /// # Errors
     ///
     /// A [`RouteError`] when `pattern` is not a valid route pattern.
-    pub fn try_template(
+    pub fn try_compact_resource(
         mut self,
         pattern: &str,
         resource: CompactResource,

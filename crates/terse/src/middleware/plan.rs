@@ -3,7 +3,7 @@
 use http::{Method, Request, StatusCode};
 
 use super::Config;
-use crate::error_envelope::Refusal;
+use crate::error_envelope::ErrorEnvelope;
 use crate::fields::{Fields, FieldsError};
 use crate::format::Format;
 use crate::negotiate::{Negotiated, negotiate};
@@ -91,7 +91,7 @@ pub(crate) enum Planned {
     /// An unknown format: leave request and response alone.
     StepAside,
     /// Answer with the error envelope; the handler is not called.
-    Refuse(Refusal),
+    Refuse(ErrorEnvelope),
     Serve(Plan),
 }
 
@@ -127,18 +127,20 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
             .is_some()
     };
     if fields.is_some() && format == Format::Compact && has_lines() {
-        return Planned::Refuse(Refusal {
-            status: StatusCode::BAD_REQUEST,
-            code: "fields_with_compact",
-            message: format!(
-                "`{}` cannot be combined with {}=compact: compact lines already choose what each record shows",
-                config.fields_param, config.format_param
-            ),
-            hint: format!(
+        return Planned::Refuse(
+            ErrorEnvelope::new(
+                StatusCode::BAD_REQUEST,
+                "fields_with_compact",
+                format!(
+                    "`{}` cannot be combined with {}=compact: compact lines already choose what each record shows",
+                    config.fields_param, config.format_param
+                ),
+            )
+            .with_hint(format!(
                 "Drop `{}` to get compact lines, or ask for {}=json or {}=toon to keep `{}`",
                 config.fields_param, config.format_param, config.format_param, config.fields_param
-            ),
-        });
+            )),
+        );
     }
     Planned::Serve(Plan {
         format,
@@ -154,7 +156,7 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
 }
 
 /// The 400 for a `fields` list that is wrong or too large.
-fn fields_refusal(config: &Config, err: &FieldsError) -> Refusal {
+fn fields_refusal(config: &Config, err: &FieldsError) -> ErrorEnvelope {
     let param = &config.fields_param;
     let limits = config.fields_limits;
     let hint = match err {
@@ -166,10 +168,10 @@ fn fields_refusal(config: &Config, err: &FieldsError) -> Refusal {
             limits.max_paths, limits.max_depth, limits.max_length
         ),
     };
-    Refusal {
-        status: StatusCode::BAD_REQUEST,
-        code: err.code(),
-        message: format!("`{param}`: {err}"),
-        hint,
-    }
+    ErrorEnvelope::new(
+        StatusCode::BAD_REQUEST,
+        err.code(),
+        format!("`{param}`: {err}"),
+    )
+    .with_hint(hint)
 }
