@@ -1,0 +1,723 @@
+//! The gateway's TOML configuration: the upstream and listener, every
+//! setting of the layer, and the compact resources with their templates.
+//!
+//! A config file is hostile input: it is parsed with unknown keys refused,
+//! every value checked (templates parsed, routes validated, sizes bounded),
+//! and any mistake is one [`ConfigError`] that names the file, the line and
+//! the problem, such as
+//! `terse.toml:4: unknown filter `nosuchfilter` in line template (column 9)`.
+
+use std::fmt;
+use std::ops::Range;
+use std::path::Path;
+use std::time::Duration;
+
+use http::HeaderName;
+use serde::Deserialize;
+use terse::compact::{CompactResource, Template};
+use terse::toon::{Delimiter, EncodeOptions};
+use terse::{Format, TerseLayer};
+use toml::Spanned;
+
+use crate::server::ServerOptions;
+use crate::upstream::{Upstream, UpstreamError};
+
+/// The largest config file read: a config of every key with hundreds of
+/// resources fits many times over.
+pub const MAX_CONFIG_BYTES: usize = 1 << 20;
+
+/// Most resources a config may declare.
+pub const MAX_RESOURCES: usize = 1024;
+
+/// A parsed and checked gateway configuration.
+///
+/// ```
+/// use terse_gateway::Config;
+///
+/// let config = Config::parse(
+///     "terse.toml",
+///     r#"
+/// [gateway]
+/// upstream = "http://127.0.0.1:8000"
+///
+/// [layer]
+/// default_format = "toon"
+///
+/// [[resource]]
+/// route = "/api/tasks"
+/// noun = "task"
+/// line = "{title}{? [{project}]} due {due|date}"
+/// "#,
+/// )?;
+/// assert_eq!(config.upstream_url(), Some("http://127.0.0.1:8000"));
+/// let layer = config.layer();
+/// # drop(layer);
+/// # Ok::<(), terse_gateway::ConfigError>(())
+/// ```
+///
+/// The sections and keys (all optional; `examples/gateway/terse.toml` is a
+/// commented example of every one):
+///
+/// - `[gateway]`: `upstream`, `listen`, `connect_timeout`,
+///   `response_timeout`, `idle_timeout`, `shutdown_timeout` (durations as
+///   `"250ms"`, `"5s"`, `"2m"`), `max_request_headers`, `max_header_bytes`.
+/// - `[layer]`: `default_format`, `max_body_bytes`, `max_output_bytes`,
+///   `offload_threshold`, `max_concurrent_rewrites`, `smart_fallback`,
+///   `count_plain_responses`, `fields_enabled`, `max_fields`,
+///   `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`,
+///   `format_param`, `fields_param`, `prefer_header`, and `[layer.toon]`
+///   with `delimiter` (`"comma"`, `"tab"`, `"pipe"`) and `indent`.
+/// - `[[resource]]`: `route` (axum syntax), `noun`, `plural`, `line` (a
+///   [`Template`]), `id`.
+///
+/// The name `[mcp]` is kept for the MCP settings; today it is an unknown key.
+#[derive(Debug, Clone)]
+pub struct Config {
+    file: File,
+    resources: Vec<(String, CompactResource)>,
+}
+
+/// Why a config was refused: the file, the line when known, and the problem.
+///
+/// Its `Display` is one line, `file:line: problem`.
+///
+/// ```
+/// let err = terse_gateway::Config::parse("terse.toml", "[layer]\nmax_body_bytes = \"big\"\n")
+///     .unwrap_err();
+/// assert_eq!(err.line(), Some(2));
+/// assert!(err.to_string().starts_with("terse.toml:2: "), "{err}");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    file: String,
+    line: Option<usize>,
+    message: String,
+}
+
+impl ConfigError {
+    fn at(
+        file: &str,
+        source: &str,
+        span: Option<Range<usize>>,
+        message: impl Into<String>,
+    ) -> Self {
+        ConfigError {
+            file: file.to_owned(),
+            line: span.map(|span| line_of(source, span.start)),
+            message: message.into(),
+        }
+    }
+
+    /// The file named when the config was loaded.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// The 1-based line of the problem, when it has one.
+    pub fn line(&self) -> Option<usize> {
+        self.line
+    }
+
+    /// What is wrong, without the file and line.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file, self.message),
+            None => write!(f, "{}: {}", self.file, self.message),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The 1-based line holding byte `offset` of `source`.
+fn line_of(source: &str, offset: usize) -> usize {
+    let end = offset.min(source.len());
+    1 + source.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    gateway: GatewaySection,
+    #[serde(default)]
+    layer: LayerSection,
+    #[serde(default, rename = "resource")]
+    resources: Vec<ResourceSection>,
+    // `[mcp]` goes here when the MCP layer has settings.
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GatewaySection {
+    upstream: Option<Spanned<String>>,
+    listen: Option<Spanned<String>>,
+    connect_timeout: Option<Spanned<String>>,
+    response_timeout: Option<Spanned<String>>,
+    idle_timeout: Option<Spanned<String>>,
+    shutdown_timeout: Option<Spanned<String>>,
+    max_request_headers: Option<Spanned<usize>>,
+    max_header_bytes: Option<Spanned<usize>>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LayerSection {
+    default_format: Option<Spanned<String>>,
+    max_body_bytes: Option<usize>,
+    max_output_bytes: Option<usize>,
+    offload_threshold: Option<usize>,
+    max_concurrent_rewrites: Option<Spanned<usize>>,
+    smart_fallback: Option<bool>,
+    count_plain_responses: Option<bool>,
+    fields_enabled: Option<bool>,
+    max_fields: Option<usize>,
+    max_field_depth: Option<usize>,
+    max_fields_length: Option<usize>,
+    list_keys: Option<Spanned<Vec<String>>>,
+    id_key: Option<Spanned<String>>,
+    format_param: Option<Spanned<String>>,
+    fields_param: Option<Spanned<String>>,
+    prefer_header: Option<Spanned<String>>,
+    #[serde(default)]
+    toon: ToonSection,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToonSection {
+    delimiter: Option<Spanned<String>>,
+    indent: Option<Spanned<usize>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResourceSection {
+    route: Spanned<String>,
+    noun: Spanned<String>,
+    plural: Option<Spanned<String>>,
+    line: Spanned<String>,
+    id: Option<Spanned<String>>,
+}
+
+/// Checks one file: everything a layer or server would refuse later is
+/// refused here, with its line.
+struct Checker<'a> {
+    file: &'a str,
+    source: &'a str,
+}
+
+impl Checker<'_> {
+    fn error<T>(&self, span: Range<usize>, message: impl Into<String>) -> Result<T, ConfigError> {
+        Err(ConfigError::at(self.file, self.source, Some(span), message))
+    }
+
+    fn duration(&self, value: &Option<Spanned<String>>, key: &str) -> Result<(), ConfigError> {
+        match value {
+            Some(text) => parse_duration(text.get_ref())
+                .map(drop)
+                .or_else(|why| self.error(text.span(), format!("`{key}`: {why}"))),
+            None => Ok(()),
+        }
+    }
+
+    fn name(&self, value: &Option<Spanned<String>>, key: &str) -> Result<(), ConfigError> {
+        match value {
+            Some(text) if text.get_ref().is_empty() || text.get_ref().len() > 256 => {
+                self.error(text.span(), format!("`{key}` must be 1 to 256 bytes long"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn range(
+        &self,
+        value: &Option<Spanned<usize>>,
+        key: &str,
+        range: std::ops::RangeInclusive<usize>,
+    ) -> Result<(), ConfigError> {
+        match value {
+            Some(n) if !range.contains(n.get_ref()) => self.error(
+                n.span(),
+                format!(
+                    "`{key}` must be between {} and {}, not {}",
+                    range.start(),
+                    range.end(),
+                    n.get_ref()
+                ),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    fn gateway(&self, g: &GatewaySection) -> Result<(), ConfigError> {
+        if let Some(url) = &g.upstream {
+            if let Err(err) = Upstream::new(url.get_ref()) {
+                return self.error(url.span(), format!("`upstream`: {err}"));
+            }
+        }
+        if let Some(listen) = &g.listen {
+            if listen.get_ref().parse::<std::net::SocketAddr>().is_err() {
+                return self.error(
+                    listen.span(),
+                    format!(
+                        "`listen` must be an IP address and port such as \"127.0.0.1:3000\", not {:?}",
+                        listen.get_ref()
+                    ),
+                );
+            }
+        }
+        self.duration(&g.connect_timeout, "connect_timeout")?;
+        self.duration(&g.response_timeout, "response_timeout")?;
+        self.duration(&g.idle_timeout, "idle_timeout")?;
+        self.duration(&g.shutdown_timeout, "shutdown_timeout")?;
+        self.range(&g.max_request_headers, "max_request_headers", 1..=1000)?;
+        self.range(&g.max_header_bytes, "max_header_bytes", 8192..=1 << 20)?;
+        Ok(())
+    }
+
+    fn layer(&self, l: &LayerSection) -> Result<(), ConfigError> {
+        if let Some(format) = &l.default_format {
+            if format.get_ref().parse::<Format>().is_err() {
+                return self.error(
+                    format.span(),
+                    format!(
+                        "unknown format {:?} in `default_format`; expected \"json\", \"toon\" or \"compact\"",
+                        format.get_ref()
+                    ),
+                );
+            }
+        }
+        self.range(
+            &l.max_concurrent_rewrites,
+            "max_concurrent_rewrites",
+            1..=4096,
+        )?;
+        if let Some(keys) = &l.list_keys {
+            if keys.get_ref().len() > 64
+                || keys.get_ref().iter().any(|k| k.is_empty() || k.len() > 256)
+            {
+                return self.error(
+                    keys.span(),
+                    "`list_keys` takes at most 64 keys, each 1 to 256 bytes long",
+                );
+            }
+        }
+        self.name(&l.id_key, "id_key")?;
+        self.name(&l.format_param, "format_param")?;
+        self.name(&l.fields_param, "fields_param")?;
+        if let Some(header) = &l.prefer_header {
+            if HeaderName::from_bytes(header.get_ref().as_bytes()).is_err() {
+                return self.error(
+                    header.span(),
+                    format!(
+                        "`prefer_header` {:?} is not a valid header name",
+                        header.get_ref()
+                    ),
+                );
+            }
+        }
+        if let Some(delimiter) = &l.toon.delimiter {
+            if parse_delimiter(delimiter.get_ref()).is_none() {
+                return self.error(
+                    delimiter.span(),
+                    format!(
+                        "unknown TOON delimiter {:?}; expected \"comma\", \"tab\" or \"pipe\"",
+                        delimiter.get_ref()
+                    ),
+                );
+            }
+        }
+        self.range(&l.toon.indent, "indent", 1..=16)
+    }
+
+    fn resource(&self, r: &ResourceSection) -> Result<(String, CompactResource), ConfigError> {
+        let noun = r.noun.get_ref();
+        if noun.trim().is_empty() || noun.len() > 256 {
+            return self.error(r.noun.span(), "`noun` must be 1 to 256 bytes long");
+        }
+        let template = match Template::parse(r.line.get_ref()) {
+            Ok(template) => template,
+            Err(err) => {
+                return self.error(
+                    r.line.span(),
+                    format!(
+                        "{} in line template (column {})",
+                        err.message(),
+                        err.column()
+                    ),
+                );
+            }
+        };
+        let mut resource = CompactResource::new(noun.clone(), template);
+        if let Some(plural) = &r.plural {
+            if plural.get_ref().trim().is_empty() || plural.get_ref().len() > 256 {
+                return self.error(plural.span(), "`plural` must be 1 to 256 bytes long");
+            }
+            resource = resource.with_plural(plural.get_ref().clone());
+        }
+        self.name(&r.id, "id")?;
+        if let Some(id) = &r.id {
+            resource = resource.with_id_key(id.get_ref().clone());
+        }
+        // The route is checked by the layer's own route table.
+        if let Err(err) =
+            TerseLayer::new().try_compact_resource(r.route.get_ref(), resource.clone())
+        {
+            return self.error(r.route.span(), err.to_string());
+        }
+        Ok((r.route.get_ref().clone(), resource))
+    }
+}
+
+impl Config {
+    /// Parses and checks the text of a config file; `file` names it in
+    /// errors.
+    ///
+    /// # Errors
+    ///
+    /// A [`ConfigError`] for the first problem: TOML syntax, an unknown key,
+    /// a value of the wrong type or out of range, a route or template that
+    /// does not parse.
+    pub fn parse(file: &str, source: &str) -> Result<Config, ConfigError> {
+        if source.len() > MAX_CONFIG_BYTES {
+            return Err(ConfigError::at(
+                file,
+                source,
+                None,
+                format!("larger than {MAX_CONFIG_BYTES} bytes"),
+            ));
+        }
+        let parsed: File = toml::from_str(source)
+            .map_err(|err| ConfigError::at(file, source, err.span(), one_line(err.message())))?;
+        let checker = Checker { file, source };
+        checker.gateway(&parsed.gateway)?;
+        checker.layer(&parsed.layer)?;
+        if parsed.resources.len() > MAX_RESOURCES {
+            return Err(ConfigError::at(
+                file,
+                source,
+                None,
+                format!("more than {MAX_RESOURCES} resources"),
+            ));
+        }
+        let resources = parsed
+            .resources
+            .iter()
+            .map(|r| checker.resource(r))
+            .collect::<Result<_, _>>()?;
+        Ok(Config {
+            file: parsed,
+            resources,
+        })
+    }
+
+    /// Reads and parses a config file.
+    ///
+    /// # Errors
+    ///
+    /// A [`ConfigError`] naming the file when it cannot be read, is larger
+    /// than [`MAX_CONFIG_BYTES`] or is not UTF-8, or as [`parse`](Self::parse).
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let name = path.display().to_string();
+        let refuse = |message: String| ConfigError {
+            file: name.clone(),
+            line: None,
+            message,
+        };
+        let bytes = read_bounded(path).map_err(|err| refuse(format!("cannot read: {err}")))?;
+        let text = String::from_utf8(bytes).map_err(|_| refuse("not UTF-8".to_owned()))?;
+        Config::parse(&name, &text)
+    }
+
+    /// `[gateway] upstream`, when the file gives it.
+    pub fn upstream_url(&self) -> Option<&str> {
+        self.file
+            .gateway
+            .upstream
+            .as_ref()
+            .map(|u| u.get_ref().as_str())
+    }
+
+    /// `[gateway] listen`, when the file gives it.
+    pub fn listen(&self) -> Option<std::net::SocketAddr> {
+        self.file
+            .gateway
+            .listen
+            .as_ref()
+            .and_then(|l| l.get_ref().parse().ok())
+    }
+
+    /// The layer the `[layer]` section and the resources describe; every
+    /// setting left out keeps [`TerseLayer::new`]'s default.
+    pub fn layer(&self) -> TerseLayer {
+        let l = &self.file.layer;
+        let mut layer = TerseLayer::new();
+        if let Some(format) = l
+            .default_format
+            .as_ref()
+            .and_then(|f| f.get_ref().parse().ok())
+        {
+            layer = layer.default_format(format);
+        }
+        if let Some(limit) = l.max_body_bytes {
+            layer = layer.max_body_bytes(limit);
+        }
+        if let Some(limit) = l.max_output_bytes {
+            layer = layer.max_output_bytes(limit);
+        }
+        if let Some(bytes) = l.offload_threshold {
+            layer = layer.offload_threshold(bytes);
+        }
+        if let Some(n) = &l.max_concurrent_rewrites {
+            layer = layer.max_concurrent_rewrites(*n.get_ref());
+        }
+        if let Some(on) = l.smart_fallback {
+            layer = layer.smart_fallback(on);
+        }
+        if let Some(on) = l.count_plain_responses {
+            layer = layer.count_plain_responses(on);
+        }
+        if let Some(on) = l.fields_enabled {
+            layer = layer.fields_enabled(on);
+        }
+        if let Some(n) = l.max_fields {
+            layer = layer.max_fields(n);
+        }
+        if let Some(n) = l.max_field_depth {
+            layer = layer.max_field_depth(n);
+        }
+        if let Some(n) = l.max_fields_length {
+            layer = layer.max_fields_length(n);
+        }
+        if let Some(keys) = &l.list_keys {
+            layer = layer.list_keys(keys.get_ref().iter().cloned());
+        }
+        if let Some(key) = &l.id_key {
+            layer = layer.id_key(key.get_ref().clone());
+        }
+        if let Some(name) = &l.format_param {
+            layer = layer.format_param(name.get_ref().clone());
+        }
+        if let Some(name) = &l.fields_param {
+            layer = layer.fields_param(name.get_ref().clone());
+        }
+        if let Some(name) = l
+            .prefer_header
+            .as_ref()
+            .and_then(|h| HeaderName::from_bytes(h.get_ref().as_bytes()).ok())
+        {
+            layer = layer.prefer_header(name);
+        }
+        let mut toon = EncodeOptions::new();
+        if let Some(delimiter) = l
+            .toon
+            .delimiter
+            .as_ref()
+            .and_then(|d| parse_delimiter(d.get_ref()))
+        {
+            toon = toon.with_delimiter(delimiter);
+        }
+        if let Some(indent) = &l.toon.indent {
+            toon = toon.with_indent_size(*indent.get_ref());
+        }
+        layer = layer.toon_options(toon);
+        for (route, resource) in &self.resources {
+            // Every route was checked by `parse`; a failure here cannot
+            // happen, and would only leave the route out.
+            if let Ok(next) = layer.clone().try_compact_resource(route, resource.clone()) {
+                layer = next;
+            }
+        }
+        layer
+    }
+
+    /// The server settings of the `[gateway]` section.
+    pub fn server_options(&self) -> ServerOptions {
+        let g = &self.file.gateway;
+        let mut options = ServerOptions::default();
+        if let Some(d) = duration_of(&g.shutdown_timeout) {
+            options.shutdown_timeout = d;
+        }
+        if let Some(n) = &g.max_request_headers {
+            options.max_request_headers = *n.get_ref();
+        }
+        if let Some(n) = &g.max_header_bytes {
+            options.max_header_bytes = *n.get_ref();
+        }
+        options
+    }
+
+    /// The upstream at `url` with the timeouts of the `[gateway]` section.
+    ///
+    /// # Errors
+    ///
+    /// An [`UpstreamError`] when `url` is not an `http://` URL.
+    pub fn upstream(&self, url: &str) -> Result<Upstream, UpstreamError> {
+        let g = &self.file.gateway;
+        let mut upstream = Upstream::new(url)?;
+        if let Some(d) = duration_of(&g.connect_timeout) {
+            upstream = upstream.connect_timeout(d);
+        }
+        if let Some(d) = duration_of(&g.response_timeout) {
+            upstream = upstream.response_timeout(d);
+        }
+        if let Some(d) = duration_of(&g.idle_timeout) {
+            upstream = upstream.idle_timeout(d);
+        }
+        Ok(upstream)
+    }
+}
+
+impl Default for Config {
+    /// No file: the layer's defaults, no resources.
+    fn default() -> Self {
+        Config {
+            file: File::default(),
+            resources: Vec::new(),
+        }
+    }
+}
+
+fn duration_of(value: &Option<Spanned<String>>) -> Option<Duration> {
+    value
+        .as_ref()
+        .and_then(|v| parse_duration(v.get_ref()).ok())
+}
+
+/// Parses `"250ms"`, `"5s"`, `"2m"`: a whole number from 1 and a unit, at
+/// most one hour.
+///
+/// ```
+/// use std::time::Duration;
+/// use terse_gateway::config::parse_duration;
+///
+/// assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+/// assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+/// assert!(parse_duration("5").is_err());
+/// ```
+///
+/// # Errors
+///
+/// A message saying what a duration looks like.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = text.split_at(digits);
+    let scale = match unit {
+        "ms" => 1,
+        "s" => 1000,
+        "m" => 60_000,
+        _ => 0,
+    };
+    let millis = number
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .filter(|&ms| (1..=3_600_000).contains(&ms));
+    millis.map(Duration::from_millis).ok_or_else(|| {
+        format!("{text:?} is not a duration from 1ms to 1h such as \"250ms\", \"5s\" or \"2m\"")
+    })
+}
+
+fn parse_delimiter(name: &str) -> Option<Delimiter> {
+    match name {
+        "comma" | "," => Some(Delimiter::Comma),
+        "tab" | "\t" => Some(Delimiter::Tab),
+        "pipe" | "|" => Some(Delimiter::Pipe),
+        _ => None,
+    }
+}
+
+/// toml's messages may span lines; an error is one line.
+fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Reads at most [`MAX_CONFIG_BYTES`] + 1 bytes, so a huge file (or
+/// `/dev/zero`) is refused without reading it whole.
+fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_CONFIG_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(source: &str) -> String {
+        Config::parse("t.toml", source).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn every_kind_of_mistake_names_its_line() {
+        assert_eq!(
+            error("[layer]\nsmart_fallback = true\nnope = 1\n"),
+            "t.toml:3: unknown field `nope`, expected one of `default_format`, `max_body_bytes`, `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`, `smart_fallback`, `count_plain_responses`, `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`, `toon`"
+        );
+        assert!(error("[layer]\n\nmax_body_bytes = -1\n").starts_with("t.toml:3: "));
+        assert_eq!(
+            error(
+                "[[resource]]\nroute = \"/t\"\nnoun = \"task\"\nline = \"{title|nosuchfilter}\"\n"
+            ),
+            "t.toml:4: unknown filter `nosuchfilter` in line template (column 8)"
+        );
+        assert!(
+            error("[[resource]]\nroute = \"t/{\"\nnoun = \"t\"\nline = \"{a}\"\n")
+                .starts_with("t.toml:2: invalid route pattern")
+        );
+        assert!(
+            error("[gateway]\nconnect_timeout = \"5 s\"\n")
+                .starts_with("t.toml:2: `connect_timeout`")
+        );
+        assert!(
+            error("[layer.toon]\ndelimiter = \";\"\n")
+                .starts_with("t.toml:2: unknown TOON delimiter")
+        );
+        assert!(
+            error("[layer]\ndefault_format = \"xml\"\n").starts_with("t.toml:2: unknown format")
+        );
+        assert!(error("[gateway]\nupstream = \"https://x\"\n").starts_with("t.toml:2: `upstream`"));
+        assert!(error("[layer\n").starts_with("t.toml:1: "));
+        assert!(
+            error("[[resource]]\nroute = \"/t\"\nline = \"{a}\"\n")
+                .starts_with("t.toml:1: missing field `noun`")
+        );
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("1ms"), Ok(Duration::from_millis(1)));
+        for bad in [
+            "",
+            "0s",
+            "s",
+            "-1s",
+            "1h",
+            "61m",
+            "99999999999999999999ms",
+            "1.5s",
+        ] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_empty_file_is_the_defaults() {
+        let config = Config::parse("t.toml", "").unwrap();
+        assert_eq!(config.upstream_url(), None);
+        assert_eq!(config.server_options(), ServerOptions::default());
+    }
+}

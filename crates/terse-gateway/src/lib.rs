@@ -1,0 +1,94 @@
+//! The terse layer in front of any HTTP service, in any language.
+//!
+//! A reverse proxy with [`TerseLayer`] around it: a service written in
+//! Python, Node, Go or Java answers JSON as it always has, and agents that
+//! ask for it (`?format=toon`, `X-Prefer-Format: compact`, `Accept:
+//! text/toon`) get TOON or compact lines, with `X-Token-Count`. The
+//! `terse gateway` command runs it from a TOML file ([`Config`]); this crate
+//! is the same gateway as a library, for whoever builds their own proxy.
+//!
+//! ```
+//! use terse::TerseLayer;
+//! use terse::compact::{CompactResource, Template};
+//! use terse_gateway::{Upstream, gateway};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let tasks = CompactResource::new("task", Template::parse("{title} due {due|date}")?);
+//! let layer = TerseLayer::new().compact_resource("/api/tasks", tasks);
+//! let service = gateway(layer, Upstream::new("http://127.0.0.1:8000")?);
+//! // `service` is a tower `Service<http::Request<B>>`; `serve` runs it.
+//! # drop(service);
+//! # Ok(()) }
+//! ```
+//!
+//! # Design
+//!
+//! The service [`gateway`] builds is, from the outside in:
+//!
+//! 1. tower-http's compression, which honours the client's
+//!    `Accept-Encoding` on the way out (not SSE, not small bodies);
+//! 2. [`RequestLog`]: one `info` line per request;
+//! 3. the [`TerseLayer`], which rewrites what a client asked for and
+//!    passes everything else through (errors, non-JSON, streams);
+//! 4. tower-http's decompression, so an upstream that compresses (gzip, br,
+//!    zstd, deflate), even unasked, still gets rewritten;
+//! 5. [`Upstream`], the forwarding itself over hyper-util's pooled client:
+//!    hop-by-hop headers dropped both ways, `X-Forwarded-*` added,
+//!    timeouts answered with 502/504 in [`terse::ErrorEnvelope`].
+//!
+//! Request bodies stream to the upstream unbuffered. Response bodies stream
+//! back unless the layer reads one to rewrite or count it, and the layer
+//! never reads more than its `max_body_bytes`. [`serve`] speaks HTTP/1.1
+//! and h2c with hyper-util's auto server, bounds request heads, and drains
+//! requests in flight on shutdown. Requests that upgrade the connection
+//! (WebSocket) are not proxied: `Upgrade` is a hop-by-hop header.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+// Nothing reachable from a request or a config file may panic.
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+pub mod config;
+mod headers;
+mod log;
+mod server;
+mod upstream;
+
+use terse::{Terse, TerseLayer};
+use tower::ServiceBuilder;
+use tower_http::compression::{Compression, CompressionLayer};
+use tower_http::decompression::{Decompression, DecompressionLayer};
+
+pub use config::{Config, ConfigError};
+pub use headers::remove_hop_by_hop;
+pub use log::{LogBody, RequestLog, RequestLogLayer};
+pub use server::{ServerOptions, serve, shutdown_signal};
+pub use upstream::{
+    BoxError, ClientAddr, IdleTimeout, Upstream, UpstreamBody, UpstreamError, UpstreamLatency,
+};
+
+/// The service [`gateway`] builds.
+pub type Gateway = Compression<RequestLog<Terse<Decompression<Upstream>>>>;
+
+/// `layer` in front of `upstream`, with decompression inside it and
+/// compression and the request log outside (see the [crate] docs).
+///
+/// ```
+/// let service = terse_gateway::gateway(
+///     terse::TerseLayer::new(),
+///     terse_gateway::Upstream::new("http://127.0.0.1:8000")?,
+/// );
+/// # drop(service);
+/// # Ok::<(), terse_gateway::UpstreamError>(())
+/// ```
+pub fn gateway(layer: TerseLayer, upstream: Upstream) -> Gateway {
+    ServiceBuilder::new()
+        .layer(CompressionLayer::new())
+        .layer(RequestLogLayer)
+        .layer(layer)
+        .layer(DecompressionLayer::new())
+        .service(upstream)
+}

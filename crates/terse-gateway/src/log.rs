@@ -1,0 +1,251 @@
+//! [`RequestLog`]: one `info` line per request, written when its response
+//! body is done (or dropped).
+
+use std::fmt;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use bytes::Buf;
+use http::header::CONTENT_TYPE;
+use http::{Method, Request, Response};
+use http_body::{Body, Frame, SizeHint};
+use pin_project_lite::pin_project;
+use tower::{Layer, Service};
+
+use crate::upstream::UpstreamLatency;
+
+/// The longest request path a log line repeats.
+const MAX_LOGGED_PATH: usize = 256;
+
+/// The start of a compact envelope, the one sign of it a body carries.
+const COMPACT_PREFIX: &[u8] = br#"{"format":"compact""#;
+
+/// Logs each request at `info` (target `terse_gateway`): method, path
+/// (never the query, which may hold secrets), status, the format served
+/// (`json`, `toon`, `compact`, or `-` for a body that is not JSON), the
+/// `X-Token-Count`, the upstream's latency to headers, the total time, the
+/// bytes sent and whether the body was sent to the end.
+///
+/// ```
+/// use terse_gateway::RequestLogLayer;
+/// use tower::ServiceBuilder;
+///
+/// let service = ServiceBuilder::new()
+///     .layer(RequestLogLayer)
+///     .service_fn(|_: http::Request<()>| async {
+///         Ok::<_, std::convert::Infallible>(http::Response::new(String::from("ok")))
+///     });
+/// # drop(service);
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RequestLogLayer;
+
+impl<S> Layer<S> for RequestLogLayer {
+    type Service = RequestLog<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        RequestLog { inner }
+    }
+}
+
+/// The service [`RequestLogLayer`] makes.
+#[derive(Debug, Clone)]
+pub struct RequestLog<S> {
+    inner: S,
+}
+
+impl<S, B, ResBody> Service<Request<B>> for RequestLog<S>
+where
+    S: Service<Request<B>, Response = Response<ResBody>>,
+    S::Future: Send + 'static,
+    ResBody: Body,
+{
+    type Response = Response<LogBody<ResBody>>;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let started = Instant::now();
+        let wanted = tracing::enabled!(target: "terse_gateway", tracing::Level::INFO);
+        let seen = wanted.then(|| (request.method().clone(), short_path(request.uri().path())));
+        let future = self.inner.call(request);
+        Box::pin(async move {
+            let response = future.await?;
+            let Some((method, path)) = seen else {
+                return Ok(response.map(|body| LogBody { body, record: None }));
+            };
+            let headers = response.headers();
+            let format = headers
+                .get(CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .map_or(Served::Other, served_by_type);
+            let record = Record {
+                method,
+                path,
+                status: response.status().as_u16(),
+                format,
+                tokens: headers
+                    .get("x-token-count")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.parse().ok()),
+                upstream: response.extensions().get::<UpstreamLatency>().map(|l| l.0),
+                started,
+                bytes: 0,
+                complete: false,
+                first: true,
+            };
+            Ok(response.map(|body| LogBody {
+                body,
+                record: Some(record),
+            }))
+        })
+    }
+}
+
+fn short_path(path: &str) -> String {
+    let mut end = path.len().min(MAX_LOGGED_PATH);
+    while !path.is_char_boundary(end) {
+        end -= 1;
+    }
+    path[..end].to_owned()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Served {
+    Json,
+    Toon,
+    Compact,
+    Other,
+}
+
+impl fmt::Display for Served {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Served::Json => "json",
+            Served::Toon => "toon",
+            Served::Compact => "compact",
+            Served::Other => "-",
+        })
+    }
+}
+
+fn served_by_type(content_type: &str) -> Served {
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    if essence.eq_ignore_ascii_case("text/toon") || essence.eq_ignore_ascii_case("application/toon")
+    {
+        Served::Toon
+    } else if essence.eq_ignore_ascii_case("application/json")
+        || (essence.len() >= 5 && essence[essence.len() - 5..].eq_ignore_ascii_case("+json"))
+    {
+        Served::Json
+    } else {
+        Served::Other
+    }
+}
+
+/// What one log line says; written when dropped.
+struct Record {
+    method: Method,
+    path: String,
+    status: u16,
+    format: Served,
+    tokens: Option<u64>,
+    upstream: Option<Duration>,
+    started: Instant,
+    bytes: u64,
+    complete: bool,
+    first: bool,
+}
+
+impl Drop for Record {
+    fn drop(&mut self) {
+        tracing::info!(
+            target: "terse_gateway",
+            method = %self.method,
+            path = %self.path,
+            status = self.status,
+            format = %self.format,
+            tokens = %Optional(self.tokens),
+            upstream_ms = %Optional(self.upstream.map(|d| d.as_millis())),
+            total_ms = self.started.elapsed().as_millis() as u64,
+            bytes = self.bytes,
+            complete = self.complete,
+            "request"
+        );
+    }
+}
+
+/// `-` for a value not known.
+struct Optional<T>(Option<T>);
+
+impl<T: fmt::Display> fmt::Display for Optional<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Some(value) => value.fmt(f),
+            None => f.write_str("-"),
+        }
+    }
+}
+
+pin_project! {
+    /// The response body of [`RequestLog`]: the inner body, unchanged,
+    /// measured for the log line.
+    pub struct LogBody<B> {
+        #[pin]
+        body: B,
+        record: Option<Record>,
+    }
+}
+
+impl<B> fmt::Debug for LogBody<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("LogBody")
+    }
+}
+
+impl<B: Body> Body for LogBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
+        let this = self.project();
+        let polled = this.body.poll_frame(cx);
+        if let Some(record) = this.record.as_mut() {
+            match &polled {
+                Poll::Ready(Some(Ok(frame))) => {
+                    if let Some(data) = frame.data_ref() {
+                        let chunk = data.chunk();
+                        if record.first
+                            && record.format == Served::Json
+                            && record.tokens.is_some()
+                            && chunk.starts_with(COMPACT_PREFIX)
+                        {
+                            record.format = Served::Compact;
+                        }
+                        record.first = false;
+                        record.bytes += data.remaining() as u64;
+                    }
+                }
+                Poll::Ready(None) => record.complete = true,
+                _ => {}
+            }
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}

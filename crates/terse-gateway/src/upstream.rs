@@ -1,0 +1,426 @@
+//! [`Upstream`]: the tower service that forwards a request to the upstream
+//! over hyper-util's pooled client, and its body.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::header::{ACCEPT_ENCODING, HOST};
+use http::uri::{Authority, PathAndQuery, Scheme};
+use http::{HeaderValue, Request, Response, StatusCode, Uri, Version};
+use http_body::{Body, Frame, SizeHint};
+use http_body_util::BodyExt;
+use http_body_util::combinators::UnsyncBoxBody;
+use hyper::body::Incoming;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+use pin_project_lite::pin_project;
+use terse::ErrorEnvelope;
+use tokio::time::Sleep;
+
+use crate::headers::{add_forwarded, remove_hop_by_hop};
+
+/// A boxed error, as bodies carry them.
+pub type BoxError = Box<dyn StdError + Send + Sync>;
+
+type ClientBody = UnsyncBoxBody<Bytes, BoxError>;
+
+/// The address of the client that sent a request, as the server puts it in
+/// the request's extensions; [`Upstream`] sends it on in `X-Forwarded-For`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientAddr(pub SocketAddr);
+
+/// How long the upstream took to answer with its status and headers, in the
+/// extensions of every response [`Upstream`] gives (its own 502 and 504 too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UpstreamLatency(pub Duration);
+
+/// Why an upstream URL was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamError(String);
+
+impl fmt::Display for UpstreamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl StdError for UpstreamError {}
+
+/// A tower service that forwards every request to one HTTP upstream and
+/// gives its response back, streaming both ways.
+///
+/// ```
+/// use std::time::Duration;
+/// use terse_gateway::Upstream;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let upstream = Upstream::new("http://127.0.0.1:8000/api")?
+///     .connect_timeout(Duration::from_secs(2))
+///     .response_timeout(Duration::from_secs(10));
+/// // Put the terse layer (and compression) around it, as `gateway` does.
+/// let service = terse_gateway::gateway(terse::TerseLayer::new(), upstream);
+/// # drop(service);
+/// # Ok(()) }
+/// ```
+///
+/// On the way there it drops hop-by-hop headers (`Connection` and the
+/// headers it names, `Keep-Alive`, `TE`, `Trailer`, `Transfer-Encoding`,
+/// `Upgrade`, `Proxy-*`), adds `X-Forwarded-For` (from [`ClientAddr`]),
+/// `X-Forwarded-Proto` and `X-Forwarded-Host`, asks for
+/// `Accept-Encoding: identity` (the gateway compresses for its own
+/// clients), and joins the upstream's path prefix to the request's path.
+/// The request body streams, never buffered. On the way back it drops the
+/// hop-by-hop headers again.
+///
+/// An upstream that cannot be reached answers 502 `upstream_unavailable`;
+/// one that does not answer within the response timeout (or connect
+/// within the connect timeout) answers 504 `upstream_timeout`, both as
+/// [`terse::ErrorEnvelope`]. A body that stops for longer than the idle
+/// timeout ends with an error, which aborts the client's response.
+/// `Upstream` never returns `Err`.
+#[derive(Clone)]
+pub struct Upstream {
+    client: Client<HttpConnector, ClientBody>,
+    scheme: Scheme,
+    authority: Authority,
+    prefix: String,
+    connect_timeout: Duration,
+    response_timeout: Duration,
+    idle_timeout: Duration,
+}
+
+impl fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Upstream")
+            .field("authority", &self.authority)
+            .field("prefix", &self.prefix)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("response_timeout", &self.response_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .finish()
+    }
+}
+
+/// Defaults: 5 s to connect, 30 s to answer, 60 s of silence mid-body.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(30);
+const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+impl Upstream {
+    /// An upstream at `url`: `http://host:port` with an optional path
+    /// prefix (`http://127.0.0.1:8000/api` forwards `/tasks` to
+    /// `/api/tasks`). Needs a tokio runtime when used, not when built.
+    ///
+    /// # Errors
+    ///
+    /// An [`UpstreamError`] when `url` is not an absolute `http://` URL
+    /// without a query (TLS to the upstream is not supported: run the
+    /// gateway beside the service).
+    pub fn new(url: &str) -> Result<Upstream, UpstreamError> {
+        let uri: Uri = url
+            .parse()
+            .map_err(|err| UpstreamError(format!("{url:?} is not a URL: {err}")))?;
+        if uri.scheme() != Some(&Scheme::HTTP) {
+            return Err(UpstreamError(format!(
+                "{url:?} must start with http:// (TLS to the upstream is not supported)"
+            )));
+        }
+        let authority = uri
+            .authority()
+            .cloned()
+            .ok_or_else(|| UpstreamError(format!("{url:?} has no host")))?;
+        if uri.query().is_some() || authority.as_str().contains('@') {
+            return Err(UpstreamError(format!(
+                "{url:?} must have neither a query nor user info"
+            )));
+        }
+        let prefix = uri.path().trim_end_matches('/').to_owned();
+        let upstream = Upstream {
+            client: Self::client(CONNECT_TIMEOUT),
+            scheme: Scheme::HTTP,
+            authority,
+            prefix,
+            connect_timeout: CONNECT_TIMEOUT,
+            response_timeout: RESPONSE_TIMEOUT,
+            idle_timeout: IDLE_TIMEOUT,
+        };
+        Ok(upstream)
+    }
+
+    fn client(connect_timeout: Duration) -> Client<HttpConnector, ClientBody> {
+        let mut connector = HttpConnector::new();
+        connector.set_connect_timeout(Some(connect_timeout));
+        connector.set_nodelay(true);
+        Client::builder(TokioExecutor::new())
+            .timer(TokioTimer::new())
+            .pool_timer(TokioTimer::new())
+            .pool_idle_timeout(Duration::from_secs(30))
+            .build(connector)
+    }
+
+    /// The longest wait for a connection to the upstream. Default: 5 s.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self.client = Self::client(timeout);
+        self
+    }
+
+    /// The longest wait for the upstream's status and headers once the
+    /// request is sent (the request body included). Default: 30 s.
+    pub fn response_timeout(mut self, timeout: Duration) -> Self {
+        self.response_timeout = timeout;
+        self
+    }
+
+    /// The longest the upstream may pause between two pieces of a
+    /// response body (an SSE stream must send something at least this
+    /// often). Default: 60 s.
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// The URI of `original` on the upstream.
+    fn target(&self, original: &Uri) -> Option<Uri> {
+        let path = original.path_and_query().map_or("/", PathAndQuery::as_str);
+        let joined = if self.prefix.is_empty() {
+            PathAndQuery::try_from(path).ok()?
+        } else {
+            PathAndQuery::try_from(format!("{}{path}", self.prefix)).ok()?
+        };
+        Uri::builder()
+            .scheme(self.scheme.clone())
+            .authority(self.authority.clone())
+            .path_and_query(joined)
+            .build()
+            .ok()
+    }
+}
+
+impl<B> tower::Service<Request<B>> for Upstream
+where
+    B: Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<UpstreamBody>;
+    type Error = std::convert::Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let (mut parts, body) = request.into_parts();
+        let Some(target) = self.target(&parts.uri) else {
+            let refusal = ErrorEnvelope::new(
+                StatusCode::BAD_REQUEST,
+                "bad_request_target",
+                "the request target cannot be forwarded",
+            );
+            return Box::pin(std::future::ready(Ok(refusal.into_http_response())));
+        };
+        let client_addr = parts.extensions.get::<ClientAddr>().map(|c| c.0.ip());
+        let host = parts.headers.get(HOST).cloned().or_else(|| {
+            parts
+                .uri
+                .authority()
+                .and_then(|a| HeaderValue::from_str(a.as_str()).ok())
+        });
+        remove_hop_by_hop(&mut parts.headers);
+        add_forwarded(&mut parts.headers, client_addr, host);
+        // hyper sets `Host` from the upstream's URI.
+        parts.headers.remove(HOST);
+        // The gateway compresses for its clients itself; an upstream that
+        // compresses all the same is decompressed by the layer around.
+        parts
+            .headers
+            .insert(ACCEPT_ENCODING, HeaderValue::from_static("identity"));
+        parts.uri = target;
+        parts.version = Version::HTTP_11;
+        let request = Request::from_parts(parts, body.map_err(Into::into).boxed_unsync());
+
+        let client = self.client.clone();
+        let response_timeout = self.response_timeout;
+        let idle_timeout = self.idle_timeout;
+        Box::pin(async move {
+            let started = Instant::now();
+            let outcome = tokio::time::timeout(response_timeout, client.request(request)).await;
+            let latency = UpstreamLatency(started.elapsed());
+            let mut response = match outcome {
+                Ok(Ok(response)) => {
+                    let (mut parts, body) = response.into_parts();
+                    remove_hop_by_hop(&mut parts.headers);
+                    Response::from_parts(parts, UpstreamBody::incoming(body, idle_timeout))
+                }
+                Ok(Err(err)) => failure(&err).into_http_response(),
+                Err(_) => ErrorEnvelope::new(
+                    StatusCode::GATEWAY_TIMEOUT,
+                    "upstream_timeout",
+                    format!("the upstream did not answer within {response_timeout:?}"),
+                )
+                .with_hint("retry later; the service behind the gateway is slow")
+                .into_http_response(),
+            };
+            response.extensions_mut().insert(latency);
+            Ok(response)
+        })
+    }
+}
+
+/// The envelope for a request the client could not complete.
+fn failure(err: &hyper_util::client::legacy::Error) -> ErrorEnvelope {
+    let timed_out = {
+        let mut source: Option<&(dyn StdError + 'static)> = err.source();
+        let mut found = false;
+        while let Some(cause) = source {
+            if cause
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+            {
+                found = true;
+            }
+            source = cause.source();
+        }
+        found
+    };
+    if err.is_connect() && timed_out {
+        ErrorEnvelope::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            "upstream_timeout",
+            "the upstream did not accept a connection in time",
+        )
+        .with_hint("retry later; the service behind the gateway is slow")
+    } else if err.is_connect() {
+        ErrorEnvelope::new(
+            StatusCode::BAD_GATEWAY,
+            "upstream_unavailable",
+            "the upstream cannot be reached",
+        )
+        .with_hint("retry later; the service behind the gateway is down")
+    } else {
+        ErrorEnvelope::new(
+            StatusCode::BAD_GATEWAY,
+            "upstream_failed",
+            "the upstream closed the connection without a complete answer",
+        )
+        .with_hint("retry later")
+    }
+}
+
+pin_project! {
+    /// A response body from [`Upstream`]: the upstream's stream, or a
+    /// body the gateway made itself (its 502 and 504).
+    pub struct UpstreamBody {
+        #[pin]
+        kind: Kind,
+    }
+}
+
+pin_project! {
+    #[project = KindProj]
+    enum Kind {
+        Incoming {
+            #[pin]
+            body: Incoming,
+            #[pin]
+            idle: Sleep,
+            timeout: Duration,
+        },
+        Full {
+            data: Option<Bytes>,
+        },
+    }
+}
+
+impl UpstreamBody {
+    fn incoming(body: Incoming, timeout: Duration) -> Self {
+        UpstreamBody {
+            kind: Kind::Incoming {
+                body,
+                idle: tokio::time::sleep(timeout),
+                timeout,
+            },
+        }
+    }
+}
+
+impl From<Bytes> for UpstreamBody {
+    fn from(data: Bytes) -> Self {
+        UpstreamBody {
+            kind: Kind::Full {
+                data: (!data.is_empty()).then_some(data),
+            },
+        }
+    }
+}
+
+impl fmt::Debug for UpstreamBody {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("UpstreamBody")
+    }
+}
+
+/// The upstream paused mid-body for longer than the idle timeout.
+#[derive(Debug)]
+pub struct IdleTimeout(Duration);
+
+impl fmt::Display for IdleTimeout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the upstream sent nothing for {:?} mid-body", self.0)
+    }
+}
+
+impl StdError for IdleTimeout {}
+
+impl Body for UpstreamBody {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        match self.project().kind.project() {
+            KindProj::Incoming {
+                body,
+                mut idle,
+                timeout,
+            } => match body.poll_frame(cx) {
+                Poll::Ready(frame) => {
+                    idle.as_mut().reset(tokio::time::Instant::now() + *timeout);
+                    Poll::Ready(frame.map(|f| f.map_err(Into::into)))
+                }
+                Poll::Pending => {
+                    ready!(idle.poll(cx));
+                    Poll::Ready(Some(Err(Box::new(IdleTimeout(*timeout)))))
+                }
+            },
+            KindProj::Full { data } => Poll::Ready(data.take().map(|d| Ok(Frame::data(d)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.kind {
+            Kind::Incoming { body, .. } => body.is_end_stream(),
+            Kind::Full { data } => data.is_none(),
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match &self.kind {
+            Kind::Incoming { body, .. } => body.size_hint(),
+            Kind::Full { data } => {
+                SizeHint::with_exact(data.as_ref().map_or(0, |d| d.len() as u64))
+            }
+        }
+    }
+}
