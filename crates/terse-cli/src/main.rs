@@ -1,12 +1,15 @@
-//! The `terse` command: TOON encode and decode, and token statistics.
+//! The `terse` command: TOON encode and decode, token statistics, and the gateway.
 //!
 //! Every subcommand reads one document from a file or from standard input and
 //! writes its result to standard output. On bad input it prints exactly one
 //! line to standard error, nothing to standard output, and exits with code 1.
+//! `gateway` serves until SIGTERM or Ctrl-C; a config it cannot load stops
+//! it before it listens, with one line and exit code 2.
 
 mod decode;
 mod encode;
 mod error;
+mod gateway;
 mod input;
 mod output;
 mod stats;
@@ -34,11 +37,14 @@ enum Command {
     Stats(stats::Args),
     /// Measure a running service's list endpoints in tokens: JSON, TOON, compact.
     Report(terse_cli::report::Args),
+    /// Serve an HTTP service through the terse layer: TOON and compact lines for any upstream.
+    Gateway(gateway::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Gateway(args) => return gateway::run(&args),
         Command::Encode(args) => encode::run(&args),
         Command::Decode(args) => decode::run(&args),
         Command::Stats(args) => stats::run(&args),

@@ -99,9 +99,13 @@ where
                 complete: false,
                 first: true,
             };
-            Ok(response.map(|body| LogBody {
-                body,
-                record: Some(record),
+            Ok(response.map(|body| {
+                let mut record = record;
+                record.complete = body.is_end_stream();
+                LogBody {
+                    body,
+                    record: Some(record),
+                }
             }))
         })
     }
@@ -216,8 +220,8 @@ impl<B: Body> Body for LogBody<B> {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<B::Data>, B::Error>>> {
-        let this = self.project();
-        let polled = this.body.poll_frame(cx);
+        let mut this = self.project();
+        let polled = this.body.as_mut().poll_frame(cx);
         if let Some(record) = this.record.as_mut() {
             match &polled {
                 Poll::Ready(Some(Ok(frame))) => {
@@ -233,6 +237,8 @@ impl<B: Body> Body for LogBody<B> {
                         record.first = false;
                         record.bytes += data.remaining() as u64;
                     }
+                    // hyper stops polling once the body says it has ended.
+                    record.complete = this.body.is_end_stream();
                 }
                 Poll::Ready(None) => record.complete = true,
                 _ => {}
