@@ -15,6 +15,9 @@ struct Args {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:3000")]
     addr: String,
+    /// Serve plain JSON, without the terse layer (to stand behind `terse gateway`).
+    #[arg(long)]
+    no_terse: bool,
 }
 
 #[tokio::main]
@@ -49,7 +52,12 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     // The layer's counters (responses, tokens served, tokens the JSON would
     // have cost), read at `/metrics`, outside the layer.
     let metrics = PrometheusBuilder::new().install_recorder()?;
-    let app = agent_api::app(db).route(
+    let app = if args.no_terse {
+        agent_api::routes::plain_app(db)
+    } else {
+        agent_api::app(db)
+    };
+    let app = app.route(
         "/metrics",
         axum::routing::get(move || std::future::ready(metrics.render())),
     );

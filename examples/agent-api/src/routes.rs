@@ -22,6 +22,18 @@ use crate::search::{SearchResult, search};
 /// # drop(app);
 /// ```
 pub fn app(db: Db) -> Router {
+    plain_app(db).layer(terse_layer())
+}
+
+/// The service without the terse layer: plain JSON, as a service in any
+/// language would answer, for `terse gateway` to stand in front of
+/// (`examples/gateway/agent-api.toml` holds the same templates).
+///
+/// ```
+/// let app = agent_api::routes::plain_app(agent_api::Db::open_in_memory().unwrap());
+/// # drop(app);
+/// ```
+pub fn plain_app(db: Db) -> Router {
     Router::new()
         .route("/api/v1/events", get(list::<Event>))
         .route(
@@ -41,7 +53,6 @@ pub fn app(db: Db) -> Router {
         .route("/api/v1/search", get(search))
         .fallback(not_found)
         .with_state(db)
-        .layer(terse_layer())
 }
 
 /// The terse layer: which line each list route's records read as.
