@@ -4,6 +4,7 @@ pub mod api_values;
 pub mod corpus;
 pub mod fixtures;
 pub mod prerequisite;
+pub mod python;
 pub mod reference;
 pub mod server;
 pub mod values;

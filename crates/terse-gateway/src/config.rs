@@ -261,7 +261,7 @@ impl Checker<'_> {
 
     fn gateway(&self, g: &GatewaySection) -> Result<(), ConfigError> {
         if let Some(url) = &g.upstream {
-            if let Err(err) = Upstream::new(url.get_ref()) {
+            if let Err(err) = Upstream::check(url.get_ref()) {
                 return self.error(url.span(), format!("`upstream`: {err}"));
             }
         }

@@ -125,6 +125,21 @@ impl Upstream {
     /// without a query (TLS to the upstream is not supported: run the
     /// gateway beside the service).
     pub fn new(url: &str) -> Result<Upstream, UpstreamError> {
+        let (authority, prefix) = Self::check(url)?;
+        Ok(Upstream {
+            client: Self::client(CONNECT_TIMEOUT),
+            scheme: Scheme::HTTP,
+            authority,
+            prefix,
+            connect_timeout: CONNECT_TIMEOUT,
+            response_timeout: RESPONSE_TIMEOUT,
+            idle_timeout: IDLE_TIMEOUT,
+        })
+    }
+
+    /// The authority and path prefix of an upstream URL, as
+    /// [`new`](Self::new) takes it.
+    pub(crate) fn check(url: &str) -> Result<(Authority, String), UpstreamError> {
         let uri: Uri = url
             .parse()
             .map_err(|err| UpstreamError(format!("{url:?} is not a URL: {err}")))?;
@@ -142,17 +157,7 @@ impl Upstream {
                 "{url:?} must have neither a query nor user info"
             )));
         }
-        let prefix = uri.path().trim_end_matches('/').to_owned();
-        let upstream = Upstream {
-            client: Self::client(CONNECT_TIMEOUT),
-            scheme: Scheme::HTTP,
-            authority,
-            prefix,
-            connect_timeout: CONNECT_TIMEOUT,
-            response_timeout: RESPONSE_TIMEOUT,
-            idle_timeout: IDLE_TIMEOUT,
-        };
-        Ok(upstream)
+        Ok((authority, uri.path().trim_end_matches('/').to_owned()))
     }
 
     fn client(connect_timeout: Duration) -> Client<HttpConnector, ClientBody> {

@@ -1,0 +1,170 @@
+//! `terse gateway` as a process: a bad config stops it before it listens
+//! (one line naming file and line, exit code 2), and SIGTERM lets a request
+//! in flight finish.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Writes `config` to a file of its own and runs `terse gateway --config` on it.
+fn refused(name: &str, config: &str) -> (Option<i32>, String) {
+    let dir = std::env::temp_dir().join(format!(
+        "terse-gateway-config-{}-{name}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path: PathBuf = dir.join("terse.toml");
+    std::fs::write(&path, config).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_terse"))
+        .args([
+            "gateway",
+            "--upstream",
+            "http://127.0.0.1:9",
+            "--listen",
+            "127.0.0.1:0",
+            "--config",
+        ])
+        .arg(&path)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(output.stdout.is_empty(), "it never listened");
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+    let file = path.display().to_string();
+    (output.status.code(), stderr.replace(&file, "terse.toml"))
+}
+
+#[test]
+fn each_kind_of_config_error_names_file_and_line_and_exits_2() {
+    let cases = [
+        (
+            "filter",
+            "[[resource]]\nroute = \"/api/tasks\"\nnoun = \"task\"\nline = \"{title|nosuchfilter}\"\n",
+            "error: terse.toml:4: unknown filter `nosuchfilter` in line template (column 8)",
+        ),
+        (
+            "unknown-key",
+            "[layer]\nsmart_fallback = true\ncolour = \"blue\"\n",
+            "error: terse.toml:3: unknown field `colour`, expected one of",
+        ),
+        (
+            "wrong-type",
+            "[layer]\nmax_body_bytes = \"8 MiB\"\n",
+            "error: terse.toml:2: invalid type: string \"8 MiB\", expected usize",
+        ),
+        (
+            "template-syntax",
+            "\n[[resource]]\nroute = \"/t\"\nnoun = \"t\"\nline = \"{title\"\n",
+            "error: terse.toml:5: ",
+        ),
+        (
+            "route",
+            "[[resource]]\nroute = \"tasks/{\"\nnoun = \"t\"\nline = \"{a}\"\n",
+            "error: terse.toml:2: invalid route pattern `tasks/{`",
+        ),
+        (
+            "toml-syntax",
+            "[layer]\ndefault_format = toon\n",
+            "error: terse.toml:2: ",
+        ),
+        (
+            "value",
+            "[layer.toon]\ndelimiter = \"semicolon\"\n",
+            "error: terse.toml:2: unknown TOON delimiter \"semicolon\"",
+        ),
+        (
+            "duration",
+            "[gateway]\nresponse_timeout = \"forever\"\n",
+            "error: terse.toml:2: `response_timeout`: \"forever\" is not a duration",
+        ),
+    ];
+    for (name, config, expected) in cases {
+        let (code, stderr) = refused(name, config);
+        assert_eq!(code, Some(2), "{name}: {stderr}");
+        assert!(stderr.starts_with(expected), "{name}: {stderr}");
+    }
+    // A file that cannot be read names the file.
+    let output = Command::new(env!("CARGO_BIN_EXE_terse"))
+        .args([
+            "gateway",
+            "--upstream",
+            "http://127.0.0.1:9",
+            "--config",
+            "/nonexistent/terse.toml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .starts_with("error: /nonexistent/terse.toml: cannot read")
+    );
+}
+
+#[test]
+fn sigterm_drains_a_request_in_flight() {
+    // An upstream that takes a second to answer its one request.
+    let upstream = TcpListener::bind("127.0.0.1:0").unwrap();
+    let upstream_addr = upstream.local_addr().unwrap();
+    let server = std::thread::spawn(move || {
+        let (mut stream, _) = upstream.accept().unwrap();
+        let mut head = Vec::new();
+        let mut byte = [0];
+        while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap() == 1 {
+            head.push(byte[0]);
+        }
+        std::thread::sleep(Duration::from_millis(1000));
+        stream
+            .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\n\r\n{\"ok\":true}")
+            .unwrap();
+    });
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_terse"))
+        .args(["gateway", "--listen", "127.0.0.1:0", "--upstream"])
+        .arg(format!("http://{upstream_addr}"))
+        .env("RUST_LOG", "off")
+        .stdout(Stdio::piped())
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(gateway.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split_whitespace()
+        .find_map(|word| word.strip_prefix("http://"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .trim_end_matches(',')
+        .to_owned();
+    let mut client = TcpStream::connect(&addr).unwrap();
+    client
+        .write_all(b"GET /slow?format=toon HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = Command::new("kill")
+        .args(["-TERM", &gateway.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let mut answer = String::new();
+    client.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    assert!(answer.ends_with("{\"ok\":true}"), "{answer}");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = gateway.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the gateway did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+    server.join().unwrap();
+}

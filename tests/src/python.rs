@@ -1,0 +1,180 @@
+//! A real Python upstream for the gateway tests: FastAPI on uvicorn,
+//! installed from PyPI into a virtual environment once, and started as a
+//! child process (`tests/python/upstream.py`).
+//!
+//! The environment is built at most once per machine: in a folder of this
+//! process first, then renamed into place, so test binaries that race each
+//! other never see a half-installed one. Without `python3`, its `venv`
+//! module or PyPI, [`PythonUpstream::start`] reports a missing prerequisite
+//! ([`crate::prerequisite`]) and gives `None`.
+
+use std::io::{BufRead, BufReader};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// What pip installs.
+pub const PACKAGES: [&str; 2] = ["fastapi>=0.110,<1", "uvicorn>=0.29,<1"];
+
+/// The upstream's script.
+pub const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/upstream.py");
+
+const HOW: &str =
+    "install python3 with its venv module (Debian: python3-venv), with access to PyPI";
+
+/// The interpreter of the environment, installing it on first use.
+fn python() -> Result<PathBuf, String> {
+    static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    PYTHON.get_or_init(install).clone()
+}
+
+fn install() -> Result<PathBuf, String> {
+    let home = std::env::temp_dir().join("terse-gateway-fastapi-venv-1");
+    let interpreter = |dir: &Path| dir.join("bin").join("python");
+    if home.join("ready").exists() {
+        return Ok(interpreter(&home));
+    }
+    let building = std::env::temp_dir().join(format!(
+        "terse-gateway-fastapi-venv-build-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&building);
+    let run = |command: &mut Command, what: &str| -> Result<(), String> {
+        let output = command
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|err| format!("cannot run {what} ({err}); {HOW}"))?;
+        if output.status.success() {
+            return Ok(());
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let last = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        Err(format!("{what} failed ({}: {last}); {HOW}", output.status))
+    };
+    run(
+        Command::new("python3").args(["-m", "venv"]).arg(&building),
+        "`python3 -m venv`",
+    )?;
+    run(
+        Command::new(interpreter(&building))
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(PACKAGES),
+        "`pip install fastapi uvicorn`",
+    )?;
+    std::fs::write(building.join("ready"), b"").map_err(|err| err.to_string())?;
+    // A venv's scripts name its folder; the interpreter (`bin/python`) does
+    // not depend on it, and that is all the tests run.
+    if std::fs::rename(&building, &home).is_err() {
+        // Another process got there first.
+        let _ = std::fs::remove_dir_all(&building);
+        if !home.join("ready").exists() {
+            return Err(format!("cannot move the environment to {}", home.display()));
+        }
+    }
+    Ok(interpreter(&home))
+}
+
+/// `tests/python/upstream.py` running under uvicorn; stopped when dropped
+/// (and, should the test process die, when its standard input closes).
+pub struct PythonUpstream {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    addr: SocketAddr,
+}
+
+impl PythonUpstream {
+    /// Starts the upstream on a free port, or on `port`. `None` when the
+    /// environment cannot be installed (see [`crate::prerequisite`]).
+    pub fn start(port: Option<u16>) -> Option<PythonUpstream> {
+        let python = crate::prerequisite::require(python())?;
+        Some(Self::spawn(&python, port))
+    }
+
+    fn spawn(python: &Path, port: Option<u16>) -> PythonUpstream {
+        let mut command = Command::new(python);
+        command.arg(SCRIPT);
+        if let Some(port) = port {
+            command.arg(port.to_string());
+        }
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the Python upstream");
+        let stdin = child.stdin.take();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("upstream stdout"))
+            .read_line(&mut line)
+            .expect("read the upstream's port");
+        let port: u16 = line
+            .trim()
+            .strip_prefix("port ")
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("the Python upstream did not start: {line:?}"));
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let started = Instant::now();
+        // The socket is bound before uvicorn listens on it.
+        while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the Python upstream does not accept connections on {addr}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        PythonUpstream { child, stdin, addr }
+    }
+
+    /// Its address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Its base URL, `http://127.0.0.1:PORT`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+impl Drop for PythonUpstream {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The gateway of `config` (TOML) in front of `upstream`, served in the
+/// background on a free loopback port until the returned handle is
+/// aborted (or the runtime ends). Gives its base URL.
+pub async fn spawn_gateway(config: &str, upstream: &str) -> (String, tokio::task::JoinHandle<()>) {
+    let config = terse_gateway::Config::parse("test.toml", config).expect("test config");
+    let service = terse_gateway::gateway(
+        config.layer(),
+        config.upstream(upstream).expect("upstream URL"),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1:0");
+    let url = format!("http://{}", listener.local_addr().expect("local address"));
+    let options = config.server_options();
+    let task = tokio::spawn(terse_gateway::serve(
+        listener,
+        service,
+        options,
+        std::future::pending(),
+    ));
+    (url, task)
+}
