@@ -136,5 +136,5 @@ if __name__ == "__main__":
     sock.bind(("127.0.0.1", port))
     threading.Thread(target=watch_stdin, daemon=True).start()
     print(f"port {sock.getsockname()[1]}", flush=True)
-    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
+    config = uvicorn.Config(app, log_level="critical", timeout_graceful_shutdown=1)
     uvicorn.Server(config).run(sockets=[sock])

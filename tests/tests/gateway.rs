@@ -157,11 +157,11 @@ async fn fields_keep_the_named_keys_and_the_id() {
     );
     let (status, _, body) = get(
         &raw_client(),
-        &format!("{gateway}/api/tasks?limit=2&fields=title&format=toon"),
+        &format!("{gateway}/api/tasks?limit=10&fields=title,due&format=toon"),
     )
     .await;
     assert_eq!(status, 200);
-    assert!(body.starts_with("data[2]{id,title}:"), "{body}");
+    assert!(body.starts_with("data[10]{id,title,due}:"), "{body}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -269,7 +269,7 @@ async fn a_one_mib_request_body_streams_through_intact() {
         .await
         .unwrap();
     assert_eq!(response.status(), 200);
-    let echo: Value = response.json().await.unwrap();
+    let echo: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
     assert_eq!(echo["length"], body.len());
     assert_eq!(echo["query"], "x=1");
     let expected = terse_tests_sha256(&body);
@@ -311,7 +311,7 @@ async fn hop_by_hop_headers_are_dropped_and_forwarded_ones_added() {
         .send()
         .await
         .unwrap();
-    let echo: Value = response.json().await.unwrap();
+    let echo: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
     let headers: Vec<(String, String)> = serde_json::from_value(echo["headers"].clone()).unwrap();
     let get = |name: &str| {
         headers
@@ -346,7 +346,7 @@ async fn a_down_upstream_is_a_502_until_it_is_back() {
     };
     let port = first.addr().port();
     let (gateway, _task) = spawn_gateway(CONFIG, &first.url()).await;
-    let url = format!("{gateway}/api/tasks?limit=1&format=toon");
+    let url = format!("{gateway}/api/tasks?limit=10&format=toon");
     assert_eq!(get_headers(&url).await.0, 200);
     drop(first);
     let (status, headers, body) = get_headers(&url).await;
@@ -478,6 +478,6 @@ async fn a_client_leaving_mid_request_body_harms_nothing() {
         .send()
         .await
         .unwrap();
-    let echo: Value = response.json().await.unwrap();
+    let echo: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
     assert_eq!(echo["length"], 4);
 }

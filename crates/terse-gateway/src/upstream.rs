@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http::header::{ACCEPT_ENCODING, HOST};
 use http::uri::{Authority, PathAndQuery, Scheme};
-use http::{HeaderValue, Request, Response, StatusCode, Uri, Version};
+use http::{HeaderValue, Method, Request, Response, StatusCode, Uri, Version};
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
 use http_body_util::combinators::UnsyncBoxBody;
@@ -76,7 +76,9 @@ impl StdError for UpstreamError {}
 /// `Upgrade`, `Proxy-*`), adds `X-Forwarded-For` (from [`ClientAddr`]),
 /// `X-Forwarded-Proto` and `X-Forwarded-Host`, asks for
 /// `Accept-Encoding: identity` (the gateway compresses for its own
-/// clients), and joins the upstream's path prefix to the request's path.
+/// clients), and joins the upstream's path prefix to the request's path
+/// (only the path and query of a request are used: the gateway is no open
+/// proxy, and it refuses `CONNECT` with a 405).
 /// The request body streams, never buffered. On the way back it drops the
 /// hop-by-hop headers again.
 ///
@@ -225,6 +227,14 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let (mut parts, body) = request.into_parts();
+        if parts.method == Method::CONNECT {
+            let refusal = ErrorEnvelope::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                "the gateway does not open tunnels (CONNECT)",
+            );
+            return Box::pin(std::future::ready(Ok(refusal.into_http_response())));
+        }
         let Some(target) = self.target(&parts.uri) else {
             let refusal = ErrorEnvelope::new(
                 StatusCode::BAD_REQUEST,
