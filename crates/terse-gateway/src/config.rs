@@ -5,7 +5,7 @@
 //! every value checked (templates parsed, routes validated, sizes bounded),
 //! and any mistake is one [`ConfigError`] that names the file, the line and
 //! the problem, such as
-//! `terse.toml:4: unknown filter `nosuchfilter` in line template (column 9)`.
+//! ``terse.toml:4: line template, column 8: unknown filter `nosuchfilter`; known filters: ...``.
 
 use std::fmt;
 use std::ops::Range;
@@ -351,9 +351,9 @@ impl Checker<'_> {
                 return self.error(
                     r.line.span(),
                     format!(
-                        "{} in line template (column {})",
-                        err.message(),
-                        err.column()
+                        "line template, column {}: {}",
+                        err.column(),
+                        err.message()
                     ),
                 );
             }
@@ -672,7 +672,7 @@ mod tests {
             error(
                 "[[resource]]\nroute = \"/t\"\nnoun = \"task\"\nline = \"{title|nosuchfilter}\"\n"
             ),
-            "t.toml:4: unknown filter `nosuchfilter` in line template (column 8)"
+            "t.toml:4: line template, column 8: unknown filter `nosuchfilter`; known filters: time, date, ago, bytes, short, trunc, upper, lower, join, default, flag"
         );
         assert!(
             error("[[resource]]\nroute = \"t/{\"\nnoun = \"t\"\nline = \"{a}\"\n")
