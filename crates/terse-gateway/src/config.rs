@@ -109,6 +109,12 @@ impl ConfigError {
     }
 
     /// The file named when the config was loaded.
+    ///
+    /// ```
+    /// let err = terse_gateway::Config::parse("gw.toml", "nope = 1").unwrap_err();
+    /// assert_eq!((err.file(), err.line()), ("gw.toml", Some(1)));
+    /// assert!(err.message().starts_with("unknown field `nope`"));
+    /// ```
     pub fn file(&self) -> &str {
         &self.file
     }
@@ -350,11 +356,7 @@ impl Checker<'_> {
             Err(err) => {
                 return self.error(
                     r.line.span(),
-                    format!(
-                        "line template, column {}: {}",
-                        err.column(),
-                        err.message()
-                    ),
+                    format!("line template, column {}: {}", err.column(), err.message()),
                 );
             }
         };
@@ -423,6 +425,12 @@ impl Config {
 
     /// Reads and parses a config file.
     ///
+    /// ```
+    /// let config = terse_gateway::Config::load("../../examples/gateway/terse.toml".as_ref())?;
+    /// assert_eq!(config.listen(), Some(([127, 0, 0, 1], 3000).into()));
+    /// # Ok::<(), terse_gateway::ConfigError>(())
+    /// ```
+    ///
     /// # Errors
     ///
     /// A [`ConfigError`] naming the file when it cannot be read, is larger
@@ -440,6 +448,12 @@ impl Config {
     }
 
     /// `[gateway] upstream`, when the file gives it.
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[gateway]\nupstream = \"http://[::1]:8000\"")?;
+    /// assert_eq!(config.upstream_url(), Some("http://[::1]:8000"));
+    /// # Ok::<(), terse_gateway::ConfigError>(())
+    /// ```
     pub fn upstream_url(&self) -> Option<&str> {
         self.file
             .gateway
@@ -449,6 +463,12 @@ impl Config {
     }
 
     /// `[gateway] listen`, when the file gives it.
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[gateway]\nlisten = \"0.0.0.0:8080\"")?;
+    /// assert_eq!(config.listen().map(|a| a.port()), Some(8080));
+    /// # Ok::<(), terse_gateway::ConfigError>(())
+    /// ```
     pub fn listen(&self) -> Option<std::net::SocketAddr> {
         self.file
             .gateway
@@ -459,6 +479,13 @@ impl Config {
 
     /// The layer the `[layer]` section and the resources describe; every
     /// setting left out keeps [`TerseLayer::new`]'s default.
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[layer.toon]\ndelimiter = \"tab\"")?;
+    /// let layer: terse::TerseLayer = config.layer();
+    /// # drop(layer);
+    /// # Ok::<(), terse_gateway::ConfigError>(())
+    /// ```
     pub fn layer(&self) -> TerseLayer {
         let l = &self.file.layer;
         let mut layer = TerseLayer::new();
@@ -542,6 +569,12 @@ impl Config {
     }
 
     /// The server settings of the `[gateway]` section.
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[gateway]\nmax_request_headers = 50")?;
+    /// assert_eq!(config.server_options().max_request_headers, 50);
+    /// # Ok::<(), terse_gateway::ConfigError>(())
+    /// ```
     pub fn server_options(&self) -> ServerOptions {
         let g = &self.file.gateway;
         let mut options = ServerOptions::default();
@@ -558,6 +591,13 @@ impl Config {
     }
 
     /// The upstream at `url` with the timeouts of the `[gateway]` section.
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[gateway]\nresponse_timeout = \"2m\"")?;
+    /// let upstream = config.upstream("http://127.0.0.1:8000")?;
+    /// # drop(upstream);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     ///

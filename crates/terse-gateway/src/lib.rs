@@ -71,6 +71,12 @@ pub use upstream::{
 };
 
 /// The service [`gateway`] builds.
+///
+/// ```
+/// fn store(service: terse_gateway::Gateway) -> Box<terse_gateway::Gateway> {
+///     Box::new(service)
+/// }
+/// ```
 pub type Gateway = Compression<RequestLog<Terse<Decompression<Upstream>>>>;
 
 /// `layer` in front of `upstream`, with decompression inside it and

@@ -50,6 +50,16 @@ impl<S> Layer<S> for RequestLogLayer {
 }
 
 /// The service [`RequestLogLayer`] makes.
+///
+/// ```
+/// use terse_gateway::{RequestLog, RequestLogLayer};
+/// use tower::Layer;
+///
+/// let service: RequestLog<_> = RequestLogLayer.layer(tower::service_fn(|_: http::Request<()>| async {
+///     Ok::<_, std::convert::Infallible>(http::Response::new(String::new()))
+/// }));
+/// # drop(service);
+/// ```
 #[derive(Debug, Clone)]
 pub struct RequestLog<S> {
     inner: S,
@@ -198,7 +208,11 @@ impl<T: fmt::Display> fmt::Display for Optional<T> {
 
 pin_project! {
     /// The response body of [`RequestLog`]: the inner body, unchanged,
-    /// measured for the log line.
+    /// measured for the log line, which is written when it is dropped.
+    ///
+    /// ```
+    /// fn is_logged(_: &terse_gateway::LogBody<String>) {}
+    /// ```
     pub struct LogBody<B> {
         #[pin]
         body: B,

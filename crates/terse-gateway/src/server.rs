@@ -131,7 +131,14 @@ pub async fn serve<S, B>(
     }
 }
 
-/// Completes on SIGTERM or Ctrl-C (SIGINT).
+/// Completes on SIGTERM or Ctrl-C (SIGINT): the `shutdown` of [`serve`].
+///
+/// ```no_run
+/// # #[tokio::main] async fn main() {
+/// terse_gateway::shutdown_signal().await;
+/// println!("stopping");
+/// # }
+/// ```
 pub async fn shutdown_signal() {
     let ctrl_c = async {
         if tokio::signal::ctrl_c().await.is_err() {

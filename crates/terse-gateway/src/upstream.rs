@@ -27,21 +27,46 @@ use tokio::time::Sleep;
 use crate::headers::{add_forwarded, remove_hop_by_hop};
 
 /// A boxed error, as bodies carry them.
+///
+/// ```
+/// let err: terse_gateway::BoxError = "upstream gone".into();
+/// assert_eq!(err.to_string(), "upstream gone");
+/// ```
 pub type BoxError = Box<dyn StdError + Send + Sync>;
 
 type ClientBody = UnsyncBoxBody<Bytes, BoxError>;
 
 /// The address of the client that sent a request, as the server puts it in
 /// the request's extensions; [`Upstream`] sends it on in `X-Forwarded-For`.
+///
+/// ```
+/// use terse_gateway::ClientAddr;
+///
+/// let mut request = http::Request::new(());
+/// request.extensions_mut().insert(ClientAddr(([10, 0, 0, 7], 50000).into()));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ClientAddr(pub SocketAddr);
 
 /// How long the upstream took to answer with its status and headers, in the
 /// extensions of every response [`Upstream`] gives (its own 502 and 504 too).
+///
+/// ```
+/// use terse_gateway::UpstreamLatency;
+///
+/// fn latency<B>(response: &http::Response<B>) -> Option<std::time::Duration> {
+///     response.extensions().get::<UpstreamLatency>().map(|l| l.0)
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UpstreamLatency(pub Duration);
 
 /// Why an upstream URL was refused.
+///
+/// ```
+/// let err = terse_gateway::Upstream::new("http://127.0.0.1:8000/?q=1").unwrap_err();
+/// assert!(err.to_string().contains("query"));
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UpstreamError(String);
 
@@ -121,6 +146,14 @@ impl Upstream {
     /// prefix (`http://127.0.0.1:8000/api` forwards `/tasks` to
     /// `/api/tasks`). Needs a tokio runtime when used, not when built.
     ///
+    /// ```
+    /// use terse_gateway::Upstream;
+    ///
+    /// assert!(Upstream::new("http://127.0.0.1:8000/api").is_ok());
+    /// let err = Upstream::new("https://api.example.com").unwrap_err();
+    /// assert!(err.to_string().contains("http://"));
+    /// ```
+    ///
     /// # Errors
     ///
     /// An [`UpstreamError`] when `url` is not an absolute `http://` URL
@@ -173,7 +206,15 @@ impl Upstream {
             .build(connector)
     }
 
-    /// The longest wait for a connection to the upstream. Default: 5 s.
+    /// The longest wait for a connection to the upstream (then 504).
+    /// Default: 5 s.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let upstream = terse_gateway::Upstream::new("http://127.0.0.1:8000")?
+    ///     .connect_timeout(Duration::from_millis(500));
+    /// # Ok::<(), terse_gateway::UpstreamError>(())
+    /// ```
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
         self.client = Self::client(timeout);
@@ -181,7 +222,14 @@ impl Upstream {
     }
 
     /// The longest wait for the upstream's status and headers once the
-    /// request is sent (the request body included). Default: 30 s.
+    /// request is sent (the request body included); then 504. Default: 30 s.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let upstream = terse_gateway::Upstream::new("http://127.0.0.1:8000")?
+    ///     .response_timeout(Duration::from_secs(120));
+    /// # Ok::<(), terse_gateway::UpstreamError>(())
+    /// ```
     pub fn response_timeout(mut self, timeout: Duration) -> Self {
         self.response_timeout = timeout;
         self
@@ -190,6 +238,13 @@ impl Upstream {
     /// The longest the upstream may pause between two pieces of a
     /// response body (an SSE stream must send something at least this
     /// often). Default: 60 s.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let upstream = terse_gateway::Upstream::new("http://127.0.0.1:8000")?
+    ///     .idle_timeout(Duration::from_secs(300));
+    /// # Ok::<(), terse_gateway::UpstreamError>(())
+    /// ```
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
         self.idle_timeout = timeout;
         self
@@ -334,6 +389,14 @@ fn failure(err: &hyper_util::client::legacy::Error) -> ErrorEnvelope {
 pin_project! {
     /// A response body from [`Upstream`]: the upstream's stream, or a
     /// body the gateway made itself (its 502 and 504).
+    ///
+    /// ```
+    /// use http_body::Body;
+    /// use terse_gateway::UpstreamBody;
+    ///
+    /// let body = UpstreamBody::from(bytes::Bytes::from_static(b"{}"));
+    /// assert_eq!(body.size_hint().exact(), Some(2));
+    /// ```
     pub struct UpstreamBody {
         #[pin]
         kind: Kind,
@@ -384,7 +447,14 @@ impl fmt::Debug for UpstreamBody {
     }
 }
 
-/// The upstream paused mid-body for longer than the idle timeout.
+/// The upstream paused mid-body for longer than the idle timeout: the
+/// error that ends such a body (see [`Upstream::idle_timeout`]).
+///
+/// ```
+/// fn cut_for_silence(err: &terse_gateway::BoxError) -> bool {
+///     err.is::<terse_gateway::IdleTimeout>()
+/// }
+/// ```
 #[derive(Debug)]
 pub struct IdleTimeout(Duration);
 
