@@ -29,36 +29,11 @@ ensure_wrk
 cargo build --release -q -p minimal -p terse-cli
 BIN="${CARGO_TARGET_DIR:-target}/release"
 
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-
-# Runs a server on a free loopback port and sets URL to its base URL, read
-# from the first line matching `pattern` it prints.
-start() {
-    local pattern="$1" log
-    shift
-    log=$(mktemp)
-    "$@" >"$log" 2>/dev/null &
-    PIDS+=("$!")
-    for _ in $(seq 50); do
-        URL=$(grep -o "$pattern http://[0-9.:]*" "$log" | head -n1 | sed 's/.* //' || true)
-        if [ -n "$URL" ]; then
-            return
-        fi
-        sleep 0.1
-    done
-    echo "server did not start: $(cat "$log")" >&2
-    exit 1
-}
-
-start "listening on" "$BIN/minimal" --addr 127.0.0.1:0
+start_server "listening on" "$BIN/minimal" --addr 127.0.0.1:0
 EMBEDDED=$URL
-start "listening on" "$BIN/minimal" --addr 127.0.0.1:0 --no-layer
+start_server "listening on" "$BIN/minimal" --addr 127.0.0.1:0 --no-layer
 PLAIN=$URL
-start "listening on" env RUST_LOG="$GATEWAY_LOG" "$BIN/terse" gateway --listen 127.0.0.1:0 --upstream "$PLAIN"
+start_server "listening on" env RUST_LOG="$GATEWAY_LOG" "$BIN/terse" gateway --listen 127.0.0.1:0 --upstream "$PLAIN"
 GATEWAY=$URL
 
 BYTES=$(curl -s "$PLAIN$TARGET" | wc -c)
@@ -72,37 +47,5 @@ if ! curl -s "$GATEWAY$TARGET&format=toon" | cmp -s - <(curl -s "$EMBEDDED$TARGE
 fi
 echo "body: $BYTES bytes of JSON; wrk -t1 -c$CONNECTIONS -d$DURATION, $ROUNDS rounds per pair; gateway log: $GATEWAY_LOG"
 
-rps() {
-    wrk -t1 -c"$CONNECTIONS" -d"$DURATION" "$1" | awk '/^Requests\/sec:/ {print $2}'
-}
-
-# Loads `$1` and `$2` at once for $ROUNDS rounds; prints the ratio $1/$2.
-pair() {
-    local label="$1" a="$2" b="$3" results out_a out_b
-    results=$(mktemp)
-    out_a=$(mktemp)
-    out_b=$(mktemp)
-    for round in $(seq "$ROUNDS"); do
-        rps "$a" >"$out_a" &
-        local load_a=$!
-        rps "$b" >"$out_b" &
-        local load_b=$!
-        wait "$load_a" "$load_b"
-        echo "$label round $round: $(cat "$out_a") vs $(cat "$out_b") req/s"
-        echo "$(cat "$out_a") $(cat "$out_b")" >>"$results"
-    done
-    awk -v label="$label" '{ a += $1; b += $2; r[NR] = $1 / $2 }
-    END {
-        n = NR
-        for (i = 2; i <= n; i++) {
-            v = r[i]
-            for (j = i - 1; j >= 1 && r[j] > v; j--) r[j + 1] = r[j]
-            r[j + 1] = v
-        }
-        median = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
-        printf "%s: %.0f vs %.0f req/s; ratio %.3f of the means, %.3f median of rounds\n", label, a / n, b / n, a / b, median
-    }' "$results"
-}
-
-pair "pass-through (gateway / upstream direct, goal >= 0.9)" "$GATEWAY$TARGET" "$PLAIN$TARGET"
-pair "TOON (gateway / embedded layer)" "$GATEWAY$TARGET&format=toon" "$EMBEDDED$TARGET&format=toon"
+paired_load "pass-through (gateway / upstream direct, goal >= 0.9)" "$GATEWAY$TARGET" "$PLAIN$TARGET"
+paired_load "TOON (gateway / embedded layer)" "$GATEWAY$TARGET&format=toon" "$EMBEDDED$TARGET&format=toon"
