@@ -488,75 +488,59 @@ impl Config {
     /// ```
     pub fn layer(&self) -> TerseLayer {
         let l = &self.file.layer;
-        let mut layer = TerseLayer::new();
-        if let Some(format) = l
-            .default_format
-            .as_ref()
-            .and_then(|f| f.get_ref().parse().ok())
-        {
-            layer = layer.default_format(format);
-        }
-        if let Some(limit) = l.max_body_bytes {
-            layer = layer.max_body_bytes(limit);
-        }
-        if let Some(limit) = l.max_output_bytes {
-            layer = layer.max_output_bytes(limit);
-        }
-        if let Some(bytes) = l.offload_threshold {
-            layer = layer.offload_threshold(bytes);
-        }
-        if let Some(n) = &l.max_concurrent_rewrites {
-            layer = layer.max_concurrent_rewrites(*n.get_ref());
-        }
-        if let Some(on) = l.smart_fallback {
-            layer = layer.smart_fallback(on);
-        }
-        if let Some(on) = l.count_plain_responses {
-            layer = layer.count_plain_responses(on);
-        }
-        if let Some(on) = l.fields_enabled {
-            layer = layer.fields_enabled(on);
-        }
-        if let Some(n) = l.max_fields {
-            layer = layer.max_fields(n);
-        }
-        if let Some(n) = l.max_field_depth {
-            layer = layer.max_field_depth(n);
-        }
-        if let Some(n) = l.max_fields_length {
-            layer = layer.max_fields_length(n);
-        }
-        if let Some(keys) = &l.list_keys {
-            layer = layer.list_keys(keys.get_ref().iter().cloned());
-        }
-        if let Some(key) = &l.id_key {
-            layer = layer.id_key(key.get_ref().clone());
-        }
-        if let Some(name) = &l.format_param {
-            layer = layer.format_param(name.get_ref().clone());
-        }
-        if let Some(name) = &l.fields_param {
-            layer = layer.fields_param(name.get_ref().clone());
-        }
-        if let Some(name) = l
-            .prefer_header
-            .as_ref()
-            .and_then(|h| HeaderName::from_bytes(h.get_ref().as_bytes()).ok())
-        {
-            layer = layer.prefer_header(name);
-        }
-        let mut toon = EncodeOptions::new();
-        if let Some(delimiter) = l
+        let spanned = |value: &Option<Spanned<String>>| value.as_ref().map(|v| v.get_ref().clone());
+        let layer = TerseLayer::new();
+        let layer = set(
+            layer,
+            l.default_format
+                .as_ref()
+                .and_then(|f| f.get_ref().parse().ok()),
+            TerseLayer::default_format,
+        );
+        let layer = set(layer, l.max_body_bytes, TerseLayer::max_body_bytes);
+        let layer = set(layer, l.max_output_bytes, TerseLayer::max_output_bytes);
+        let layer = set(layer, l.offload_threshold, TerseLayer::offload_threshold);
+        let layer = set(
+            layer,
+            l.max_concurrent_rewrites.as_ref().map(|n| *n.get_ref()),
+            TerseLayer::max_concurrent_rewrites,
+        );
+        let layer = set(layer, l.smart_fallback, TerseLayer::smart_fallback);
+        let layer = set(
+            layer,
+            l.count_plain_responses,
+            TerseLayer::count_plain_responses,
+        );
+        let layer = set(layer, l.fields_enabled, TerseLayer::fields_enabled);
+        let layer = set(layer, l.max_fields, TerseLayer::max_fields);
+        let layer = set(layer, l.max_field_depth, TerseLayer::max_field_depth);
+        let layer = set(layer, l.max_fields_length, TerseLayer::max_fields_length);
+        let layer = set(
+            layer,
+            l.list_keys.as_ref().map(|k| k.get_ref().clone()),
+            TerseLayer::list_keys,
+        );
+        let layer = set(layer, spanned(&l.id_key), TerseLayer::id_key);
+        let layer = set(layer, spanned(&l.format_param), TerseLayer::format_param);
+        let layer = set(layer, spanned(&l.fields_param), TerseLayer::fields_param);
+        let header =
+            spanned(&l.prefer_header).and_then(|h| HeaderName::from_bytes(h.as_bytes()).ok());
+        let mut layer = set(layer, header, TerseLayer::prefer_header);
+        let delimiter = l
             .toon
             .delimiter
             .as_ref()
-            .and_then(|d| parse_delimiter(d.get_ref()))
-        {
-            toon = toon.with_delimiter(delimiter);
-        }
-        if let Some(indent) = &l.toon.indent {
-            toon = toon.with_indent_size(*indent.get_ref());
-        }
+            .and_then(|d| parse_delimiter(d.get_ref()));
+        let toon = set(
+            EncodeOptions::new(),
+            delimiter,
+            EncodeOptions::with_delimiter,
+        );
+        let toon = set(
+            toon,
+            l.toon.indent.as_ref().map(|n| *n.get_ref()),
+            EncodeOptions::with_indent_size,
+        );
         layer = layer.toon_options(toon);
         for (route, resource) in &self.resources {
             // Every route was checked by `parse`; a failure here cannot
@@ -604,17 +588,22 @@ impl Config {
     /// An [`UpstreamError`] when `url` is not an `http://` URL.
     pub fn upstream(&self, url: &str) -> Result<Upstream, UpstreamError> {
         let g = &self.file.gateway;
-        let mut upstream = Upstream::new(url)?;
-        if let Some(d) = duration_of(&g.connect_timeout) {
-            upstream = upstream.connect_timeout(d);
-        }
-        if let Some(d) = duration_of(&g.response_timeout) {
-            upstream = upstream.response_timeout(d);
-        }
-        if let Some(d) = duration_of(&g.idle_timeout) {
-            upstream = upstream.idle_timeout(d);
-        }
-        Ok(upstream)
+        let upstream = Upstream::new(url)?;
+        let upstream = set(
+            upstream,
+            duration_of(&g.connect_timeout),
+            Upstream::connect_timeout,
+        );
+        let upstream = set(
+            upstream,
+            duration_of(&g.response_timeout),
+            Upstream::response_timeout,
+        );
+        Ok(set(
+            upstream,
+            duration_of(&g.idle_timeout),
+            Upstream::idle_timeout,
+        ))
     }
 }
 
@@ -625,6 +614,14 @@ impl Default for Config {
             file: File::default(),
             resources: Vec::new(),
         }
+    }
+}
+
+/// `builder` with `value` set by `setter`, or unchanged when there is none.
+fn set<B, T>(builder: B, value: Option<T>, setter: impl FnOnce(B, T) -> B) -> B {
+    match value {
+        Some(value) => setter(builder, value),
+        None => builder,
     }
 }
 
