@@ -25,7 +25,9 @@ const COMPACT_PREFIX: &[u8] = br#"{"format":"compact""#;
 /// (never the query, which may hold secrets), status, the format served
 /// (`json`, `toon`, `compact`, or `-` for a body that is not JSON), the
 /// `X-Token-Count`, the upstream's latency to headers, the total time, the
-/// bytes sent and whether the body was sent to the end.
+/// body's bytes (before the gateway compresses them) and whether the body
+/// was sent to the end. The line is written when the body is done or
+/// dropped, so a stream's line comes when the stream ends.
 ///
 /// ```
 /// use terse_gateway::RequestLogLayer;

@@ -424,7 +424,7 @@ impl UpstreamBody {
         UpstreamBody {
             kind: Kind::Incoming {
                 body,
-                idle: tokio::time::sleep(timeout),
+                idle: tokio::time::sleep_until(deadline(timeout)),
                 timeout,
             },
         }
@@ -445,6 +445,13 @@ impl fmt::Debug for UpstreamBody {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("UpstreamBody")
     }
+}
+
+/// `timeout` from now, or about thirty years ahead when that overflows.
+fn deadline(timeout: Duration) -> tokio::time::Instant {
+    let now = tokio::time::Instant::now();
+    now.checked_add(timeout)
+        .unwrap_or_else(|| now + Duration::from_secs(30 * 365 * 86_400))
 }
 
 /// The upstream paused mid-body for longer than the idle timeout: the
@@ -481,7 +488,7 @@ impl Body for UpstreamBody {
                 timeout,
             } => match body.poll_frame(cx) {
                 Poll::Ready(frame) => {
-                    idle.as_mut().reset(tokio::time::Instant::now() + *timeout);
+                    idle.as_mut().reset(deadline(*timeout));
                     Poll::Ready(frame.map(|f| f.map_err(Into::into)))
                 }
                 Poll::Pending => {
