@@ -68,7 +68,7 @@ pub mod tokens;
 
 pub use error_envelope::ErrorEnvelope;
 pub use format::{Format, UnknownFormat, render, render_json};
-pub use middleware::{ResponseFuture, Terse, TerseBody, TerseLayer};
+pub use middleware::{ResponseFuture, RouteSettings, Terse, TerseBody, TerseLayer};
 pub use passthrough::Passthrough;
 
 pub use terse_toon as toon;
