@@ -44,6 +44,8 @@
 //! code that builds tool results itself.
 
 #![forbid(unsafe_code)]
+// docs.rs marks what each cargo feature adds.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 // Nothing reachable from a request or a response body may panic.
 #![cfg_attr(
