@@ -58,6 +58,8 @@ pub mod compact;
 mod error_envelope;
 mod fields;
 mod format;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod middleware;
 mod negotiate;
 mod passthrough;
