@@ -28,6 +28,11 @@ pub const EVENT_LINE: &str =
 /// `compact`, the server's own JSON otherwise. `json_response` answers
 /// simple calls as `application/json` instead of an event stream.
 pub fn app(json_response: bool) -> Router {
+    without_layer(json_response).layer(McpLayer::new().tool("list_events", events_tool()))
+}
+
+/// The same server without the layer: what the server itself sends.
+pub fn without_layer(json_response: bool) -> Router {
     let config = StreamableHttpServerConfig::default()
         .with_json_response(json_response)
         .with_legacy_session_mode(!json_response);
@@ -36,9 +41,7 @@ pub fn app(json_response: bool) -> Router {
         LocalSessionManager::default().into(),
         config,
     );
-    Router::new()
-        .nest_service("/mcp", mcp)
-        .layer(McpLayer::new().tool("list_events", events_tool()))
+    Router::new().nest_service("/mcp", mcp)
 }
 
 /// Compact lines for `list_events`: the records under `events`.

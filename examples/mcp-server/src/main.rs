@@ -1,4 +1,4 @@
-//! `mcp-server [--listen ADDR] [--json-response]`: serves the calendar MCP
+//! `mcp-server [--listen ADDR] [--json-response] [--without-layer]`: serves the calendar MCP
 //! server at `http://ADDR/mcp` and prints `listening on http://ADDR/mcp`
 //! once bound (so `--listen 127.0.0.1:0` works for tests).
 
@@ -16,6 +16,9 @@ struct Args {
     /// stream (and without sessions).
     #[arg(long)]
     json_response: bool,
+    /// Serve without the terse layer, to compare.
+    #[arg(long)]
+    without_layer: bool,
 }
 
 #[tokio::main]
@@ -23,5 +26,10 @@ async fn main() -> std::io::Result<()> {
     let args = Args::parse();
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     println!("listening on http://{}/mcp", listener.local_addr()?);
-    axum::serve(listener, mcp_server::app(args.json_response)).await
+    let app = if args.without_layer {
+        mcp_server::without_layer(args.json_response)
+    } else {
+        mcp_server::app(args.json_response)
+    };
+    axum::serve(listener, app).await
 }
