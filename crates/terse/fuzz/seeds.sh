@@ -97,3 +97,6 @@ batch = b'[{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"oth
 (out / "batch").write_bytes(bytes([2, 64]) + batch + b"\0" + json.dumps({**result(json.dumps(events)), "id": "a"}).encode())
 print(f"{count + 1} mcp seeds")
 PY
+for file in "$here/regressions/mcp"/*; do
+  [ -e "$file" ] && cp "$file" "$out/mcp/regression-$(basename "$file")"
+done

@@ -195,8 +195,19 @@ fn date_of(day: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
-/// The events of one day: (start minute, length, title, location, attendees, recurrence).
-const DAY_PLAN: [(u32, u32, &str, Option<&str>, u32, Option<&str>); 6] = [
+/// One event of the day plan: start minute, length, title, location,
+/// attendees, recurrence.
+type Planned = (
+    u32,
+    u32,
+    &'static str,
+    Option<&'static str>,
+    u32,
+    Option<&'static str>,
+);
+
+/// The events of one day.
+const DAY_PLAN: [Planned; 6] = [
     (
         9 * 60,
         15,

@@ -129,8 +129,8 @@ impl<B: Body> Body for McpRequestBody<B> {
         let frame = ready!(this.inner.poll_frame(cx));
         Poll::Ready(frame.map(|frame| {
             frame.map(|frame| {
-                frame.map_data(|mut data| {
-                    let data = data.copy_to_bytes(data.remaining());
+                frame.map_data(|data| {
+                    let data = into_bytes(data);
                     if let Some(exchange) = this.exchange {
                         exchange.copy(&data);
                     }
@@ -155,6 +155,11 @@ impl<B> fmt::Debug for McpRequestBody<B> {
             .field("copied", &self.exchange.is_some())
             .finish()
     }
+}
+
+fn into_bytes<D: Buf>(mut data: D) -> Bytes {
+    // `Bytes` hands itself over without copying.
+    data.copy_to_bytes(data.remaining())
 }
 
 /// How the response body is read.
@@ -277,9 +282,7 @@ impl<B: Body> Body for McpBody<B> {
         let mut this = self.project();
         if let Mode::Plain = this.mode {
             let frame = ready!(this.inner.poll_frame(cx));
-            return Poll::Ready(frame.map(|frame| {
-                frame.map(|frame| frame.map_data(|mut data| data.copy_to_bytes(data.remaining())))
-            }));
+            return Poll::Ready(frame.map(|frame| frame.map(|frame| frame.map_data(into_bytes))));
         }
         loop {
             if let Some(next) = this.ready.pop_front() {
@@ -301,9 +304,9 @@ impl<B: Body> Body for McpBody<B> {
                     this.ready.push_back(Err(err));
                 }
                 Some(Ok(frame)) => match frame.into_data() {
-                    Ok(mut bytes) => {
-                        let bytes = bytes.copy_to_bytes(bytes.remaining());
-                        this.ready.extend(data(push(this.mode, exchange, bytes)));
+                    Ok(bytes) => {
+                        this.ready
+                            .extend(data(push(this.mode, exchange, into_bytes(bytes))));
                     }
                     Err(frame) => {
                         // Trailers end the body: what is held goes first.
