@@ -42,6 +42,11 @@
 //!
 //! [`render`] and [`render_json`] format a value the way the layer would, for
 //! code that builds tool results itself.
+//!
+//! With the `mcp` cargo feature, `terse::mcp::McpLayer` does the same for
+//! the tool results of an MCP server's Streamable HTTP endpoint: JSON text
+//! blocks as TOON or compact lines when the client sends
+//! `X-Prefer-Format`, everything else untouched.
 
 #![forbid(unsafe_code)]
 // docs.rs marks what each cargo feature adds.
@@ -60,6 +65,8 @@ pub mod compact;
 mod error_envelope;
 mod fields;
 mod format;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod middleware;
 mod negotiate;
 mod passthrough;
