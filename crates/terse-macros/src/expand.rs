@@ -70,13 +70,13 @@ pub fn expand(checked: &Checked, shape: Option<(Ident, TokenStream)>) -> TokenSt
 
                 // Checks the record's shape, then renders the template from
                 // the record itself rather than from the typed value.
-                fn write_line_from_node(
-                    record: #private::Node<'_>,
+                fn write_line(
+                    record: #compact::Record<'_>,
                     cx: &#compact::RenderContext,
                     out: &mut ::std::string::String,
                 ) -> ::std::result::Result<(), #compact::RecordError> {
-                    #private::deserialize_record::<#shape>(record)?;
-                    template().write_node(record, cx, out);
+                    record.deserialize::<#shape>()?;
+                    template().write_record(record, cx, out);
                     ::std::result::Result::Ok(())
                 }
             }

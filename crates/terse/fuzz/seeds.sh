@@ -67,3 +67,36 @@ for name in request service; do
   done
 done
 echo "$(ls "$out/request" | wc -l) request seeds, $(ls "$out/service" | wc -l) service seeds"
+
+# mcp: choice byte, frame size, then the answer to a tools/call with id 3
+# (or a request, NUL, and its answer); see fuzz_targets/mcp.rs.
+rm -rf "$out/mcp"
+mkdir -p "$out/mcp"
+python3 - "$out/mcp" <<'PY'
+import json, pathlib, sys
+out = pathlib.Path(sys.argv[1])
+events = {"data": [{"id": i, "title": f"Event {i}", "room": "A" if i % 2 else None} for i in range(4)], "total": 9}
+def result(text, **extra):
+    return {"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": text}], "structuredContent": {"n": 1}, **extra}}
+answers = [
+    result(json.dumps(events)),
+    result(json.dumps([{"a": 1, "b": "x"}, {"a": 2, "b": "y"}])),
+    result("plain text"),
+    result(json.dumps(events), isError=True),
+    {"jsonrpc": "2.0", "id": 3, "error": {"code": -1, "message": "no"}},
+    [result(json.dumps(events)), {"jsonrpc": "2.0", "method": "notifications/progress"}],
+]
+count = 0
+for i, answer in enumerate(answers):
+    text = json.dumps(answer).encode()
+    for choice in range(16):
+        body = text if choice & 1 == 0 else b"id: 1\r\nevent: message\r\ndata: " + text + b"\r\n\r\n: ping\n\n"
+        (out / f"answer-{i}-{choice}").write_bytes(bytes([choice, 7 + choice * 13]) + body)
+        count += 1
+batch = b'[{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"other"}}]'
+(out / "batch").write_bytes(bytes([2, 64]) + batch + b"\0" + json.dumps({**result(json.dumps(events)), "id": "a"}).encode())
+print(f"{count + 1} mcp seeds")
+PY
+for file in "$here/regressions/mcp"/*; do
+  [ -e "$file" ] && cp "$file" "$out/mcp/regression-$(basename "$file")"
+done

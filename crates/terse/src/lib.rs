@@ -42,8 +42,15 @@
 //!
 //! [`render`] and [`render_json`] format a value the way the layer would, for
 //! code that builds tool results itself.
+//!
+//! With the `mcp` cargo feature, `terse::mcp::McpLayer` does the same for
+//! the tool results of an MCP server's Streamable HTTP endpoint: JSON text
+//! blocks as TOON or compact lines when the client sends
+//! `X-Prefer-Format`, everything else untouched.
 
 #![forbid(unsafe_code)]
+// docs.rs marks what each cargo feature adds.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 // Nothing reachable from a request or a response body may panic.
 #![cfg_attr(
@@ -58,6 +65,8 @@ pub mod compact;
 mod error_envelope;
 mod fields;
 mod format;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod middleware;
 mod negotiate;
 mod passthrough;
@@ -68,7 +77,7 @@ pub mod tokens;
 
 pub use error_envelope::ErrorEnvelope;
 pub use format::{Format, UnknownFormat, render, render_json};
-pub use middleware::{ResponseFuture, Terse, TerseBody, TerseLayer};
+pub use middleware::{ResponseFuture, RouteSettings, Terse, TerseBody, TerseLayer};
 pub use passthrough::Passthrough;
 
 pub use terse_toon as toon;

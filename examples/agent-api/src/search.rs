@@ -6,11 +6,12 @@ use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
-use terse::{ChangeKind, Changes, CompactLine, Since, Timestamp};
+use terse::{Changes, CompactLine, Since, Timestamp};
 
 use crate::db::{Db, DbError};
 use crate::error::{self, ApiError};
 use crate::paging::{ListBody, Page, query_pairs};
+use crate::store;
 
 /// One hit, of any kind.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, CompactLine)]
@@ -220,14 +221,8 @@ fn changes(
     let mut rows = stmt.query(rusqlite::params![like_pattern(q), since.unix_micros()])?;
     let mut out = Changes::new(stamp);
     while let Some(row) = rows.next()? {
-        let at = |i: usize| -> rusqlite::Result<Option<Timestamp>> {
-            Ok(row
-                .get::<_, Option<i64>>(i)?
-                .map(Timestamp::from_unix_micros))
-        };
-        let created = at(9)?.unwrap_or(Timestamp::from_unix_micros(i64::MIN));
-        let updated = at(10)?.unwrap_or(created);
-        if let Some(kind) = ChangeKind::classify(since, created, updated, at(11)?) {
+        // The nine columns of `union_sql`, then the three timestamps.
+        if let Some(kind) = store::change_kind(row, 9, since)? {
             out.push(kind, read(row, q)?);
         }
     }

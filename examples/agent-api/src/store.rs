@@ -195,16 +195,31 @@ pub fn changes<R: Record>(
     let mut rows = stmt.query([since.unix_micros()])?;
     let mut out = Changes::new(stamp);
     while let Some(row) = rows.next()? {
-        let at = |i: usize| -> rusqlite::Result<Option<Timestamp>> {
-            Ok(row
-                .get::<_, Option<i64>>(i)?
-                .map(Timestamp::from_unix_micros))
-        };
-        let created = at(n)?.unwrap_or(Timestamp::from_unix_micros(i64::MIN));
-        let updated = at(n + 1)?.unwrap_or(created);
-        if let Some(kind) = ChangeKind::classify(since, created, updated, at(n + 2)?) {
+        if let Some(kind) = change_kind(row, n, since)? {
             out.push(kind, from_row(row)?);
         }
     }
     Ok(out)
+}
+
+/// What happened to a row since `since`, read from its `created_at`,
+/// `updated_at` and `deleted_at` microseconds in the columns from `first`.
+pub fn change_kind(
+    row: &rusqlite::Row<'_>,
+    first: usize,
+    since: Timestamp,
+) -> rusqlite::Result<Option<ChangeKind>> {
+    let at = |i: usize| -> rusqlite::Result<Option<Timestamp>> {
+        Ok(row
+            .get::<_, Option<i64>>(i)?
+            .map(Timestamp::from_unix_micros))
+    };
+    let created = at(first)?.unwrap_or(Timestamp::from_unix_micros(i64::MIN));
+    let updated = at(first + 1)?.unwrap_or(created);
+    Ok(ChangeKind::classify(
+        since,
+        created,
+        updated,
+        at(first + 2)?,
+    ))
 }

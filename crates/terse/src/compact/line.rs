@@ -4,19 +4,19 @@ use std::fmt;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use terse_toon::document::{Document, Node};
+use terse_toon::document::Document;
 
 use super::template::escape_from;
-use super::{Noun, RenderContext, Template};
+use super::{Noun, Record, RenderContext, Template};
 
 /// What a resource type says about itself for compact list responses: the
 /// one line an agent reads per record, the key of its id, and the noun that
 /// counts records in summaries.
 ///
 /// Derive it with `#[derive(CompactLine)]` and a template, or implement it by
-/// hand. The layer holds response bodies as JSON text, parsed once into a
-/// borrowed [`Document`]; for each record it calls
-/// [`write_line_from_node`](CompactLine::write_line_from_node), which by
+/// hand. The layer holds response bodies as JSON text, parsed once; for each
+/// record it calls [`write_line`](CompactLine::write_line) with a borrowed
+/// [`Record`], which by
 /// default reads the record into `Self` (a record of the wrong shape is an
 /// error, and the layer then serves the JSON unchanged) and writes
 /// [`line`](CompactLine::line). The derive renders its template straight from
@@ -105,8 +105,8 @@ pub trait CompactLine: DeserializeOwned {
     /// one line.
     fn line(&self, cx: &RenderContext) -> String;
 
-    /// Appends the line for one record of a parsed document to `out`; this
-    /// is what the layer calls, once per record.
+    /// Appends the line for one record of a response to `out`; this is what
+    /// the layer calls, once per record.
     ///
     /// By default it reads the record into `Self` and writes
     /// [`line`](Self::line). The derive renders its template straight from
@@ -117,25 +117,30 @@ pub trait CompactLine: DeserializeOwned {
     ///
     /// A [`RecordError`] when the record does not have the shape of `Self`;
     /// `out` may then hold part of a line.
-    fn write_line_from_node(
-        record: Node<'_>,
+    fn write_line(
+        record: Record<'_>,
         cx: &RenderContext,
         out: &mut String,
     ) -> Result<(), RecordError> {
-        let typed: Self = super::shape_error::deserialize_record(record)?;
+        let typed: Self = record.deserialize()?;
         out.push_str(&typed.line(cx));
         Ok(())
     }
 
     /// The line for one JSON record, as the layer writes it: for tests and
-    /// callers that hold a `Value` (it copies `record` into a [`Document`]).
+    /// callers that hold a `Value` (it copies `record` into the layer's
+    /// parsed form first).
     ///
     /// # Errors
     ///
     /// A [`RecordError`] when the record does not have the shape of `Self`.
     fn line_from_json(record: &Value, cx: &RenderContext) -> Result<String, RecordError> {
         let mut line = String::new();
-        Self::write_line_from_node(Document::from_value(record).root(), cx, &mut line)?;
+        Self::write_line(
+            Record::new(Document::from_value(record).root()),
+            cx,
+            &mut line,
+        )?;
         escape_from(0, &mut line);
         Ok(line)
     }

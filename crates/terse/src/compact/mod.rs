@@ -2,9 +2,9 @@
 //!
 //! A resource type says how its records read as lines through [`CompactLine`],
 //! derived with a template or written by hand. Services without Rust types use
-//! a run-time [`Template`] in a [`CompactResource`]. A [`RouteTable`] maps
-//! route patterns (axum syntax) to resources, and [`compact_envelope`] turns a
-//! list body into the envelope agents read.
+//! a run-time [`Template`] in a [`CompactResource`]. The layer maps route
+//! patterns (axum syntax) to resources, and [`compact_envelope`] turns a list
+//! body into the envelope agents read.
 //!
 //! # The derive
 //!
@@ -98,6 +98,7 @@ pub(crate) mod envelope;
 mod line;
 mod lines;
 mod noun;
+mod record;
 mod resource;
 mod routes;
 pub(crate) mod shape_error;
@@ -107,8 +108,10 @@ pub use context::RenderContext;
 pub use envelope::{NotCompact, compact_envelope};
 pub use line::{CompactLine, RecordError};
 pub use noun::Noun;
+pub use record::Record;
 pub use resource::CompactResource;
-pub use routes::{RouteError, RoutePattern, RouteTable};
+pub use routes::RouteError;
+pub(crate) use routes::{RoutePattern, RouteTable};
 pub use template::{Template, TemplateError};
 /// Derives [`CompactLine`]; see the [module docs](self).
 pub use terse_macros::CompactLine;
@@ -128,9 +131,6 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
     pub use terse_template as template;
-    pub use terse_toon::document::Node;
-
-    pub use super::shape_error::deserialize_record;
 
     use std::fmt;
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use terse_toon::document::{Document, Kind, Node};
 
 use super::template::escape_from;
-use super::{CompactLine, Noun, RecordError, RenderContext, Template};
+use super::{CompactLine, Noun, Record, RecordError, RenderContext, Template};
 
 /// How the records of one route become lines: a [`CompactLine`] type, or a
 /// run-time [`Template`] for services without Rust types. This is what a
@@ -40,7 +40,7 @@ enum Render {
     Template(Arc<Template>),
     Typed {
         type_name: &'static str,
-        write_line: fn(Node<'_>, &RenderContext, &mut String) -> Result<(), RecordError>,
+        write_line: fn(Record<'_>, &RenderContext, &mut String) -> Result<(), RecordError>,
         /// Lines come from a template, so they are one line already.
         templated: bool,
     },
@@ -65,7 +65,7 @@ impl CompactResource {
             id_key: Cow::Borrowed(T::id_key()),
             render: Render::Typed {
                 type_name: std::any::type_name::<T>(),
-                write_line: T::write_line_from_node,
+                write_line: T::write_line,
                 templated: T::template().is_some(),
             },
         }
@@ -97,25 +97,29 @@ impl CompactResource {
     /// [`CompactLine`] type returns are escaped (`\n`), as templates do.
     ///
     /// This copies `record` into a [`Document`] first; see
-    /// [`render_node`](Self::render_node) for a record of a parsed document.
+    /// [`render_record`](Self::render_record) for a record held as a `Value`.
     ///
     /// # Errors
     ///
     /// A [`RecordError`] when the record is not an object, or (for a
     /// [`CompactLine`] type) does not deserialize into that type.
     pub fn render(&self, record: &Value, cx: &RenderContext) -> Result<String, RecordError> {
-        self.render_node(Document::from_value(record).root(), cx)
+        self.render_record(Record::new(Document::from_value(record).root()), cx)
     }
 
-    /// The line for one record of a parsed [`Document`], as the layer
-    /// renders it.
+    /// The line for one record of a response, as the layer renders it (for
+    /// a [`CompactLine::write_line`] written by hand that delegates).
     ///
     /// # Errors
     ///
     /// As [`render`](Self::render).
-    pub fn render_node(&self, record: Node<'_>, cx: &RenderContext) -> Result<String, RecordError> {
+    pub fn render_record(
+        &self,
+        record: Record<'_>,
+        cx: &RenderContext,
+    ) -> Result<String, RecordError> {
         let mut line = String::new();
-        self.write_line(record, cx, &mut line)?;
+        self.write_line(record.node(), cx, &mut line)?;
         Ok(line)
     }
 
@@ -141,7 +145,7 @@ impl CompactResource {
                 ..
             } => {
                 let mark = out.len();
-                write_line(record, cx, out)?;
+                write_line(Record::new(record), cx, out)?;
                 // A hand-written `line` may hold a newline; the envelope
                 // promises one line per record all the same.
                 if !templated {

@@ -8,17 +8,14 @@ use std::str::FromStr;
 /// `/files/{*rest}`. Parameters are whole segments; `{*name}` (last only)
 /// matches the rest of the path; `{{` and `}}` are literal braces.
 ///
-/// ```
-/// use terse::compact::RoutePattern;
-///
+/// ```text
 /// let pattern = RoutePattern::parse("/users/{id}/events")?;
 /// assert!(pattern.matches("/users/42/events"));
 /// assert!(!pattern.matches("/users/42"));
 /// assert!(!pattern.matches("/users//events"));
-/// # Ok::<(), terse::compact::RouteError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RoutePattern {
+pub(crate) struct RoutePattern {
     source: String,
     segments: Vec<Part>,
 }
@@ -176,9 +173,7 @@ impl fmt::Display for RoutePattern {
 /// Route patterns mapped to values (for the layer: a
 /// [`CompactResource`](super::CompactResource) per route).
 ///
-/// ```
-/// use terse::compact::RouteTable;
-///
+/// ```text
 /// let mut routes = RouteTable::new();
 /// routes.insert("/users/{id}/events", "events")?;
 /// routes.insert("/users/me/events", "my events")?;
@@ -189,10 +184,9 @@ impl fmt::Display for RoutePattern {
 /// // By axum's `MatchedPath`: parameter names need not agree.
 /// assert_eq!(routes.lookup(Some("/users/{user}/events"), "/users/me/events"), Some(&"events"));
 /// assert_eq!(routes.lookup(None, "/users"), None);
-/// # Ok::<(), terse::compact::RouteError>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct RouteTable<T> {
+pub(crate) struct RouteTable<T> {
     routes: Vec<(RoutePattern, T)>,
 }
 
@@ -232,6 +226,7 @@ impl<T> RouteTable<T> {
     /// Otherwise (or when none has that shape) `path` is matched against
     /// every pattern and the most specific match wins (static segments before
     /// parameters before catch-alls, left to right).
+    #[cfg(test)]
     pub fn lookup(&self, matched: Option<&str>, path: &str) -> Option<&T> {
         self.lookup_route(matched, path).map(|(_, value)| value)
     }
@@ -239,14 +234,12 @@ impl<T> RouteTable<T> {
     /// As [`lookup`](Self::lookup), with the registered pattern that won
     /// (for logs that name the route).
     ///
-    /// ```
-    /// use terse::compact::RouteTable;
+    /// ```text
     ///
     /// let mut routes = RouteTable::new();
     /// routes.insert("/users/{id}/events", "events")?;
     /// let (pattern, value) = routes.lookup_route(None, "/users/7/events").unwrap();
     /// assert_eq!((pattern.as_str(), *value), ("/users/{id}/events", "events"));
-    /// # Ok::<(), terse::compact::RouteError>(())
     /// ```
     pub fn lookup_route(&self, matched: Option<&str>, path: &str) -> Option<(&RoutePattern, &T)> {
         let found = matched
@@ -261,16 +254,19 @@ impl<T> RouteTable<T> {
     }
 
     /// The registered patterns and values, in registration order.
+    #[cfg(test)]
     pub fn iter(&self) -> impl Iterator<Item = (&RoutePattern, &T)> {
         self.routes.iter().map(|(p, v)| (p, v))
     }
 
     /// How many patterns are registered.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.routes.len()
     }
 
     /// Whether no pattern is registered.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.routes.is_empty()
     }

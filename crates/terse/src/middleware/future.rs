@@ -168,7 +168,9 @@ enum Started<B: Body> {
 /// varies on the format headers as any response the layer could rewrite.
 fn step_aside<B: Body>(response: Response<B>, config: &Config) -> Response<TerseBody<B>> {
     let (mut parts, body) = response.into_parts();
-    if could_rewrite(&parts, config) || parts.status == StatusCode::NOT_MODIFIED {
+    // A route the layer is turned off for gets nothing, not even `Vary`.
+    if config.enabled && (could_rewrite(&parts, config) || parts.status == StatusCode::NOT_MODIFIED)
+    {
         add_vary(&mut parts.headers, &config.vary);
     }
     Response::from_parts(parts, TerseBody::stream(body))

@@ -6,7 +6,7 @@ use http::{HeaderName, HeaderValue};
 use tower_layer::Layer;
 
 use super::headers::VaryNames;
-use super::{Config, Terse};
+use super::{Config, RouteSettings, Terse};
 use crate::compact::{CompactLine, CompactResource, RouteError};
 use crate::format::Format;
 use crate::toon::EncodeOptions;
@@ -414,12 +414,71 @@ impl TerseLayer {
         self.config().resources.insert(pattern, resource)?;
         Ok(self)
     }
+
+    /// Settings of their own for the routes matching `pattern` (axum
+    /// syntax, matched as for [`resource`](Self::resource)): a default
+    /// format, `fields` on or off, limits, plain counting, the smart
+    /// fallback, TOON options, or the layer turned off there. What
+    /// [`RouteSettings`] leaves unset follows the layer's settings, whatever
+    /// the order of the builder calls; a request matching no such pattern
+    /// gets the layer's. A second registration for a pattern of the same
+    /// shape replaces the first.
+    ///
+    /// ```
+    /// use axum::{Json, Router, body::Body, routing::get};
+    /// use terse::{Format, RouteSettings, TerseLayer};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let app = Router::new()
+    ///     .route("/stats", get(|| async { Json(serde_json::json!([{"day": 1, "hits": 10}, {"day": 2, "hits": 12}])) }))
+    ///     .layer(TerseLayer::new().route("/stats", RouteSettings::new().default_format(Format::Toon)));
+    ///
+    /// let response = app.oneshot(http::Request::get("/stats").body(Body::empty()).unwrap()).await.unwrap();
+    /// assert_eq!(response.headers()["content-type"], "text/toon; charset=utf-8");
+    /// # }
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `pattern` is not a valid route pattern, as for
+    /// [`resource`](Self::resource); [`try_route`](Self::try_route) answers
+    /// an error instead.
+    #[track_caller]
+    pub fn route(self, pattern: &str, settings: RouteSettings) -> Self {
+        match self.try_route(pattern, settings) {
+            Ok(layer) => layer,
+            #[allow(
+                clippy::panic,
+                reason = "documented: a bad pattern in code is a bug, like axum's"
+            )]
+            Err(err) => panic!("TerseLayer: {err}"),
+        }
+    }
+
+    /// [`route`](Self::route) for a pattern that comes from configuration.
+    ///
+    /// # Errors
+    ///
+    /// A [`RouteError`] when `pattern` is not a valid route pattern.
+    pub fn try_route(mut self, pattern: &str, settings: RouteSettings) -> Result<Self, RouteError> {
+        self.config().routes.register(pattern, settings)?;
+        Ok(self)
+    }
 }
 
 impl<S> Layer<S> for TerseLayer {
     type Service = Terse<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        Terse::from_parts(inner, self.config.clone())
+        // Route settings are laid over the layer's only now, so that the
+        // order of the builder calls does not matter.
+        let config = if self.config.routes.is_empty() {
+            self.config.clone()
+        } else {
+            Arc::new(self.config.resolve())
+        };
+        Terse::from_parts(inner, config)
     }
 }

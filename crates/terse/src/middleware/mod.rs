@@ -14,6 +14,7 @@ mod offload;
 mod plan;
 mod report;
 mod rewrite;
+mod route_settings;
 mod service;
 #[cfg(test)]
 mod tests;
@@ -21,6 +22,7 @@ mod tests;
 pub use body::TerseBody;
 pub use future::ResponseFuture;
 pub use layer::TerseLayer;
+pub use route_settings::RouteSettings;
 pub use service::Terse;
 
 use http::{HeaderName, HeaderValue};
@@ -34,6 +36,10 @@ use headers::VaryNames;
 /// Everything the builder sets, shared by every clone of the service.
 #[derive(Debug, Clone)]
 pub(crate) struct Config {
+    /// Off for routes registered with `RouteSettings::enabled(false)`.
+    pub(crate) enabled: bool,
+    /// Settings of chosen routes.
+    pub(crate) routes: route_settings::RouteConfigs,
     pub(crate) default_format: Format,
     pub(crate) max_body_bytes: usize,
     /// The largest TOON text or compact envelope the layer writes; `None`
@@ -68,6 +74,20 @@ pub(crate) struct Config {
 }
 
 impl Config {
+    /// The settings for `req`: those of the route it matches, if it has any
+    /// of its own.
+    pub(crate) fn for_request<'a, B>(
+        self: &'a std::sync::Arc<Self>,
+        req: &http::Request<B>,
+    ) -> &'a std::sync::Arc<Self> {
+        if self.routes.is_empty() {
+            return self;
+        }
+        self.routes
+            .lookup(plan::matched_path(req), req.uri().path())
+            .unwrap_or(self)
+    }
+
     /// The bound on a rewritten body: past it, the JSON goes out unchanged.
     pub(crate) fn max_output_bytes(&self) -> usize {
         self.max_output_bytes.unwrap_or(self.max_body_bytes)
@@ -97,6 +117,8 @@ pub const DEFAULT_OFFLOAD_THRESHOLD: usize = 256 * 1024;
 impl Default for Config {
     fn default() -> Self {
         Config {
+            enabled: true,
+            routes: route_settings::RouteConfigs::default(),
             default_format: Format::Json,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             max_output_bytes: None,

@@ -39,6 +39,20 @@ pub(crate) struct Route {
     matched: Option<axum::extract::MatchedPath>,
 }
 
+/// The router pattern a request matched, under axum.
+pub(crate) fn matched_path<B>(req: &Request<B>) -> Option<&str> {
+    #[cfg(feature = "axum")]
+    return req
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map(|matched| matched.as_str());
+    #[cfg(not(feature = "axum"))]
+    return {
+        let _ = req;
+        None
+    };
+}
+
 impl Route {
     fn of<B>(req: &Request<B>) -> Self {
         Route {

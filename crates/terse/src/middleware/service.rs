@@ -60,13 +60,16 @@ where
     }
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
-        match plan(&self.config, &req) {
-            Planned::StepAside => {
-                ResponseFuture::step_aside(self.inner.call(req), self.config.clone())
-            }
-            Planned::Refuse(refusal) => ResponseFuture::refuse(refusal, &self.config),
+        let config = self.config.for_request(&req);
+        if !config.enabled {
+            return ResponseFuture::step_aside(self.inner.call(req), config.clone());
+        }
+        match plan(config, &req) {
+            Planned::StepAside => ResponseFuture::step_aside(self.inner.call(req), config.clone()),
+            Planned::Refuse(refusal) => ResponseFuture::refuse(refusal, config),
             Planned::Serve(plan) => {
-                ResponseFuture::serve(self.inner.call(req), plan, self.config.clone())
+                let config = config.clone();
+                ResponseFuture::serve(self.inner.call(req), plan, config)
             }
         }
     }

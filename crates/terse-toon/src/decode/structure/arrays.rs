@@ -29,6 +29,16 @@ fn special_bytes(delim: u8) -> &'static [bool; 256] {
     }
 }
 
+/// What a line of a table is, as far as its form tells.
+enum Step<T> {
+    /// A row; `T` is what was found reading its form.
+    Row(T),
+    /// Not a row, passed over (non-strict mode).
+    Skip,
+    /// Not a row: the table ends before it.
+    End,
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     if n == 1 {
         format!("1 {one}")
@@ -221,9 +231,85 @@ impl Parser<'_> {
 
     /// `key[N]{fields}:` followed by rows at `depth` (§9.3).
     pub(super) fn table(&mut self, header: &Header, table: &Table, depth: usize) -> PResult<Value> {
-        self.enter(header.len_pos)?;
         let mut rows = Vec::with_capacity(self.capacity(header.len, header.end));
+        self.rows(
+            header,
+            depth,
+            ("row", "rows"),
+            |parser, line, cells| {
+                let is_row = parser.split(line.content, line.end, header.delim, true, |_, v| {
+                    cells.push(v);
+                })?;
+                if is_row {
+                    return Ok(Step::Row(()));
+                }
+                if parser.strict {
+                    return Err(Fail::new(
+                        line.content,
+                        "expected a table row, found a `key: value` line",
+                    ));
+                }
+                Ok(Step::End)
+            },
+            |parser, line, (), cells| {
+                parser.check_width(table, cells.len(), line.content)?;
+                rows.push(table.row(cells));
+                Ok(())
+            },
+        )?;
+        Ok(Value::Array(rows))
+    }
+
+    /// `key[N:]{fields}:` followed by `entrykey: cells` rows at `depth` (§9.5).
+    pub(super) fn keyed(&mut self, header: &Header, table: &Table, depth: usize) -> PResult<Value> {
+        let mut map = Map::with_capacity(self.capacity(header.len, header.end));
+        self.rows(
+            header,
+            depth,
+            ("entry", "entries"),
+            |parser, line, _| match header::first_unquoted_colon(
+                parser.bytes,
+                line.content,
+                line.end,
+            ) {
+                Some(colon) => Ok(Step::Row(colon)),
+                None if parser.strict => Err(Fail::new(
+                    line.content,
+                    "expected an entry row `key: values`",
+                )),
+                None => Ok(Step::Skip),
+            },
+            |parser, line, colon, cells| {
+                let key = parser.entry_key(line.content, colon)?;
+                let cells_start = skip_spaces(parser.bytes, colon + 1, line.end);
+                if cells_start < line.end {
+                    parser.split(cells_start, line.end, header.delim, false, |_, v| {
+                        cells.push(v);
+                    })?;
+                }
+                parser.check_width(table, cells.len(), line.content)?;
+                let row = table.row(cells);
+                parser.insert(&mut map, key, line.content, row)
+            },
+        )?;
+        Ok(Value::Object(map))
+    }
+
+    /// The rows of a table at `depth`, shared by both table forms: `classify`
+    /// looks at a line (with `cells` cleared for it) before it is taken,
+    /// `read` reads a row once it is taken and counted. Checks the count
+    /// against the header's (`noun` names a row in the message).
+    fn rows<T>(
+        &mut self,
+        header: &Header,
+        depth: usize,
+        noun: (&str, &str),
+        mut classify: impl FnMut(&mut Self, &Line, &mut Vec<Value>) -> PResult<Step<T>>,
+        mut read: impl FnMut(&mut Self, &Line, T, &mut Vec<Value>) -> PResult<()>,
+    ) -> PResult<()> {
+        self.enter(header.len_pos)?;
         let mut cells = std::mem::take(&mut self.cells);
+        let mut count = 0;
         let mut extra = None;
         let mut started = false;
         while let Some(line) = self.lines.peek()? {
@@ -235,36 +321,31 @@ impl Parser<'_> {
                 continue;
             }
             cells.clear();
-            let is_row = self.split(line.content, line.end, header.delim, true, |_, v| {
-                cells.push(v);
-            })?;
-            if !is_row {
-                if self.strict {
-                    return Err(Fail::new(
-                        line.content,
-                        "expected a table row, found a `key: value` line",
-                    ));
+            let found = match classify(self, &line, &mut cells)? {
+                Step::Row(found) => found,
+                Step::Skip => {
+                    self.take(&line)?;
+                    continue;
                 }
-                break;
-            }
+                Step::End => break,
+            };
             self.take(&line)?;
             if !started {
                 started = true;
                 self.spans += 1;
             }
-            if rows.len() == header.len && extra.is_none() {
+            if count == header.len && extra.is_none() {
                 extra = Some(line.content);
             }
-            self.check_width(table, cells.len(), line.content)?;
-            rows.push(table.row(&mut cells));
+            count += 1;
+            read(self, &line, found, &mut cells)?;
         }
         self.cells = cells;
         if started {
             self.spans -= 1;
         }
         self.leave();
-        self.check_count(header, rows.len(), extra, "row", "rows")?;
-        Ok(Value::Array(rows))
+        self.check_count(header, count, extra, noun.0, noun.1)
     }
 
     /// A row must have one cell per leaf field in both modes: non-strict
@@ -281,63 +362,6 @@ impl Parser<'_> {
             ));
         }
         Ok(())
-    }
-
-    /// `key[N:]{fields}:` followed by `entrykey: cells` rows at `depth` (§9.5).
-    pub(super) fn keyed(&mut self, header: &Header, table: &Table, depth: usize) -> PResult<Value> {
-        self.enter(header.len_pos)?;
-        let mut map = Map::with_capacity(self.capacity(header.len, header.end));
-        let mut cells = std::mem::take(&mut self.cells);
-        let mut count = 0;
-        let mut extra = None;
-        let mut started = false;
-        while let Some(line) = self.lines.peek()? {
-            if line.depth < depth {
-                break;
-            }
-            if line.depth > depth {
-                self.orphan(&line, Some(depth))?;
-                continue;
-            }
-            let Some(colon) = header::first_unquoted_colon(self.bytes, line.content, line.end)
-            else {
-                if self.strict {
-                    return Err(Fail::new(
-                        line.content,
-                        "expected an entry row `key: values`",
-                    ));
-                }
-                self.take(&line)?;
-                continue;
-            };
-            self.take(&line)?;
-            if !started {
-                started = true;
-                self.spans += 1;
-            }
-            if count == header.len && extra.is_none() {
-                extra = Some(line.content);
-            }
-            count += 1;
-            let key = self.entry_key(line.content, colon)?;
-            let cells_start = skip_spaces(self.bytes, colon + 1, line.end);
-            cells.clear();
-            if cells_start < line.end {
-                self.split(cells_start, line.end, header.delim, false, |_, v| {
-                    cells.push(v);
-                })?;
-            }
-            self.check_width(table, cells.len(), line.content)?;
-            let row = table.row(&mut cells);
-            self.insert(&mut map, key, line.content, row)?;
-        }
-        self.cells = cells;
-        if started {
-            self.spans -= 1;
-        }
-        self.leave();
-        self.check_count(header, count, extra, "entry", "entries")?;
-        Ok(Value::Object(map))
     }
 
     /// The entry key before the colon at `colon` (§9.5, decoded per §7.4).

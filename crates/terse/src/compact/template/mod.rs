@@ -54,7 +54,7 @@ use serde_json::Value;
 use terse_template::Ast;
 use terse_toon::document::{Document, Node};
 
-use super::RenderContext;
+use super::{Record, RenderContext};
 pub(crate) use render::escape_from;
 
 /// Why a template did not parse: [`offset`](TemplateError::offset) (bytes),
@@ -112,37 +112,30 @@ impl Template {
     /// Renders the line for one JSON record. Never fails: missing values
     /// render empty (or drop their optional group).
     ///
-    /// This copies `record` into a [`Document`] first; a caller that holds
-    /// the JSON text renders without the copy through
-    /// [`render_node`](Template::render_node).
+    /// This copies `record` into the layer's parsed form first; the layer
+    /// renders without the copy through
+    /// [`render_record`](Template::render_record).
     pub fn render(&self, record: &Value, cx: &RenderContext) -> String {
-        self.render_node(Document::from_value(record).root(), cx)
+        self.render_record(Record::new(Document::from_value(record).root()), cx)
     }
 
-    /// Renders the line for one record of a parsed [`Document`], as the
-    /// layer does.
-    ///
-    /// ```
-    /// use terse::compact::{RenderContext, Template};
-    /// use terse::toon::document::Document;
-    ///
-    /// let template = Template::parse("{title} ({tags|join(/)})")?;
-    /// let list = Document::parse(r#"[{"title": "Groceries", "tags": ["home", "todo"]}]"#)?;
-    /// let record = list.root().item(0).unwrap();
-    /// assert_eq!(template.render_node(record, &RenderContext::now()), "Groceries (home/todo)");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn render_node(&self, record: Node<'_>, cx: &RenderContext) -> String {
+    /// Renders the line for one record of a response, as the layer does.
+    pub fn render_record(&self, record: Record<'_>, cx: &RenderContext) -> String {
         // Lines are about as long as their template, so twice its length is
         // rarely outgrown.
         let mut line = String::with_capacity(2 * self.source.len());
-        self.write_node(record, cx, &mut line);
+        self.write_record(record, cx, &mut line);
         line
     }
 
-    /// Renders the line for one record onto the end of `out`.
-    #[doc(hidden)]
-    pub fn write_node(&self, record: Node<'_>, cx: &RenderContext, out: &mut String) {
+    /// Renders the line for one record onto the end of `out`: what the
+    /// derive's [`CompactLine::write_line`](super::CompactLine::write_line)
+    /// does once the record's shape is checked.
+    pub fn write_record(&self, record: Record<'_>, cx: &RenderContext, out: &mut String) {
+        self.write_node(record.node(), cx, out);
+    }
+
+    pub(crate) fn write_node(&self, record: Node<'_>, cx: &RenderContext, out: &mut String) {
         render::render(&self.ast, &self.hints, record, cx, out);
     }
 

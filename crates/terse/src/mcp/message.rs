@@ -1,0 +1,262 @@
+//! JSON-RPC messages: the `tools/call` ids of a request, and the rewrite of
+//! a response's text blocks, spliced into the server's own bytes.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::{Config, McpTool};
+use crate::compact::RenderContext;
+use crate::compact::envelope::Envelope;
+use crate::format::{Format, cheaper_toon};
+use crate::tokens;
+use crate::toon;
+use crate::toon::document::Document;
+
+/// The `tools/call` requests of one POST body: JSON-RPC id (as canonical
+/// JSON text) to tool name.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Calls(HashMap<String, String>);
+
+impl Calls {
+    /// The calls in a request body (one message or a batch); `None` when the
+    /// body is not complete JSON text.
+    pub(crate) fn read(body: &[u8]) -> Option<Calls> {
+        let text = std::str::from_utf8(body).ok()?;
+        let mut calls = HashMap::new();
+        for message in messages(text)? {
+            if let Some((id, name)) = tool_call(message) {
+                calls.insert(id, name);
+            }
+        }
+        Some(Calls(calls))
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The tool name of the call with this id.
+    fn tool(&self, id: &str) -> Option<&str> {
+        self.0.get(id).map(String::as_str)
+    }
+}
+
+/// The messages of a body: its elements when it is a batch.
+fn messages(text: &str) -> Option<Vec<&RawValue>> {
+    if text.trim_start().starts_with('[') {
+        serde_json::from_str(text).ok()
+    } else {
+        serde_json::from_str(text).ok().map(|message| vec![message])
+    }
+}
+
+#[derive(Deserialize)]
+struct RequestMessage<'a> {
+    #[serde(borrow)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+}
+
+/// The id and tool name of a `tools/call` request.
+fn tool_call(message: &RawValue) -> Option<(String, String)> {
+    let request: RequestMessage<'_> = serde_json::from_str(message.get()).ok()?;
+    if request.method.as_deref() != Some("tools/call") {
+        return None;
+    }
+    let id = id_key(request.id?)?;
+    let params: CallParams<'_> = serde_json::from_str(request.params?.get()).ok()?;
+    Some((id, params.name.into_owned()))
+}
+
+/// An id as canonical JSON text, so `"a"` written with an escape matches;
+/// only strings and numbers are ids.
+fn id_key(id: &RawValue) -> Option<String> {
+    match serde_json::from_str::<Value>(id.get()).ok()? {
+        id @ (Value::String(_) | Value::Number(_)) => Some(id.to_string()),
+        _ => None,
+    }
+}
+
+#[derive(Deserialize)]
+struct ResponseMessage<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow)]
+    error: Option<&'a RawValue>,
+    #[serde(borrow)]
+    method: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct ToolResult<'a> {
+    #[serde(borrow)]
+    content: Option<Vec<&'a RawValue>>,
+    #[serde(rename = "isError", borrow)]
+    is_error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct ContentBlock<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    text: Option<&'a RawValue>,
+}
+
+/// What a response is rewritten with.
+pub(crate) struct Rewrite<'c> {
+    pub(crate) config: &'c Config,
+    pub(crate) format: Format,
+    pub(crate) calls: &'c Calls,
+}
+
+impl Rewrite<'_> {
+    /// The message (or batch) `text` with the text blocks of its
+    /// `tools/call` results rewritten; `None` when nothing changed.
+    pub(crate) fn message(&self, text: &str) -> Option<String> {
+        let mut splices = Vec::new();
+        for message in messages(text)? {
+            self.splices(message, &mut splices);
+        }
+        if splices.is_empty() {
+            return None;
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for (range, replacement) in splices {
+            let start = span(text, range)?.start;
+            out.push_str(text.get(at..start)?);
+            out.push_str(&replacement);
+            at = start + range.get().len();
+        }
+        out.push_str(text.get(at..)?);
+        Some(out)
+    }
+
+    /// The new JSON string of each text block of `message` that is
+    /// rewritten, with the raw string it replaces.
+    fn splices<'t>(&self, message: &'t RawValue, splices: &mut Vec<(&'t RawValue, String)>) {
+        let Ok(response) = serde_json::from_str::<ResponseMessage<'t>>(message.get()) else {
+            return;
+        };
+        let (Some(id), Some(result), None, None) = (
+            response.id,
+            response.result,
+            response.error,
+            response.method,
+        ) else {
+            return;
+        };
+        let Some(name) = id_key(id).and_then(|id| self.calls.tool(&id)) else {
+            return;
+        };
+        let Ok(result) = serde_json::from_str::<ToolResult<'t>>(result.get()) else {
+            return;
+        };
+        if result.is_error.is_some_and(|flag| flag.get() != "false") {
+            return;
+        }
+        let tool = self.config.tools.get(name);
+        for block in result.content.into_iter().flatten() {
+            let Ok(block) = serde_json::from_str::<ContentBlock<'t>>(block.get()) else {
+                continue;
+            };
+            let (Some("text"), Some(raw)) = (block.kind.as_deref(), block.text) else {
+                continue;
+            };
+            let Ok(text) = serde_json::from_str::<Cow<'_, str>>(raw.get()) else {
+                continue;
+            };
+            if let Some(new) = self.block(&text, tool) {
+                splices.push((raw, Value::String(new).to_string()));
+            }
+        }
+    }
+
+    /// The new text of a block that holds `json`, or `None` to keep it.
+    fn block(&self, json: &str, tool: Option<&McpTool>) -> Option<String> {
+        if !matches!(json.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
+            return None;
+        }
+        let limit = self.config.max_output_bytes();
+        if let (Format::Compact, Some(tool)) = (self.format, tool) {
+            if let Some(text) = compact_text(json, tool, limit) {
+                return Some(text);
+            }
+        }
+        let toon = toon::encode_json_limited(json, &self.config.toon_options, limit).ok()?;
+        cheaper_toon(tokens::estimate, &toon, tokens::estimate(json.as_bytes())).map(|_| toon)
+    }
+}
+
+/// Where `raw`, borrowed from `text`, sits in it.
+fn span(text: &str, raw: &RawValue) -> Option<std::ops::Range<usize>> {
+    let start = (raw.get().as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    let end = start.checked_add(raw.get().len())?;
+    (end <= text.len()).then_some(start..end)
+}
+
+/// The compact envelope's fields, read back from its JSON text.
+#[derive(Deserialize)]
+struct Compact {
+    summary: String,
+    lines: Vec<String>,
+    ids: Vec<Value>,
+    #[serde(default)]
+    meta: Option<Value>,
+}
+
+/// A list block as text: the summary, `id: line` per record, then `meta`.
+fn compact_text(json: &str, tool: &McpTool, limit: usize) -> Option<String> {
+    let document = Document::parse(json).ok()?;
+    let cx = RenderContext::now().with_max_output_bytes(limit);
+    let envelope = match Envelope::build(document.root(), &tool.list_keys, &tool.resource, &cx) {
+        Ok(envelope) => envelope,
+        Err(err) => {
+            if err.should_log() {
+                tracing::warn!(reason = %err, "MCP tool result does not fit its compact template");
+            }
+            return None;
+        }
+    };
+    let compact: Compact = serde_json::from_slice(&envelope.into_json()).ok()?;
+    let mut out = String::with_capacity(limit.min(json.len()));
+    out.push_str(&compact.summary);
+    for (id, line) in compact.ids.iter().zip(&compact.lines) {
+        out.push('\n');
+        match id {
+            Value::String(id) if is_word(id) => out.push_str(id),
+            id => out.push_str(&id.to_string()),
+        }
+        out.push_str(": ");
+        out.push_str(line);
+    }
+    if let Some(meta) = compact.meta {
+        out.push_str("\nmeta: ");
+        out.push_str(&meta.to_string());
+    }
+    (out.len() <= limit).then_some(out)
+}
+
+/// Whether an id reads unambiguously without quotes before `: `.
+fn is_word(id: &str) -> bool {
+    !id.is_empty()
+        && !id
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || matches!(c, ':' | '"' | '\\'))
+}

@@ -1,0 +1,297 @@
+//! Unit tests of the message rewrite and of the service through `oneshot`.
+//! The same cases through a real server are in `tests/tests/mcp_layer.rs`.
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use http::{Request, Response};
+use http_body_util::{BodyExt, Full};
+use serde_json::{Value, json};
+use tower::{ServiceExt, service_fn};
+
+use super::message::{Calls, Rewrite};
+use super::*;
+
+const CALL: &str = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_events","arguments":{}}}"#;
+
+fn users() -> String {
+    json!({"users": [
+        {"id": 1, "name": "Ada", "role": "admin"},
+        {"id": 2, "name": "Linus", "role": "member"},
+        {"id": 3, "name": "Grace", "role": "member"},
+    ]})
+    .to_string()
+}
+
+fn result(id: Value, text: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "result": {
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": {"kept": true},
+    }})
+    .to_string()
+}
+
+fn rewrite(config: &Config, format: Format, request: &str, response: &str) -> Option<String> {
+    let calls = Calls::read(request.as_bytes()).unwrap();
+    Rewrite {
+        config,
+        format,
+        calls: &calls,
+    }
+    .message(response)
+}
+
+#[test]
+fn tool_calls_are_read_from_single_requests_and_batches() {
+    let batch = format!(
+        r#"[{CALL},{{"jsonrpc":"2.0","id":"a\u0062","method":"tools/call","params":{{"name":"x"}}}},{{"jsonrpc":"2.0","method":"notifications/initialized"}},{{"jsonrpc":"2.0","id":9,"method":"tools/list"}},7]"#
+    );
+    let calls = Calls::read(batch.as_bytes()).unwrap();
+    let config = Config::default();
+    let rewritten = Rewrite {
+        config: &config,
+        format: Format::Toon,
+        calls: &calls,
+    };
+    // The escaped id `"a\u0062"` is the id `"ab"`.
+    assert!(rewritten.message(&result(json!("ab"), &users())).is_some());
+    assert!(rewritten.message(&result(json!(3), &users())).is_some());
+    assert!(rewritten.message(&result(json!(9), &users())).is_none());
+    assert!(Calls::read(b"{\"jsonrpc\":").is_none());
+    assert!(Calls::read(b"\xff").is_none());
+    assert!(Calls::read(b"{}").unwrap().is_empty());
+}
+
+#[test]
+fn json_text_blocks_become_toon_and_everything_else_is_kept_byte_for_byte() {
+    let config = Config::default();
+    let response = format!(
+        r#"{{ "jsonrpc" : "2.0", "result": {{"content": [{{"type":"text","text":{}}}, {{"type":"text","text":"plain words"}}, {{"type":"image","data":"AAAA","mimeType":"image/png"}}], "structuredContent": {{"a": [1, 2]}}, "_meta": {{"x": 1}}}}, "id": 3 }}"#,
+        Value::String(users())
+    );
+    let out = rewrite(&config, Format::Toon, CALL, &response).unwrap();
+    let toon = "users[3]{id,name,role}:\n  1,Ada,admin\n  2,Linus,member\n  3,Grace,member";
+    assert_eq!(
+        out,
+        response.replace(
+            &Value::String(users()).to_string(),
+            &Value::String(toon.into()).to_string()
+        )
+    );
+}
+
+#[test]
+fn toon_only_where_it_costs_fewer_tokens() {
+    let config = Config::default();
+    // Nesting costs TOON a line and an indent per level.
+    let out = rewrite(&config, Format::Toon, CALL, &result(json!(3), "[[[[1]]]]"));
+    assert_eq!(out, None);
+    for text in ["\"just a string\"", "42", "not json", "{oops", "[1,"] {
+        assert_eq!(
+            rewrite(&config, Format::Toon, CALL, &result(json!(3), text)),
+            None,
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn errors_and_other_messages_pass() {
+    let config = Config::default();
+    let mut error_result: Value = serde_json::from_str(&result(json!(3), &users())).unwrap();
+    error_result["result"]["isError"] = json!(true);
+    let cases = [
+        error_result.to_string(),
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "bad"}}).to_string(),
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"content": [{"type": "text", "text": users()}]}}).to_string(),
+        result(json!(4), &users()),
+        result(json!("3"), &users()),
+        // A repeated key is not guessed at.
+        result(json!(3), &users()).replacen(r#""jsonrpc":"2.0""#, r#""id":3,"jsonrpc":"2.0""#, 1),
+    ];
+    for case in cases {
+        assert_eq!(rewrite(&config, Format::Toon, CALL, &case), None, "{case}");
+    }
+    let mut not_error = error_result.clone();
+    not_error["result"]["isError"] = json!(false);
+    assert!(rewrite(&config, Format::Toon, CALL, &not_error.to_string()).is_some());
+}
+
+#[test]
+fn compact_lines_for_a_registered_tool() {
+    let tool = McpTool::from_template("events", "event", "{title}{? @{room}}").unwrap();
+    let layer = McpLayer::new().tool("list_events", tool);
+    let body = json!({"date": "2025-06-02", "events": [
+        {"id": "evt_1", "title": "Standup", "room": "Ada"},
+        {"id": 7, "title": "Review", "room": null},
+        {"id": "a b", "title": "Lunch"},
+    ]});
+    let out = rewrite(
+        &layer.config,
+        Format::Compact,
+        CALL,
+        &result(json!(3), &body.to_string()),
+    )
+    .unwrap();
+    let out: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        out["result"]["content"][0]["text"],
+        "3 events\nevt_1: Standup @Ada\n7: Review\n\"a b\": Lunch\nmeta: {\"date\":\"2025-06-02\"}"
+    );
+    assert_eq!(out["result"]["structuredContent"], json!({"kept": true}));
+
+    // Not a list, or another tool: the TOON rule.
+    let single = json!({"id": 1, "title": "Standup", "room": "Ada", "attendees": [{"n": "a", "m": 1}, {"n": "b", "m": 2}, {"n": "c", "m": 3}]});
+    let out = rewrite(
+        &layer.config,
+        Format::Compact,
+        CALL,
+        &result(json!(3), &single.to_string()),
+    )
+    .unwrap();
+    let out: Value = serde_json::from_str(&out).unwrap();
+    let text = out["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        crate::toon::decode(text, &Default::default()).unwrap(),
+        single
+    );
+}
+
+async fn call(
+    layer: McpLayer,
+    request: Request<String>,
+    content_type: &'static str,
+    answer: String,
+) -> (Response<Bytes>, String) {
+    let service = layer.layer(service_fn(move |req: Request<McpRequestBody<String>>| {
+        let answer = answer.clone();
+        async move {
+            // The server reads the whole request first, as MCP servers do.
+            let _ = req.into_body().collect().await;
+            let response = Response::builder()
+                .header("content-type", content_type)
+                .header("mcp-session-id", "s-1")
+                .header("content-length", answer.len())
+                .body(Full::new(Bytes::from(answer)))
+                .unwrap();
+            Ok::<_, Infallible>(response)
+        }
+    }));
+    let response = service.oneshot(request).await.unwrap();
+    let (parts, body) = response.into_parts();
+    let body = body.collect().await.unwrap().to_bytes();
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    (Response::from_parts(parts, body), text)
+}
+
+fn post(prefer: Option<&str>) -> Request<String> {
+    let mut builder = Request::post("/mcp").header("accept", "application/json, text/event-stream");
+    if let Some(prefer) = prefer {
+        builder = builder.header("x-prefer-format", prefer);
+    }
+    builder.body(CALL.to_owned()).unwrap()
+}
+
+#[tokio::test]
+async fn json_answers_are_rewritten_when_asked() {
+    let answer = result(json!(3), &users());
+    let (response, body) = call(
+        McpLayer::new(),
+        post(Some("toon")),
+        "application/json",
+        answer.clone(),
+    )
+    .await;
+    assert_ne!(body, answer);
+    assert!(response.headers().get("content-length").is_none());
+    assert_eq!(response.headers()["mcp-session-id"], "s-1");
+    let (response, body) = call(
+        McpLayer::new(),
+        post(None),
+        "application/json",
+        answer.clone(),
+    )
+    .await;
+    assert_eq!(body, answer);
+    assert_eq!(
+        response.headers()["content-length"],
+        answer.len().to_string().as_str()
+    );
+    let default_toon = McpLayer::new().default_format(Format::Toon);
+    let (_, body) = call(
+        default_toon.clone(),
+        post(None),
+        "application/json",
+        answer.clone(),
+    )
+    .await;
+    assert_ne!(body, answer);
+    let (_, body) = call(
+        default_toon,
+        post(Some("json")),
+        "application/json",
+        answer.clone(),
+    )
+    .await;
+    assert_eq!(body, answer);
+}
+
+#[tokio::test]
+async fn event_streams_are_rewritten_event_by_event() {
+    let message = result(json!(3), &users());
+    let answer = format!("id: 0\ndata:\n\nid: 1\nevent: message\ndata: {message}\n\n");
+    let (_, body) = call(
+        McpLayer::new(),
+        post(Some("toon")),
+        "text/event-stream",
+        answer.clone(),
+    )
+    .await;
+    let (head, data) = body.split_once("data: {").unwrap();
+    assert_eq!(head, "id: 0\ndata:\n\nid: 1\nevent: message\n");
+    let rewritten: Value = serde_json::from_str(&format!("{{{}", data.trim_end())).unwrap();
+    assert!(
+        rewritten["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("users[3]")
+    );
+}
+
+#[tokio::test]
+async fn limits_leave_answers_as_the_server_made_them() {
+    let answer = result(json!(3), &users());
+    let small = McpLayer::new().max_request_bytes(16);
+    let (_, body) = call(
+        small,
+        post(Some("toon")),
+        "application/json",
+        answer.clone(),
+    )
+    .await;
+    assert_eq!(body, answer);
+    let small = McpLayer::new().max_message_bytes(64);
+    let (_, body) = call(
+        small.clone(),
+        post(Some("toon")),
+        "application/json",
+        answer.clone(),
+    )
+    .await;
+    assert_eq!(body, answer);
+    let events = format!("data: {answer}\n\n");
+    let (_, body) = call(
+        small,
+        post(Some("toon")),
+        "text/event-stream",
+        events.clone(),
+    )
+    .await;
+    assert_eq!(body, events);
+    let get = Request::get("/mcp")
+        .header("x-prefer-format", "toon")
+        .body(String::new())
+        .unwrap();
+    let (_, body) = call(McpLayer::new(), get, "text/event-stream", events.clone()).await;
+    assert_eq!(body, events);
+}
