@@ -40,39 +40,7 @@ fn install() -> Result<PathBuf, String> {
         "terse-gateway-fastapi-venv-build-{}",
         std::process::id()
     ));
-    let _ = std::fs::remove_dir_all(&building);
-    let run = |command: &mut Command, what: &str| -> Result<(), String> {
-        let output = command
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|err| format!("cannot run {what} ({err}); {HOW}"))?;
-        if output.status.success() {
-            return Ok(());
-        }
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        Err(format!("{what} failed ({}: {last}); {HOW}", output.status))
-    };
-    run(
-        Command::new("python3").args(["-m", "venv"]).arg(&building),
-        "`python3 -m venv`",
-    )?;
-    run(
-        Command::new(interpreter(&building))
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .args(PACKAGES),
-        "`pip install fastapi uvicorn`",
-    )?;
+    install_venv(&building, &PACKAGES)?;
     std::fs::write(building.join("ready"), b"").map_err(|err| err.to_string())?;
     // A venv's scripts name its folder; the interpreter (`bin/python`) does
     // not depend on it, and that is all the tests run.
@@ -84,6 +52,44 @@ fn install() -> Result<PathBuf, String> {
         }
     }
     Ok(interpreter(&home))
+}
+
+/// Makes a fresh virtual environment at `dir` (`python3 -m venv`) with
+/// `packages` installed from PyPI, and gives its interpreter. The error
+/// says what failed and what to install, for
+/// [`prerequisite::require`](crate::prerequisite::require).
+pub fn install_venv(dir: &Path, packages: &[&str]) -> Result<PathBuf, String> {
+    let _ = std::fs::remove_dir_all(dir);
+    let run = |command: &mut Command, what: &str| -> Result<(), String> {
+        let output = command
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|err| format!("cannot run {what} ({err}); {HOW}"))?;
+        if output.status.success() {
+            return Ok(());
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let last = stderr.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+        Err(format!("{what} failed ({}: {last}); {HOW}", output.status))
+    };
+    run(
+        Command::new("python3").args(["-m", "venv"]).arg(dir),
+        "`python3 -m venv`",
+    )?;
+    let python = dir.join("bin").join("python");
+    run(
+        Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(packages),
+        &format!("`pip install {}`", packages.join(" ")),
+    )?;
+    Ok(python)
 }
 
 /// `tests/python/upstream.py` running under uvicorn; stopped when dropped

@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 use terse_tests::prerequisite;
+use terse_tests::python::install_venv;
 use terse_tests::reference::Reference;
 
 /// The SDK version the tests run.
@@ -57,39 +58,8 @@ fn python() -> Option<PathBuf> {
 }
 
 fn install() -> Result<PathBuf, String> {
-    let how = "install python3 with venv and pip, with access to PyPI";
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mcp-python-sdk");
-    let _ = std::fs::remove_dir_all(&dir);
-    let run = |command: &mut Command, what: &str| -> Result<(), String> {
-        let output = command
-            .output()
-            .map_err(|err| format!("cannot run {what} ({err}); {how}"))?;
-        if output.status.success() {
-            return Ok(());
-        }
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr
-            .lines()
-            .rfind(|line| !line.trim().is_empty())
-            .unwrap_or("");
-        Err(format!("{what} failed ({}: {last}); {how}", output.status))
-    };
-    run(
-        Command::new("python3").args(["-m", "venv"]).arg(&dir),
-        "`python3 -m venv`",
-    )?;
-    let python = dir.join("bin").join("python");
-    run(
-        Command::new(&python).args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            SDK,
-        ]),
-        &format!("`pip install {SDK}`"),
-    )?;
+    let python = install_venv(&dir, &[SDK])?;
     std::fs::write(dir.join("driver.py"), DRIVER).map_err(|err| err.to_string())?;
     Ok(python)
 }
