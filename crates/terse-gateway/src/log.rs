@@ -156,7 +156,9 @@ fn served_by_type(content_type: &str) -> Served {
     {
         Served::Toon
     } else if essence.eq_ignore_ascii_case("application/json")
-        || (essence.len() >= 5 && essence[essence.len() - 5..].eq_ignore_ascii_case("+json"))
+        || essence
+            .rsplit_once('+')
+            .is_some_and(|(_, suffix)| suffix.eq_ignore_ascii_case("json"))
     {
         Served::Json
     } else {
@@ -269,5 +271,20 @@ impl<B: Body> Body for LogBody<B> {
 
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_format_served_is_read_from_the_content_type() {
+        assert_eq!(served_by_type("text/toon; charset=utf-8"), Served::Toon);
+        assert_eq!(served_by_type("Application/JSON"), Served::Json);
+        assert_eq!(served_by_type("application/problem+json"), Served::Json);
+        assert_eq!(served_by_type("text/event-stream"), Served::Other);
+        assert_eq!(served_by_type("+"), Served::Other);
+        assert_eq!(short_path(&"é".repeat(200)).len(), 256);
     }
 }
