@@ -201,17 +201,19 @@ fn pieces<'a>(text: &'a str, state: &mut u64) -> Vec<&'a str> {
     out
 }
 
-/// Ridge least squares on relative error: minimises
-/// `sum(((x.w - y) / y)^2) + ridge * mean_diag * |w - prior|^2`.
+/// The normal equations of ridge least squares on relative error, which
+/// minimises `sum(((x.w - y) / y)^2) + ridge * mean_diag * |w - prior|^2`.
 ///
-/// The penalty pulls towards `prior` (the corpus' tokens per byte) rather than
-/// zero, so a pair that is rare in the training half still counts like an
-/// average byte instead of counting nothing.
+/// The penalty pulls the base ASCII weight and the class-pair weights
+/// towards `prior` (the corpus' tokens per byte) rather than zero, so a pair
+/// that is rare in the training half still counts like an average byte
+/// instead of counting nothing; the ASCII features, which adjust the base
+/// weight, are pulled towards zero.
 ///
-/// Solved through the normal equations with a hand-written Cholesky
-/// factorisation: the system is at most 1 024 unknowns, symmetric positive
-/// definite thanks to the ridge term, and this is a one-off tool, so a linear
-/// algebra dependency would cost more build time than the thirty lines below.
+/// Solved (by `solve`) with a hand-written Cholesky factorisation: the
+/// system is about 1 200 unknowns, symmetric positive definite thanks to the
+/// ridge term, and this is a one-off tool, so a linear algebra dependency
+/// would cost more build time than the thirty lines below.
 fn normal_equations(rows: &[(Vec<f64>, f64)], ridge: f64, prior: f64) -> (Vec<f64>, Vec<f64>) {
     let n = FEATURES;
     let mut a = vec![0.0; n * n];

@@ -9,9 +9,9 @@ use super::weights::{
 
 /// The weight of the pair (`prev`, `byte`), times 2^SCALE_BITS.
 ///
-/// Two ASCII bytes are weighed by their features ([`features`]), any other
-/// pair by the classes of its bytes. This is the whole model: the fast path
-/// below computes exactly the sum of these weights.
+/// Two ASCII bytes are weighed by their features, any other pair by the
+/// classes of its bytes. This is the whole model: the vector path and the
+/// table below both compute exactly these weights.
 const fn pair_weight(prev: u8, byte: u8) -> i32 {
     if prev < 0x80 && byte < 0x80 {
         (ascii_score(prev, byte) as i32 - ASCII_OFFSET as i32) << (SCALE_BITS - ASCII_SCALE_BITS)
@@ -24,8 +24,8 @@ const fn pair_weight(prev: u8, byte: u8) -> i32 {
 /// `ASCII_OFFSET` so that it is never negative: one byte per pair, so that
 /// sixteen pairs fit one SIMD register.
 ///
-/// The sum wraps in `u8`; the test below `SCORES_FIT_A_BYTE` checks that no
-/// pair's true sum leaves 0..=255, so the wrapped sum is the true one.
+/// The sum wraps in `u8`; `SCORES_FIT_A_BYTE` checks at compile time that
+/// no pair's true sum leaves 0..=255, so the wrapped sum is the true one.
 #[inline(always)]
 const fn ascii_score(prev: u8, byte: u8) -> u8 {
     let has = features(prev, byte);
@@ -40,7 +40,8 @@ const fn ascii_score(prev: u8, byte: u8) -> u8 {
     score
 }
 
-/// Every ASCII pair's score, checked in full at compile time.
+/// Every ASCII pair's score fits a byte: checked in full at compile time
+/// (the pair table's construction evaluates it).
 const SCORES_FIT_A_BYTE: () = {
     let mut index = 0;
     while index < 1 << 14 {
@@ -98,20 +99,28 @@ const BLOCK: usize = 64;
 /// Estimates how many o200k_base tokens `text` takes, without a tokenizer.
 ///
 /// One pass over the bytes adds a fitted weight for each pair of adjacent
-/// bytes. A pair of ASCII bytes is weighed by a few features (is the byte a
-/// digit, a capital, a space, a quote, a line break; does a run of digits
-/// start; does a capital follow a lowercase letter; ...), which sixteen
-/// bytes at a time are tested for with SIMD compares; any other pair is
-/// weighed by its pair of byte classes (a UTF-8 lead byte of a given script,
-/// a continuation byte, ...) through a table. On the crate's test corpus
-/// (JSON compact and pretty, TOON and line-per-record text in eleven
-/// languages and emoji, with UUIDs, timestamps and base64) it is about 1.5%
-/// off the exact count on average and under 4% off for 95% of samples; the
-/// test holds it to 2% and 5%. Text unlike that corpus is further off: on
-/// the held-out set of prose, code, URLs and ids it is about 7% off on
-/// average, and long prose in some scripts (Hindi, Arabic) comes out up to
-/// 20% low. ASCII text runs at about 3 GB/s, text of other scripts at about
-/// half that.
+/// bytes. A pair of two ASCII bytes is weighed by eight features: does a run
+/// of digits start (after a space or not), does a capital follow a lowercase
+/// letter, does a run of lowercase letters start, is the byte a letter past
+/// `f` (ids and hashes are dense), a line break, a space or a dash. They are
+/// tested sixteen pairs at a time with SSE2 compares, with no table. A pair
+/// with a byte of 0x80 or above is weighed by its pair of byte classes (a
+/// UTF-8 lead byte of a given script, a continuation byte, ...) through a
+/// table, one lookup per byte.
+///
+/// On the crate's test corpus (JSON compact and pretty, TOON and
+/// line-per-record text in eleven languages and emoji, with UUIDs,
+/// timestamps and base64) it is 1.8% off the exact count on average and
+/// under 4.7% off for 95% of samples; the test holds it to 2% and 5%. Text
+/// unlike that corpus is further off: on the held-out set of prose, code,
+/// URLs and ids it is about 6.4% off on average, and long prose in some
+/// scripts (Hindi, Arabic) comes out up to 20% low.
+///
+/// On JSON bodies of 10 KB to 1 MB it takes 4.6 instructions a byte and
+/// runs at about 3 GB/s (measured with `cargo bench -p terse --bench
+/// tokens`, which prints it next to a `memchr` scan of the same bytes); text
+/// mostly in other scripts goes through the table and runs at about half
+/// that.
 ///
 /// Any bytes are accepted: invalid UTF-8 is estimated, never rejected. An
 /// empty input is 0 tokens and any other input at least 1.
@@ -158,22 +167,24 @@ fn chunk_sum(bytes: &[u8]) -> i64 {
     let mut table = 0i32;
     let mut i = 0;
     while let Some(block) = bytes[i..].first_chunk::<{ BLOCK + 1 }>() {
-        let lane =
-            |at: usize| -> &[u8; LANE + 1] { block[at..=at + LANE].try_into().expect("17 bytes") };
-        if is_ascii(block) {
-            scores += lane_sum(lane(0))
-                + lane_sum(lane(LANE))
-                + lane_sum(lane(2 * LANE))
-                + lane_sum(lane(3 * LANE));
+        // Four lanes of sixteen pairs, each a window of seventeen bytes.
+        let window = |at: usize| block[at..].first_chunk::<{ LANE + 1 }>();
+        let lanes = (window(0), window(LANE), window(2 * LANE), window(3 * LANE));
+        if let (true, Some(a), Some(b), Some(c), Some(d)) =
+            (is_ascii(block), lanes.0, lanes.1, lanes.2, lanes.3)
+        {
+            scores += lane_sum(a) + lane_sum(b) + lane_sum(c) + lane_sum(d);
             ascii_pairs += BLOCK as u32;
         } else {
             for at in (0..BLOCK).step_by(LANE) {
-                let lane = lane(at);
-                if lane.iter().fold(0, |any, &b| any | b) < 0x80 {
-                    scores += lane_sum(lane);
+                let Some(window) = window(at) else {
+                    break; // never: a block has 65 bytes
+                };
+                if window.iter().fold(0, |any, &b| any | b) < 0x80 {
+                    scores += lane_sum(window);
                     ascii_pairs += LANE as u32;
                 } else {
-                    table += pair_sum(lane);
+                    table += pair_sum(window);
                 }
             }
         }
@@ -191,16 +202,11 @@ const LANE: usize = 16;
 /// together (`por`), then the bytes of that and the byte before them.
 #[inline(always)]
 fn is_ascii(block: &[u8; BLOCK + 1]) -> bool {
-    let lane = |at: usize| -> &[u8; LANE] { block[at..at + LANE].try_into().expect("16 bytes") };
-    let (a, b, c, d) = (
-        lane(1),
-        lane(1 + LANE),
-        lane(1 + 2 * LANE),
-        lane(1 + 3 * LANE),
-    );
     let mut any = [0u8; LANE];
-    for k in 0..LANE {
-        any[k] = a[k] | b[k] | c[k] | d[k];
+    for lane in block[1..].chunks_exact(LANE) {
+        for k in 0..LANE {
+            any[k] |= lane[k];
+        }
     }
     any.iter().fold(block[0], |m, &x| m | x) < 0x80
 }
@@ -209,8 +215,8 @@ fn is_ascii(block: &[u8; BLOCK + 1]) -> bool {
 /// ASCII bytes.
 #[inline(always)]
 fn lane_sum(window: &[u8; LANE + 1]) -> u32 {
-    let prev = window.first_chunk::<LANE>().expect("16 bytes");
-    let bytes = window.last_chunk::<LANE>().expect("16 bytes");
+    let [prev @ .., _] = window;
+    let [_, bytes @ ..] = window;
     pairs_sum(prev, bytes)
 }
 
