@@ -43,7 +43,7 @@ const ASCII_SCALE_BITS: u32 = 6;
 /// The first byte of a text is paired with a line break.
 const START_BYTE: u8 = b'\n';
 /// Ridge strength, relative to the mean diagonal of the normal matrix.
-const DEFAULT_RIDGE: f64 = 1e-3;
+const DEFAULT_RIDGE: f64 = 1e-4;
 /// Pieces of a training sample are cut at roughly these lengths, in bytes.
 const PIECE_MIN: usize = 160;
 const PIECE_MAX: usize = 1200;
@@ -488,6 +488,7 @@ fn render(fixed: &Fixed, ridge: f64) -> String {
          pub(super) const ASCII_OFFSET: u8 = {};\n\n\
          /// Tokens added by each ASCII feature, times 2^ASCII_SCALE_BITS, in the\n\
          /// order of `features::NAMES`.\n\
+         #[rustfmt::skip]\n\
          pub(super) const FEATURE_WEIGHTS: [i16; super::features::FEATURES] = [\n",
         fixed.ascii_base, fixed.ascii_offset
     ));

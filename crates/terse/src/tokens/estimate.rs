@@ -110,8 +110,8 @@ const BLOCK: usize = 64;
 ///
 /// On the crate's test corpus (JSON compact and pretty, TOON and
 /// line-per-record text in eleven languages and emoji, with UUIDs,
-/// timestamps and base64) it is 1.8% off the exact count on average and
-/// under 4.7% off for 95% of samples; the test holds it to 2% and 5%. Text
+/// timestamps and base64) it is 1.7% off the exact count on average and
+/// under 4.5% off for 95% of samples; the test holds it to 2% and 5%. Text
 /// unlike that corpus is further off: on the held-out set of prose, code,
 /// URLs and ids it is about 6.4% off on average, and long prose in some
 /// scripts (Hindi, Arabic) comes out up to 20% low.
