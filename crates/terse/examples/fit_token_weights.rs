@@ -1,17 +1,21 @@
-//! Fits the token estimator's pair weights against exact o200k_base counts.
+//! Fits the token estimator's weights against exact o200k_base counts.
 //!
 //! ```text
 //! cargo run --release -p terse --example fit_token_weights --features exact-tokens \
 //!     > crates/terse/src/tokens/weights.rs
 //! ```
 //!
-//! The estimator adds one weight per (class of previous byte, class of this
-//! byte) pair, so its estimate is linear in the pair counts of a text. This
-//! tool counts those pairs on the corpus in `tests/data/tokens/`, fits the
-//! weights by ridge least squares on the even-numbered samples (plus pieces of
-//! them, for more rows than weights), reports the error on the odd-numbered
-//! samples, which the fit never saw, and prints the generated `weights.rs` on
-//! standard output. The report goes to standard error.
+//! The estimator adds one weight per pair of adjacent bytes: for two ASCII
+//! bytes a base weight plus the weights of the features the pair has
+//! (`src/tokens/features.rs`), for any other pair the weight of its (class of
+//! previous byte, class of this byte). Its estimate is therefore linear in
+//! the feature and class-pair counts of a text. This tool counts those on the
+//! corpus in `tests/data/tokens/`, fits the weights by ridge least squares on
+//! the even-numbered samples (plus pieces of them, for more rows than
+//! weights), rounds them to the estimator's fixed point (the ASCII weights
+//! one at a time, refitting the others after each), reports the error on the
+//! odd-numbered samples, which the fit never saw, and prints the generated
+//! `weights.rs` on standard output. The report goes to standard error.
 //!
 //! `--ridge X` sets the ridge strength (default below); `--check FILE...`
 //! also reports the error on each of those files, to see how the weights do
@@ -20,21 +24,34 @@
 #[allow(dead_code)]
 #[path = "../src/tokens/classes.rs"]
 mod classes;
+#[allow(dead_code)]
+#[path = "../src/tokens/features.rs"]
+mod features;
 
 use std::path::{Path, PathBuf};
 
-use classes::{BYTE_CLASS, CLASSES, NAMES, START};
+use classes::{BYTE_CLASS, CLASSES, NAMES};
+use features::{FEATURES as ASCII_FEATURES, features as ascii_features};
 
-/// Fixed-point scale of the generated weights: 12 fractional bits keep the
+/// Fixed-point scale of the class-pair weights: 12 fractional bits keep the
 /// rounding error under one token per 8 KB and every weight well inside i16.
 const SCALE_BITS: u32 = 12;
+/// Fixed-point scale of the ASCII weights: a pair's summed weight has to fit
+/// one byte (the estimator adds sixteen of them in one SIMD register), so
+/// they are in 64ths of a token.
+const ASCII_SCALE_BITS: u32 = 6;
+/// The first byte of a text is paired with a line break.
+const START_BYTE: u8 = b'\n';
 /// Ridge strength, relative to the mean diagonal of the normal matrix.
-const DEFAULT_RIDGE: f64 = 1e-3;
+const DEFAULT_RIDGE: f64 = 1e-4;
 /// Pieces of a training sample are cut at roughly these lengths, in bytes.
 const PIECE_MIN: usize = 160;
 const PIECE_MAX: usize = 1200;
 
-const FEATURES: usize = CLASSES * CLASSES;
+/// The base weight of an ASCII pair, the ASCII features, then the class
+/// pairs.
+const ASCII: usize = 1 + ASCII_FEATURES;
+const FEATURES: usize = ASCII + CLASSES * CLASSES;
 
 struct Sample {
     name: String,
@@ -57,11 +74,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             rows.push((pair_counts(piece.as_bytes()), exact(piece)));
         }
     }
-    let bytes: f64 = rows.iter().map(|(x, _)| x.iter().sum::<f64>()).sum();
+    let bytes: f64 = rows
+        .iter()
+        .map(|(x, _)| x[0] + x[ASCII..].iter().sum::<f64>())
+        .sum();
     let tokens: f64 = rows.iter().map(|(_, y)| y).sum();
     let prior = tokens / bytes;
-    let weights = fit(&rows, ridge, prior);
-    let fixed = quantise(&weights);
+    let fixed = fit_fixed_point(&rows, ridge, prior)?;
 
     eprintln!(
         "fitted {FEATURES} weights on {} rows from {} samples (ridge {ridge:e}, prior {prior:.4} tokens/byte)",
@@ -88,7 +107,7 @@ fn parse_args() -> Result<(f64, Vec<PathBuf>), Box<dyn std::error::Error>> {
     Ok((ridge, extra))
 }
 
-fn check(paths: &[PathBuf], fixed: &[i16]) -> std::io::Result<()> {
+fn check(paths: &[PathBuf], fixed: &Fixed) -> std::io::Result<()> {
     for path in paths {
         let text = String::from_utf8_lossy(&std::fs::read(path)?).into_owned();
         let y = exact(&text);
@@ -130,15 +149,25 @@ fn exact(text: &str) -> f64 {
     terse::tokens::exact(text) as f64
 }
 
-/// How often each (previous class, class) pair occurs, the first byte paired
-/// with the start class exactly as the estimator does.
+/// How often each weight is added: ASCII pairs, each ASCII feature, each
+/// (previous class, class) pair of the others; the first byte paired with a
+/// line break exactly as the estimator does.
 fn pair_counts(text: &[u8]) -> Vec<f64> {
     let mut counts = vec![0.0; FEATURES];
-    let mut prev = START as usize;
+    let mut prev = START_BYTE;
     for &b in text {
-        let class = BYTE_CLASS[b as usize] as usize;
-        counts[prev * CLASSES + class] += 1.0;
-        prev = class;
+        if prev < 0x80 && b < 0x80 {
+            counts[0] += 1.0;
+            for (f, has) in ascii_features(prev, b).into_iter().enumerate() {
+                if has {
+                    counts[1 + f] += 1.0;
+                }
+            }
+        } else {
+            let (p, c) = (BYTE_CLASS[prev as usize], BYTE_CLASS[b as usize]);
+            counts[ASCII + p as usize * CLASSES + c as usize] += 1.0;
+        }
+        prev = b;
     }
     counts
 }
@@ -172,18 +201,20 @@ fn pieces<'a>(text: &'a str, state: &mut u64) -> Vec<&'a str> {
     out
 }
 
-/// Ridge least squares on relative error: minimises
-/// `sum(((x.w - y) / y)^2) + ridge * mean_diag * |w - prior|^2`.
+/// The normal equations of ridge least squares on relative error, which
+/// minimises `sum(((x.w - y) / y)^2) + ridge * mean_diag * |w - prior|^2`.
 ///
-/// The penalty pulls towards `prior` (the corpus' tokens per byte) rather than
-/// zero, so a pair that is rare in the training half still counts like an
-/// average byte instead of counting nothing.
+/// The penalty pulls the base ASCII weight and the class-pair weights
+/// towards `prior` (the corpus' tokens per byte) rather than zero, so a pair
+/// that is rare in the training half still counts like an average byte
+/// instead of counting nothing; the ASCII features, which adjust the base
+/// weight, are pulled towards zero.
 ///
-/// Solved through the normal equations with a hand-written Cholesky
-/// factorisation: the system is at most 1 024 unknowns, symmetric positive
-/// definite thanks to the ridge term, and this is a one-off tool, so a linear
-/// algebra dependency would cost more build time than the thirty lines below.
-fn fit(rows: &[(Vec<f64>, f64)], ridge: f64, prior: f64) -> Vec<f64> {
+/// Solved (by `solve`) with a hand-written Cholesky factorisation: the
+/// system is about 1 200 unknowns, symmetric positive definite thanks to the
+/// ridge term, and this is a one-off tool, so a linear algebra dependency
+/// would cost more build time than the thirty lines below.
+fn normal_equations(rows: &[(Vec<f64>, f64)], ridge: f64, prior: f64) -> (Vec<f64>, Vec<f64>) {
     let n = FEATURES;
     let mut a = vec![0.0; n * n];
     let mut b = vec![0.0; n];
@@ -201,10 +232,113 @@ fn fit(rows: &[(Vec<f64>, f64)], ridge: f64, prior: f64) -> Vec<f64> {
     let lambda = ridge * mean_diag;
     for i in 0..n {
         a[i * n + i] += lambda;
-        b[i] += lambda * prior;
+        // The ASCII features adjust the base weight: pulled towards zero.
+        if i == 0 || i >= ASCII {
+            b[i] += lambda * prior;
+        }
+    }
+    (a, b)
+}
+
+/// Solves the normal equations with the weights in `fixed` held at the given
+/// values.
+fn solve(a: &[f64], b: &[f64], fixed: &[(usize, f64)]) -> Vec<f64> {
+    let n = FEATURES;
+    let (mut a, mut b) = (a.to_vec(), b.to_vec());
+    for &(f, value) in fixed {
+        for i in 0..n {
+            b[i] -= a[i * n + f] * value;
+            a[i * n + f] = 0.0;
+            a[f * n + i] = 0.0;
+        }
+        a[f * n + f] = 1.0;
+        b[f] = value;
     }
     cholesky_solve(&mut a, &mut b, n);
     b
+}
+
+/// Fits, then rounds the weights to fixed point: the ASCII ones one at a
+/// time, largest first, refitting the rest after each so that they make up
+/// for its rounding (64ths of a token are coarse); then the class pairs.
+fn fit_fixed_point(
+    rows: &[(Vec<f64>, f64)],
+    ridge: f64,
+    prior: f64,
+) -> Result<Fixed, Box<dyn std::error::Error>> {
+    let (a, b) = normal_equations(rows, ridge, prior);
+    let ascii_scale = f64::from(1u32 << ASCII_SCALE_BITS);
+    let mut fixed: Vec<(usize, f64)> = Vec::new();
+    let mut weights = solve(&a, &b, &fixed);
+    for _ in 0..ASCII {
+        let f = (0..ASCII)
+            .filter(|f| !fixed.iter().any(|&(g, _)| g == *f))
+            .max_by(|&f, &g| weights[f].abs().total_cmp(&weights[g].abs()))
+            .expect("an ASCII weight left");
+        fixed.push((f, (weights[f] * ascii_scale).round() / ascii_scale));
+        weights = solve(&a, &b, &fixed);
+    }
+    let ascii: Vec<i32> = weights[..ASCII]
+        .iter()
+        .map(|w| (w * ascii_scale).round() as i32)
+        .collect();
+    let (mut low, mut high) = (i32::MAX, i32::MIN);
+    for prev in 0..0x80u8 {
+        for byte in 0..0x80u8 {
+            let has = ascii_features(prev, byte);
+            let sum = ascii[0]
+                + (0..ASCII_FEATURES)
+                    .filter(|&f| has[f])
+                    .map(|f| ascii[1 + f])
+                    .sum::<i32>();
+            low = low.min(sum);
+            high = high.max(sum);
+        }
+    }
+    if high - low > 255 {
+        return Err(format!(
+            "ASCII pair weights span {low}..={high} 64ths of a token, more than a byte holds: {ascii:?}"
+        )
+        .into());
+    }
+    Ok(Fixed {
+        ascii_base: ascii[0],
+        ascii_offset: -low,
+        features: ascii[1..].to_vec(),
+        pairs: quantise(&weights[ASCII..]),
+    })
+}
+
+/// The weights in the estimator's fixed point.
+struct Fixed {
+    /// The weight of every ASCII pair, in 64ths of a token.
+    ascii_base: i32,
+    /// Added to each ASCII pair's weight so that none is negative.
+    ascii_offset: i32,
+    /// The weight of each ASCII feature, in 64ths of a token.
+    features: Vec<i32>,
+    /// The class-pair weights, in 4096ths of a token.
+    pairs: Vec<i16>,
+}
+
+impl Fixed {
+    fn pair(&self, prev: u8, byte: u8) -> i64 {
+        if prev < 0x80 && byte < 0x80 {
+            let has = ascii_features(prev, byte);
+            let sum = self.ascii_base
+                + (0..ASCII_FEATURES)
+                    .filter(|&f| has[f])
+                    .map(|f| self.features[f])
+                    .sum::<i32>();
+            i64::from(sum) << (SCALE_BITS - ASCII_SCALE_BITS)
+        } else {
+            let (p, c) = (
+                BYTE_CLASS[prev as usize] as usize,
+                BYTE_CLASS[byte as usize] as usize,
+            );
+            i64::from(self.pairs[p * CLASSES + c])
+        }
+    }
 }
 
 /// Solves `a x = b` in place for symmetric positive definite `a`; `b` ends up
@@ -254,13 +388,12 @@ fn quantise(weights: &[f64]) -> Vec<i16> {
 }
 
 /// The estimate with quantised weights, computed the way the library does.
-fn estimate(fixed: &[i16], text: &[u8]) -> f64 {
-    let mut prev = START as usize;
+fn estimate(fixed: &Fixed, text: &[u8]) -> f64 {
+    let mut prev = START_BYTE;
     let mut sum = 0i64;
     for &b in text {
-        let class = BYTE_CLASS[b as usize] as usize;
-        sum += i64::from(fixed[prev * CLASSES + class]);
-        prev = class;
+        sum += fixed.pair(prev, b);
+        prev = b;
     }
     if text.is_empty() {
         return 0.0;
@@ -269,7 +402,7 @@ fn estimate(fixed: &[i16], text: &[u8]) -> f64 {
     rounded.max(1) as f64
 }
 
-fn report(samples: &[Sample], fixed: &[i16]) {
+fn report(samples: &[Sample], fixed: &Fixed) {
     let mut kinds: Vec<&str> = samples.iter().map(|s| s.kind.as_str()).collect();
     kinds.sort_unstable();
     kinds.dedup();
@@ -333,25 +466,44 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-fn render(fixed: &[i16], ridge: f64) -> String {
+fn render(fixed: &Fixed, ridge: f64) -> String {
     let mut out = String::new();
     out.push_str(
-        "//! Fitted pair weights for the token estimator. Generated file: do not edit.\n\
+        "//! Fitted weights for the token estimator. Generated file: do not edit.\n\
          //!\n\
-         //! Regenerate after changing the classes or the corpus with\n\
+         //! Regenerate after changing the classes, the ASCII features or the corpus with\n\
          //! `cargo run --release -p terse --example fit_token_weights --features exact-tokens \\\n\
          //! > crates/terse/src/tokens/weights.rs`\n\
          //! (the corpus itself comes from `cargo run -p terse --example token_corpus`).\n\n",
     );
     out.push_str(&format!(
-        "/// Fractional bits of the fixed-point weights.\n\
+        "/// Fractional bits of the fixed-point class-pair weights.\n\
          pub(super) const SCALE_BITS: u32 = {SCALE_BITS};\n\n\
+         /// Fractional bits of the fixed-point ASCII weights.\n\
+         pub(super) const ASCII_SCALE_BITS: u32 = {ASCII_SCALE_BITS};\n\n\
+         /// Tokens per pair of ASCII bytes before its features, times 2^ASCII_SCALE_BITS.\n\
+         pub(super) const ASCII_BASE: i16 = {};\n\n\
+         /// Added to every ASCII pair's weight so that none is below zero (and none\n\
+         /// is above 255).\n\
+         pub(super) const ASCII_OFFSET: u8 = {};\n\n\
+         /// Tokens added by each ASCII feature, times 2^ASCII_SCALE_BITS, in the\n\
+         /// order of `features::NAMES`.\n\
+         #[rustfmt::skip]\n\
+         pub(super) const FEATURE_WEIGHTS: [i16; super::features::FEATURES] = [\n",
+        fixed.ascii_base, fixed.ascii_offset
+    ));
+    for (w, name) in fixed.features.iter().zip(features::NAMES) {
+        out.push_str(&format!("    {w}, // {name}\n"));
+    }
+    out.push_str(&format!(
+        "];\n\n\
          /// Tokens per byte, times 2^SCALE_BITS, indexed by [previous class][class]\n\
-         /// (ridge {ridge:e}).\n\
+         /// (ridge {ridge:e}); used for pairs with a byte of 0x80 or above (pairs of\n\
+         /// two ASCII bytes are weighed by the features above).\n\
          #[rustfmt::skip]\n\
          pub(super) const WEIGHTS: [[i16; super::classes::CLASSES]; super::classes::CLASSES] = [\n"
     ));
-    for (prev, row) in fixed.chunks(CLASSES).enumerate() {
+    for (prev, row) in fixed.pairs.chunks(CLASSES).enumerate() {
         let cells: Vec<String> = row.iter().map(|w| format!("{w:>6}")).collect();
         out.push_str(&format!("    [{}], // {}\n", cells.join(","), NAMES[prev]));
     }

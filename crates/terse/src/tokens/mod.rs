@@ -19,6 +19,7 @@ mod classes;
 mod estimate;
 #[cfg(feature = "exact-tokens")]
 mod exact;
+mod features;
 mod weights;
 
 pub use estimate::estimate;
