@@ -20,6 +20,16 @@ fn events() -> Value {
     ], "meta": {"total": 3, "limit": 20, "offset": 0}})
 }
 
+/// A longer list for the tag tests: with a dozen records TOON is clearly
+/// cheaper than JSON for every projection, so each asked representation is
+/// what is served (a margin of a token or two would be the estimate's call).
+fn tagged_events() -> Value {
+    let rows: Vec<Value> = (1..=12)
+        .map(|n| json!({"id": format!("evt_{n:02}"), "title": format!("Planning {n}"), "start_at": format!("2026-03-{n:02}T09:00:00Z"), "room": "Blue"}))
+        .collect();
+    json!({"data": rows, "meta": {"total": 12, "limit": 20, "offset": 0}})
+}
+
 fn reply(headers: &[(&str, &str)], body: Body) -> Response {
     let mut builder = Response::builder().header("content-type", "application/json");
     for (name, value) in headers {
@@ -63,7 +73,7 @@ fn app() -> Router {
                         ("etag", "\"rev-42\""),
                         ("last-modified", "Mon, 02 Mar 2026 08:00:00 GMT"),
                     ],
-                    Body::from(events().to_string()),
+                    Body::from(tagged_events().to_string()),
                 )
             }),
         )
