@@ -141,7 +141,11 @@ fn compact_lines_for_a_registered_tool() {
     assert_eq!(out["result"]["structuredContent"], json!({"kept": true}));
 
     // Not a list, or another tool: the TOON rule.
-    let single = json!({"id": 1, "title": "Standup", "room": "Ada", "attendees": [{"n": "a", "m": 1}, {"n": "b", "m": 2}, {"n": "c", "m": 3}]});
+    // (A table of attendees long enough that TOON is clearly cheaper.)
+    let attendees: Vec<Value> = (1..=10)
+        .map(|m| json!({"name": format!("person {m}"), "seat": m}))
+        .collect();
+    let single = json!({"id": 1, "title": "Standup", "room": "Ada", "attendees": attendees});
     let out = rewrite(
         &layer.config,
         Format::Compact,

@@ -432,7 +432,10 @@ impl TerseLayer {
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
     /// let app = Router::new()
-    ///     .route("/stats", get(|| async { Json(serde_json::json!([{"day": 1, "hits": 10}, {"day": 2, "hits": 12}])) }))
+    ///     .route("/stats", get(|| async {
+    ///         let days: Vec<_> = (1..=30).map(|day| serde_json::json!({"day": day, "hits": day * 7})).collect();
+    ///         Json(days)
+    ///     }))
     ///     .layer(TerseLayer::new().route("/stats", RouteSettings::new().default_format(Format::Toon)));
     ///
     /// let response = app.oneshot(http::Request::get("/stats").body(Body::empty()).unwrap()).await.unwrap();
