@@ -19,7 +19,7 @@ from mcp.server.fastmcp import FastMCP
 
 JSON_RESPONSE = "--json-response" in sys.argv
 
-mcp = FastMCP("calendar", json_response=JSON_RESPONSE, log_level="ERROR")
+mcp = FastMCP("calendar", json_response=JSON_RESPONSE, log_level="CRITICAL")
 
 ROOMS = ["Room 1", "Room 2", None, "Lisbon office"]
 TITLES = ["Standup", "Design review", "1:1 with Ada", "Lunch", "Planning, Q3",
