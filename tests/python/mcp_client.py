@@ -2,8 +2,9 @@
 endpoint at URL, lists the tools, calls each case, and prints one JSON
 document: `{"session": bool, "tools": [...], "calls": [{"tool", "result"}]}`.
 
-Run as `python mcp_client.py URL [FORMAT]`: FORMAT, when given and not
-empty, is sent as `X-Prefer-Format` on every request.
+Run as `python mcp_client.py URL [FORMAT [CALLS]]`: FORMAT, when given and
+not empty, is sent as `X-Prefer-Format` on every request; CALLS, a JSON
+list of `[tool, arguments]`, replaces the calls below.
 """
 
 import asyncio
@@ -22,14 +23,14 @@ CALLS = [
 ]
 
 
-async def main(url, prefer):
+async def main(url, prefer, calls_to_make):
     headers = {"X-Prefer-Format": prefer} if prefer else None
     async with streamablehttp_client(url, headers=headers) as (read, write, session_id):
         async with ClientSession(read, write) as session:
             await session.initialize()
             tools = await session.list_tools()
             calls = []
-            for name, arguments in CALLS:
+            for name, arguments in calls_to_make:
                 result = await session.call_tool(name, arguments)
                 calls.append({
                     "tool": name,
@@ -43,4 +44,8 @@ async def main(url, prefer):
     }))
 
 
-asyncio.run(main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None))
+asyncio.run(main(
+    sys.argv[1],
+    sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None,
+    json.loads(sys.argv[3]) if len(sys.argv) > 3 else CALLS,
+))

@@ -29,6 +29,9 @@ pub const MCP_SDK: &str = "mcp==1.30.0";
 /// The MCP server's script.
 pub const MCP_SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/mcp_server.py");
 
+/// The SDK's client: calls tools and prints what it got (see the script).
+pub const MCP_CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/mcp_client.py");
+
 const HOW: &str =
     "install python3 with its venv module (Debian: python3-venv), with access to PyPI";
 
@@ -49,6 +52,34 @@ pub fn mcp_python() -> Option<PathBuf> {
             .get_or_init(|| install("terse-gateway-mcp-venv-1", &[MCP_SDK]))
             .clone(),
     )
+}
+
+/// What the official SDK's client got from the MCP endpoint at `url`:
+/// `{"session", "tools", "calls": [{"tool", "result"}]}`, sending
+/// `X-Prefer-Format: prefer` unless `prefer` is empty, making `calls`
+/// (`[[tool, arguments], ...]`) or, when `None`, the script's own. Blocks
+/// until the client exits; a client that fails fails the test.
+pub fn mcp_session(
+    python: &Path,
+    url: &str,
+    prefer: &str,
+    calls: Option<&serde_json::Value>,
+) -> serde_json::Value {
+    let mut command = Command::new(python);
+    command.args([MCP_CLIENT, url, prefer]);
+    if let Some(calls) = calls {
+        command.arg(calls.to_string());
+    }
+    let output = command.output().expect("run the MCP client");
+    assert!(
+        output.status.success(),
+        "the MCP client failed on {url} ({}):\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let last = stdout.lines().last().unwrap_or("");
+    serde_json::from_str(last).unwrap_or_else(|err| panic!("{err}: {stdout}"))
 }
 
 /// The environment `name` in the temporary folder, with `packages`.

@@ -5,10 +5,9 @@
 //! event streams and with plain JSON.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
-use terse_tests::python::{PythonUpstream, mcp_python, spawn_gateway};
+use terse_tests::python::{PythonUpstream, mcp_python, mcp_session, spawn_gateway};
 use terse_tests::reference::Reference;
 use terse_tests::server::raw_client;
 use terse_tests::values::difference;
@@ -30,30 +29,14 @@ noun = "event"
 line = "{start|time}-{end|time} {title}{? [{location}]}"
 "#;
 
-const CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/mcp_client.py");
-
 /// What the SDK's client got from the endpoint at `url`, sending
 /// `X-Prefer-Format: prefer` unless `prefer` is empty.
 async fn session(python: &Path, url: String, prefer: &str) -> Value {
     let python = python.to_owned();
     let prefer = prefer.to_owned();
-    tokio::task::spawn_blocking(move || {
-        let output = Command::new(&python)
-            .args([CLIENT, &url, &prefer])
-            .output()
-            .expect("run the MCP client");
-        assert!(
-            output.status.success(),
-            "the MCP client failed on {url} ({}):\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let last = stdout.lines().last().unwrap_or("");
-        serde_json::from_str(last).unwrap_or_else(|err| panic!("{err}: {stdout}"))
-    })
-    .await
-    .expect("the client task")
+    tokio::task::spawn_blocking(move || mcp_session(&python, &url, &prefer, None))
+        .await
+        .expect("the client task")
 }
 
 fn calls(session: &Value) -> &[Value] {
@@ -162,18 +145,8 @@ async fn toon_and_compact_through_the_gateway() {
     let Some(reference) = Reference::install("gateway-mcp") else {
         return;
     };
-    let decoded = reference.run(
-        r#"
-import { readFileSync } from 'node:fs';
-import { decode } from '@toon-format/toon';
-const cases = JSON.parse(readFileSync(0, 'utf8'));
-process.stdout.write(JSON.stringify(cases.map((c) => decode(c.toon))));
-"#,
-        Value::Array(cases.clone()).to_string().as_bytes(),
-    );
-    let decoded: Vec<Value> = serde_json::from_slice(&decoded).expect("the driver's answer");
-    assert_eq!(decoded.len(), cases.len());
-    for (case, decoded) in cases.iter().zip(decoded) {
+    let texts: Vec<&str> = cases.iter().map(|c| c["toon"].as_str().unwrap()).collect();
+    for (case, decoded) in cases.iter().zip(reference.decode_all(&texts)) {
         assert_eq!(
             difference(&decoded, &case["json"]),
             None,
@@ -233,12 +206,15 @@ async fn sessions_streams_and_other_paths_pass() {
         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                    "clientInfo": {"name": "raw", "version": "1"}},
     });
-    let response = client
-        .post(through)
-        .header("accept", "application/json, text/event-stream")
+    let post = |message: &Value| {
+        client
+            .post(through)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(message.to_string())
+    };
+    let response = post(&initialize)
         .header("x-prefer-format", "toon")
-        .header("content-type", "application/json")
-        .body(initialize.to_string())
         .send()
         .await
         .unwrap();
@@ -253,13 +229,7 @@ async fn sessions_streams_and_other_paths_pass() {
             .header("mcp-protocol-version", "2025-06-18")
     };
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let response = headers(client.post(through))
-        .header("accept", "application/json, text/event-stream")
-        .header("content-type", "application/json")
-        .body(initialized.to_string())
-        .send()
-        .await
-        .unwrap();
+    let response = headers(post(&initialized)).send().await.unwrap();
     assert_eq!(response.status(), 202);
     // The standalone GET stream opens.
     let stream = headers(client.get(through))
@@ -271,12 +241,8 @@ async fn sessions_streams_and_other_paths_pass() {
     assert_eq!(stream.headers()["content-type"], "text/event-stream");
     drop(stream);
     // A wrong session is the server's 404, as it says it.
-    let response = client
-        .post(through)
-        .header("accept", "application/json, text/event-stream")
+    let response = post(&initialized)
         .header("mcp-session-id", "nope")
-        .header("content-type", "application/json")
-        .body(initialized.to_string())
         .send()
         .await
         .unwrap();

@@ -594,13 +594,10 @@ impl Config {
     /// ```
     pub fn layer(&self) -> TerseLayer {
         let l = &self.file.layer;
-        let spanned = |value: &Option<Spanned<String>>| value.as_ref().map(|v| v.get_ref().clone());
         let layer = TerseLayer::new();
         let layer = set(
             layer,
-            l.default_format
-                .as_ref()
-                .and_then(|f| f.get_ref().parse().ok()),
+            format_of(&l.default_format),
             TerseLayer::default_format,
         );
         let layer = set(layer, l.max_body_bytes, TerseLayer::max_body_bytes);
@@ -626,9 +623,9 @@ impl Config {
             l.list_keys.as_ref().map(|k| k.get_ref().clone()),
             TerseLayer::list_keys,
         );
-        let layer = set(layer, spanned(&l.id_key), TerseLayer::id_key);
-        let layer = set(layer, spanned(&l.format_param), TerseLayer::format_param);
-        let layer = set(layer, spanned(&l.fields_param), TerseLayer::fields_param);
+        let layer = set(layer, string_of(&l.id_key), TerseLayer::id_key);
+        let layer = set(layer, string_of(&l.format_param), TerseLayer::format_param);
+        let layer = set(layer, string_of(&l.fields_param), TerseLayer::fields_param);
         let layer = set(layer, self.prefer_header(), TerseLayer::prefer_header);
         let mut layer = layer.toon_options(self.toon_options());
         for (route, resource) in &self.resources {
@@ -659,19 +656,13 @@ impl Config {
         let layer = McpLayer::new().toon_options(self.toon_options());
         let layer = set(
             layer,
-            m.default_format
-                .as_ref()
-                .and_then(|f| f.get_ref().parse().ok()),
+            format_of(&m.default_format),
             McpLayer::default_format,
         );
         let layer = set(layer, m.max_request_bytes, McpLayer::max_request_bytes);
         let layer = set(layer, m.max_message_bytes, McpLayer::max_message_bytes);
         let layer = set(layer, m.max_output_bytes, McpLayer::max_output_bytes);
-        let layer = set(
-            layer,
-            l.format_param.as_ref().map(|p| p.get_ref().clone()),
-            McpLayer::format_param,
-        );
+        let layer = set(layer, string_of(&l.format_param), McpLayer::format_param);
         let mut layer = set(layer, self.prefer_header(), McpLayer::prefer_header);
         for (name, tool) in &self.mcp_tools {
             layer = layer.tool(name.clone(), tool.clone());
@@ -794,6 +785,15 @@ fn set<B, T>(builder: B, value: Option<T>, setter: impl FnOnce(B, T) -> B) -> B 
         Some(value) => setter(builder, value),
         None => builder,
     }
+}
+
+fn string_of(value: &Option<Spanned<String>>) -> Option<String> {
+    value.as_ref().map(|v| v.get_ref().clone())
+}
+
+/// A `default_format`, checked by `parse`.
+fn format_of(value: &Option<Spanned<String>>) -> Option<Format> {
+    value.as_ref().and_then(|f| f.get_ref().parse().ok())
 }
 
 fn duration_of(value: &Option<Spanned<String>>) -> Option<Duration> {
