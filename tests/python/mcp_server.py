@@ -1,6 +1,7 @@
 """An MCP server on the official Python SDK (FastMCP, Streamable HTTP) for
 the gateway tests: a calendar's list_events, a weather_forecast, a
-get_event, and a tool that fails.
+get_event that fails for an unknown id, and a slow_report that logs a
+message a second before its result.
 
 Run as `python mcp_server.py [PORT] [--json-response]`: prints `port N`
 once the socket is bound, serves the endpoint at `/mcp` (server-sent events
@@ -8,6 +9,7 @@ by default, plain JSON answers with `--json-response`), and exits when its
 standard input closes (so it never outlives the test process).
 """
 
+import asyncio
 import os
 import socket
 import sys
@@ -15,7 +17,7 @@ import threading
 from typing import Any
 
 import uvicorn
-from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp import Context, FastMCP
 
 JSON_RESPONSE = "--json-response" in sys.argv
 
@@ -68,6 +70,14 @@ def get_event(id: str) -> dict[str, Any]:
     if not id.startswith("evt_2025060"):
         raise ValueError(f"no event {id}")
     return event(int(id[11]), int(id.rsplit("_", 1)[1]))
+
+
+@mcp.tool()
+async def slow_report(ctx: Context) -> dict[str, Any]:
+    """Logs a message, then answers a second later."""
+    await ctx.info("working on it")
+    await asyncio.sleep(1)
+    return {"rows": [{"id": i, "value": i * i} for i in range(1, 6)]}
 
 
 def watch_stdin():

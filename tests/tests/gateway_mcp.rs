@@ -5,6 +5,7 @@
 //! event streams and with plain JSON.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use terse_tests::python::{PythonUpstream, mcp_python, mcp_session, spawn_gateway};
@@ -82,7 +83,12 @@ async fn without_a_format_the_sdk_gets_the_servers_own_results() {
         assert_eq!(own["session"], true, "{mode}: a session id");
         assert_eq!(
             own["tools"],
-            json!(["get_event", "list_events", "weather_forecast"])
+            json!([
+                "get_event",
+                "list_events",
+                "slow_report",
+                "weather_forecast"
+            ])
         );
         assert_eq!(calls(&own)[4]["result"]["isError"], true, "{mode}");
         let gateway = session(&setup.python, through.clone(), "").await;
@@ -231,6 +237,35 @@ async fn sessions_streams_and_other_paths_pass() {
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     let response = headers(post(&initialized)).send().await.unwrap();
     assert_eq!(response.status(), 202);
+    // A tool's log message arrives as it is sent, a second before its
+    // result, which is TOON.
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "slow_report", "arguments": {}}});
+    let sent = Instant::now();
+    let mut response = headers(post(&call))
+        .header("x-prefer-format", "toon")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let mut events = String::new();
+    let mut log_at = None;
+    while let Some(chunk) = response.chunk().await.unwrap() {
+        events.push_str(std::str::from_utf8(&chunk).unwrap());
+        if log_at.is_none() && events.contains("working on it") {
+            log_at = Some(sent.elapsed());
+        }
+    }
+    let log_at = log_at.expect("the log message");
+    assert!(
+        sent.elapsed() >= log_at + Duration::from_millis(800),
+        "{log_at:?} then {:?}",
+        sent.elapsed()
+    );
+    assert!(
+        events.contains(r#""text":"rows[5]{id,value}:\n  1,1\n"#),
+        "{events}"
+    );
     // The standalone GET stream opens.
     let stream = headers(client.get(through))
         .header("accept", "text/event-stream")
