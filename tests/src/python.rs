@@ -1,6 +1,8 @@
-//! A real Python upstream for the gateway tests: FastAPI on uvicorn,
-//! installed from PyPI into a virtual environment once, and started as a
-//! child process (`tests/python/upstream.py`).
+//! Real Python upstreams for the gateway tests, installed from PyPI into a
+//! virtual environment once and started as child processes: FastAPI on
+//! uvicorn (`tests/python/upstream.py`), and an MCP server on the official
+//! Python SDK (`tests/python/mcp_server.py`), whose environment also runs
+//! the SDK's client.
 //!
 //! The environment is built at most once per machine: in a folder of this
 //! process first, then renamed into place, so test binaries that race each
@@ -15,32 +17,80 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// What pip installs.
+/// What pip installs for the FastAPI upstream.
 pub const PACKAGES: [&str; 2] = ["fastapi>=0.110,<1", "uvicorn>=0.29,<1"];
 
-/// The upstream's script.
+/// The FastAPI upstream's script.
 pub const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/upstream.py");
+
+/// The MCP SDK the MCP server and its client run (it brings uvicorn).
+pub const MCP_SDK: &str = "mcp==1.30.0";
+
+/// The MCP server's script.
+pub const MCP_SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/mcp_server.py");
+
+/// The SDK's client: calls tools and prints what it got (see the script).
+pub const MCP_CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/mcp_client.py");
 
 const HOW: &str =
     "install python3 with its venv module (Debian: python3-venv), with access to PyPI";
 
-/// The interpreter of the environment, installing it on first use.
+/// The interpreter of the FastAPI environment, installing it on first use.
 fn python() -> Result<PathBuf, String> {
     static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    PYTHON.get_or_init(install).clone()
+    PYTHON
+        .get_or_init(|| install("terse-gateway-fastapi-venv-1", &PACKAGES))
+        .clone()
 }
 
-fn install() -> Result<PathBuf, String> {
-    let home = std::env::temp_dir().join("terse-gateway-fastapi-venv-1");
+/// The interpreter of the environment with [`MCP_SDK`], installing it on
+/// first use; `None` when it cannot be had (see [`crate::prerequisite`]).
+pub fn mcp_python() -> Option<PathBuf> {
+    static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    crate::prerequisite::require(
+        PYTHON
+            .get_or_init(|| install("terse-gateway-mcp-venv-1", &[MCP_SDK]))
+            .clone(),
+    )
+}
+
+/// What the official SDK's client got from the MCP endpoint at `url`:
+/// `{"session", "tools", "calls": [{"tool", "result"}]}`, sending
+/// `X-Prefer-Format: prefer` unless `prefer` is empty, making `calls`
+/// (`[[tool, arguments], ...]`) or, when `None`, the script's own. Blocks
+/// until the client exits; a client that fails fails the test.
+pub fn mcp_session(
+    python: &Path,
+    url: &str,
+    prefer: &str,
+    calls: Option<&serde_json::Value>,
+) -> serde_json::Value {
+    let mut command = Command::new(python);
+    command.args([MCP_CLIENT, url, prefer]);
+    if let Some(calls) = calls {
+        command.arg(calls.to_string());
+    }
+    let output = command.output().expect("run the MCP client");
+    assert!(
+        output.status.success(),
+        "the MCP client failed on {url} ({}):\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let last = stdout.lines().last().unwrap_or("");
+    serde_json::from_str(last).unwrap_or_else(|err| panic!("{err}: {stdout}"))
+}
+
+/// The environment `name` in the temporary folder, with `packages`.
+fn install(name: &str, packages: &[&str]) -> Result<PathBuf, String> {
+    let home = std::env::temp_dir().join(name);
     let interpreter = |dir: &Path| dir.join("bin").join("python");
     if home.join("ready").exists() {
         return Ok(interpreter(&home));
     }
-    let building = std::env::temp_dir().join(format!(
-        "terse-gateway-fastapi-venv-build-{}",
-        std::process::id()
-    ));
-    install_venv(&building, &PACKAGES)?;
+    let building = std::env::temp_dir().join(format!("{name}-build-{}", std::process::id()));
+    install_venv(&building, packages)?;
     std::fs::write(building.join("ready"), b"").map_err(|err| err.to_string())?;
     // A venv's scripts name its folder; the interpreter (`bin/python`) does
     // not depend on it, and that is all the tests run.
@@ -92,7 +142,7 @@ pub fn install_venv(dir: &Path, packages: &[&str]) -> Result<PathBuf, String> {
     Ok(python)
 }
 
-/// `tests/python/upstream.py` running under uvicorn; stopped when dropped
+/// A script of `tests/python/` running under uvicorn; stopped when dropped
 /// (and, should the test process die, when its standard input closes).
 pub struct PythonUpstream {
     child: Child,
@@ -105,15 +155,26 @@ impl PythonUpstream {
     /// environment cannot be installed (see [`crate::prerequisite`]).
     pub fn start(port: Option<u16>) -> Option<PythonUpstream> {
         let python = crate::prerequisite::require(python())?;
-        Some(Self::spawn(&python, port))
+        let port = port.map(|port| port.to_string());
+        Some(Self::spawn(&python, SCRIPT, port.as_slice()))
     }
 
-    fn spawn(python: &Path, port: Option<u16>) -> PythonUpstream {
+    /// Starts the MCP server on a free port, its endpoint at `/mcp`:
+    /// answering with event streams, or with plain JSON when
+    /// `json_response`. `None` as [`mcp_python`].
+    pub fn start_mcp(json_response: bool) -> Option<PythonUpstream> {
+        let python = mcp_python()?;
+        let args: &[&str] = if json_response {
+            &["--json-response"]
+        } else {
+            &[]
+        };
+        Some(Self::spawn(&python, MCP_SCRIPT, args))
+    }
+
+    fn spawn(python: &Path, script: &str, args: &[impl AsRef<std::ffi::OsStr>]) -> PythonUpstream {
         let mut command = Command::new(python);
-        command.arg(SCRIPT);
-        if let Some(port) = port {
-            command.arg(port.to_string());
-        }
+        command.arg(script).args(args);
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -167,10 +228,7 @@ impl Drop for PythonUpstream {
 /// aborted (or the runtime ends). Gives its base URL.
 pub async fn spawn_gateway(config: &str, upstream: &str) -> (String, tokio::task::JoinHandle<()>) {
     let config = terse_gateway::Config::parse("test.toml", config).expect("test config");
-    let service = terse_gateway::gateway(
-        config.layer(),
-        config.upstream(upstream).expect("upstream URL"),
-    );
+    let service = config.gateway(config.upstream(upstream).expect("upstream URL"));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind 127.0.0.1:0");

@@ -174,6 +174,23 @@ impl Reference {
         response.results
     }
 
+    /// The reference's decoding of each TOON text, in order; a text it
+    /// refuses fails the test.
+    pub fn decode_all(&self, texts: &[&str]) -> Vec<Value> {
+        let output = self.run(
+            r#"
+import { readFileSync } from 'node:fs';
+import { decode } from '@toon-format/toon';
+const texts = JSON.parse(readFileSync(0, 'utf8'));
+process.stdout.write(JSON.stringify(texts.map((text) => decode(text))));
+"#,
+            serde_json::to_string(texts).expect("strings").as_bytes(),
+        );
+        let decoded: Vec<Value> = serde_json::from_slice(&output).expect("the driver's answer");
+        assert_eq!(decoded.len(), texts.len(), "one value per text");
+        decoded
+    }
+
     pub fn run(&self, driver: &str, input: &[u8]) -> Vec<u8> {
         let path = self.dir.path().join("driver.mjs");
         std::fs::write(&path, driver).expect("write the node driver");

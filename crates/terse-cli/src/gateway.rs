@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use terse_gateway::{Config, gateway, serve, shutdown_signal};
+use terse_gateway::{Config, serve, shutdown_signal};
 
 /// Arguments of `terse gateway`.
 #[derive(Debug, Clone, clap::Args)]
@@ -17,7 +17,7 @@ pub struct Args {
     /// Address to listen on (default: `listen` in the config file, else 127.0.0.1:3000).
     #[arg(long)]
     listen: Option<SocketAddr>,
-    /// The TOML config file: layer settings and compact resources.
+    /// The TOML config file: layer settings, compact resources, an MCP endpoint.
     #[arg(long)]
     config: Option<PathBuf>,
 }
@@ -55,7 +55,7 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(runtime) => runtime,
         Err(err) => return fail(&format!("cannot start the runtime: {err}")),
     };
-    let service = gateway(config.layer(), upstream);
+    let service = config.gateway(upstream);
     let options = config.server_options();
     runtime.block_on(async move {
         let listener = match tokio::net::TcpListener::bind(listen).await {

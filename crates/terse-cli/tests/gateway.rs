@@ -81,6 +81,31 @@ fn each_kind_of_config_error_names_file_and_line_and_exits_2() {
             "[gateway]\nresponse_timeout = \"forever\"\n",
             "error: terse.toml:2: `response_timeout`: \"forever\" is not a duration",
         ),
+        (
+            "mcp-unknown-key",
+            "[mcp]\npath = \"/mcp\"\nendpoint = \"/mcp\"\n",
+            "error: terse.toml:3: unknown field `endpoint`, expected one of `path`,",
+        ),
+        (
+            "mcp-path",
+            "[mcp]\npath = \"mcp\"\n",
+            "error: terse.toml:2: `path` must start with `/`",
+        ),
+        (
+            "mcp-filter",
+            "[mcp]\npath = \"/mcp\"\n\n[[mcp.tool]]\nname = \"list_events\"\nlist = \"events\"\nnoun = \"event\"\nline = \"{start|nosuchfilter}\"\n",
+            "error: terse.toml:8: line template, column 8: unknown filter `nosuchfilter`",
+        ),
+        (
+            "mcp-template",
+            "[mcp]\npath = \"/mcp\"\n[[mcp.tool]]\nname = \"a\"\nlist = \"items\"\nnoun = \"item\"\nline = \"{title\"\n",
+            "error: terse.toml:7: line template, column ",
+        ),
+        (
+            "mcp-duplicate",
+            "[mcp]\npath = \"/mcp\"\n[[mcp.tool]]\nname = \"a\"\nlist = \"x\"\nnoun = \"x\"\nline = \"{a}\"\n[[mcp.tool]]\nname = \"a\"\nlist = \"y\"\nnoun = \"y\"\nline = \"{b}\"\n",
+            "error: terse.toml:9: tool `a` is declared twice (first on line 4)",
+        ),
     ];
     for (name, config, expected) in cases {
         let (code, stderr) = refused(name, config);

@@ -15,10 +15,12 @@ use std::time::Duration;
 use http::HeaderName;
 use serde::Deserialize;
 use terse::compact::{CompactResource, Template};
+use terse::mcp::{McpLayer, McpTool};
 use terse::toon::{Delimiter, EncodeOptions};
 use terse::{Format, TerseLayer};
 use toml::Spanned;
 
+use crate::Gateway;
 use crate::server::ServerOptions;
 use crate::upstream::{Upstream, UpstreamError};
 
@@ -26,7 +28,7 @@ use crate::upstream::{Upstream, UpstreamError};
 /// resources fits many times over.
 pub const MAX_CONFIG_BYTES: usize = 1 << 20;
 
-/// Most resources a config may declare.
+/// Most resources a config may declare, and most `[[mcp.tool]]` entries.
 pub const MAX_RESOURCES: usize = 1024;
 
 /// A parsed and checked gateway configuration.
@@ -69,12 +71,36 @@ pub const MAX_RESOURCES: usize = 1024;
 ///   with `delimiter` (`"comma"`, `"tab"`, `"pipe"`) and `indent`.
 /// - `[[resource]]`: `route` (axum syntax), `noun`, `plural`, `line` (a
 ///   [`Template`]), `id`.
+/// - `[mcp]`, an MCP endpoint on the upstream ([`McpLayer`]): `path`
+///   (required, from `/`), `default_format`, `max_request_bytes`,
+///   `max_message_bytes`, `max_output_bytes`; it shares `format_param`,
+///   `prefer_header` and `[layer.toon]` with the layer.
+/// - `[[mcp.tool]]`: compact lines for one tool's results ([`McpTool`]):
+///   `name`, `list` (the key the records sit under), `noun`, `plural`,
+///   `line`, `id`.
 ///
-/// The name `[mcp]` is kept for the MCP settings; today it is an unknown key.
+/// ```
+/// let config = terse_gateway::Config::parse(
+///     "terse.toml",
+///     r#"
+/// [mcp]
+/// path = "/mcp"
+///
+/// [[mcp.tool]]
+/// name = "list_events"
+/// list = "events"
+/// noun = "event"
+/// line = "{start|time} {title}"
+/// "#,
+/// )?;
+/// assert_eq!(config.mcp().map(|(path, _)| path), Some("/mcp"));
+/// # Ok::<(), terse_gateway::ConfigError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Config {
     file: File,
     resources: Vec<(String, CompactResource)>,
+    mcp_tools: Vec<(String, McpTool)>,
 }
 
 /// Why a config was refused: the file, the line when known, and the problem.
@@ -159,7 +185,7 @@ struct File {
     layer: LayerSection,
     #[serde(default, rename = "resource")]
     resources: Vec<ResourceSection>,
-    // `[mcp]` goes here when the MCP layer has settings.
+    mcp: Option<McpSection>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -209,6 +235,29 @@ struct ToonSection {
 #[serde(deny_unknown_fields)]
 struct ResourceSection {
     route: Spanned<String>,
+    noun: Spanned<String>,
+    plural: Option<Spanned<String>>,
+    line: Spanned<String>,
+    id: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct McpSection {
+    path: Spanned<String>,
+    default_format: Option<Spanned<String>>,
+    max_request_bytes: Option<usize>,
+    max_message_bytes: Option<usize>,
+    max_output_bytes: Option<usize>,
+    #[serde(default, rename = "tool")]
+    tools: Vec<McpToolSection>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct McpToolSection {
+    name: Spanned<String>,
+    list: Spanned<String>,
     noun: Spanned<String>,
     plural: Option<Spanned<String>>,
     line: Spanned<String>,
@@ -291,18 +340,21 @@ impl Checker<'_> {
         Ok(())
     }
 
-    fn layer(&self, l: &LayerSection) -> Result<(), ConfigError> {
-        if let Some(format) = &l.default_format {
-            if format.get_ref().parse::<Format>().is_err() {
-                return self.error(
-                    format.span(),
-                    format!(
-                        "unknown format {:?} in `default_format`; expected \"json\", \"toon\" or \"compact\"",
-                        format.get_ref()
-                    ),
-                );
-            }
+    fn format(&self, value: &Option<Spanned<String>>) -> Result<(), ConfigError> {
+        match value {
+            Some(format) if format.get_ref().parse::<Format>().is_err() => self.error(
+                format.span(),
+                format!(
+                    "unknown format {:?} in `default_format`; expected \"json\", \"toon\" or \"compact\"",
+                    format.get_ref()
+                ),
+            ),
+            _ => Ok(()),
         }
+    }
+
+    fn layer(&self, l: &LayerSection) -> Result<(), ConfigError> {
+        self.format(&l.default_format)?;
         self.range(
             &l.max_concurrent_rewrites,
             "max_concurrent_rewrites",
@@ -346,31 +398,42 @@ impl Checker<'_> {
         self.range(&l.toon.indent, "indent", 1..=16)
     }
 
-    fn resource(&self, r: &ResourceSection) -> Result<(String, CompactResource), ConfigError> {
-        let noun = r.noun.get_ref();
-        if noun.trim().is_empty() || noun.len() > 256 {
-            return self.error(r.noun.span(), "`noun` must be 1 to 256 bytes long");
+    /// The compact resource of a `[[resource]]` or an `[[mcp.tool]]`.
+    fn compact(
+        &self,
+        noun: &Spanned<String>,
+        plural: &Option<Spanned<String>>,
+        line: &Spanned<String>,
+        id: &Option<Spanned<String>>,
+    ) -> Result<CompactResource, ConfigError> {
+        if noun.get_ref().trim().is_empty() || noun.get_ref().len() > 256 {
+            return self.error(noun.span(), "`noun` must be 1 to 256 bytes long");
         }
-        let template = match Template::parse(r.line.get_ref()) {
+        let template = match Template::parse(line.get_ref()) {
             Ok(template) => template,
             Err(err) => {
                 return self.error(
-                    r.line.span(),
+                    line.span(),
                     format!("line template, column {}: {}", err.column(), err.message()),
                 );
             }
         };
-        let mut resource = CompactResource::new(noun.clone(), template);
-        if let Some(plural) = &r.plural {
+        let mut resource = CompactResource::new(noun.get_ref().clone(), template);
+        if let Some(plural) = plural {
             if plural.get_ref().trim().is_empty() || plural.get_ref().len() > 256 {
                 return self.error(plural.span(), "`plural` must be 1 to 256 bytes long");
             }
             resource = resource.with_plural(plural.get_ref().clone());
         }
-        self.name(&r.id, "id")?;
-        if let Some(id) = &r.id {
+        self.name(id, "id")?;
+        if let Some(id) = id {
             resource = resource.with_id_key(id.get_ref().clone());
         }
+        Ok(resource)
+    }
+
+    fn resource(&self, r: &ResourceSection) -> Result<(String, CompactResource), ConfigError> {
+        let resource = self.compact(&r.noun, &r.plural, &r.line, &r.id)?;
         // The route is checked by the layer's own route table.
         if let Err(err) =
             TerseLayer::new().try_compact_resource(r.route.get_ref(), resource.clone())
@@ -378,6 +441,44 @@ impl Checker<'_> {
             return self.error(r.route.span(), err.to_string());
         }
         Ok((r.route.get_ref().clone(), resource))
+    }
+
+    fn mcp(&self, m: &McpSection) -> Result<Vec<(String, McpTool)>, ConfigError> {
+        let path = m.path.get_ref();
+        if !path.starts_with('/') || path.len() > 1024 {
+            return self.error(
+                m.path.span(),
+                format!("`path` must start with `/` (and be at most 1024 bytes), not {path:?}"),
+            );
+        }
+        self.format(&m.default_format)?;
+        if m.tools.len() > MAX_RESOURCES {
+            return self.error(m.path.span(), format!("more than {MAX_RESOURCES} tools"));
+        }
+        let mut tools: Vec<(String, McpTool)> = Vec::with_capacity(m.tools.len());
+        for (i, t) in m.tools.iter().enumerate() {
+            self.name(&Some(t.name.clone()), "name")?;
+            self.name(&Some(t.list.clone()), "list")?;
+            if let Some(first) = m.tools[..i]
+                .iter()
+                .find(|u| u.name.get_ref() == t.name.get_ref())
+            {
+                return self.error(
+                    t.name.span(),
+                    format!(
+                        "tool `{}` is declared twice (first on line {})",
+                        t.name.get_ref(),
+                        line_of(self.source, first.name.span().start)
+                    ),
+                );
+            }
+            let resource = self.compact(&t.noun, &t.plural, &t.line, &t.id)?;
+            tools.push((
+                t.name.get_ref().clone(),
+                McpTool::new(t.list.get_ref().clone(), resource),
+            ));
+        }
+        Ok(tools)
     }
 }
 
@@ -417,9 +518,14 @@ impl Config {
             .iter()
             .map(|r| checker.resource(r))
             .collect::<Result<_, _>>()?;
+        let mcp_tools = match &parsed.mcp {
+            Some(mcp) => checker.mcp(mcp)?,
+            None => Vec::new(),
+        };
         Ok(Config {
             file: parsed,
             resources,
+            mcp_tools,
         })
     }
 
@@ -488,13 +594,10 @@ impl Config {
     /// ```
     pub fn layer(&self) -> TerseLayer {
         let l = &self.file.layer;
-        let spanned = |value: &Option<Spanned<String>>| value.as_ref().map(|v| v.get_ref().clone());
         let layer = TerseLayer::new();
         let layer = set(
             layer,
-            l.default_format
-                .as_ref()
-                .and_then(|f| f.get_ref().parse().ok()),
+            format_of(&l.default_format),
             TerseLayer::default_format,
         );
         let layer = set(layer, l.max_body_bytes, TerseLayer::max_body_bytes);
@@ -520,28 +623,11 @@ impl Config {
             l.list_keys.as_ref().map(|k| k.get_ref().clone()),
             TerseLayer::list_keys,
         );
-        let layer = set(layer, spanned(&l.id_key), TerseLayer::id_key);
-        let layer = set(layer, spanned(&l.format_param), TerseLayer::format_param);
-        let layer = set(layer, spanned(&l.fields_param), TerseLayer::fields_param);
-        let header =
-            spanned(&l.prefer_header).and_then(|h| HeaderName::from_bytes(h.as_bytes()).ok());
-        let mut layer = set(layer, header, TerseLayer::prefer_header);
-        let delimiter = l
-            .toon
-            .delimiter
-            .as_ref()
-            .and_then(|d| parse_delimiter(d.get_ref()));
-        let toon = set(
-            EncodeOptions::new(),
-            delimiter,
-            EncodeOptions::with_delimiter,
-        );
-        let toon = set(
-            toon,
-            l.toon.indent.as_ref().map(|n| *n.get_ref()),
-            EncodeOptions::with_indent_size,
-        );
-        layer = layer.toon_options(toon);
+        let layer = set(layer, string_of(&l.id_key), TerseLayer::id_key);
+        let layer = set(layer, string_of(&l.format_param), TerseLayer::format_param);
+        let layer = set(layer, string_of(&l.fields_param), TerseLayer::fields_param);
+        let layer = set(layer, self.prefer_header(), TerseLayer::prefer_header);
+        let mut layer = layer.toon_options(self.toon_options());
         for (route, resource) in &self.resources {
             // Every route was checked by `parse`; a failure here cannot
             // happen, and would only leave the route out.
@@ -550,6 +636,81 @@ impl Config {
             }
         }
         layer
+    }
+
+    /// The MCP endpoint of the `[mcp]` section: its path and the
+    /// [`McpLayer`] of its settings and tools, with `format_param`,
+    /// `prefer_header` and `[layer.toon]` from `[layer]`. `None` without
+    /// `[mcp]`.
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[mcp]\npath = \"/mcp\"\ndefault_format = \"toon\"")?;
+    /// let (path, layer) = config.mcp().expect("an [mcp] section");
+    /// assert_eq!(path, "/mcp");
+    /// # drop(layer);
+    /// # Ok::<(), terse_gateway::ConfigError>(())
+    /// ```
+    pub fn mcp(&self) -> Option<(&str, McpLayer)> {
+        let m = self.file.mcp.as_ref()?;
+        let l = &self.file.layer;
+        let layer = McpLayer::new().toon_options(self.toon_options());
+        let layer = set(
+            layer,
+            format_of(&m.default_format),
+            McpLayer::default_format,
+        );
+        let layer = set(layer, m.max_request_bytes, McpLayer::max_request_bytes);
+        let layer = set(layer, m.max_message_bytes, McpLayer::max_message_bytes);
+        let layer = set(layer, m.max_output_bytes, McpLayer::max_output_bytes);
+        let layer = set(layer, string_of(&l.format_param), McpLayer::format_param);
+        let mut layer = set(layer, self.prefer_header(), McpLayer::prefer_header);
+        for (name, tool) in &self.mcp_tools {
+            layer = layer.tool(name.clone(), tool.clone());
+        }
+        Some((m.path.get_ref().as_str(), layer))
+    }
+
+    /// The whole gateway in front of `upstream`: [`layer`](Self::layer),
+    /// and the MCP endpoint of [`mcp`](Self::mcp) when there is one.
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[mcp]\npath = \"/mcp\"")?;
+    /// let service = config.gateway(config.upstream("http://127.0.0.1:8000")?);
+    /// # drop(service);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn gateway(&self, upstream: Upstream) -> Gateway {
+        match self.mcp() {
+            Some((path, mcp)) => crate::mcp_gateway(self.layer(), path, mcp, upstream),
+            None => crate::gateway(self.layer(), upstream),
+        }
+    }
+
+    fn prefer_header(&self) -> Option<HeaderName> {
+        self.file
+            .layer
+            .prefer_header
+            .as_ref()
+            .and_then(|h| HeaderName::from_bytes(h.get_ref().as_bytes()).ok())
+    }
+
+    /// `[layer.toon]`, for both layers.
+    fn toon_options(&self) -> EncodeOptions {
+        let toon = &self.file.layer.toon;
+        let delimiter = toon
+            .delimiter
+            .as_ref()
+            .and_then(|d| parse_delimiter(d.get_ref()));
+        let options = set(
+            EncodeOptions::new(),
+            delimiter,
+            EncodeOptions::with_delimiter,
+        );
+        set(
+            options,
+            toon.indent.as_ref().map(|n| *n.get_ref()),
+            EncodeOptions::with_indent_size,
+        )
     }
 
     /// The server settings of the `[gateway]` section.
@@ -613,6 +774,7 @@ impl Default for Config {
         Config {
             file: File::default(),
             resources: Vec::new(),
+            mcp_tools: Vec::new(),
         }
     }
 }
@@ -623,6 +785,15 @@ fn set<B, T>(builder: B, value: Option<T>, setter: impl FnOnce(B, T) -> B) -> B 
         Some(value) => setter(builder, value),
         None => builder,
     }
+}
+
+fn string_of(value: &Option<Spanned<String>>) -> Option<String> {
+    value.as_ref().map(|v| v.get_ref().clone())
+}
+
+/// A `default_format`, checked by `parse`.
+fn format_of(value: &Option<Spanned<String>>) -> Option<Format> {
+    value.as_ref().and_then(|f| f.get_ref().parse().ok())
 }
 
 fn duration_of(value: &Option<Spanned<String>>) -> Option<Duration> {
@@ -732,6 +903,65 @@ mod tests {
             error("[[resource]]\nroute = \"/t\"\nline = \"{a}\"\n")
                 .starts_with("t.toml:1: missing field `noun`")
         );
+    }
+
+    #[test]
+    fn mcp_mistakes_name_their_line() {
+        let tool = "[[mcp.tool]]\nname = \"list_events\"\nlist = \"events\"\nnoun = \"event\"\n";
+        assert!(
+            error("[mcp]\npath = \"mcp\"\n").starts_with("t.toml:2: `path` must start with `/`")
+        );
+        assert!(
+            error("[mcp]\ndefault_format = \"toon\"\n")
+                .starts_with("t.toml:1: missing field `path`")
+        );
+        assert!(
+            error("[mcp]\npath = \"/mcp\"\ncolour = 1\n")
+                .starts_with("t.toml:3: unknown field `colour`")
+        );
+        assert!(
+            error("[mcp]\npath = \"/mcp\"\ndefault_format = \"xml\"\n")
+                .starts_with("t.toml:3: unknown format")
+        );
+        assert_eq!(
+            error(&format!(
+                "[mcp]\npath = \"/mcp\"\n{tool}line = \"{{title|nosuchfilter}}\"\n"
+            )),
+            "t.toml:7: line template, column 8: unknown filter `nosuchfilter`; known filters: time, date, ago, bytes, short, trunc, upper, lower, join, default, flag"
+        );
+        assert_eq!(
+            error(&format!(
+                "[mcp]\npath = \"/mcp\"\n{tool}line = \"{{title}}\"\n{tool}line = \"{{title}}\"\n"
+            )),
+            "t.toml:9: tool `list_events` is declared twice (first on line 4)"
+        );
+        assert!(
+            error(&format!(
+                "[mcp]\npath = \"/mcp\"\n{tool}line = \"{{a}}\"\nwhat = 1\n"
+            ))
+            .starts_with("t.toml:8: unknown field `what`")
+        );
+    }
+
+    #[test]
+    fn the_mcp_section_builds_its_layer() {
+        let config = Config::parse(
+            "t.toml",
+            "[layer]\nprefer_header = \"x-format\"\n[mcp]\npath = \"/mcp\"\nmax_message_bytes = 1024\n[[mcp.tool]]\nname = \"a\"\nlist = \"items\"\nnoun = \"item\"\nline = \"{title}\"\nid = \"key\"\n",
+        )
+        .unwrap();
+        let (path, layer) = config.mcp().unwrap();
+        assert_eq!(path, "/mcp");
+        let debug = format!("{layer:?}");
+        for part in [
+            "x-format",
+            "max_message_bytes: 1024",
+            "\"items\"",
+            "\"key\"",
+        ] {
+            assert!(debug.contains(part), "{part}: {debug}");
+        }
+        assert!(Config::default().mcp().is_none());
     }
 
     #[test]

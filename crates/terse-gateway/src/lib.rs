@@ -29,7 +29,9 @@
 //!    `Accept-Encoding` on the way out (not SSE, not small bodies);
 //! 2. [`RequestLog`]: one `info` line per request;
 //! 3. the [`TerseLayer`], which rewrites what a client asked for and
-//!    passes everything else through (errors, non-JSON, streams);
+//!    passes everything else through (errors, non-JSON, streams); or, for
+//!    the requests to an MCP endpoint ([`mcp_gateway`], `[mcp]` in the
+//!    config), the [`McpLayer`] instead (see [MCP](#mcp));
 //! 4. tower-http's decompression, so an upstream that compresses (gzip, br,
 //!    zstd, deflate), even unasked, still gets rewritten;
 //! 5. [`Upstream`], the forwarding itself over hyper-util's pooled client:
@@ -42,6 +44,29 @@
 //! and h2c with hyper-util's auto server, bounds request heads, and drains
 //! requests in flight on shutdown. Requests that upgrade the connection
 //! (WebSocket) are not proxied: `Upgrade` is a hop-by-hop header.
+//!
+//! # MCP
+//!
+//! An MCP server on the Streamable HTTP transport, in any language, gets
+//! its `tools/call` results served as TOON or compact lines: the requests
+//! to its endpoint's path (exactly that path) go through [`McpLayer`]
+//! rather than the HTTP layer, which never sees the JSON-RPC answers and
+//! event streams. Events stream one by one, `Mcp-Session-Id`,
+//! `MCP-Protocol-Version` and `Last-Event-ID` pass both ways, and GET
+//! streams and DELETE pass untouched.
+//!
+//! ```
+//! use terse::TerseLayer;
+//! use terse::mcp::{McpLayer, McpTool};
+//! use terse_gateway::{Upstream, mcp_gateway};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let events = McpTool::from_template("events", "event", "{start|time} {title}")?;
+//! let mcp = McpLayer::new().tool("list_events", events);
+//! let service = mcp_gateway(TerseLayer::new(), "/mcp", mcp, Upstream::new("http://127.0.0.1:8000")?);
+//! # drop(service);
+//! # Ok(()) }
+//! ```
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -54,9 +79,11 @@
 pub mod config;
 mod headers;
 mod log;
+mod mcp;
 mod server;
 mod upstream;
 
+use terse::mcp::{Mcp, McpLayer};
 use terse::{Terse, TerseLayer};
 use tower::ServiceBuilder;
 use tower_http::compression::{Compression, CompressionLayer};
@@ -65,6 +92,7 @@ use tower_http::decompression::{Decompression, DecompressionLayer};
 pub use config::{Config, ConfigError};
 pub use headers::remove_hop_by_hop;
 pub use log::{LogBody, RequestLog, RequestLogLayer};
+pub use mcp::{McpSplit, SplitFuture};
 pub use server::{ServerOptions, serve, shutdown_signal};
 pub use upstream::{
     BoxError, ClientAddr, IdleTimeout, Upstream, UpstreamBody, UpstreamError, UpstreamLatency,
@@ -77,7 +105,8 @@ pub use upstream::{
 ///     Box::new(service)
 /// }
 /// ```
-pub type Gateway = Compression<RequestLog<Terse<Decompression<Upstream>>>>;
+pub type Gateway =
+    Compression<RequestLog<McpSplit<Terse<Decompression<Upstream>>, Mcp<Decompression<Upstream>>>>>;
 
 /// `layer` in front of `upstream`, with decompression inside it and
 /// compression and the request log outside (see the [crate] docs).
@@ -91,10 +120,40 @@ pub type Gateway = Compression<RequestLog<Terse<Decompression<Upstream>>>>;
 /// # Ok::<(), terse_gateway::UpstreamError>(())
 /// ```
 pub fn gateway(layer: TerseLayer, upstream: Upstream) -> Gateway {
+    build(layer, None, upstream)
+}
+
+/// [`gateway`] with an MCP endpoint: the requests to `mcp_path` (exactly
+/// that path, as clients ask the gateway for it) go through `mcp` instead
+/// of `layer` (see [MCP](crate#mcp)).
+///
+/// ```
+/// let service = terse_gateway::mcp_gateway(
+///     terse::TerseLayer::new(),
+///     "/mcp",
+///     terse::mcp::McpLayer::new().default_format(terse::Format::Toon),
+///     terse_gateway::Upstream::new("http://127.0.0.1:8000")?,
+/// );
+/// # drop(service);
+/// # Ok::<(), terse_gateway::UpstreamError>(())
+/// ```
+pub fn mcp_gateway(
+    layer: TerseLayer,
+    mcp_path: &str,
+    mcp: McpLayer,
+    upstream: Upstream,
+) -> Gateway {
+    build(layer, Some((mcp_path, mcp)), upstream)
+}
+
+fn build(layer: TerseLayer, mcp: Option<(&str, McpLayer)>, upstream: Upstream) -> Gateway {
+    let inner = ServiceBuilder::new()
+        .layer(DecompressionLayer::new())
+        .service(upstream);
+    let http = ServiceBuilder::new().layer(layer).service(inner.clone());
+    let mcp = mcp.map(|(path, mcp)| (path, ServiceBuilder::new().layer(mcp).service(inner)));
     ServiceBuilder::new()
         .layer(CompressionLayer::new())
         .layer(RequestLogLayer)
-        .layer(layer)
-        .layer(DecompressionLayer::new())
-        .service(upstream)
+        .service(McpSplit::new(http, mcp))
 }

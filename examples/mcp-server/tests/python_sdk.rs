@@ -2,66 +2,29 @@
 //! real process: TOON with `X-Prefer-Format: toon`, compact lines with
 //! `?format=compact`, the server's own results without either.
 //!
-//! The SDK is installed once per run into a virtual environment under the
-//! target directory; without python3 (with venv and pip) or PyPI the tests
-//! report a missing prerequisite (`terse_tests::prerequisite`).
+//! The SDK is installed once per machine into a virtual environment
+//! (`terse_tests::python::mcp_python`), and its client is
+//! `tests/python/mcp_client.py`; without python3 (with venv and pip) or
+//! PyPI the tests report a missing prerequisite (`terse_tests::prerequisite`).
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 
 use serde_json::{Value, json};
-use terse_tests::prerequisite;
-use terse_tests::python::install_venv;
+use terse_tests::python::{mcp_python, mcp_session};
 use terse_tests::reference::Reference;
 
-/// The SDK version the tests run.
-const SDK: &str = "mcp==1.30.0";
-
-/// Connects with the SDK, lists the tools, calls each, prints one JSON
-/// document: `{"tools": [...], "calls": [{"tool", "result"}]}`.
-const DRIVER: &str = r#"
-import asyncio, json, sys
-from mcp import ClientSession
-from mcp.client.streamable_http import streamablehttp_client
-
-CALLS = [
-    ("list_events", {"date": "2025-06-02"}),
-    ("list_events", {"date": "2025-06-02", "days": 7}),
-    ("get_event", {"id": "evt_20250602_2"}),
-    ("find_free_slots", {"date": "2025-06-03", "duration_minutes": 30}),
-    ("weather_forecast", {"city": "Lisbon", "days": 7}),
-    ("get_event", {"id": "evt_nope"}),
-]
-
-async def main(url, prefer):
-    headers = {"X-Prefer-Format": prefer} if prefer else None
-    async with streamablehttp_client(url, headers=headers) as (read, write, _):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            tools = await session.list_tools()
-            calls = []
-            for name, arguments in CALLS:
-                result = await session.call_tool(name, arguments)
-                calls.append({"tool": name, "result": result.model_dump(mode="json", by_alias=True, exclude_none=True)})
-    print(json.dumps({"tools": sorted(tool.name for tool in tools.tools), "calls": calls}))
-
-asyncio.run(main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else None))
-"#;
-
-/// The virtual environment's python, with the SDK; `None` when it cannot
-/// be had (reported once per test).
-fn python() -> Option<PathBuf> {
-    static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    prerequisite::require(PYTHON.get_or_init(install).clone())
-}
-
-fn install() -> Result<PathBuf, String> {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mcp-python-sdk");
-    let python = install_venv(&dir, &[SDK])?;
-    std::fs::write(dir.join("driver.py"), DRIVER).map_err(|err| err.to_string())?;
-    Ok(python)
+/// The calls each session makes, as `[tool, arguments]`.
+fn calls() -> Value {
+    json!([
+        ["list_events", {"date": "2025-06-02"}],
+        ["list_events", {"date": "2025-06-02", "days": 7}],
+        ["get_event", {"id": "evt_20250602_2"}],
+        ["find_free_slots", {"date": "2025-06-03", "duration_minutes": 30}],
+        ["weather_forecast", {"city": "Lisbon", "days": 7}],
+        ["get_event", {"id": "evt_nope"}],
+    ])
 }
 
 /// The example server as a process on a free loopback port.
@@ -100,25 +63,8 @@ impl Drop for Server {
 }
 
 /// What the SDK got from `url`, asking for `prefer` (or nothing).
-fn session(python: &PathBuf, url: &str, prefer: &str) -> Value {
-    let dir = python
-        .parent()
-        .and_then(|bin| bin.parent())
-        .expect("venv dir");
-    let output = Command::new(python)
-        .arg(dir.join("driver.py"))
-        .args([url, prefer])
-        .output()
-        .expect("run the python driver");
-    assert!(
-        output.status.success(),
-        "the python driver failed ({}):\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let last = stdout.lines().last().unwrap_or("");
-    serde_json::from_str(last).unwrap_or_else(|err| panic!("{err}: {stdout}"))
+fn session(python: &Path, url: &str, prefer: &str) -> Value {
+    mcp_session(python, url, prefer, Some(&calls()))
 }
 
 fn text_of(call: &Value) -> &str {
@@ -143,7 +89,7 @@ fn numbers_as_f64(value: Value) -> Value {
 
 #[test]
 fn the_python_sdk_gets_toon_that_decodes_to_the_servers_json() {
-    let Some(python) = python() else { return };
+    let Some(python) = mcp_python() else { return };
     let plain_server = Server::start(&["--without-layer"]);
     let server = Server::start(&[]);
     let own = session(&python, &plain_server.url, "");
@@ -198,16 +144,8 @@ fn the_python_sdk_gets_toon_that_decodes_to_the_servers_json() {
     let Some(reference) = Reference::install("mcp-python-sdk") else {
         return;
     };
-    let decoded = reference.run(
-        r#"
-import { readFileSync } from 'node:fs';
-import { decode } from '@toon-format/toon';
-const cases = JSON.parse(readFileSync(0, 'utf8'));
-process.stdout.write(JSON.stringify(cases.map((c) => decode(c.toon))));
-"#,
-        Value::Array(cases.clone()).to_string().as_bytes(),
-    );
-    let decoded: Vec<Value> = serde_json::from_slice(&decoded).expect("the driver's answer");
+    let texts: Vec<&str> = cases.iter().map(|c| c["toon"].as_str().unwrap()).collect();
+    let decoded = reference.decode_all(&texts);
     for (case, decoded) in cases.iter().zip(decoded) {
         assert_eq!(
             numbers_as_f64(decoded),
@@ -220,7 +158,7 @@ process.stdout.write(JSON.stringify(cases.map((c) => decode(c.toon))));
 
 #[test]
 fn without_a_format_the_python_sdk_gets_the_servers_own_results() {
-    let Some(python) = python() else { return };
+    let Some(python) = mcp_python() else { return };
     let plain_server = Server::start(&["--without-layer"]);
     let server = Server::start(&[]);
     let own = session(&python, &plain_server.url, "");
@@ -232,7 +170,7 @@ fn without_a_format_the_python_sdk_gets_the_servers_own_results() {
 
 #[test]
 fn compact_lines_for_list_events_through_the_query() {
-    let Some(python) = python() else { return };
+    let Some(python) = mcp_python() else { return };
     for mode in [&[][..], &["--json-response"][..]] {
         let server = Server::start(mode);
         let compact = session(&python, &format!("{}?format=compact", server.url), "");
@@ -266,7 +204,7 @@ fn compact_lines_for_list_events_through_the_query() {
 /// text block as JSON, TOON and compact lines.
 #[test]
 fn token_table() {
-    let Some(python) = python() else { return };
+    let Some(python) = mcp_python() else { return };
     let server = Server::start(&[]);
     let own = session(&python, &server.url, "");
     let toon = session(&python, &server.url, "toon");
