@@ -92,7 +92,8 @@ impl FromStr for Format {
 /// This function knows no layer: it always encodes with the default
 /// [`EncodeOptions`] and counts tokens with the fast estimate
 /// ([`tokens::estimate`]), whatever a layer is configured with
-/// ([`TerseLayer::toon_options`], [`TerseLayer::exact_token_count`]);
+/// ([`TerseLayer::toon_options`], `TerseLayer::exact_token_count` with
+/// the `exact-tokens` feature);
 /// a layer left at its defaults makes the same choice.
 /// `Compact` needs a resource (a route's registered type), so here it renders
 /// JSON; build the envelope with
@@ -100,7 +101,6 @@ impl FromStr for Format {
 ///
 /// [`TerseLayer::smart_fallback`]: crate::TerseLayer::smart_fallback
 /// [`TerseLayer::toon_options`]: crate::TerseLayer::toon_options
-/// [`TerseLayer::exact_token_count`]: crate::TerseLayer::exact_token_count
 ///
 /// ```
 /// use serde_json::json;

@@ -16,6 +16,7 @@
 //! ```
 
 mod classes;
+mod dispatch;
 mod estimate;
 #[cfg(feature = "exact-tokens")]
 mod exact;
