@@ -6,5 +6,6 @@ pub mod fixtures;
 pub mod prerequisite;
 pub mod python;
 pub mod reference;
+pub mod reports;
 pub mod server;
 pub mod values;

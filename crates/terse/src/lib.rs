@@ -73,6 +73,7 @@ pub mod middleware;
 mod negotiate;
 mod passthrough;
 mod query;
+mod report;
 mod rfc3339;
 mod scan;
 pub mod tokens;

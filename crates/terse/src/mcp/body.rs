@@ -22,6 +22,8 @@ use crate::format::Format;
 pub(crate) struct Exchange {
     pub(crate) config: Arc<Config>,
     pub(crate) format: Format,
+    /// Whether the client named the format (not only the layer's default).
+    pub(crate) asked: bool,
     capture: Mutex<Capture>,
 }
 
@@ -35,10 +37,11 @@ struct Capture {
 }
 
 impl Exchange {
-    pub(crate) fn new(config: Arc<Config>, format: Format) -> Self {
+    pub(crate) fn new(config: Arc<Config>, format: Format, asked: bool) -> Self {
         Exchange {
             config,
             format,
+            asked,
             capture: Mutex::new(Capture::default()),
         }
     }
@@ -93,6 +96,7 @@ impl Exchange {
             Rewrite {
                 config: &self.config,
                 format: self.format,
+                asked: self.asked,
                 calls,
             }
             .message(text)

@@ -12,6 +12,7 @@ use super::{Config, McpTool};
 use crate::compact::RenderContext;
 use crate::compact::envelope::Envelope;
 use crate::format::{Format, cheaper_toon};
+use crate::report::{self, Report};
 use crate::tokens;
 use crate::toon;
 use crate::toon::document::Document;
@@ -122,6 +123,8 @@ struct ContentBlock<'a> {
 pub(crate) struct Rewrite<'c> {
     pub(crate) config: &'c Config,
     pub(crate) format: Format,
+    /// Whether the client named `format`, for reports.
+    pub(crate) asked: bool,
     pub(crate) calls: &'c Calls,
 }
 
@@ -171,7 +174,7 @@ impl Rewrite<'_> {
         if result.is_error.is_some_and(|flag| flag.get() != "false") {
             return;
         }
-        let tool = self.config.tools.get(name);
+        let tool = self.config.tools.get_key_value(name);
         for block in result.content.into_iter().flatten() {
             let Ok(block) = serde_json::from_str::<ContentBlock<'t>>(block.get()) else {
                 continue;
@@ -188,19 +191,45 @@ impl Rewrite<'_> {
         }
     }
 
-    /// The new text of a block that holds `json`, or `None` to keep it.
-    fn block(&self, json: &str, tool: Option<&McpTool>) -> Option<String> {
+    /// The new text of a block that holds `json`, or `None` to keep it;
+    /// a block that holds JSON is reported either way.
+    fn block(&self, json: &str, tool: Option<(&String, &McpTool)>) -> Option<String> {
         if !matches!(json.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
             return None;
         }
+        let rewritten = self.rewrite(json, tool.map(|(_, tool)| tool));
+        if report::wanted() {
+            let route = tool.map_or(Cow::Borrowed("mcp:other"), |(name, _)| {
+                Cow::Owned(format!("mcp:{name}"))
+            });
+            let (served, text) = rewritten
+                .as_ref()
+                .map_or((Format::Json, json), |(format, text)| (*format, text));
+            Report {
+                route: &route,
+                asked: self.asked.then_some(self.format),
+                planned: self.format,
+                served,
+                bytes: text.len(),
+                tokens: tokens::estimate(text.as_bytes()),
+                json_tokens: tokens::estimate(json.as_bytes()),
+            }
+            .emit();
+        }
+        rewritten.map(|(_, text)| text)
+    }
+
+    /// The format and text a block of JSON is rewritten to, if any.
+    fn rewrite(&self, json: &str, tool: Option<&McpTool>) -> Option<(Format, String)> {
         let limit = self.config.max_output_bytes();
         if let (Format::Compact, Some(tool)) = (self.format, tool) {
             if let Some(text) = compact_text(json, tool, limit) {
-                return Some(text);
+                return Some((Format::Compact, text));
             }
         }
         let toon = toon::encode_json_limited(json, &self.config.toon_options, limit).ok()?;
-        cheaper_toon(tokens::estimate, &toon, tokens::estimate(json.as_bytes())).map(|_| toon)
+        cheaper_toon(tokens::estimate, &toon, tokens::estimate(json.as_bytes()))
+            .map(|_| (Format::Toon, toon))
     }
 }
 

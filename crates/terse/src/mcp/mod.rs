@@ -27,6 +27,14 @@
 //!   `MCP-Protocol-Version`) and everything without a format request pass
 //!   through byte for byte.
 //!
+//! Each JSON text block the layer was asked to rewrite is reported as the
+//! HTTP layer reports a response: one `tracing` event (target `terse`) and,
+//! with the `metrics` feature, the `terse_responses_total`,
+//! `terse_tokens_total` and `terse_json_tokens_total` counters. Their
+//! `route` label is `mcp:` and the tool's name for a tool registered with
+//! [`tool`](McpLayer::tool), `mcp:other` for the rest: tool names come from
+//! requests, so only registered ones become labels.
+//!
 //! Which JSON-RPC ids are `tools/call`, and for which tool, the layer learns
 //! from the POST body as the server reads it: the first
 //! [`max_request_bytes`](McpLayer::max_request_bytes) are copied aside (a

@@ -76,7 +76,7 @@ where
 
     fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
         let exchange = wanted_format(&self.config, &req)
-            .map(|format| Arc::new(Exchange::new(self.config.clone(), format)));
+            .map(|(format, asked)| Arc::new(Exchange::new(self.config.clone(), format, asked)));
         let req = req.map(|body| McpRequestBody::new(body, exchange.clone()));
         ResponseFuture {
             inner: self.inner.call(req),
@@ -85,9 +85,9 @@ where
     }
 }
 
-/// The format a POST asks its tool results in; `None` when they pass as
-/// the server makes them.
-fn wanted_format<B>(config: &Config, req: &Request<B>) -> Option<Format> {
+/// The format a POST asks its tool results in, and whether the client named
+/// it; `None` when they pass as the server makes them.
+fn wanted_format<B>(config: &Config, req: &Request<B>) -> Option<(Format, bool)> {
     if req.method() != Method::POST {
         return None;
     }
@@ -106,8 +106,8 @@ fn wanted_format<B>(config: &Config, req: &Request<B>) -> Option<Format> {
     ) {
         Negotiated::Use {
             format: format @ (Format::Toon | Format::Compact),
-            ..
-        } => Some(format),
+            asked,
+        } => Some((format, asked)),
         _ => None,
     }
 }

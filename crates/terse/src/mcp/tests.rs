@@ -36,6 +36,7 @@ fn rewrite(config: &Config, format: Format, request: &str, response: &str) -> Op
     Rewrite {
         config,
         format,
+        asked: true,
         calls: &calls,
     }
     .message(response)
@@ -51,6 +52,7 @@ fn tool_calls_are_read_from_single_requests_and_batches() {
     let rewritten = Rewrite {
         config: &config,
         format: Format::Toon,
+        asked: true,
         calls: &calls,
     };
     // The escaped id `"a\u0062"` is the id `"ab"`.

@@ -15,13 +15,13 @@ use pin_project_lite::pin_project;
 use super::headers::{add_vary, mark_rewritten, no_transform, rewritable, set_length_and_count};
 use super::offload::Offload;
 use super::plan::Plan;
-use super::report::{self, Report};
 use super::rewrite::{Outcome, rewrite};
 use super::{Config, TerseBody};
 use crate::Passthrough;
 use crate::error_envelope::ErrorEnvelope;
 use crate::fields::Fields;
 use crate::format::Format;
+use crate::report::{self, Report};
 
 pin_project! {
     /// Response future of [`Terse`](super::Terse).

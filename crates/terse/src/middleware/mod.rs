@@ -12,7 +12,6 @@ mod layer;
 mod log_gate;
 mod offload;
 mod plan;
-mod report;
 mod rewrite;
 mod route_settings;
 mod service;

@@ -10,10 +10,10 @@ use serde_json::Value;
 
 use super::Config;
 use super::plan::Plan;
-use super::report;
 use crate::compact::envelope::Envelope;
 use crate::compact::{CompactResource, NotCompact, RenderContext};
 use crate::format::{self, Format};
+use crate::report;
 use crate::toon;
 use crate::toon::document::{Document, Node};
 

@@ -1,5 +1,6 @@
-//! What the layer tells an operator about each response it counted: one
-//! `tracing` event, and with the `metrics` feature three counters.
+//! What the layers tell an operator about each response they counted (and
+//! each MCP tool result they rewrote): one `tracing` event, and with the
+//! `metrics` feature three counters.
 
 use crate::format::Format;
 
@@ -14,6 +15,9 @@ pub(crate) fn wanted() -> bool {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Report<'a> {
     /// The route pattern, `other` when there is none; never the raw path.
+    /// For an MCP tool result, `mcp:` and the registered tool's name, or
+    /// `mcp:other` (tool names come from requests: only registered ones
+    /// become labels, so that their number stays bounded).
     pub(crate) route: &'a str,
     /// The format the client named, if it named one.
     pub(crate) asked: Option<Format>,

@@ -1,0 +1,128 @@
+//! What the layers report, caught for assertions: a `metrics` recorder that
+//! keeps every counter, and a `tracing` subscriber that keeps every event of
+//! target `terse`. Both are process-wide, so a test binary installs them
+//! once ([`install`]) and runs one test that reads them.
+
+use std::collections::BTreeMap;
+use std::fmt::{self, Write as _};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use metrics::{
+    Counter, CounterFn, Gauge, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit,
+};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Subscriber};
+
+/// Installs a [`Counters`] recorder and an [`Events`] subscriber as the
+/// process's globals and returns them.
+///
+/// # Panics
+///
+/// When either global is already set.
+pub fn install() -> (Counters, Events) {
+    let counters = Counters::default();
+    metrics::set_global_recorder(counters.clone()).expect("one recorder per test binary");
+    let events = Events::default();
+    tracing::subscriber::set_global_default(events.clone())
+        .expect("one subscriber per test binary");
+    (counters, events)
+}
+
+/// Every counter, by name and sorted labels.
+#[derive(Clone, Default)]
+pub struct Counters(Arc<Mutex<BTreeMap<String, Arc<Value>>>>);
+
+#[derive(Default)]
+struct Value(AtomicU64);
+
+impl CounterFn for Value {
+    fn increment(&self, value: u64) {
+        self.0.fetch_add(value, Ordering::Relaxed);
+    }
+    fn absolute(&self, value: u64) {
+        self.0.store(value, Ordering::Relaxed);
+    }
+}
+
+fn key_text(key: &Key) -> String {
+    let mut labels: Vec<String> = key
+        .labels()
+        .map(|label| format!("{}={}", label.key(), label.value()))
+        .collect();
+    labels.sort();
+    format!("{}{{{}}}", key.name(), labels.join(","))
+}
+
+impl Counters {
+    /// The value of the counter `name{label=value,...}`, labels sorted by
+    /// name; 0 when it was never registered.
+    pub fn get(&self, key: &str) -> u64 {
+        let all = self.0.lock().unwrap();
+        all.get(key)
+            .map_or(0, |value| value.0.load(Ordering::Relaxed))
+    }
+}
+
+impl Recorder for Counters {
+    fn describe_counter(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+    fn describe_gauge(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+    fn describe_histogram(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+    fn register_counter(&self, key: &Key, _: &Metadata<'_>) -> Counter {
+        let value = self
+            .0
+            .lock()
+            .unwrap()
+            .entry(key_text(key))
+            .or_default()
+            .clone();
+        Counter::from_arc(value)
+    }
+    fn register_gauge(&self, _: &Key, _: &Metadata<'_>) -> Gauge {
+        Gauge::noop()
+    }
+    fn register_histogram(&self, _: &Key, _: &Metadata<'_>) -> Histogram {
+        Histogram::noop()
+    }
+}
+
+/// Every debug event of target `terse`, as `field=value ...`.
+#[derive(Clone, Default)]
+pub struct Events(Arc<Mutex<Vec<String>>>);
+
+struct Line(String);
+
+impl Visit for Line {
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        let _ = write!(self.0, " {}={:?}", field.name(), value);
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        let _ = write!(self.0, " {}={}", field.name(), value);
+    }
+}
+
+impl Events {
+    /// Every event so far, as `field=value ...`.
+    pub fn lines(&self) -> Vec<String> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+impl Subscriber for Events {
+    fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
+        metadata.target() == "terse"
+    }
+    fn new_span(&self, _: &Attributes<'_>) -> Id {
+        Id::from_u64(1)
+    }
+    fn record(&self, _: &Id, _: &Record<'_>) {}
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, event: &Event<'_>) {
+        let mut line = Line(String::new());
+        event.record(&mut line);
+        self.0.lock().unwrap().push(line.0.trim().to_owned());
+    }
+    fn enter(&self, _: &Id) {}
+    fn exit(&self, _: &Id) {}
+}
