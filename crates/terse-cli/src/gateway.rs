@@ -17,6 +17,10 @@ pub struct Args {
     /// Address to listen on (default: `listen` in the config file, else 127.0.0.1:3000).
     #[arg(long)]
     listen: Option<SocketAddr>,
+    /// Serve the token counters at `http://ADDR/metrics` in the Prometheus
+    /// text format (default: `metrics_listen` in the config file, else off).
+    #[arg(long, value_name = "ADDR")]
+    metrics_listen: Option<SocketAddr>,
     /// The TOML config file: layer settings, compact resources, an MCP endpoint.
     #[arg(long)]
     config: Option<PathBuf>,
@@ -55,6 +59,7 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(runtime) => runtime,
         Err(err) => return fail(&format!("cannot start the runtime: {err}")),
     };
+    let metrics_listen = args.metrics_listen.or(config.metrics_listen());
     let service = config.gateway(upstream);
     let options = config.server_options();
     runtime.block_on(async move {
@@ -62,9 +67,19 @@ pub fn run(args: &Args) -> ExitCode {
             Ok(listener) => listener,
             Err(err) => return fail(&format!("cannot listen on {listen}: {err}")),
         };
+        let metrics = match metrics_listen {
+            Some(addr) => match crate::metrics::start(addr, options.clone()).await {
+                Ok(bound) => Some(bound),
+                Err(err) => return fail(&err),
+            },
+            None => None,
+        };
         let bound = listener.local_addr().map_or(listen, |a| a);
-        // Scripts and tests read the address (port 0 picks one) from this line.
+        // Scripts and tests read the addresses (port 0 picks one) from these lines.
         println!("terse gateway listening on http://{bound}, upstream {url}");
+        if let Some(metrics) = metrics {
+            println!("token counters at http://{metrics}/metrics");
+        }
         let _ = std::io::stdout().flush();
         serve(listener, service, options, shutdown_signal()).await;
         ExitCode::SUCCESS

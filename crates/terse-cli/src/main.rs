@@ -11,6 +11,7 @@ mod encode;
 mod error;
 mod gateway;
 mod input;
+mod metrics;
 mod output;
 mod stats;
 

@@ -82,6 +82,11 @@ fn each_kind_of_config_error_names_file_and_line_and_exits_2() {
             "error: terse.toml:2: `response_timeout`: \"forever\" is not a duration",
         ),
         (
+            "metrics-listen",
+            "[gateway]\nmetrics_listen = \"9464\"\n",
+            "error: terse.toml:2: `metrics_listen` must be an IP address and port such as \"127.0.0.1:9464\", not \"9464\"",
+        ),
+        (
             "mcp-unknown-key",
             "[mcp]\npath = \"/mcp\"\nendpoint = \"/mcp\"\n",
             "error: terse.toml:3: unknown field `endpoint`, expected one of `path`,",
@@ -193,4 +198,133 @@ fn sigterm_drains_a_request_in_flight() {
     };
     assert!(status.success(), "{status}");
     server.join().unwrap();
+}
+
+/// Sends one request over a connection of its own and reads the answer
+/// whole: its head and its body.
+fn get(addr: &str, target: &str) -> (String, String) {
+    let mut client = TcpStream::connect(addr).unwrap();
+    write!(
+        client,
+        "GET {target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    client.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    (head.to_ascii_lowercase(), body.to_owned())
+}
+
+fn token_count(head: &str) -> u64 {
+    head.lines()
+        .find_map(|line| line.strip_prefix("x-token-count: "))
+        .unwrap_or_else(|| panic!("no X-Token-Count in {head}"))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn metrics_listener_counts_what_the_gateway_served() {
+    // An upstream that answers every request with the same flat list.
+    let rows: Vec<String> = (1..=12)
+        .map(|i| format!(r#"{{"id":{i},"title":"Task {i}","done":{}}}"#, i % 2 == 0))
+        .collect();
+    let body = format!(r#"{{"data":[{}]}}"#, rows.join(","));
+    let upstream = TcpListener::bind("127.0.0.1:0").unwrap();
+    let upstream_addr = upstream.local_addr().unwrap();
+    let served = body.clone();
+    std::thread::spawn(move || {
+        for stream in upstream.incoming() {
+            let mut stream = stream.unwrap();
+            let mut head = Vec::new();
+            let mut byte = [0];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap() == 1 {
+                head.push(byte[0]);
+            }
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{served}",
+                served.len()
+            );
+        }
+    });
+    let dir = std::env::temp_dir().join(format!("terse-gateway-metrics-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("terse.toml");
+    std::fs::write(
+        &config,
+        "[gateway]\nmetrics_listen = \"127.0.0.1:0\"\n\n[[resource]]\nroute = \"/api/tasks\"\nnoun = \"task\"\nline = \"{title}\"\n",
+    )
+    .unwrap();
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_terse"))
+        .args(["gateway", "--listen", "127.0.0.1:0", "--upstream"])
+        .arg(format!("http://{upstream_addr}"))
+        .arg("--config")
+        .arg(&config)
+        .env("RUST_LOG", "off")
+        .stdout(Stdio::piped())
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(gateway.stdout.take().unwrap());
+    let mut address = || {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        line.split_whitespace()
+            .find_map(|word| word.strip_prefix("http://"))
+            .unwrap_or_else(|| panic!("no address in {line:?}"))
+            .trim_end_matches(',')
+            .trim_end_matches("/metrics")
+            .to_owned()
+    };
+    let (addr, metrics_addr) = (address(), address());
+
+    let mut tokens = std::collections::BTreeMap::<&str, u64>::new();
+    for (target, format) in [
+        ("/api/tasks", "json"),
+        ("/api/tasks?format=toon", "toon"),
+        ("/api/tasks?format=compact", "compact"),
+    ] {
+        let (head, _) = get(&addr, target);
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        tokens.insert(format, token_count(&head));
+    }
+    let (head, _) = get(&addr, "/elsewhere?format=toon");
+    let elsewhere = token_count(&head);
+
+    let (head, scraped) = get(&metrics_addr, "/metrics");
+    assert!(head.contains("content-type: text/plain"), "{head}");
+    let value = |series: &str| -> u64 {
+        scraped
+            .lines()
+            .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
+            .unwrap_or_else(|| panic!("no {series} in\n{scraped}"))
+            .parse()
+            .unwrap()
+    };
+    for (format, count) in &tokens {
+        let labels = format!(r#"{{route="/api/tasks",format="{format}"}}"#);
+        assert_eq!(value(&format!("terse_responses_total{labels}")), 1);
+        assert_eq!(value(&format!("terse_tokens_total{labels}")), *count);
+    }
+    // Each of the three cost the JSON's tokens before it was rewritten.
+    assert_eq!(
+        value(r#"terse_json_tokens_total{route="/api/tasks"}"#),
+        3 * tokens["json"]
+    );
+    assert!(tokens["compact"] < tokens["toon"] && tokens["toon"] < tokens["json"]);
+    assert_eq!(
+        value(r#"terse_tokens_total{route="other",format="toon"}"#),
+        elsewhere
+    );
+    // The counters are not on the agents' address, nor other paths here.
+    let (head, _) = get(&addr, "/metrics");
+    assert!(!head.contains("text/plain; version=0.0.4"), "{head}");
+    let (head, _) = get(&metrics_addr, "/");
+    assert!(head.starts_with("http/1.1 404"), "{head}");
+
+    gateway.kill().unwrap();
+    gateway.wait().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
 }

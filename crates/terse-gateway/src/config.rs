@@ -60,7 +60,7 @@ pub const MAX_RESOURCES: usize = 1024;
 /// The sections and keys (all optional; `examples/gateway/terse.toml` is a
 /// commented example of every one):
 ///
-/// - `[gateway]`: `upstream`, `listen`, `connect_timeout`,
+/// - `[gateway]`: `upstream`, `listen`, `metrics_listen`, `connect_timeout`,
 ///   `response_timeout`, `idle_timeout`, `shutdown_timeout` (durations as
 ///   `"250ms"`, `"5s"`, `"2m"`), `max_request_headers`, `max_header_bytes`.
 /// - `[layer]`: `default_format`, `max_body_bytes`, `max_output_bytes`,
@@ -193,6 +193,7 @@ struct File {
 struct GatewaySection {
     upstream: Option<Spanned<String>>,
     listen: Option<Spanned<String>>,
+    metrics_listen: Option<Spanned<String>>,
     connect_timeout: Option<Spanned<String>>,
     response_timeout: Option<Spanned<String>>,
     idle_timeout: Option<Spanned<String>>,
@@ -320,15 +321,20 @@ impl Checker<'_> {
                 return self.error(url.span(), format!("`upstream`: {err}"));
             }
         }
-        if let Some(listen) = &g.listen {
-            if listen.get_ref().parse::<std::net::SocketAddr>().is_err() {
-                return self.error(
-                    listen.span(),
-                    format!(
-                        "`listen` must be an IP address and port such as \"127.0.0.1:3000\", not {:?}",
-                        listen.get_ref()
-                    ),
-                );
+        for (key, listen, example) in [
+            ("listen", &g.listen, "127.0.0.1:3000"),
+            ("metrics_listen", &g.metrics_listen, "127.0.0.1:9464"),
+        ] {
+            if let Some(listen) = listen {
+                if listen.get_ref().parse::<std::net::SocketAddr>().is_err() {
+                    return self.error(
+                        listen.span(),
+                        format!(
+                            "`{key}` must be an IP address and port such as \"{example}\", not {:?}",
+                            listen.get_ref()
+                        ),
+                    );
+                }
             }
         }
         self.duration(&g.connect_timeout, "connect_timeout")?;
@@ -576,11 +582,19 @@ impl Config {
     /// # Ok::<(), terse_gateway::ConfigError>(())
     /// ```
     pub fn listen(&self) -> Option<std::net::SocketAddr> {
-        self.file
-            .gateway
-            .listen
-            .as_ref()
-            .and_then(|l| l.get_ref().parse().ok())
+        address(self.file.gateway.listen.as_ref())
+    }
+
+    /// `[gateway] metrics_listen`, when the file gives it: where `terse
+    /// gateway` serves its token counters in the Prometheus text format.
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[gateway]\nmetrics_listen = \"127.0.0.1:9464\"")?;
+    /// assert_eq!(config.metrics_listen().map(|a| a.port()), Some(9464));
+    /// # Ok::<(), terse_gateway::ConfigError>(())
+    /// ```
+    pub fn metrics_listen(&self) -> Option<std::net::SocketAddr> {
+        address(self.file.gateway.metrics_listen.as_ref())
     }
 
     /// The layer the `[layer]` section and the resources describe; every
@@ -859,6 +873,11 @@ fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
         .take(MAX_CONFIG_BYTES as u64 + 1)
         .read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+/// A listening address the file gives (checked when it was loaded).
+fn address(value: Option<&Spanned<String>>) -> Option<std::net::SocketAddr> {
+    value.and_then(|v| v.get_ref().parse().ok())
 }
 
 #[cfg(test)]
