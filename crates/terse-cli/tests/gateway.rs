@@ -323,6 +323,27 @@ fn metrics_listener_counts_what_the_gateway_served() {
     assert!(!head.contains("text/plain; version=0.0.4"), "{head}");
     let (head, _) = get(&metrics_addr, "/");
     assert!(head.starts_with("http/1.1 404"), "{head}");
+    // The listener has the gateway's request limits: too many headers is a
+    // 431, a write is not a read.
+    let mut flood = TcpStream::connect(&metrics_addr).unwrap();
+    let headers: String = (0..200).map(|i| format!("x-h{i}: v\r\n")).collect();
+    write!(
+        flood,
+        "GET /metrics HTTP/1.1\r\nhost: x\r\n{headers}connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    flood.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 431"), "{answer}");
+    let mut post = TcpStream::connect(&metrics_addr).unwrap();
+    write!(
+        post,
+        "POST /metrics HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    post.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
 
     gateway.kill().unwrap();
     gateway.wait().unwrap();
