@@ -200,17 +200,21 @@ fn sigterm_drains_a_request_in_flight() {
     server.join().unwrap();
 }
 
-/// Sends one request over a connection of its own and reads the answer
-/// whole: its head and its body.
-fn get(addr: &str, target: &str) -> (String, String) {
+/// Sends `request` over a connection of its own and reads the answer whole.
+fn exchange(addr: &str, request: &str) -> String {
     let mut client = TcpStream::connect(addr).unwrap();
-    write!(
-        client,
-        "GET {target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"
-    )
-    .unwrap();
+    client.write_all(request.as_bytes()).unwrap();
     let mut answer = String::new();
     client.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+/// A GET of `target`: the answer's head (lowercased) and body.
+fn get(addr: &str, target: &str) -> (String, String) {
+    let answer = exchange(
+        addr,
+        &format!("GET {target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"),
+    );
     let (head, body) = answer.split_once("\r\n\r\n").unwrap();
     (head.to_ascii_lowercase(), body.to_owned())
 }
@@ -325,24 +329,16 @@ fn metrics_listener_counts_what_the_gateway_served() {
     assert!(head.starts_with("http/1.1 404"), "{head}");
     // The listener has the gateway's request limits: too many headers is a
     // 431, a write is not a read.
-    let mut flood = TcpStream::connect(&metrics_addr).unwrap();
     let headers: String = (0..200).map(|i| format!("x-h{i}: v\r\n")).collect();
-    write!(
-        flood,
-        "GET /metrics HTTP/1.1\r\nhost: x\r\n{headers}connection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    flood.read_to_string(&mut answer).unwrap();
+    let answer = exchange(
+        &metrics_addr,
+        &format!("GET /metrics HTTP/1.1\r\nhost: x\r\n{headers}connection: close\r\n\r\n"),
+    );
     assert!(answer.starts_with("HTTP/1.1 431"), "{answer}");
-    let mut post = TcpStream::connect(&metrics_addr).unwrap();
-    write!(
-        post,
-        "POST /metrics HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    post.read_to_string(&mut answer).unwrap();
+    let answer = exchange(
+        &metrics_addr,
+        "POST /metrics HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+    );
     assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
 
     gateway.kill().unwrap();
