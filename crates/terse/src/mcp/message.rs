@@ -2,6 +2,7 @@
 //! a response's text blocks, spliced into the server's own bytes.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -197,40 +198,73 @@ impl Rewrite<'_> {
         if !matches!(json.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
             return None;
         }
-        let rewritten = self.rewrite(json, tool.map(|(_, tool)| tool));
+        // The JSON's tokens, counted at most once: by the smart fallback, by
+        // the report, or by both.
+        let json_tokens = OnceCell::new();
+        let json_cost = || *json_tokens.get_or_init(|| tokens::estimate(json.as_bytes()));
+        let rewritten = self.rewrite(json, tool.map(|(_, tool)| tool), &json_cost);
         if report::wanted() {
             let route = tool.map_or(Cow::Borrowed("mcp:other"), |(name, _)| {
                 Cow::Owned(format!("mcp:{name}"))
             });
-            let (served, text) = rewritten
-                .as_ref()
-                .map_or((Format::Json, json), |(format, text)| (*format, text));
+            let (served, text, served_tokens) = match &rewritten {
+                Some(block) => (
+                    block.format,
+                    block.text.as_str(),
+                    block
+                        .tokens
+                        .unwrap_or_else(|| tokens::estimate(block.text.as_bytes())),
+                ),
+                None => (Format::Json, json, json_cost()),
+            };
             Report {
                 route: &route,
                 asked: self.asked.then_some(self.format),
                 planned: self.format,
                 served,
                 bytes: text.len(),
-                tokens: tokens::estimate(text.as_bytes()),
-                json_tokens: tokens::estimate(json.as_bytes()),
+                tokens: served_tokens,
+                json_tokens: json_cost(),
             }
             .emit();
         }
-        rewritten.map(|(_, text)| text)
+        rewritten.map(|block| block.text)
     }
 
-    /// The format and text a block of JSON is rewritten to, if any.
-    fn rewrite(&self, json: &str, tool: Option<&McpTool>) -> Option<(Format, String)> {
+    /// What a block of JSON is rewritten to, if anything; `json_cost`
+    /// counts the JSON's tokens for the smart fallback.
+    fn rewrite(
+        &self,
+        json: &str,
+        tool: Option<&McpTool>,
+        json_cost: &dyn Fn() -> usize,
+    ) -> Option<Rewritten> {
         let limit = self.config.max_output_bytes();
         if let (Format::Compact, Some(tool)) = (self.format, tool) {
             if let Some(text) = compact_text(json, tool, limit) {
-                return Some((Format::Compact, text));
+                return Some(Rewritten {
+                    format: Format::Compact,
+                    text,
+                    tokens: None,
+                });
             }
         }
         let toon = toon::encode_json_limited(json, &self.config.toon_options, limit).ok()?;
-        cheaper_toon(tokens::estimate, &toon, tokens::estimate(json.as_bytes()))
-            .map(|_| (Format::Toon, toon))
+        let tokens = cheaper_toon(tokens::estimate, &toon, json_cost())?;
+        Some(Rewritten {
+            format: Format::Toon,
+            text: toon,
+            tokens: Some(tokens),
+        })
     }
+}
+
+/// A block's new text, in the format it was rewritten to.
+struct Rewritten {
+    format: Format,
+    text: String,
+    /// Its tokens, when the rewrite had to count them.
+    tokens: Option<usize>,
 }
 
 /// Where `raw`, borrowed from `text`, sits in it.
