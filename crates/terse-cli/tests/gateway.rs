@@ -135,6 +135,15 @@ fn each_kind_of_config_error_names_file_and_line_and_exits_2() {
     );
 }
 
+/// Reads a request's head (an upstream here answers without its body).
+fn read_head(stream: &mut TcpStream) {
+    let mut head = Vec::new();
+    let mut byte = [0];
+    while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap() == 1 {
+        head.push(byte[0]);
+    }
+}
+
 #[test]
 fn sigterm_drains_a_request_in_flight() {
     // An upstream that takes a second to answer its one request.
@@ -142,11 +151,7 @@ fn sigterm_drains_a_request_in_flight() {
     let upstream_addr = upstream.local_addr().unwrap();
     let server = std::thread::spawn(move || {
         let (mut stream, _) = upstream.accept().unwrap();
-        let mut head = Vec::new();
-        let mut byte = [0];
-        while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap() == 1 {
-            head.push(byte[0]);
-        }
+        read_head(&mut stream);
         std::thread::sleep(Duration::from_millis(1000));
         stream
             .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\n\r\n{\"ok\":true}")
@@ -241,11 +246,7 @@ fn metrics_listener_counts_what_the_gateway_served() {
     std::thread::spawn(move || {
         for stream in upstream.incoming() {
             let mut stream = stream.unwrap();
-            let mut head = Vec::new();
-            let mut byte = [0];
-            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap() == 1 {
-                head.push(byte[0]);
-            }
+            read_head(&mut stream);
             let _ = write!(
                 stream,
                 "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{served}",
