@@ -368,18 +368,21 @@ mod tests {
         }
     }
 
+    /// The pair weights summed one at a time, as the kernel must sum them.
+    fn reference_sum(bytes: &[u8]) -> i64 {
+        bytes
+            .windows(2)
+            .map(|pair| i64::from(pair_weight(pair[0], pair[1])))
+            .sum()
+    }
+
     /// The estimate the way the fitting tool computes it: one pair weight
     /// per byte, no tricks.
     fn reference(text: &[u8]) -> usize {
-        if text.is_empty() {
+        let Some(&first) = text.first() else {
             return 0;
-        }
-        let mut prev = START_BYTE;
-        let mut sum = 0i64;
-        for &b in text {
-            sum += i64::from(pair_weight(prev, b));
-            prev = b;
-        }
+        };
+        let sum = i64::from(pair_weight(START_BYTE, first)) + reference_sum(text);
         let rounded = (sum.max(0) + (1 << (SCALE_BITS - 1))) >> SCALE_BITS;
         usize::try_from(rounded).unwrap_or(usize::MAX).max(1)
     }
@@ -414,14 +417,6 @@ mod tests {
         for len in [CHUNK, CHUNK + 1, CHUNK + 2, 2 * CHUNK + 1, text.len()] {
             assert_eq!(estimate(&text[..len]), reference(&text[..len]), "{len}");
         }
-    }
-
-    /// The pair weights summed one at a time, as the kernel must sum them.
-    fn reference_sum(bytes: &[u8]) -> i64 {
-        bytes
-            .windows(2)
-            .map(|pair| i64::from(pair_weight(pair[0], pair[1])))
-            .sum()
     }
 
     #[test]
