@@ -26,7 +26,7 @@ TARGET="/api/v1/events?limit=50"
 source tests/load/common.sh
 ensure_wrk
 
-cargo build --release -q -p minimal -p terse-cli
+cargo build --release -q -p minimal -p terse-bin
 BIN="${CARGO_TARGET_DIR:-target}/release"
 
 start_server "listening on" "$BIN/minimal" --addr 127.0.0.1:0

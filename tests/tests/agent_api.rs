@@ -324,17 +324,17 @@ async fn search_finds_every_kind_and_polls_too() {
 async fn the_token_report_counts_real_responses() {
     let (server, _db) = start("report").await;
     let base = format!("http://{}", server.addr());
-    let endpoints = terse_cli::report::endpoints(&[]).unwrap();
+    let endpoints = terse_bin::report::endpoints(&[]).unwrap();
     let measured = {
         let (base, endpoints) = (base.clone(), endpoints.clone());
-        tokio::task::spawn_blocking(move || terse_cli::report::measure(&base, &endpoints))
+        tokio::task::spawn_blocking(move || terse_bin::report::measure(&base, &endpoints))
             .await
             .unwrap()
             .expect("report")
     };
     assert_eq!(measured.rows.len(), 7);
 
-    use terse_cli::report::{Asked, url};
+    use terse_bin::report::{Asked, url};
     for row in &measured.rows {
         for (asked, sample) in [
             (Asked::Json, &row.json),
@@ -351,7 +351,7 @@ async fn the_token_report_counts_real_responses() {
             assert_eq!(sample.bytes, body.len(), "{} {:?}", row.name, asked);
             assert_eq!(
                 sample.tokens,
-                terse::tokens::exact(&body),
+                tower_terse::tokens::exact(&body),
                 "{} {:?}",
                 row.name,
                 asked

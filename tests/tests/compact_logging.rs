@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use axum::{Json, Router, routing::get};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use terse::{CompactLine, TerseLayer};
+use tower_terse::{CompactLine, TerseLayer};
 use terse_tests::server::{TestServer, raw_client};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
@@ -36,7 +36,7 @@ impl Visit for Fields {
 impl Subscriber for Capture {
     fn enabled(&self, metadata: &Metadata<'_>) -> bool {
         // Warnings and errors; the per-response report is a debug event.
-        metadata.target().starts_with("terse") && *metadata.level() <= tracing::Level::WARN
+        metadata.target().starts_with("tower_terse") && *metadata.level() <= tracing::Level::WARN
     }
     fn new_span(&self, _: &Attributes<'_>) -> Id {
         Id::from_u64(1)

@@ -10,10 +10,10 @@ use axum::{Json, Router, routing::get};
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use terse::changes::{ChangeKind, Changes, Timestamp};
-use terse::compact::{CompactResource, Template};
-use terse::tokens::estimate;
-use terse::{CompactLine, TerseLayer};
+use tower_terse::changes::{ChangeKind, Changes, Timestamp};
+use tower_terse::compact::{CompactResource, Template};
+use tower_terse::tokens::estimate;
+use tower_terse::{CompactLine, TerseLayer};
 use terse_tests::server::{TestServer, raw_client};
 use tower::Layer;
 

@@ -2,7 +2,7 @@
 //! `examples/gateway/agent-api.toml`) measures as agent-api with the layer
 //! embedded: `terse report` gives the same figures through both.
 
-use terse_cli::report::{Report, endpoints, measure};
+use terse_bin::report::{Report, endpoints, measure};
 use terse_tests::python::spawn_gateway;
 use terse_tests::server::TestServer;
 

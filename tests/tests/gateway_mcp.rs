@@ -136,7 +136,7 @@ async fn toon_and_compact_through_the_gateway() {
                 assert_eq!(text_of(compact), text, "{mode} {tool}");
             }
             if *mode == "sse" {
-                let count = |call: &Value| terse::tokens::exact(text_of(call));
+                let count = |call: &Value| tower_terse::tokens::exact(text_of(call));
                 let (json, toon, compact) = (count(own), count(toon), count(compact));
                 assert!(toon < json && compact <= toon, "{tool}");
                 let arguments = own_arguments(tool, &table);

@@ -3,7 +3,7 @@
 
 use axum::{Json, Router, routing::get};
 use serde_json::{Value, json};
-use terse::TerseLayer;
+use tower_terse::TerseLayer;
 use terse_tests::server::{TestServer, raw_client};
 use tower::ServiceBuilder;
 use tower_http::compression::CompressionLayer;
@@ -40,7 +40,7 @@ async fn compressed_toon_is_correct_when_decompressed() {
         .unwrap()
         .parse()
         .unwrap();
-    assert_eq!(count, terse::tokens::estimate(expected.as_bytes()));
+    assert_eq!(count, tower_terse::tokens::estimate(expected.as_bytes()));
     let compressed = raw.bytes().await.unwrap();
     assert!(compressed.len() < expected.len());
 

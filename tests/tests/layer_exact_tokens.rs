@@ -3,8 +3,8 @@
 
 use axum::{Json, Router, routing::get};
 use serde_json::{Value, json};
-use terse::TerseLayer;
-use terse::tokens::{estimate, exact};
+use tower_terse::TerseLayer;
+use tower_terse::tokens::{estimate, exact};
 use terse_tests::server::TestServer;
 
 fn events() -> Value {

@@ -8,8 +8,8 @@ use axum::{Router, routing::get};
 use bytes::Bytes;
 use futures_util::stream;
 use serde_json::{Value, json};
-use terse::TerseLayer;
-use terse::tokens::estimate;
+use tower_terse::TerseLayer;
+use tower_terse::tokens::estimate;
 use terse_tests::server::{TestServer, raw_client};
 
 fn events() -> Value {

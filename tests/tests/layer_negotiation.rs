@@ -6,7 +6,7 @@ use axum::response::IntoResponse;
 use axum::{Json, Router, routing::get};
 use http::HeaderName;
 use serde_json::{Value, json};
-use terse::{Format, TerseLayer};
+use tower_terse::{Format, TerseLayer};
 use terse_tests::server::{TestServer, raw_client};
 use tower::ServiceBuilder;
 
@@ -63,7 +63,7 @@ async fn assert_toon(response: reqwest::Response) {
         .unwrap();
     let body = response.text().await.unwrap();
     assert_eq!(body, toon_users());
-    assert_eq!(count, terse::tokens::estimate(body.as_bytes()));
+    assert_eq!(count, tower_terse::tokens::estimate(body.as_bytes()));
 }
 
 /// Asserts the handler's JSON, unchanged.
@@ -99,7 +99,7 @@ async fn without_a_request_json_is_counted_and_sent_as_it_came() {
         .parse()
         .unwrap();
     let body = fetch(&server, "/users", &[]).await.bytes().await.unwrap();
-    assert_eq!(count, terse::tokens::estimate(&body));
+    assert_eq!(count, tower_terse::tokens::estimate(&body));
     assert_eq!(length, body.len());
     assert_json(response).await;
 }

@@ -10,7 +10,7 @@ use axum::{Json, Router, routing::get};
 use bytes::Bytes;
 use futures_util::stream;
 use serde_json::json;
-use terse::TerseLayer;
+use tower_terse::TerseLayer;
 use terse_tests::server::{TestServer, raw_client};
 use tokio::sync::Notify;
 use tokio::time::timeout;
@@ -387,7 +387,7 @@ async fn a_response_marked_passthrough_is_never_touched() {
     let routes = move |layer: Option<TerseLayer>| {
         let router = Router::new().route(
             "/signed",
-            get(move || async move { (terse::Passthrough, Json(body())) }),
+            get(move || async move { (tower_terse::Passthrough, Json(body())) }),
         );
         match layer {
             Some(layer) => router.layer(layer),

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use axum::{Json, Router, routing::get};
 use serde_json::json;
-use terse::TerseLayer;
-use terse::compact::{CompactResource, Template};
+use tower_terse::TerseLayer;
+use tower_terse::compact::{CompactResource, Template};
 use terse_tests::server::{TestServer, raw_client};
 
 fn app() -> Router {

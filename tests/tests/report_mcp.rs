@@ -6,8 +6,8 @@
 
 use axum::{Json, Router, routing::post};
 use serde_json::{Value, json};
-use terse::mcp::{McpLayer, McpTool};
-use terse::tokens::estimate;
+use tower_terse::mcp::{McpLayer, McpTool};
+use tower_terse::tokens::estimate;
 use terse_tests::server::{TestServer, raw_client};
 
 fn events() -> Value {

@@ -14,10 +14,10 @@ use std::time::Duration;
 
 use http::HeaderName;
 use serde::Deserialize;
-use terse::compact::{CompactResource, Template};
-use terse::mcp::{McpLayer, McpTool};
-use terse::toon::{Delimiter, EncodeOptions};
-use terse::{Format, TerseLayer};
+use tower_terse::compact::{CompactResource, Template};
+use tower_terse::mcp::{McpLayer, McpTool};
+use tower_terse::toon::{Delimiter, EncodeOptions};
+use tower_terse::{Format, TerseLayer};
 use toml::Spanned;
 
 use crate::Gateway;
@@ -602,7 +602,7 @@ impl Config {
     ///
     /// ```
     /// let config = terse_gateway::Config::parse("t.toml", "[layer.toon]\ndelimiter = \"tab\"")?;
-    /// let layer: terse::TerseLayer = config.layer();
+    /// let layer: tower_terse::TerseLayer = config.layer();
     /// # drop(layer);
     /// # Ok::<(), terse_gateway::ConfigError>(())
     /// ```

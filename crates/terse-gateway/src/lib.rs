@@ -8,8 +8,8 @@
 //! is the same gateway as a library, for whoever builds their own proxy.
 //!
 //! ```
-//! use terse::TerseLayer;
-//! use terse::compact::{CompactResource, Template};
+//! use tower_terse::TerseLayer;
+//! use tower_terse::compact::{CompactResource, Template};
 //! use terse_gateway::{Upstream, gateway};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -36,7 +36,7 @@
 //!    zstd, deflate), even unasked, still gets rewritten;
 //! 5. [`Upstream`], the forwarding itself over hyper-util's pooled client:
 //!    hop-by-hop headers dropped both ways, `X-Forwarded-*` added,
-//!    timeouts answered with 502/504 in [`terse::ErrorEnvelope`].
+//!    timeouts answered with 502/504 in [`tower_terse::ErrorEnvelope`].
 //!
 //! Request bodies stream to the upstream unbuffered. Response bodies stream
 //! back unless the layer reads one to rewrite or count it, and the layer
@@ -56,8 +56,8 @@
 //! streams and DELETE pass untouched.
 //!
 //! ```
-//! use terse::TerseLayer;
-//! use terse::mcp::{McpLayer, McpTool};
+//! use tower_terse::TerseLayer;
+//! use tower_terse::mcp::{McpLayer, McpTool};
 //! use terse_gateway::{Upstream, mcp_gateway};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -83,8 +83,8 @@ mod mcp;
 mod server;
 mod upstream;
 
-use terse::mcp::{Mcp, McpLayer};
-use terse::{Terse, TerseLayer};
+use tower_terse::mcp::{Mcp, McpLayer};
+use tower_terse::{Terse, TerseLayer};
 use tower::ServiceBuilder;
 use tower_http::compression::{Compression, CompressionLayer};
 use tower_http::decompression::{Decompression, DecompressionLayer};
@@ -113,7 +113,7 @@ pub type Gateway =
 ///
 /// ```
 /// let service = terse_gateway::gateway(
-///     terse::TerseLayer::new(),
+///     tower_terse::TerseLayer::new(),
 ///     terse_gateway::Upstream::new("http://127.0.0.1:8000")?,
 /// );
 /// # drop(service);
@@ -129,9 +129,9 @@ pub fn gateway(layer: TerseLayer, upstream: Upstream) -> Gateway {
 ///
 /// ```
 /// let service = terse_gateway::mcp_gateway(
-///     terse::TerseLayer::new(),
+///     tower_terse::TerseLayer::new(),
 ///     "/mcp",
-///     terse::mcp::McpLayer::new().default_format(terse::Format::Toon),
+///     tower_terse::mcp::McpLayer::new().default_format(tower_terse::Format::Toon),
 ///     terse_gateway::Upstream::new("http://127.0.0.1:8000")?,
 /// );
 /// # drop(service);

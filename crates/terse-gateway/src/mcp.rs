@@ -1,6 +1,6 @@
 //! The MCP endpoint of an upstream: requests to its path go through
-//! [`McpLayer`](terse::mcp::McpLayer), every other request through the
-//! HTTP [`TerseLayer`](terse::TerseLayer).
+//! [`McpLayer`](tower_terse::mcp::McpLayer), every other request through the
+//! HTTP [`TerseLayer`](tower_terse::TerseLayer).
 
 use std::future::Future;
 use std::pin::Pin;

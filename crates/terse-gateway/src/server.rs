@@ -59,7 +59,7 @@ impl Default for ServerOptions {
 ///
 /// # #[tokio::main]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let service = gateway(terse::TerseLayer::new(), Upstream::new("http://127.0.0.1:8000")?);
+/// let service = gateway(tower_terse::TerseLayer::new(), Upstream::new("http://127.0.0.1:8000")?);
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
 /// serve(listener, service, ServerOptions::default(), shutdown_signal()).await;
 /// # Ok(()) }

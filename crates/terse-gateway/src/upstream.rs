@@ -21,7 +21,7 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use pin_project_lite::pin_project;
-use terse::ErrorEnvelope;
+use tower_terse::ErrorEnvelope;
 use tokio::time::Sleep;
 
 use crate::headers::{add_forwarded, remove_hop_by_hop};
@@ -91,7 +91,7 @@ impl StdError for UpstreamError {}
 ///     .connect_timeout(Duration::from_secs(2))
 ///     .response_timeout(Duration::from_secs(10));
 /// // Put the terse layer (and compression) around it, as `gateway` does.
-/// let service = terse_gateway::gateway(terse::TerseLayer::new(), upstream);
+/// let service = terse_gateway::gateway(tower_terse::TerseLayer::new(), upstream);
 /// # drop(service);
 /// # Ok(()) }
 /// ```
@@ -110,7 +110,7 @@ impl StdError for UpstreamError {}
 /// An upstream that cannot be reached answers 502 `upstream_unavailable`;
 /// one that does not answer within the response timeout (or connect
 /// within the connect timeout) answers 504 `upstream_timeout`, both as
-/// [`terse::ErrorEnvelope`]. A body that stops for longer than the idle
+/// [`tower_terse::ErrorEnvelope`]. A body that stops for longer than the idle
 /// timeout ends with an error, which aborts the client's response.
 /// `Upstream` never returns `Err`.
 #[derive(Clone)]

@@ -10,7 +10,7 @@ use crate::validate::Checked;
 /// (see `shape_check`); otherwise the type itself is.
 pub fn expand(checked: &Checked, shape: Option<(Ident, TokenStream)>) -> TokenStream {
     let ident = &checked.ident;
-    let compact = quote!(::terse::compact);
+    let compact = quote!(::tower_terse::compact);
     let private = quote!(#compact::__private);
     let noun = &checked.noun;
     let plural = checked
@@ -85,7 +85,7 @@ pub fn expand(checked: &Checked, shape: Option<(Ident, TokenStream)>) -> TokenSt
 }
 
 fn segment(segment: &Segment) -> TokenStream {
-    let t = quote!(::terse::compact::__private::template);
+    let t = quote!(::tower_terse::compact::__private::template);
     match segment {
         Segment::Text(text) => quote!(#t::Segment::Text(::std::string::String::from(#text))),
         Segment::Value(placeholder) => {
@@ -100,7 +100,7 @@ fn segment(segment: &Segment) -> TokenStream {
 }
 
 fn placeholder(placeholder: &Placeholder) -> TokenStream {
-    let t = quote!(::terse::compact::__private::template);
+    let t = quote!(::tower_terse::compact::__private::template);
     let path = &placeholder.path;
     let span = range(&placeholder.span);
     let filters = placeholder.filters.iter().map(filter);
@@ -114,7 +114,7 @@ fn placeholder(placeholder: &Placeholder) -> TokenStream {
 }
 
 fn filter(filter: &Filter) -> TokenStream {
-    let t = quote!(::terse::compact::__private::template);
+    let t = quote!(::tower_terse::compact::__private::template);
     let text = |s: &String| quote!(::std::string::String::from(#s));
     let kind = match &filter.kind {
         FilterKind::Time => quote!(Time),

@@ -1,5 +1,5 @@
-//! `#[derive(CompactLine)]` for the `terse` crate. Use it through `terse`,
-//! which re-exports it; the attributes are documented in `terse::compact`.
+//! `#[derive(CompactLine)]` for the `tower-terse` crate. Use it through `tower-terse`,
+//! which re-exports it; the attributes are documented in `tower_terse::compact`.
 //!
 //! The derive works in three steps, each in its own module: `parse` reads
 //! the type and its `compact`/`serde` attributes, `validate` checks them and
@@ -20,7 +20,7 @@ mod validate;
 use proc_macro::TokenStream;
 use syn::{DeriveInput, parse_macro_input};
 
-/// Derives `terse::compact::CompactLine` from a template; see `terse::compact`.
+/// Derives `tower_terse::compact::CompactLine` from a template; see `tower_terse::compact`.
 #[proc_macro_derive(CompactLine, attributes(compact))]
 pub fn derive_compact_line(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

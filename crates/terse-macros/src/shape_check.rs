@@ -85,9 +85,9 @@ pub fn twin(input: &DeriveInput) -> Option<(Ident, TokenStream)> {
         return None;
     }
     let twin = format_ident!("__{}Shape", input.ident);
-    let serde = "::terse::compact::__private::serde";
+    let serde = "::tower_terse::compact::__private::serde";
     let definition = quote! {
-        #[derive(::terse::compact::__private::serde::Deserialize)]
+        #[derive(::tower_terse::compact::__private::serde::Deserialize)]
         #[serde(crate = #serde)]
         #(#type_attrs)*
         #rename
@@ -128,7 +128,7 @@ fn keys(attr: &Attribute) -> Option<Vec<(String, bool)>> {
 /// `Option<String>`, `Vec<String>` and `Option<Vec<String>>`; `None` for any
 /// other type.
 fn swap_strings(ty: &Type) -> Option<TokenStream> {
-    let check = quote!(::terse::compact::__private::CheckString);
+    let check = quote!(::tower_terse::compact::__private::CheckString);
     if is_string(ty) {
         return Some(check);
     }
@@ -207,7 +207,7 @@ mod tests {
 
     #[test]
     fn strings_in_the_known_wrappers_are_swapped() {
-        let check = "::terse::compact::__private::CheckString";
+        let check = "::tower_terse::compact::__private::CheckString";
         for ty in [
             "String",
             "std::string::String",

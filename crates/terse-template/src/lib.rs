@@ -1,4 +1,4 @@
-//! The grammar of terse's compact-line templates, shared by the `terse` crate
+//! The grammar of terse's compact-line templates, shared by the `tower-terse` crate
 //! (which parses templates at run time and renders them) and `terse-macros`
 //! (which parses them at compile time to check field and filter names).
 //!
@@ -40,7 +40,7 @@ pub use suggest::{closest, edit_distance};
 
 /// The JSON key a record's id is read from when nothing names another: the
 /// field the derive takes for the id without `#[compact(id)]`, and the
-/// default of the `terse` crate's `CompactLine::id_key`,
+/// default of the `tower-terse` crate's `CompactLine::id_key`,
 /// `CompactResource::new` and `TerseLayer::id_key`.
 ///
 /// Defined here, in the one crate both the derive and `terse` depend on, so

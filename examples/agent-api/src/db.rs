@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rusqlite::Connection;
 use rusqlite::functions::FunctionFlags;
-use terse::Timestamp;
+use tower_terse::Timestamp;
 
 use crate::{contacts, diary, emails, events, files, notes, seed, store};
 

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use terse::CompactLine;
+use tower_terse::CompactLine;
 
 use crate::store::{Col, Record};
 

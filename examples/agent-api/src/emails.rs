@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use terse::compact::{CompactLine, Noun, RenderContext};
+use tower_terse::compact::{CompactLine, Noun, RenderContext};
 
 use crate::store::{Col, Record};
 

@@ -4,7 +4,7 @@
 use axum::http::StatusCode;
 
 /// An error answer: `{"error":{"code","message","hint"}}` with its status.
-pub use terse::ErrorEnvelope as ApiError;
+pub use tower_terse::ErrorEnvelope as ApiError;
 
 /// A 400 answer.
 pub fn bad_request(

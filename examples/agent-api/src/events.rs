@@ -5,7 +5,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
-use terse::{CompactLine, Timestamp};
+use tower_terse::{CompactLine, Timestamp};
 
 use crate::db::Db;
 use crate::error::{self, ApiError};

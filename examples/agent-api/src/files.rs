@@ -1,7 +1,7 @@
 //! Files in the user's drive.
 
 use serde::{Deserialize, Serialize};
-use terse::CompactLine;
+use tower_terse::CompactLine;
 
 use crate::store::{Col, Record};
 

@@ -3,7 +3,7 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
-use terse::Since;
+use tower_terse::Since;
 
 use crate::db::Db;
 use crate::error::{self, ApiError};

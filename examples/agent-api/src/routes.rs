@@ -2,7 +2,7 @@
 
 use axum::Router;
 use axum::routing::get;
-use terse::TerseLayer;
+use tower_terse::TerseLayer;
 
 use crate::contacts::Contact;
 use crate::db::Db;

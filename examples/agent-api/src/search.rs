@@ -6,7 +6,7 @@ use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
-use terse::{Changes, CompactLine, Since, Timestamp};
+use tower_terse::{Changes, CompactLine, Since, Timestamp};
 
 use crate::db::{Db, DbError};
 use crate::error::{self, ApiError};

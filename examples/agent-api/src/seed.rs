@@ -13,7 +13,7 @@ mod notes;
 mod text;
 
 use rusqlite::Connection;
-use terse::Timestamp;
+use tower_terse::Timestamp;
 
 use crate::db::DbError;
 use crate::store;

@@ -9,7 +9,7 @@ use rusqlite::{Connection, Row, params_from_iter};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use terse::{ChangeKind, Changes, Timestamp};
+use tower_terse::{ChangeKind, Changes, Timestamp};
 
 use crate::db::DbError;
 use crate::paging::Page;

@@ -10,8 +10,8 @@ use agent_api::paging::Page;
 use agent_api::store::Record;
 use agent_api::{Db, DbError};
 use serde::Serialize;
-use terse::CompactLine;
-use terse::compact::RenderContext;
+use tower_terse::CompactLine;
+use tower_terse::compact::RenderContext;
 
 /// Every record of `R` with its line, as the layer renders them.
 fn lines<R: Record + CompactLine + Serialize>(db: &Db) -> Result<Vec<(R, String)>, DbError> {

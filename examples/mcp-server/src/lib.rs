@@ -1,6 +1,6 @@
 //! A calendar MCP server on the official Rust SDK (`rmcp`), whose tool
 //! results reach agents as TOON or compact lines through
-//! [`terse::mcp::McpLayer`], added in one line in [`app`].
+//! [`tower_terse::mcp::McpLayer`], added in one line in [`app`].
 //!
 //! Tools: `list_events` (a day or a week of events), `get_event`,
 //! `find_free_slots` and `weather_forecast`. Every tool answers with JSON
@@ -17,7 +17,7 @@ use rmcp::transport::streamable_http_server::{
 use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use terse::mcp::{McpLayer, McpTool};
+use tower_terse::mcp::{McpLayer, McpTool};
 
 /// How `list_events` results read as compact lines.
 pub const EVENT_LINE: &str =

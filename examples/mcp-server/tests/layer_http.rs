@@ -13,8 +13,8 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
-use terse::Format;
-use terse::mcp::{McpLayer, McpTool};
+use tower_terse::Format;
+use tower_terse::mcp::{McpLayer, McpTool};
 use terse_tests::server::{TestServer, raw_client};
 
 const ACCEPT: &str = "application/json, text/event-stream";

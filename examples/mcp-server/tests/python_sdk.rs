@@ -218,7 +218,7 @@ fn token_table() {
         .zip(toon["calls"].as_array().unwrap())
         .zip(compact["calls"].as_array().unwrap())
     {
-        let count = |call: &Value| terse::tokens::exact(text_of(call));
+        let count = |call: &Value| tower_terse::tokens::exact(text_of(call));
         let (json, toon, compact) = (count(own), count(toon), count(compact));
         assert!(toon <= json && compact <= toon.max(json));
         table.push_str(&format!(

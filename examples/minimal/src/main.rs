@@ -16,7 +16,7 @@ use axum::http::StatusCode;
 use axum::{Json, Router, routing::get};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use terse::{CompactLine, ErrorEnvelope, TerseLayer};
+use tower_terse::{CompactLine, ErrorEnvelope, TerseLayer};
 
 /// A calendar event as the API stores it, and the one line an agent reads
 /// for it with `format=compact`.

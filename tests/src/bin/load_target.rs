@@ -14,7 +14,7 @@ use axum::Router;
 use axum::http::header::CONTENT_TYPE;
 use axum::routing::get;
 use bytes::Bytes;
-use terse::TerseLayer;
+use tower_terse::TerseLayer;
 
 /// Records in `/big`: about 100 bytes each, so a little over 8 MiB of JSON.
 const BIG_RECORDS: usize = 85_000;

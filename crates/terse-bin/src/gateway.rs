@@ -1,0 +1,109 @@
+//! `terse gateway`: the terse layer in front of any HTTP service.
+
+use std::io::{IsTerminal as _, Write as _};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use terse_gateway::{Config, serve, shutdown_signal};
+
+/// Arguments of `terse gateway`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// The service behind the gateway, `http://host:port[/prefix]`
+    /// (default: `upstream` in the config file).
+    #[arg(long)]
+    upstream: Option<String>,
+    /// Address to listen on (default: `listen` in the config file, else 127.0.0.1:3000).
+    #[arg(long)]
+    listen: Option<SocketAddr>,
+    /// Serve the token counters at `http://ADDR/metrics` in the Prometheus
+    /// text format (default: `metrics_listen` in the config file, else off).
+    #[arg(long, value_name = "ADDR")]
+    metrics_listen: Option<SocketAddr>,
+    /// The TOML config file: layer settings, compact resources, an MCP endpoint.
+    #[arg(long)]
+    config: Option<PathBuf>,
+}
+
+/// A config that does not load, or no upstream: the gateway does not start.
+const EXIT_CONFIG: u8 = 2;
+
+/// Runs the gateway until SIGTERM or Ctrl-C.
+pub fn run(args: &Args) -> ExitCode {
+    let config = match &args.config {
+        Some(path) => match Config::load(path) {
+            Ok(config) => config,
+            Err(err) => return refuse(&err.to_string()),
+        },
+        None => Config::default(),
+    };
+    let Some(url) = args.upstream.as_deref().or(config.upstream_url()) else {
+        return refuse(
+            "no upstream: pass --upstream http://host:port or set `upstream` under [gateway]",
+        );
+    };
+    let upstream = match config.upstream(url) {
+        Ok(upstream) => upstream,
+        Err(err) => return refuse(&format!("--upstream: {err}")),
+    };
+    let listen = args
+        .listen
+        .or(config.listen())
+        .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 3000)));
+    init_logging();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => return fail(&format!("cannot start the runtime: {err}")),
+    };
+    let metrics_listen = args.metrics_listen.or(config.metrics_listen());
+    let service = config.gateway(upstream);
+    let options = config.server_options();
+    runtime.block_on(async move {
+        let listener = match tokio::net::TcpListener::bind(listen).await {
+            Ok(listener) => listener,
+            Err(err) => return fail(&format!("cannot listen on {listen}: {err}")),
+        };
+        let metrics = match metrics_listen {
+            Some(addr) => match crate::metrics::start(addr, options.clone()).await {
+                Ok(bound) => Some(bound),
+                Err(err) => return fail(&err),
+            },
+            None => None,
+        };
+        let bound = listener.local_addr().map_or(listen, |a| a);
+        // Scripts and tests read the addresses (port 0 picks one) from these lines.
+        println!("terse gateway listening on http://{bound}, upstream {url}");
+        if let Some(metrics) = metrics {
+            println!("token counters at http://{metrics}/metrics");
+        }
+        let _ = std::io::stdout().flush();
+        serve(listener, service, options, shutdown_signal()).await;
+        ExitCode::SUCCESS
+    })
+}
+
+fn refuse(message: &str) -> ExitCode {
+    eprintln!("error: {}", crate::error::one_line(message));
+    ExitCode::from(EXIT_CONFIG)
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("error: {}", crate::error::one_line(message));
+    ExitCode::FAILURE
+}
+
+/// Logs to stderr at `info` (`RUST_LOG` overrides: `RUST_LOG=tower_terse=debug`).
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false)
+        .try_init();
+}

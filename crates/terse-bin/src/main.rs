@@ -1,0 +1,65 @@
+//! The `terse` command: TOON encode and decode, token statistics, and the gateway.
+//!
+//! Every subcommand reads one document from a file or from standard input and
+//! writes its result to standard output. On bad input it prints exactly one
+//! line to standard error, nothing to standard output, and exits with code 1.
+//! `gateway` serves until SIGTERM or Ctrl-C; a config it cannot load stops
+//! it before it listens, with one line and exit code 2.
+
+mod decode;
+mod encode;
+mod error;
+mod gateway;
+mod input;
+mod metrics;
+mod output;
+mod stats;
+
+use clap::{Parser, Subcommand};
+use error::CliError;
+use std::process::ExitCode;
+
+/// Serve JSON to LLM agents in fewer tokens: TOON conversion and token counts.
+#[derive(Debug, Parser)]
+#[command(name = "terse", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// One variant and one module per subcommand.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Convert JSON to TOON.
+    Encode(encode::Args),
+    /// Convert TOON to compact JSON.
+    Decode(decode::Args),
+    /// Compare bytes and tokens of a JSON document as JSON and as TOON.
+    Stats(stats::Args),
+    /// Measure a running service's list endpoints in tokens: JSON, TOON, compact.
+    Report(terse_bin::report::Args),
+    /// Serve an HTTP service through the terse layer: TOON and compact lines for any upstream.
+    Gateway(gateway::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Gateway(args) => return gateway::run(&args),
+        Command::Encode(args) => encode::run(&args),
+        Command::Decode(args) => decode::run(&args),
+        Command::Stats(args) => stats::run(&args),
+        Command::Report(args) => {
+            terse_bin::report::run(&args).map_err(|e| CliError::Report(e.to_string()))
+        }
+    };
+    match result.and_then(|text| output::write_stdout(&text)) {
+        Ok(()) => ExitCode::SUCCESS,
+        // A reader that went away (`terse encode big.json | head`) is not an error.
+        Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {}", error::one_line(&err.to_string()));
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! A realistic JSON list body and a service that answers it, shared by the
+//! layer benches.
+
+use std::convert::Infallible;
+
+use bytes::Bytes;
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use http::{Request, Response};
+use http_body_util::{BodyExt, Full};
+use serde_json::json;
+use tower_terse::{Terse, TerseLayer};
+use tower::{Service, ServiceExt, service_fn};
+use tower_layer::Layer;
+
+const TITLES: [&str; 4] = [
+    "Standup",
+    "Design review: onboarding",
+    "Cena familiar",
+    "Gym 💪",
+];
+
+/// `{"data":[...],"meta":{...}}` with `records` calendar events.
+pub fn list_body(records: usize) -> Bytes {
+    let data: Vec<_> = (0..records)
+        .map(|n| {
+            json!({
+                "id": format!("5f0c{n:04x}-8b1e-4c7a-9d2e-{:012x}", n * 7919),
+                "title": TITLES[n % TITLES.len()],
+                "start_at": format!("2026-03-{:02}T{:02}:00:00Z", 1 + n % 28, 8 + n % 10),
+                "end_at": format!("2026-03-{:02}T{:02}:30:00Z", 1 + n % 28, 8 + n % 10),
+                "location": if n % 3 == 0 { None } else { Some("Room 4.12") },
+                "attendees": n % 9,
+                "all_day": n % 5 == 0,
+                "status": "confirmed",
+            })
+        })
+        .collect();
+    let body = json!({"data": data, "meta": {"total": records, "limit": records, "offset": 0}});
+    Bytes::from(body.to_string())
+}
+
+/// The service [`handler`] makes.
+pub type Handler = tower::util::ServiceFn<
+    Box<dyn FnMut(Request<()>) -> std::future::Ready<Result<Response<Full<Bytes>>, Infallible>>>,
+>;
+
+/// A handler that answers `body` as JSON.
+pub fn handler(body: Bytes) -> Handler {
+    service_fn(Box::new(move |_request| {
+        let response = Response::builder()
+            .header(CONTENT_TYPE, "application/json")
+            .header(CONTENT_LENGTH, body.len())
+            .body(Full::new(body.clone()))
+            .expect("valid response");
+        std::future::ready(Ok(response))
+    }))
+}
+
+/// The layer around [`handler`].
+pub fn layered(body: Bytes) -> Terse<Handler> {
+    TerseLayer::new().layer(handler(body))
+}
+
+/// One request through `service`: headers and the whole body out.
+pub async fn call<S, B>(service: &mut S, uri: &str) -> (http::response::Parts, Bytes)
+where
+    S: Service<Request<()>, Response = Response<B>, Error = Infallible>,
+    B: http_body::Body,
+    B::Error: std::fmt::Debug,
+{
+    let request = Request::get(uri).body(()).expect("valid request");
+    let response = service
+        .ready()
+        .await
+        .expect("always ready")
+        .call(request)
+        .await
+        .expect("infallible");
+    let (parts, body) = response.into_parts();
+    let bytes = body.collect().await.expect("infallible").to_bytes();
+    (parts, bytes)
+}

@@ -1,0 +1,163 @@
+//! Token counting throughput.
+//!
+//! ```text
+//! cargo bench -p tower-terse --bench tokens
+//! cargo bench -p tower-terse --bench tokens --features exact-tokens   # adds the BPE
+//! ```
+//!
+//! Four inputs: JSON bodies of 10 KB, 100 KB and 1 MB built from the
+//! realistic API responses in `tests/corpus/`, and the whole estimator corpus
+//! (JSON, TOON and line-per-record text in eleven languages). On each,
+//! `estimate` is measured next to a baseline that reads every byte once over
+//! the same bytes in the same run: `memchr` counting the quotes, which is
+//! what a scan that does next to nothing per byte costs. After the run the
+//! throughputs and the ratio of the two are printed from criterion's own
+//! estimates, so the figures hold up on a busy machine.
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+
+use criterion::{Criterion, Throughput};
+
+#[path = "common/token_inputs.rs"]
+mod token_inputs;
+use token_inputs::{corpus, json_body, json_documents};
+
+const GROUP: &str = "tokens";
+
+struct Input {
+    name: &'static str,
+    texts: Vec<Vec<u8>>,
+}
+
+impl Input {
+    fn bytes(&self) -> usize {
+        self.texts.iter().map(Vec::len).sum()
+    }
+}
+
+fn inputs() -> Vec<Input> {
+    let documents = json_documents();
+    vec![
+        Input {
+            name: "json_10k",
+            texts: vec![json_body(&documents, 10_000)],
+        },
+        Input {
+            name: "json_100k",
+            texts: vec![json_body(&documents, 100_000)],
+        },
+        Input {
+            name: "json_1m",
+            texts: vec![json_body(&documents, 1_000_000)],
+        },
+        Input {
+            name: "corpus",
+            texts: corpus(),
+        },
+    ]
+}
+
+fn bench(c: &mut Criterion, input: &Input) {
+    let texts = &input.texts;
+    let mut group = c.benchmark_group(format!("{GROUP}/{}", input.name));
+    group.throughput(Throughput::Bytes(input.bytes() as u64));
+    group.bench_function("memchr_baseline", |b| {
+        b.iter(|| {
+            texts
+                .iter()
+                .map(|t| memchr::memchr_iter(b'"', black_box(t)).count())
+                .sum::<usize>()
+        })
+    });
+    group.bench_function("estimate", |b| {
+        b.iter(|| {
+            texts
+                .iter()
+                .map(|t| tower_terse::tokens::estimate(black_box(t)))
+                .sum::<usize>()
+        })
+    });
+    #[cfg(feature = "exact-tokens")]
+    {
+        let strings: Vec<String> = texts
+            .iter()
+            .map(|t| String::from_utf8_lossy(t).into_owned())
+            .collect();
+        group.bench_function("exact", |b| {
+            b.iter(|| {
+                strings
+                    .iter()
+                    .map(|s| tower_terse::tokens::exact(black_box(s)))
+                    .sum::<usize>()
+            })
+        });
+    }
+    group.finish();
+}
+
+/// Mean time per iteration in nanoseconds, as criterion saved it.
+fn mean_ns(dir: &Path, input: &str, id: &str) -> Option<f64> {
+    let path = dir
+        .join(format!("{GROUP}_{input}"))
+        .join(id)
+        .join("new/estimates.json");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+    json["mean"]["point_estimate"].as_f64()
+}
+
+fn output_dir() -> PathBuf {
+    if let Some(home) = std::env::var_os("CRITERION_HOME") {
+        return PathBuf::from(home);
+    }
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(target).join("criterion");
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/criterion")
+}
+
+fn summarise(inputs: &[Input]) {
+    let dir = output_dir();
+    println!(
+        "{:<10} {:>9} {:>10} {:>10} {:>10}",
+        "input", "bytes", "estimate", "memchr", "ratio"
+    );
+    for input in inputs {
+        let bytes = input.bytes() as f64;
+        let rate = |ns: f64| bytes / ns; // bytes per ns = GB/s
+        let (Some(estimate), Some(baseline)) = (
+            mean_ns(&dir, input.name, "estimate"),
+            mean_ns(&dir, input.name, "memchr_baseline"),
+        ) else {
+            println!("{:<10} (not measured in this run)", input.name);
+            continue;
+        };
+        println!(
+            "{:<10} {:>9} {:>5.2} GB/s {:>5.2} GB/s {:>9.3}x",
+            input.name,
+            input.bytes(),
+            rate(estimate),
+            rate(baseline),
+            baseline / estimate,
+        );
+        if let Some(exact) = mean_ns(&dir, input.name, "exact") {
+            println!(
+                "{:<10} exact: {:.1} MB/s; estimate is {:.0}x faster",
+                "",
+                rate(exact) * 1000.0,
+                exact / estimate
+            );
+        }
+    }
+    println!("ratio = estimate's throughput / the memchr baseline's, over the same bytes");
+}
+
+fn main() {
+    let inputs = inputs();
+    let mut c = Criterion::default().configure_from_args();
+    for input in &inputs {
+        bench(&mut c, input);
+    }
+    c.final_summary();
+    summarise(&inputs);
+}

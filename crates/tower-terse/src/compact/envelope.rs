@@ -1,0 +1,603 @@
+//! A list body to the compact envelope.
+
+use std::fmt;
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
+use terse_toon::document::{Document, Kind, Node};
+
+#[cfg(test)]
+use super::DEFAULT_LIST_KEYS;
+use super::lines::{Lines, write_json_string};
+use super::resource::kind_of;
+use super::{CompactResource, RecordError, RenderContext};
+
+/// Why a body was not turned into a compact envelope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NotCompact {
+    /// The body is not list-shaped: neither a root array nor an object with
+    /// an array under one of the list keys. Expected on single-object routes;
+    /// the layer serves JSON without a word.
+    NotAList,
+    /// A record does not fit the resource; the layer serves the JSON
+    /// unchanged and logs this.
+    Record {
+        /// Position of the record in the list.
+        index: usize,
+        /// What is wrong with it.
+        error: RecordError,
+    },
+    /// The envelope would be larger than
+    /// [`RenderContext::max_output_bytes`]; the layer serves the JSON
+    /// unchanged.
+    TooLarge {
+        /// The bound, in bytes.
+        limit: usize,
+    },
+}
+
+impl NotCompact {
+    /// Whether this is worth a log line: a record of the wrong shape is; a
+    /// body that is not a list is not.
+    pub fn should_log(&self) -> bool {
+        matches!(self, NotCompact::Record { .. })
+    }
+}
+
+impl fmt::Display for NotCompact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotCompact::NotAList => f.write_str("the body is not a list"),
+            NotCompact::Record { index, error } => write!(f, "record {index}: {error}"),
+            NotCompact::TooLarge { limit } => {
+                write!(f, "the envelope would be larger than {limit} bytes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for NotCompact {}
+
+/// Builds the compact envelope for a list body:
+///
+/// ```json
+/// {"format":"compact","summary":"20 of 57 events","lines":["..."],"ids":[1],"meta":{"total":57,"has_more":true}}
+/// ```
+///
+/// - The list is the root array, or the first of `list_keys` in an object
+///   body that holds an array.
+/// - `lines[i]` and `ids[i]` describe the `i`-th record; an id is the
+///   record's value under the resource's id key, as written (string or
+///   number).
+/// - `summary` counts the records with the resource's noun (`1 event`,
+///   `3 events`), as `20 of 57 events` when a total larger than the count is
+///   known.
+/// - `meta` is the body's own `meta` object when it has one, otherwise the
+///   body's other top-level keys (so `total` or `next_cursor` written beside
+///   the list are kept). `has_more` is added, unless already there, when a
+///   total is known: `offset + count < total`. The total is read from
+///   `total`, `total_count` or `totalCount`; the offset from `offset`, or
+///   from `page` (1-based) and `per_page`, `page_size`, `perPage`,
+///   `pageSize` or `limit`; each in `meta` first, then beside the list. When
+///   there is nothing to carry (a root array, a body with only the list),
+///   `meta` is left out.
+/// - A change set (the answer to a `?since=` request) is not read here: this
+///   function has no request to tell it that `since` was asked, and a list
+///   route may well hold `created`, `updated` and `deleted` under `data`.
+///   Use `tower_terse::changes::compact_changes` for one (feature `changes`).
+///
+/// # Errors
+///
+/// [`NotCompact::NotAList`] when the body is not list-shaped;
+/// [`NotCompact::Record`] for the first record that is not an object, has no
+/// id (null counts as none), or does not fit the resource.
+///
+/// # Example
+///
+/// ```
+/// use serde_json::json;
+/// use tower_terse::compact::{
+///     compact_envelope, CompactResource, RenderContext, Template, DEFAULT_LIST_KEYS,
+/// };
+///
+/// let events = CompactResource::new("event", Template::parse("{title}")?);
+/// let body = json!({
+///     "data": [{"id": 7, "title": "Standup"}, {"id": 9, "title": "Review"}],
+///     "meta": {"total": 57, "offset": 0, "limit": 2},
+/// });
+/// let envelope = compact_envelope(&body, DEFAULT_LIST_KEYS, &events, &RenderContext::now()).unwrap();
+/// assert_eq!(
+///     envelope,
+///     json!({
+///         "format": "compact",
+///         "summary": "2 of 57 events",
+///         "lines": ["Standup", "Review"],
+///         "ids": [7, 9],
+///         "meta": {"total": 57, "offset": 0, "limit": 2, "has_more": true},
+///     })
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn compact_envelope<K: AsRef<str>>(
+    body: &Value,
+    list_keys: &[K],
+    resource: &CompactResource,
+    cx: &RenderContext,
+) -> Result<Value, NotCompact> {
+    let document = Document::from_value(body);
+    Envelope::build(document.root(), list_keys, resource, cx).map(|envelope| envelope.into_value())
+}
+
+/// The compact envelope of one body, borrowing its ids and meta from the
+/// body's [`Document`]. Its text is written up to the end of `lines` while
+/// the records render; [`into_json`](Self::into_json) writes the rest.
+#[derive(Debug)]
+pub(crate) struct Envelope<'t> {
+    lines: Lines,
+    ids: Vec<Node<'t>>,
+    meta: Meta<'t>,
+}
+
+impl<'t> Envelope<'t> {
+    /// The envelope for `body`, as [`compact_envelope`] describes.
+    pub(crate) fn build<K: AsRef<str>>(
+        body: Node<'t>,
+        list_keys: &'t [K],
+        resource: &CompactResource,
+        cx: &RenderContext,
+    ) -> Result<Self, NotCompact> {
+        let (records, outer, list_key) = match body.kind() {
+            Kind::Array(_) => (body, None, None),
+            Kind::Object(_) => list_keys
+                .iter()
+                .find_map(|key| {
+                    let records = body.get(key.as_ref())?;
+                    records
+                        .is_array()
+                        .then(|| (records, Some(body), Some(key.as_ref())))
+                })
+                .ok_or(NotCompact::NotAList)?,
+            _ => return Err(NotCompact::NotAList),
+        };
+
+        // The summary comes before the lines in the text, so it is written
+        // from the record count before they render.
+        let count = records.items().len();
+        let pagination = outer.map(Pagination::read);
+        let total = pagination.and_then(|p| p.total);
+        let has_more = pagination.and_then(|p| {
+            let seen = p.offset.unwrap_or(0).saturating_add(count as u64);
+            Some(seen < p.total?)
+        });
+        let meta = match outer {
+            None => Meta::NONE,
+            Some(object) => match object.get("meta") {
+                Some(meta) if meta.is_object() => Meta {
+                    source: Some(meta),
+                    skip: None,
+                    has_more,
+                },
+                _ => Meta {
+                    source: Some(object),
+                    skip: list_key,
+                    has_more,
+                },
+            },
+        };
+        let noun = resource.noun();
+        let summary = match total {
+            Some(total) if total > count as u64 => format!("{count} of {total} {}", noun.plural()),
+            _ => noun.count(count),
+        };
+        Self::render(
+            &summary,
+            records.items().map(|record| ("", record)),
+            resource,
+            cx,
+            meta,
+        )
+    }
+
+    /// Renders the envelope of `records` (each line starting with its
+    /// record's prefix) under `summary`.
+    ///
+    /// # Errors
+    ///
+    /// [`NotCompact::Record`] for the first record that is not an object,
+    /// has no id (null counts as none), or does not fit the resource.
+    pub(crate) fn render(
+        summary: &str,
+        records: impl ExactSizeIterator<Item = (&'static str, Node<'t>)>,
+        resource: &CompactResource,
+        cx: &RenderContext,
+        meta: Meta<'t>,
+    ) -> Result<Self, NotCompact> {
+        let count = records.len();
+        let mut json = Lines::buffer(summary.len() + 64, count);
+        json.push_str("{\"format\":\"compact\",\"summary\":");
+        write_json_string(&mut json, summary);
+        json.push_str(",\"lines\":");
+        let limit = cx.max_output_bytes();
+        let mut lines = Lines::open(json, limit);
+        // Grown as records render: a body of many records that fails at the
+        // first does not pay for them all up front.
+        let mut ids = Vec::with_capacity(count.min(1024));
+        for (index, (prefix, record)) in records.enumerate() {
+            let fail = |error| NotCompact::Record { index, error };
+            let line = lines.start();
+            line.push_str(prefix);
+            resource.write_line(record, cx, line).map_err(fail)?;
+            let id = match record.get(resource.id_key()) {
+                Some(id) if matches!(id.kind(), Kind::String(_) | Kind::Number(_)) => id,
+                Some(id) if !id.is_null() => {
+                    return Err(fail(RecordError::new(format_args!(
+                        "the id under `{}` is {}, not a string or number",
+                        resource.id_key(),
+                        kind_of(id)
+                    ))));
+                }
+                _ => {
+                    return Err(fail(RecordError::new(format_args!(
+                        "no id under `{}`",
+                        resource.id_key()
+                    ))));
+                }
+            };
+            lines
+                .finish(count - index - 1, id_room(id))
+                .map_err(|_| NotCompact::TooLarge { limit })?;
+            ids.push(id);
+        }
+        Ok(Envelope { lines, ids, meta })
+    }
+
+    /// The envelope as a `serde_json::Value`.
+    pub(crate) fn into_value(self) -> Value {
+        // Cannot fail: the text is JSON written by `into_json`.
+        serde_json::from_slice(&self.into_json()).unwrap_or(Value::Null)
+    }
+
+    /// The envelope as compact JSON text.
+    pub(crate) fn into_json(self) -> Vec<u8> {
+        let ids_len: usize = self.ids.iter().copied().map(id_room).sum();
+        let mut out = self.lines.close();
+        out.reserve(ids_len + 64);
+        out.push_str(",\"ids\":[");
+        for (i, id) in self.ids.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            if let Some(text) = id.as_unescaped_str() {
+                // Needed no escape in the body, so needs none here.
+                out.push('"');
+                out.push_str(text);
+                out.push('"');
+            } else if let Some(text) = id.as_str() {
+                write_json_string(&mut out, text);
+            } else {
+                // Serializing a number read from a document cannot fail.
+                out.push_str(&serde_json::to_string(id).unwrap_or_default());
+            }
+        }
+        out.push(']');
+        if !self.meta.is_empty() {
+            out.push_str(",\"meta\":");
+            // As above; meta holds only JSON read from a document.
+            out.push_str(&serde_json::to_string(&self.meta).unwrap_or_default());
+        }
+        out.push('}');
+        out.into_bytes()
+    }
+}
+
+/// About the room an id takes in the envelope's `ids`.
+fn id_room(id: Node<'_>) -> usize {
+    id.as_str().map_or(24, |text| text.len() + 3)
+}
+
+/// The envelope's `meta`: the entries of an object of the body (less the
+/// list's own key), then `has_more` unless the object has it.
+#[derive(Debug)]
+pub(crate) struct Meta<'t> {
+    source: Option<Node<'t>>,
+    skip: Option<&'t str>,
+    has_more: Option<bool>,
+}
+
+impl<'t> Meta<'t> {
+    /// No meta at all.
+    pub(crate) const NONE: Meta<'static> = Meta {
+        source: None,
+        skip: None,
+        has_more: None,
+    };
+
+    /// The entries of `object`, as they are.
+    #[cfg(feature = "changes")]
+    pub(crate) fn of(object: Node<'t>) -> Self {
+        Meta {
+            source: Some(object),
+            skip: None,
+            has_more: None,
+        }
+    }
+
+    fn entries(&self) -> impl Iterator<Item = (&'t str, Node<'t>)> + '_ {
+        self.source
+            .into_iter()
+            .flat_map(Node::entries)
+            .filter(|(key, _)| Some(*key) != self.skip)
+    }
+
+    /// `has_more`, when it is to be added.
+    fn added_has_more(&self) -> Option<bool> {
+        self.has_more
+            .filter(|_| !self.entries().any(|(key, _)| key == "has_more"))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.entries().next().is_none() && self.added_has_more().is_none()
+    }
+}
+
+impl Serialize for Meta<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in self.entries() {
+            map.serialize_entry(key, &value)?;
+        }
+        if let Some(has_more) = self.added_has_more() {
+            map.serialize_entry("has_more", &has_more)?;
+        }
+        map.end()
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Pagination {
+    total: Option<u64>,
+    offset: Option<u64>,
+}
+
+impl Pagination {
+    fn read(body: Node<'_>) -> Self {
+        let meta = body.get("meta").filter(|m| m.is_object());
+        let number = |keys: &[&str]| {
+            keys.iter().find_map(|key| {
+                let as_u64 = |node: Node<'_>| node.as_number()?.as_u64();
+                meta.and_then(|m| m.get(key))
+                    .and_then(as_u64)
+                    .or_else(|| body.get(key).and_then(as_u64))
+            })
+        };
+        let total = number(&["total", "total_count", "totalCount"]);
+        let offset = number(&["offset"]).or_else(|| {
+            let page = number(&["page"])?;
+            let size = number(&["per_page", "page_size", "perPage", "pageSize", "limit"])?;
+            Some(page.saturating_sub(1).saturating_mul(size))
+        });
+        Pagination { total, offset }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::compact::Template;
+
+    fn events() -> CompactResource {
+        CompactResource::new("event", Template::parse("{title}").unwrap())
+    }
+
+    fn envelope(body: Value) -> Result<Value, NotCompact> {
+        compact_envelope(
+            &body,
+            DEFAULT_LIST_KEYS,
+            &events(),
+            &RenderContext::at_unix(0),
+        )
+    }
+
+    /// The layer's own way in: text parsed into a document, the envelope
+    /// written as text.
+    fn envelope_of_text(body: &str) -> String {
+        let document = Document::parse(body).unwrap();
+        let envelope = Envelope::build(
+            document.root(),
+            DEFAULT_LIST_KEYS,
+            &events(),
+            &RenderContext::at_unix(0),
+        )
+        .unwrap();
+        String::from_utf8(envelope.into_json()).unwrap()
+    }
+
+    #[test]
+    fn text_with_and_without_escapes_is_written_as_serde_json_writes_it() {
+        let body = r#"[
+            {"id": "plain-1", "title": "Plain"},
+            {"id": "quo\"te", "title": "say \"hi\" \\ \u0001 caf\u00e9 \ud83d\ude00"},
+            {"id": "caf\u00e9", "title": "two\nlines"},
+            {"id": 17, "title": "é 😀 \u2028"},
+            {"id": 1.5e3, "title": ""}
+        ]"#;
+        let text = envelope_of_text(body);
+        let value: Value = serde_json::from_str(&text).unwrap();
+        // Written exactly as serde_json writes the same envelope.
+        assert_eq!(text, value.to_string());
+        assert_eq!(
+            value,
+            json!({
+                "format": "compact",
+                "summary": "5 events",
+                "lines": ["Plain", "say \"hi\" \\ \\u{1} café 😀", "two\\nlines", "é 😀 \\u{2028}", ""],
+                "ids": ["plain-1", "quo\"te", "café", 17, 1500.0],
+            })
+        );
+    }
+
+    #[test]
+    fn root_array_has_no_meta() {
+        let out = envelope(json!([{"id": "b", "title": "B"}, {"id": 1, "title": "A"}])).unwrap();
+        assert_eq!(
+            out,
+            json!({"format": "compact", "summary": "2 events", "lines": ["B", "A"], "ids": ["b", 1]})
+        );
+        let keys: Vec<&String> = out.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["format", "summary", "lines", "ids"]);
+    }
+
+    #[test]
+    fn summaries() {
+        let one = envelope(json!([{"id": 1, "title": "A"}])).unwrap();
+        assert_eq!(one["summary"], "1 event");
+        let none = envelope(json!({"items": []})).unwrap();
+        assert_eq!(none["summary"], "0 events");
+        assert_eq!(none.get("meta"), None);
+        let people =
+            CompactResource::new("person", Template::parse("{n}").unwrap()).with_plural("people");
+        let out = compact_envelope(
+            &json!({"results": [{"id": 1, "n": "x"}], "total": 3}),
+            DEFAULT_LIST_KEYS,
+            &people,
+            &RenderContext::at_unix(0),
+        )
+        .unwrap();
+        assert_eq!(out["summary"], "1 of 3 people");
+    }
+
+    #[test]
+    fn has_more_from_total_and_offset() {
+        let list = json!([{"id": 1, "title": "A"}, {"id": 2, "title": "B"}]);
+        let cases = [
+            (
+                json!({"total": 57, "offset": 0, "limit": 2}),
+                Some(true),
+                "2 of 57 events",
+            ),
+            (
+                json!({"total": 57, "offset": 55, "limit": 2}),
+                Some(false),
+                "2 of 57 events",
+            ),
+            (json!({"total": 2}), Some(false), "2 events"),
+            (json!({"total_count": 5}), Some(true), "2 of 5 events"),
+            (
+                json!({"totalCount": 5, "offset": 3}),
+                Some(false),
+                "2 of 5 events",
+            ),
+            (
+                json!({"total": 6, "page": 2, "per_page": 2}),
+                Some(true),
+                "2 of 6 events",
+            ),
+            (
+                json!({"total": 6, "page": 3, "page_size": 2}),
+                Some(false),
+                "2 of 6 events",
+            ),
+            (json!({"limit": 2, "offset": 0}), None, "2 events"),
+            (
+                json!({"total": 57, "has_more": false}),
+                Some(false),
+                "2 of 57 events",
+            ),
+            (json!({"next_cursor": "abc"}), None, "2 events"),
+        ];
+        for (meta, has_more, summary) in cases {
+            let out = envelope(json!({"data": list, "meta": meta})).unwrap();
+            assert_eq!(out["summary"], summary, "{meta}");
+            assert_eq!(
+                out["meta"].get("has_more").and_then(Value::as_bool),
+                has_more,
+                "{meta}"
+            );
+            for (key, value) in meta.as_object().unwrap() {
+                assert_eq!(&out["meta"][key], value, "{meta} keeps {key}");
+            }
+        }
+    }
+
+    #[test]
+    fn pagination_beside_the_list_becomes_meta() {
+        let out = envelope(json!({"total": 3, "data": [{"id": 1, "title": "A"}], "next": "/p2"}))
+            .unwrap();
+        assert_eq!(
+            out["meta"],
+            json!({"total": 3, "next": "/p2", "has_more": true})
+        );
+        // With a `meta` object, that object is what is carried.
+        let out = envelope(json!({"data": [], "meta": {"total": 0}, "links": {}})).unwrap();
+        assert_eq!(out["meta"], json!({"total": 0, "has_more": false}));
+    }
+
+    #[test]
+    fn list_keys_in_order_and_configurable() {
+        let body = json!({"items": [{"id": 1, "title": "I"}], "data": [{"id": 2, "title": "D"}]});
+        assert_eq!(envelope(body.clone()).unwrap()["lines"], json!(["D"]));
+        let out = compact_envelope(
+            &body,
+            &["items".to_owned()],
+            &events(),
+            &RenderContext::at_unix(0),
+        )
+        .unwrap();
+        assert_eq!(out["lines"], json!(["I"]));
+        assert_eq!(out["meta"], json!({"data": [{"id": 2, "title": "D"}]}));
+    }
+
+    #[test]
+    fn not_a_list() {
+        for body in [
+            json!({"id": 1, "title": "A"}),
+            json!({"data": {"id": 1}}),
+            json!("x"),
+            json!(null),
+            json!(3),
+        ] {
+            let err = envelope(body.clone()).unwrap_err();
+            assert_eq!(err, NotCompact::NotAList, "{body}");
+            assert!(!err.should_log());
+        }
+    }
+
+    #[test]
+    fn records_that_do_not_fit() {
+        let err = envelope(json!([{"id": 1, "title": "A"}, "oops"])).unwrap_err();
+        assert!(err.should_log());
+        assert_eq!(
+            err.to_string(),
+            "record 1: expected an object, found a string"
+        );
+        let err = envelope(json!([{"title": "A"}])).unwrap_err();
+        assert_eq!(err.to_string(), "record 0: no id under `id`");
+        let err = envelope(json!([{"id": null, "title": "A"}])).unwrap_err();
+        assert_eq!(err.to_string(), "record 0: no id under `id`");
+        let err = envelope(json!([{"id": [1], "title": "A"}])).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "record 0: the id under `id` is an array, not a string or number"
+        );
+    }
+
+    #[test]
+    fn ids_follow_lines_with_a_custom_key() {
+        let notes = CompactResource::new("note", Template::parse("{title|upper}").unwrap())
+            .with_id_key("slug");
+        let body = json!({"data": [
+            {"slug": "c", "title": "c"}, {"slug": "a", "title": "a"}, {"slug": "b", "title": "b"},
+        ]});
+        let out =
+            compact_envelope(&body, DEFAULT_LIST_KEYS, &notes, &RenderContext::at_unix(0)).unwrap();
+        assert_eq!(out["lines"], json!(["C", "A", "B"]));
+        assert_eq!(out["ids"], json!(["c", "a", "b"]));
+        assert_eq!(
+            format!("{notes:?}"),
+            r#"CompactResource { noun: Noun { singular: "note", plural: "notes" }, id_key: "slug", template: "{title|upper}" }"#
+        );
+    }
+}

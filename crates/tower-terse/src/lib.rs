@@ -1,0 +1,94 @@
+//! Serve existing JSON APIs to LLM agents in fewer tokens.
+//!
+//! Add one layer; handlers stay as they are. A client that asks for TOON
+//! (`?format=toon`, `X-Prefer-Format: toon`, or `Accept: text/toon`) gets the
+//! JSON response as TOON, with an `X-Token-Count` header:
+//!
+//! ```
+//! use axum::{Json, Router, body::Body, routing::get};
+//! use http_body_util::BodyExt;
+//! use serde_json::json;
+//! use tower_terse::TerseLayer;
+//! use tower::ServiceExt;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let app = Router::new()
+//!     .route("/users", get(|| async {
+//!         Json(json!([
+//!             {"id": 1, "name": "Ada", "role": "admin"},
+//!             {"id": 2, "name": "Linus", "role": "member"},
+//!             {"id": 3, "name": "Grace", "role": "member"},
+//!         ]))
+//!     }))
+//!     .layer(TerseLayer::new());
+//!
+//! let request = http::Request::get("/users?format=toon").body(Body::empty()).unwrap();
+//! let response = app.oneshot(request).await.unwrap();
+//! assert_eq!(response.headers()["content-type"], "text/toon; charset=utf-8");
+//! assert!(response.headers().contains_key("x-token-count"));
+//! let body = response.into_body().collect().await.unwrap().to_bytes();
+//! assert_eq!(body, "[3]{id,name,role}:\n  1,Ada,admin\n  2,Linus,member\n  3,Grace,member");
+//! # }
+//! ```
+//!
+//! Everything else passes through untouched: errors, non-JSON bodies,
+//! compressed bodies, streams (never buffered), invalid JSON and bodies over
+//! [`TerseLayer::max_body_bytes`]. Without a format request JSON goes out as
+//! the handler made it, with `Vary` and its `X-Token-Count` added (see
+//! [`TerseLayer::count_plain_responses`]). `?fields=a,b,c.d` keeps just
+//! those keys of each record (and its id). Put the layer inside
+//! `CompressionLayer`, so it sees bodies before they are compressed.
+//!
+//! [`render`] and [`render_json`] format a value the way the layer would, for
+//! code that builds tool results itself.
+//!
+//! With the `mcp` cargo feature, `tower_terse::mcp::McpLayer` does the same for
+//! the tool results of an MCP server's Streamable HTTP endpoint: JSON text
+//! blocks as TOON or compact lines when the client sends
+//! `X-Prefer-Format`, everything else untouched.
+
+// One `unsafe` call, in `tokens/dispatch.rs`, runs the token estimator with
+// AVX2 on CPUs that have it; nothing else may use `unsafe`.
+#![deny(unsafe_code)]
+// docs.rs marks what each cargo feature adds.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(missing_docs)]
+// Nothing reachable from a request or a response body may panic.
+#![cfg_attr(
+    not(test),
+    warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+mod calendar;
+#[cfg(feature = "changes")]
+pub mod changes;
+pub mod compact;
+mod error_envelope;
+mod fields;
+mod format;
+#[cfg(feature = "mcp")]
+pub mod mcp;
+pub mod middleware;
+mod negotiate;
+mod passthrough;
+mod query;
+mod report;
+mod rfc3339;
+mod scan;
+pub mod tokens;
+
+pub use error_envelope::ErrorEnvelope;
+pub use format::{Format, UnknownFormat, render, render_json};
+pub use middleware::{ResponseFuture, RouteSettings, Terse, TerseBody, TerseLayer};
+pub use passthrough::Passthrough;
+
+pub use terse_toon as toon;
+
+/// The trait and its derive, as serde exports `Serialize`.
+pub use compact::CompactLine;
+
+#[cfg(all(feature = "changes", feature = "axum"))]
+pub use changes::Since;
+#[cfg(feature = "changes")]
+pub use changes::{ChangeKind, Changes, Timestamp};

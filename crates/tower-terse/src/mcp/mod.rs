@@ -1,0 +1,349 @@
+//! MCP tool results as TOON or compact lines (feature `mcp`).
+//!
+//! [`McpLayer`] wraps an MCP server's Streamable HTTP endpoint (JSON-RPC
+//! over POST, answered as `application/json` or as a `text/event-stream` of
+//! JSON-RPC messages). When the client asks for a format, with the header
+//! `X-Prefer-Format: toon` (MCP SDKs overwrite `Accept`, so the header is
+//! the way), `?format=toon` on the endpoint's URL, or the layer's
+//! [`default_format`](McpLayer::default_format), each `tools/call` result is
+//! rewritten:
+//!
+//! - each `content[]` text block that holds a JSON object or array becomes
+//!   TOON, block by block, where the TOON costs fewer tokens than the JSON
+//!   (the layer's smart fallback, per block);
+//! - with `compact` and a [`McpTool`] registered for the tool, a block that
+//!   holds a list (a root array, or an object with the records under the
+//!   tool's list key) becomes a summary, then one `id: line` per record
+//!   (see [`McpTool`]); any other block gets the TOON rule;
+//! - `structuredContent`, `isError: true` results, JSON-RPC errors,
+//!   notifications, requests and every other method pass through untouched,
+//!   and so does every byte of a rewritten message outside its text blocks
+//!   (`id`, `jsonrpc`, `_meta`, key order, whitespace);
+//! - server-sent events are rewritten one event at a time as they stream,
+//!   never buffered whole; `id:`, `event:` and `retry:` fields are kept, an
+//!   event past [`max_message_bytes`](McpLayer::max_message_bytes) passes
+//!   unchanged;
+//! - GET streams, DELETE, session headers (`Mcp-Session-Id`,
+//!   `MCP-Protocol-Version`) and everything without a format request pass
+//!   through byte for byte.
+//!
+//! Each JSON text block the layer was asked to rewrite is reported as the
+//! HTTP layer reports a response: one `tracing` event (target `terse`) and,
+//! with the `metrics` feature, the `terse_responses_total`,
+//! `terse_tokens_total` and `terse_json_tokens_total` counters. Their
+//! `route` label is `mcp:` and the tool's name for a tool registered with
+//! [`tool`](McpLayer::tool), `mcp:other` for the rest: tool names come from
+//! requests, so only registered ones become labels.
+//!
+//! Which JSON-RPC ids are `tools/call`, and for which tool, the layer learns
+//! from the POST body as the server reads it: the first
+//! [`max_request_bytes`](McpLayer::max_request_bytes) are copied aside (a
+//! larger request is served but not rewritten). Replays of a POST stream on
+//! a GET with `Last-Event-ID` belong to no request the layer saw, so they
+//! pass through as the server sends them.
+//!
+//! ```
+//! use axum::{Router, routing::post};
+//! use tower_terse::mcp::{McpLayer, McpTool};
+//!
+//! # async fn mcp_endpoint() -> &'static str { "" }
+//! let layer = McpLayer::new()
+//!     .tool("list_events", McpTool::from_template("events", "event", "{start|time} {title}")?);
+//! let app: Router = Router::new().route("/mcp", post(mcp_endpoint)).layer(layer);
+//! # Ok::<(), tower_terse::compact::TemplateError>(())
+//! ```
+
+mod body;
+mod message;
+mod service;
+mod sse;
+
+pub use body::{McpBody, McpRequestBody};
+pub use service::{Mcp, ResponseFuture};
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use http::HeaderName;
+use tower_layer::Layer;
+
+use crate::compact::{CompactLine, CompactResource, Template, TemplateError};
+use crate::format::Format;
+use crate::toon::EncodeOptions;
+
+/// The default for [`McpLayer::max_request_bytes`]: 1 MiB.
+pub const DEFAULT_MAX_REQUEST_BYTES: usize = 1024 * 1024;
+
+/// The default for [`McpLayer::max_message_bytes`]: 8 MiB.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
+
+/// How one tool's list results read as compact lines: where the records
+/// are, and the [`CompactResource`] that renders them.
+///
+/// With `compact` asked, a text block of the tool that holds a root array,
+/// or an object with an array under the list key, becomes:
+///
+/// ```text
+/// 2 events
+/// 7: 09:00-09:30 Standup
+/// 9: 14:00-15:00 Review [Room 2]
+/// meta: {"date":"2025-06-02"}
+/// ```
+///
+/// the summary, then each record's id, `: ` and its line, then the body's
+/// other keys (the envelope's `meta`, see
+/// [`compact_envelope`](crate::compact::compact_envelope)) when there are
+/// any. An id that is not a plain word is written as a JSON string.
+///
+/// ```
+/// use tower_terse::compact::{CompactResource, Template};
+/// use tower_terse::mcp::McpTool;
+///
+/// let events = CompactResource::new("event", Template::parse("{start|time} {title}")?);
+/// let tool = McpTool::new("events", events);
+/// assert_eq!(tool.list_key(), "events");
+/// // The same from plain data, as a configuration file holds it:
+/// let tool = McpTool::from_template("events", "event", "{start|time} {title}")?;
+/// assert_eq!(tool.resource().noun().plural(), "events");
+/// # Ok::<(), tower_terse::compact::TemplateError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct McpTool {
+    list_keys: [String; 1],
+    resource: CompactResource,
+}
+
+impl McpTool {
+    /// Records under `list_key` (or a root array), rendered by `resource`.
+    pub fn new(list_key: impl Into<String>, resource: CompactResource) -> Self {
+        McpTool {
+            list_keys: [list_key.into()],
+            resource,
+        }
+    }
+
+    /// Records of the [`CompactLine`] type `T` under `list_key`.
+    ///
+    /// ```
+    /// use tower_terse::CompactLine;
+    /// use tower_terse::mcp::McpTool;
+    ///
+    /// #[derive(serde::Serialize, serde::Deserialize, CompactLine)]
+    /// #[compact(noun = "slot", line = "{start|time}-{end|time}")]
+    /// struct Slot { id: u32, start: String, end: String }
+    ///
+    /// let tool = McpTool::of::<Slot>("slots");
+    /// assert_eq!(tool.resource().noun().plural(), "slots");
+    /// ```
+    pub fn of<T: CompactLine>(list_key: impl Into<String>) -> Self {
+        Self::new(list_key, CompactResource::of::<T>())
+    }
+
+    /// A tool from plain data: the list key, the noun (regular plural) and
+    /// the line template, with the id under `id`. Set another id key or an
+    /// irregular plural on [`CompactResource`] and use [`McpTool::new`].
+    ///
+    /// # Errors
+    ///
+    /// A [`TemplateError`] when `line` does not parse.
+    pub fn from_template(
+        list_key: impl Into<String>,
+        noun: impl Into<Cow<'static, str>>,
+        line: &str,
+    ) -> Result<Self, TemplateError> {
+        Ok(Self::new(
+            list_key,
+            CompactResource::new(noun, Template::parse(line)?),
+        ))
+    }
+
+    /// The key the records are read from in an object result.
+    pub fn list_key(&self) -> &str {
+        &self.list_keys[0]
+    }
+
+    /// How each record renders.
+    pub fn resource(&self) -> &CompactResource {
+        &self.resource
+    }
+}
+
+/// Everything the builder sets, shared by every clone of the service.
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    pub(crate) default_format: Format,
+    pub(crate) format_param: String,
+    pub(crate) prefer_header: HeaderName,
+    pub(crate) max_request_bytes: usize,
+    pub(crate) max_message_bytes: usize,
+    pub(crate) max_output_bytes: Option<usize>,
+    pub(crate) toon_options: EncodeOptions,
+    pub(crate) tools: HashMap<String, McpTool>,
+}
+
+impl Config {
+    pub(crate) fn max_output_bytes(&self) -> usize {
+        self.max_output_bytes.unwrap_or(self.max_message_bytes)
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            default_format: Format::Json,
+            format_param: "format".to_owned(),
+            prefer_header: HeaderName::from_static("x-prefer-format"),
+            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            max_output_bytes: None,
+            toon_options: EncodeOptions::default(),
+            tools: HashMap::new(),
+        }
+    }
+}
+
+/// A tower layer for an MCP Streamable HTTP endpoint: `tools/call` results
+/// as TOON or compact lines when the client asks; see the
+/// [module docs](self).
+///
+/// ```
+/// use tower_terse::Format;
+/// use tower_terse::mcp::{McpLayer, McpTool};
+///
+/// // Every field is plain data, so a configuration file can build it.
+/// let layer = McpLayer::new()
+///     .default_format(Format::Toon)
+///     .tool("list_events", McpTool::from_template("events", "event", "{title}")?)
+///     .max_request_bytes(256 * 1024);
+/// # Ok::<(), tower_terse::compact::TemplateError>(())
+/// ```
+///
+/// Cloning is cheap: the configuration sits behind an `Arc`.
+#[derive(Debug, Clone, Default)]
+pub struct McpLayer {
+    config: Arc<Config>,
+}
+
+impl McpLayer {
+    /// A layer with the defaults: JSON unless asked, `X-Prefer-Format` and
+    /// `?format=`, no compact tools, 1 MiB of request and 8 MiB per message
+    /// or event.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn config(&mut self) -> &mut Config {
+        Arc::make_mut(&mut self.config)
+    }
+
+    /// The format served when a request asks for none, so a server can
+    /// answer TOON by default.
+    ///
+    /// ```
+    /// let layer = tower_terse::mcp::McpLayer::new().default_format(tower_terse::Format::Toon);
+    /// ```
+    pub fn default_format(mut self, format: Format) -> Self {
+        self.config().default_format = format;
+        self
+    }
+
+    /// Registers compact lines for the results of the tool `name`
+    /// (replacing an earlier registration of that name).
+    ///
+    /// ```
+    /// use tower_terse::mcp::{McpLayer, McpTool};
+    ///
+    /// let layer = McpLayer::new()
+    ///     .tool("list_events", McpTool::from_template("events", "event", "{title}")?);
+    /// # Ok::<(), tower_terse::compact::TemplateError>(())
+    /// ```
+    pub fn tool(mut self, name: impl Into<String>, tool: McpTool) -> Self {
+        self.config().tools.insert(name.into(), tool);
+        self
+    }
+
+    /// The most bytes of a POST body the layer copies aside to learn its
+    /// `tools/call` ids; a larger request is served untouched and its
+    /// answer is not rewritten. Default: 1 MiB.
+    ///
+    /// ```
+    /// let layer = tower_terse::mcp::McpLayer::new().max_request_bytes(64 * 1024);
+    /// ```
+    pub fn max_request_bytes(mut self, limit: usize) -> Self {
+        self.config().max_request_bytes = limit;
+        self
+    }
+
+    /// The largest JSON answer, or server-sent event, the layer holds to
+    /// rewrite; a larger one goes out unchanged (and an event stream goes
+    /// on streaming). Default: 8 MiB.
+    ///
+    /// ```
+    /// let layer = tower_terse::mcp::McpLayer::new().max_message_bytes(1 << 20);
+    /// ```
+    pub fn max_message_bytes(mut self, limit: usize) -> Self {
+        self.config().max_message_bytes = limit;
+        self
+    }
+
+    /// The largest TOON text or compact text the layer writes for one
+    /// block; past it the block keeps its JSON. Default: the same as
+    /// [`max_message_bytes`](Self::max_message_bytes).
+    ///
+    /// ```
+    /// let layer = tower_terse::mcp::McpLayer::new().max_output_bytes(1 << 20);
+    /// ```
+    pub fn max_output_bytes(mut self, limit: usize) -> Self {
+        self.config().max_output_bytes = Some(limit);
+        self
+    }
+
+    /// The TOON encoder's options. Default: comma delimiter, two-space
+    /// indent.
+    ///
+    /// ```
+    /// use tower_terse::toon::{Delimiter, EncodeOptions};
+    ///
+    /// let layer = tower_terse::mcp::McpLayer::new()
+    ///     .toon_options(EncodeOptions::new().with_delimiter(Delimiter::Tab));
+    /// ```
+    pub fn toon_options(mut self, options: EncodeOptions) -> Self {
+        self.config().toon_options = options;
+        self
+    }
+
+    /// The query parameter that names a format on the endpoint's URL.
+    /// Default: `format`.
+    ///
+    /// ```
+    /// let layer = tower_terse::mcp::McpLayer::new().format_param("output");
+    /// ```
+    pub fn format_param(mut self, name: impl Into<String>) -> Self {
+        self.config().format_param = name.into();
+        self
+    }
+
+    /// The header that names a format. Default: `X-Prefer-Format`.
+    ///
+    /// ```
+    /// use http::HeaderName;
+    ///
+    /// let layer = tower_terse::mcp::McpLayer::new().prefer_header(HeaderName::from_static("x-format"));
+    /// ```
+    pub fn prefer_header(mut self, name: HeaderName) -> Self {
+        self.config().prefer_header = name;
+        self
+    }
+}
+
+impl<S> Layer<S> for McpLayer {
+    type Service = Mcp<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Mcp::from_parts(inner, self.config.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,487 @@
+//! [`TerseLayer`] and its builder methods.
+
+use std::sync::Arc;
+
+use http::{HeaderName, HeaderValue};
+use tower_layer::Layer;
+
+use super::headers::VaryNames;
+use super::{Config, RouteSettings, Terse};
+use crate::compact::{CompactLine, CompactResource, RouteError};
+use crate::format::Format;
+use crate::toon::EncodeOptions;
+
+/// A tower layer that serves JSON responses as TOON or compact lines when a
+/// client asks for it, with an `X-Token-Count` header.
+///
+/// ```
+/// use axum::{Json, Router, routing::get};
+/// use tower_terse::{Format, TerseLayer};
+///
+/// let app: Router = Router::new()
+///     .route("/users", get(|| async { Json(serde_json::json!([{"id": 1}])) }))
+///     .layer(TerseLayer::new().default_format(Format::Json).max_body_bytes(1 << 20));
+/// ```
+///
+/// Cloning is cheap: the configuration sits behind an `Arc`.
+#[derive(Debug, Clone, Default)]
+pub struct TerseLayer {
+    config: Arc<Config>,
+}
+
+impl TerseLayer {
+    /// A layer with the defaults: JSON unless asked, 8 MiB limit, TOON with
+    /// commas and two-space indent, smart fallback on, list keys `data`,
+    /// `items`, `results`, id key `id`, `?format=`, `?fields=`, `X-Prefer-Format`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn config(&mut self) -> &mut Config {
+        Arc::make_mut(&mut self.config)
+    }
+
+    /// The format served when a request asks for none.
+    pub fn default_format(mut self, format: Format) -> Self {
+        self.config().default_format = format;
+        self
+    }
+
+    /// The largest body the layer reads to rewrite; larger bodies stream
+    /// through unchanged. Default: 8 MiB.
+    pub fn max_body_bytes(mut self, limit: usize) -> Self {
+        self.config().max_body_bytes = limit;
+        self
+    }
+
+    /// The largest body the layer writes when it rewrites: a TOON text or a
+    /// compact envelope that would be larger is not finished, and the JSON
+    /// goes out unchanged. Default: the same as
+    /// [`max_body_bytes`](Self::max_body_bytes).
+    ///
+    /// TOON indents every level of nesting, so a deeply nested body can grow
+    /// many times over as TOON; this keeps the memory of a rewrite within a
+    /// known bound whatever the handler returns.
+    ///
+    /// ```
+    /// let layer = tower_terse::TerseLayer::new().max_body_bytes(1 << 20).max_output_bytes(2 << 20);
+    /// ```
+    pub fn max_output_bytes(mut self, limit: usize) -> Self {
+        self.config().max_output_bytes = Some(limit);
+        self
+    }
+
+    /// Bodies of at least this many bytes are rewritten (encoded, projected,
+    /// counted) on tokio's blocking thread pool rather than on the async
+    /// worker that polls the response, so a few large rewrites cannot stall
+    /// every other request on a small runtime. Default: 256 KiB.
+    ///
+    /// Needs the `tokio` feature (on by default) and a tokio runtime; without
+    /// either, every rewrite runs in place. `usize::MAX` keeps every rewrite
+    /// in place.
+    ///
+    /// ```
+    /// let layer = tower_terse::TerseLayer::new().offload_threshold(64 * 1024);
+    /// ```
+    pub fn offload_threshold(mut self, bytes: usize) -> Self {
+        self.config().offload_threshold = bytes;
+        self
+    }
+
+    /// How many offloaded rewrites (see
+    /// [`offload_threshold`](Self::offload_threshold)) run at once; a large
+    /// body past them waits for one to finish, holding no thread. Default:
+    /// the number of cores.
+    ///
+    /// Each rewrite of an 8 MiB body holds the body, its parse and its
+    /// output, some tens of MiB; this caps what a flood of large requests
+    /// can hold at once.
+    ///
+    /// ```
+    /// let layer = tower_terse::TerseLayer::new().max_concurrent_rewrites(4);
+    /// ```
+    pub fn max_concurrent_rewrites(mut self, rewrites: usize) -> Self {
+        self.config().offload_slots = super::offload::OffloadSlots::new(rewrites);
+        self
+    }
+
+    /// Whether the layer reads `?fields=` (sparse fieldsets). Default: on.
+    ///
+    /// Off, the parameter is the handler's: the layer neither projects nor
+    /// refuses anything for it.
+    ///
+    /// ```
+    /// let layer = tower_terse::TerseLayer::new().fields_enabled(false);
+    /// ```
+    pub fn fields_enabled(mut self, enabled: bool) -> Self {
+        self.config().fields_enabled = enabled;
+        self
+    }
+
+    /// The most paths a `?fields=` list may name (`a,b.c` names two).
+    /// A longer list is refused with a 400 `fields_too_complex`. Default: 64.
+    ///
+    /// ```
+    /// let layer = tower_terse::TerseLayer::new().max_fields(16).max_field_depth(4).max_fields_length(512);
+    /// ```
+    pub fn max_fields(mut self, paths: usize) -> Self {
+        self.config().fields_limits.max_paths = paths;
+        self
+    }
+
+    /// The most segments a path of `?fields=` may have (`a.b.c` has three).
+    /// A deeper path is refused with a 400 `fields_too_complex`. Default: 8.
+    pub fn max_field_depth(mut self, segments: usize) -> Self {
+        self.config().fields_limits.max_depth = segments;
+        self
+    }
+
+    /// The longest `?fields=` value, in bytes once percent-decoded. A longer
+    /// one is refused with a 400 `fields_too_complex`. Default: 1024.
+    pub fn max_fields_length(mut self, bytes: usize) -> Self {
+        self.config().fields_limits.max_length = bytes;
+        self
+    }
+
+    /// Read and count plain JSON responses that nobody asked to rewrite, so
+    /// that every 2xx JSON response within
+    /// [`max_body_bytes`](Self::max_body_bytes) carries `X-Token-Count`.
+    /// Default: on.
+    ///
+    /// The body is sent as the handler made it, byte for byte, once read
+    /// (it is counted as sent, without checking that it parses). Turn this
+    /// off for services that want plain JSON streamed straight through;
+    /// streams (SSE, NDJSON), non-JSON, compressed and over-limit bodies
+    /// always are.
+    ///
+    /// ```
+    /// let streaming = tower_terse::TerseLayer::new().count_plain_responses(false);
+    /// ```
+    pub fn count_plain_responses(mut self, enabled: bool) -> Self {
+        self.config().count_plain = enabled;
+        self
+    }
+
+    /// How TOON is written (delimiter, indent).
+    ///
+    /// ```
+    /// use tower_terse::{TerseLayer, toon::{Delimiter, EncodeOptions}};
+    ///
+    /// let layer = TerseLayer::new()
+    ///     .toon_options(EncodeOptions::new().with_delimiter(Delimiter::Tab));
+    /// ```
+    pub fn toon_options(mut self, options: EncodeOptions) -> Self {
+        self.config().toon_options = options;
+        self
+    }
+
+    /// Serve the original JSON when TOON would not take fewer tokens. Default: on.
+    pub fn smart_fallback(mut self, enabled: bool) -> Self {
+        self.config().smart_fallback = enabled;
+        self
+    }
+
+    /// Count `X-Token-Count` (and weigh the smart fallback) with the
+    /// o200k_base tokenizer instead of the built-in estimate. Default: off.
+    ///
+    /// Exact counting runs at tens of MB/s against the estimate's GB/s, so
+    /// it suits services whose agents budget by the header; the estimate is
+    /// within a few percent on typical API text (see [`crate::tokens`]).
+    /// Needs the `exact-tokens` feature.
+    ///
+    /// ```
+    /// let layer = tower_terse::TerseLayer::new().exact_token_count(true);
+    /// ```
+    #[cfg(feature = "exact-tokens")]
+    pub fn exact_token_count(mut self, enabled: bool) -> Self {
+        self.config().exact_tokens = enabled;
+        self
+    }
+
+    /// The keys under which an object body holds its list of records, tried
+    /// in order. Default: `data`, `items`, `results`
+    /// ([`DEFAULT_LIST_KEYS`](crate::compact::DEFAULT_LIST_KEYS)).
+    pub fn list_keys<I, K>(mut self, keys: I) -> Self
+    where
+        I: IntoIterator<Item = K>,
+        K: Into<String>,
+    {
+        self.config().list_keys = keys.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The key that identifies a record; `?fields=` always keeps it. Default:
+    /// `id` ([`DEFAULT_ID_KEY`](crate::compact::DEFAULT_ID_KEY)).
+    pub fn id_key(mut self, key: impl Into<String>) -> Self {
+        self.config().id_key = key.into();
+        self
+    }
+
+    /// The query parameter that names a format. Default: `format`.
+    pub fn format_param(mut self, name: impl Into<String>) -> Self {
+        self.config().format_param = name.into();
+        self
+    }
+
+    /// The query parameter that lists fields to keep. Default: `fields`.
+    pub fn fields_param(mut self, name: impl Into<String>) -> Self {
+        self.config().fields_param = name.into();
+        self
+    }
+
+    /// The request header that names a format. Default: `X-Prefer-Format`.
+    ///
+    /// ```
+    /// use http::HeaderName;
+    /// use tower_terse::TerseLayer;
+    ///
+    /// let layer = TerseLayer::new().prefer_header(HeaderName::from_static("x-agent-format"));
+    /// ```
+    pub fn prefer_header(mut self, name: HeaderName) -> Self {
+        let config = self.config();
+        config.vary = VaryNames::new(HeaderValue::from(name.clone()));
+        config.prefer_header = name;
+        self
+    }
+
+    /// Serves `format=compact` on the routes matching `pattern` as lines of
+    /// the [`CompactLine`] type `T`: one line per record, plus their ids.
+    ///
+    /// ```
+    /// use axum::{Json, Router, body::Body, routing::get};
+    /// use http_body_util::BodyExt;
+    /// use serde::{Deserialize, Serialize};
+    /// use serde_json::json;
+    /// use tower_terse::{CompactLine, TerseLayer};
+    /// use tower::ServiceExt;
+    ///
+    /// #[derive(Serialize, Deserialize, CompactLine)]
+    /// #[compact(noun = "event", line = "{start_at|time} {title}{? @ {room}}")]
+    /// struct Event {
+    ///     id: u32,
+    ///     title: String,
+    ///     start_at: String,
+    ///     room: Option<String>,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let app = Router::new()
+    ///     .route("/users/{user}/events", get(|| async {
+    ///         Json(json!({
+    ///             "data": [
+    ///                 {"id": 7, "title": "Standup", "start_at": "2026-03-02T09:00:00Z", "room": "4.12"},
+    ///                 {"id": 9, "title": "Review", "start_at": "2026-03-02T14:30:00Z", "room": null},
+    ///             ],
+    ///             "meta": {"total": 57, "offset": 0},
+    ///         }))
+    ///     }))
+    ///     .layer(TerseLayer::new().resource::<Event>("/users/{id}/events"));
+    ///
+    /// let request = http::Request::get("/users/ada/events?format=compact")
+    ///     .body(Body::empty())
+    ///     .unwrap();
+    /// let response = app.oneshot(request).await.unwrap();
+    /// assert_eq!(response.headers()["content-type"], "application/json");
+    /// let body = response.into_body().collect().await.unwrap().to_bytes();
+    /// let envelope: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    /// assert_eq!(envelope, json!({
+    ///     "format": "compact",
+    ///     "summary": "2 of 57 events",
+    ///     "lines": ["09:00 Standup @ 4.12", "14:30 Review"],
+    ///     "ids": [7, 9],
+    ///     "meta": {"total": 57, "offset": 0, "has_more": true},
+    /// }));
+    /// # }
+    /// ```
+    ///
+    /// # Routes
+    ///
+    /// `pattern` is in axum syntax (`/api/v1/events`, `/users/{id}/events`,
+    /// `/files/{*rest}`); parameter names need not match the router's. Under
+    /// axum (the `axum` feature) the route the router matched
+    /// (`MatchedPath`) is looked up first; otherwise, or when nothing was
+    /// registered for that route (a layer inside `nest`, on a plain tower
+    /// service), the request path is matched and the most specific pattern
+    /// wins (static segments before parameters before catch-alls). A second
+    /// registration for a pattern of the same shape replaces the first.
+    ///
+    /// # What a compact request gets
+    ///
+    /// - A registered route, a 2xx JSON body that is a list (a root array,
+    ///   or an object holding the list under one of the
+    ///   [`list_keys`](Self::list_keys)): the envelope
+    ///   `{"format":"compact","summary":"20 of 57 events","lines":[...],"ids":[...],"meta":{...}}`
+    ///   as compact JSON with `Content-Type: application/json`, and an
+    ///   `X-Token-Count` that counts the envelope. `ids[i]` is the full id of
+    ///   `lines[i]`, read from the type's id key as written (string or
+    ///   number).
+    /// - `summary`: the count and the noun, `1 event`, `3 events`, or
+    ///   `20 of 57 events` when the body gives a larger total (`total`,
+    ///   `total_count` or `totalCount`, in `meta` or beside the list).
+    /// - `meta`: the body's `meta` object, or else its other top-level keys;
+    ///   left out when there is nothing to carry. `has_more` is added (unless
+    ///   the body has one) when a total is known: `offset + count < total`,
+    ///   the offset read from `offset` or from `page` (1-based) times
+    ///   `per_page` / `page_size` / `limit`; no offset counts as 0.
+    /// - A change set ([`Changes`](crate::changes::Changes)) answering a
+    ///   request with a `since` query parameter: one line per change
+    ///   prefixed `+ ` (created), `~ ` (updated) or `- ` (deleted), in that
+    ///   order. Without `since` the body is read as any other.
+    /// - A body that is not a list (a single-object route): the JSON,
+    ///   silently. An unregistered route: the JSON, silently.
+    /// - A record that does not fit `T` (a field of the wrong type, no id,
+    ///   not an object): the JSON unchanged, and a `tracing` warning naming
+    ///   the registered route, the request path and the reason (`record 3:
+    ///   field `attendees`: expected u32, found a string`), never the
+    ///   record's values, at most once a minute per route. One bad record
+    ///   never breaks a response.
+    /// - Errors, non-JSON, compressed, streamed or oversized bodies: untouched,
+    ///   as for every format. `fields` with compact: a 400 error envelope.
+    ///
+    /// Filters render in fixed units: `bytes` is decimal (1 KB = 1000 B:
+    /// `512B`, `2.3MB`), `ago` is measured from the time the response is
+    /// rendered and rounds down (seconds under a minute, minutes under an
+    /// hour, hours under a day, days under a week, weeks under 30 days,
+    /// months of 30 days under 365 days, then years; `in 2d` ahead). See
+    /// [`Template`](crate::compact::Template) for the whole language.
+    ///
+    /// # Panics
+    ///
+    /// When `pattern` is not a valid route pattern (it must start with `/`,
+    /// a parameter must be a whole segment with a name, a catch-all must be
+    /// last), like axum's `Router::route`: it is a mistake in the program,
+    /// found when the layer is built.
+    #[track_caller]
+    pub fn resource<T: CompactLine>(self, pattern: &str) -> Self {
+        self.compact_resource(pattern, CompactResource::of::<T>())
+    }
+
+    /// Serves `format=compact` on the routes matching `pattern` with a
+    /// run-time resource: a [`Template`](crate::compact::Template) and a noun,
+    /// for services without Rust types (templates from configuration). It
+    /// behaves as [`resource`](Self::resource) does, except that a record
+    /// only has to be an object with an id: fields a template names are
+    /// allowed to be missing.
+    ///
+    /// ```
+    /// use tower_terse::TerseLayer;
+    /// use tower_terse::compact::{CompactResource, Template};
+    ///
+    /// let notes = CompactResource::new("note", Template::parse("{title}{? ({tags|join(/)})}")?)
+    ///     .with_id_key("slug");
+    /// let layer = TerseLayer::new().compact_resource("/api/v1/notes", notes);
+    /// # Ok::<(), tower_terse::compact::TemplateError>(())
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `pattern` is not a valid route pattern, as for
+    /// [`resource`](Self::resource).
+    #[track_caller]
+    pub fn compact_resource(self, pattern: &str, resource: CompactResource) -> Self {
+        match self.try_compact_resource(pattern, resource) {
+            Ok(layer) => layer,
+            #[allow(
+                clippy::panic,
+                reason = "documented: a bad pattern in code is a bug, like axum's"
+            )]
+            Err(err) => panic!("TerseLayer: {err}"),
+        }
+    }
+
+    /// [`compact_resource`](Self::compact_resource) for a pattern that comes from
+    /// configuration: an invalid pattern is an error, not a panic.
+    ///
+    /// ```
+    /// use tower_terse::TerseLayer;
+    /// use tower_terse::compact::{CompactResource, Template};
+    ///
+    /// let notes = CompactResource::new("note", Template::parse("{title}")?);
+    /// let err = TerseLayer::new().try_compact_resource("notes/{", notes).unwrap_err();
+    /// assert!(err.to_string().contains("notes/{"));
+    /// # Ok::<(), tower_terse::compact::TemplateError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A [`RouteError`] when `pattern` is not a valid route pattern.
+    pub fn try_compact_resource(
+        mut self,
+        pattern: &str,
+        resource: CompactResource,
+    ) -> Result<Self, RouteError> {
+        self.config().resources.insert(pattern, resource)?;
+        Ok(self)
+    }
+
+    /// Settings of their own for the routes matching `pattern` (axum
+    /// syntax, matched as for [`resource`](Self::resource)): a default
+    /// format, `fields` on or off, limits, plain counting, the smart
+    /// fallback, TOON options, or the layer turned off there. What
+    /// [`RouteSettings`] leaves unset follows the layer's settings, whatever
+    /// the order of the builder calls; a request matching no such pattern
+    /// gets the layer's. A second registration for a pattern of the same
+    /// shape replaces the first.
+    ///
+    /// ```
+    /// use axum::{Json, Router, body::Body, routing::get};
+    /// use tower_terse::{Format, RouteSettings, TerseLayer};
+    /// use tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let app = Router::new()
+    ///     .route("/stats", get(|| async {
+    ///         let days: Vec<_> = (1..=30).map(|day| serde_json::json!({"day": day, "hits": day * 7})).collect();
+    ///         Json(days)
+    ///     }))
+    ///     .layer(TerseLayer::new().route("/stats", RouteSettings::new().default_format(Format::Toon)));
+    ///
+    /// let response = app.oneshot(http::Request::get("/stats").body(Body::empty()).unwrap()).await.unwrap();
+    /// assert_eq!(response.headers()["content-type"], "text/toon; charset=utf-8");
+    /// # }
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `pattern` is not a valid route pattern, as for
+    /// [`resource`](Self::resource); [`try_route`](Self::try_route) answers
+    /// an error instead.
+    #[track_caller]
+    pub fn route(self, pattern: &str, settings: RouteSettings) -> Self {
+        match self.try_route(pattern, settings) {
+            Ok(layer) => layer,
+            #[allow(
+                clippy::panic,
+                reason = "documented: a bad pattern in code is a bug, like axum's"
+            )]
+            Err(err) => panic!("TerseLayer: {err}"),
+        }
+    }
+
+    /// [`route`](Self::route) for a pattern that comes from configuration.
+    ///
+    /// # Errors
+    ///
+    /// A [`RouteError`] when `pattern` is not a valid route pattern.
+    pub fn try_route(mut self, pattern: &str, settings: RouteSettings) -> Result<Self, RouteError> {
+        self.config().routes.register(pattern, settings)?;
+        Ok(self)
+    }
+}
+
+impl<S> Layer<S> for TerseLayer {
+    type Service = Terse<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        // Route settings are laid over the layer's only now, so that the
+        // order of the builder calls does not matter.
+        let config = if self.config.routes.is_empty() {
+            self.config.clone()
+        } else {
+            Arc::new(self.config.resolve())
+        };
+        Terse::from_parts(inner, config)
+    }
+}

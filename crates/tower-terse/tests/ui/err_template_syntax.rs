@@ -1,0 +1,31 @@
+use serde::{Deserialize, Serialize};
+use tower_terse::CompactLine;
+
+#[derive(Serialize, Deserialize, CompactLine)]
+#[compact(noun = "note", line = "{title} {? [{id}]")]
+struct Unclosed {
+    id: u32,
+    title: String,
+}
+
+#[derive(Serialize, Deserialize, CompactLine)]
+#[compact(noun = "note", line = "{title} } {id}")]
+struct StrayBrace {
+    id: u32,
+    title: String,
+}
+
+#[derive(Serialize, Deserialize, CompactLine)]
+#[compact(noun = "note", line = "{title}\n{id}")]
+struct TwoLines {
+    id: u32,
+    title: String,
+}
+
+#[derive(Serialize, Deserialize, CompactLine)]
+#[compact(noun = "note", line = "{} {id}")]
+struct EmptyPlaceholder {
+    id: u32,
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use serde::{Deserialize, Serialize};
+use tower_terse::CompactLine;
+
+#[derive(Serialize, Deserialize, CompactLine)]
+#[compact(noun = "note", line = "{title}")]
+struct Note {
+    #[compact(id)]
+    id: u32,
+    #[compact(id)]
+    slug: String,
+    title: String,
+}
+
+fn main() {}
