@@ -1,19 +1,9 @@
 //! Line classification (§5.2) and array headers (§6): key, bracket segment,
 //! field list with nested groups, colon.
 
-use super::table::{Table, TableCache};
+use super::table::{Field, Table, TableCache};
 use super::{Fail, MAX_DEPTH, PResult, scalar};
 use std::rc::Rc;
-
-/// One entry of a header's field list.
-#[derive(Debug)]
-pub(super) struct Field {
-    pub name: String,
-    /// Offset of the name, where errors about it point.
-    pub pos: usize,
-    /// The nested field group, when the entry carries one (§9.3).
-    pub children: Option<Vec<Field>>,
-}
 
 /// A parsed array or keyed-table header.
 #[derive(Debug)]

@@ -1,9 +1,19 @@
 //! Tables (§9.3, §9.5): a header's field list turned into an object
-//! template that rows fill in.
+//! template that rows fill in. The header parser (`header`) builds the
+//! [`Field`] list defined here, so this module depends on nothing above it.
 
-use super::header::Field;
 use serde_json::{Map, Value};
 use std::rc::Rc;
+
+/// One entry of a header's field list.
+#[derive(Debug)]
+pub(super) struct Field {
+    pub name: String,
+    /// Offset of the name, where errors about it point.
+    pub pos: usize,
+    /// The nested field group, when the entry carries one (§9.3).
+    pub children: Option<Vec<Field>>,
+}
 
 /// A table's field list, ready to turn rows into objects.
 #[derive(Debug)]

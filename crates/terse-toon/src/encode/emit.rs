@@ -11,9 +11,10 @@
 //! delimiter governs all delimiter-aware quoting (spec §11.1).
 
 use super::out::{Out, Sink};
+use super::primitive::write_primitive;
 use super::shape::Table;
 use super::tree::{Kind, Tree};
-use crate::quoting::{write_key, write_root_string, write_string};
+use crate::quoting::{write_key, write_root_string};
 use crate::{Delimiter, EncodeOptions};
 
 /// Encodes `root` as a TOON document of at most `limit` bytes; `None` when
@@ -273,22 +274,5 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
             self.out.push_str(": ");
             self.table.write_cells(&mut self.out, value, self.delimiter);
         }
-    }
-}
-
-/// Writes a primitive (callers pass only primitives).
-pub(super) fn write_primitive<'t, T: Tree<'t>>(
-    out: &mut Out,
-    value: T,
-    kind: Kind<'t>,
-    delimiter: u8,
-) {
-    match kind {
-        Kind::Null => out.push_str("null"),
-        Kind::Bool(true) => out.push_str("true"),
-        Kind::Bool(false) => out.push_str("false"),
-        Kind::Number => value.write_number(out),
-        Kind::String(s) => write_string(out, s, delimiter),
-        Kind::Array(_) | Kind::Object(_) => debug_assert!(false, "not a primitive"),
     }
 }

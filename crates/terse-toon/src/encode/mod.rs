@@ -23,6 +23,7 @@
 mod emit;
 pub(crate) mod number;
 pub(crate) mod out;
+mod primitive;
 mod shape;
 mod tree;
 

@@ -14,6 +14,7 @@
 //! row and every table of a document.
 
 use super::out::{Out, Sink};
+use super::primitive::write_primitive;
 use super::tree::{Kind, Tree};
 use crate::quoting::write_key;
 
@@ -218,7 +219,7 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
                     out.push_byte(delimiter);
                 }
                 first = false;
-                super::emit::write_primitive(out, value, value.kind(), delimiter);
+                write_primitive(out, value, value.kind(), delimiter);
                 if out.is_over() {
                     return;
                 }

@@ -1,0 +1,24 @@
+//! One primitive (null, boolean, number, string) as TOON text: what both
+//! the emitter and a table's cells write. It sits below both, so that
+//! neither depends on the other for it.
+
+use super::out::{Out, Sink};
+use super::tree::{Kind, Tree};
+use crate::quoting::write_string;
+
+/// Writes a primitive (callers pass only primitives).
+pub(super) fn write_primitive<'t, T: Tree<'t>>(
+    out: &mut Out,
+    value: T,
+    kind: Kind<'t>,
+    delimiter: u8,
+) {
+    match kind {
+        Kind::Null => out.push_str("null"),
+        Kind::Bool(true) => out.push_str("true"),
+        Kind::Bool(false) => out.push_str("false"),
+        Kind::Number => value.write_number(out),
+        Kind::String(s) => write_string(out, s, delimiter),
+        Kind::Array(_) | Kind::Object(_) => debug_assert!(false, "not a primitive"),
+    }
+}
