@@ -135,6 +135,53 @@ fn each_kind_of_config_error_names_file_and_line_and_exits_2() {
     );
 }
 
+#[test]
+fn templates_nested_too_deep_or_too_long_stop_the_gateway_at_start() {
+    // 10 000 groups deep: far past both bounds, refused without a stack
+    // overflow (the exit code is 2, not a signal).
+    let deep = "{?".repeat(10_000) + "{a}" + &" }".repeat(10_000);
+    let shallow_but_deep = "{?".repeat(33) + "{a}" + &" }".repeat(33);
+    let long = "{a}".to_owned() + &"x".repeat(5_000);
+    let cases = [
+        (
+            "deep-resource",
+            format!("[[resource]]\nroute = \"/t\"\nnoun = \"t\"\nline = \"{deep}\"\n"),
+            "error: terse.toml:4: line template, column 4097: the template is 40003 bytes long; templates are at most 4096 bytes",
+        ),
+        (
+            "nested-resource",
+            format!(
+                "\n[[resource]]\nroute = \"/t\"\nnoun = \"t\"\nline = \"{shallow_but_deep}\"\n"
+            ),
+            "error: terse.toml:5: line template, column 65: optional groups nested more than 32 deep",
+        ),
+        (
+            "long-resource",
+            format!("[[resource]]\nroute = \"/t\"\nnoun = \"t\"\nline = \"{long}\"\n"),
+            "error: terse.toml:4: line template, column 4097: the template is 5003 bytes long",
+        ),
+        (
+            "deep-mcp-tool",
+            format!(
+                "[mcp]\npath = \"/mcp\"\n[[mcp.tool]]\nname = \"a\"\nlist = \"items\"\nnoun = \"item\"\nline = \"{deep}\"\n"
+            ),
+            "error: terse.toml:7: line template, column 4097: the template is 40003 bytes long",
+        ),
+        (
+            "nested-mcp-tool",
+            format!(
+                "[mcp]\npath = \"/mcp\"\n[[mcp.tool]]\nname = \"a\"\nlist = \"items\"\nnoun = \"item\"\nline = \"{shallow_but_deep}\"\n"
+            ),
+            "error: terse.toml:7: line template, column 65: optional groups nested more than 32 deep",
+        ),
+    ];
+    for (name, config, expected) in cases {
+        let (code, stderr) = refused(name, &config);
+        assert_eq!(code, Some(2), "{name}: {stderr}");
+        assert!(stderr.starts_with(expected), "{name}: {stderr}");
+    }
+}
+
 /// Reads a request's head (an upstream here answers without its body).
 fn read_head(stream: &mut TcpStream) {
     let mut head = Vec::new();

@@ -84,6 +84,9 @@ pub fn expand(checked: &Checked, shape: Option<(Ident, TokenStream)>) -> TokenSt
     }
 }
 
+/// The tokens that build `segment`. Recursive per group, which is safe here:
+/// the template parsed, so its groups nest at most
+/// [`terse_template::MAX_NESTING`] deep.
 fn segment(segment: &Segment) -> TokenStream {
     let t = quote!(::tower_terse::compact::__private::template);
     match segment {

@@ -4,7 +4,7 @@ use std::ops::Range;
 
 use proc_macro2::Span;
 use syn::{Ident, LitStr};
-use terse_template::{Ast, DEFAULT_ID_KEY, Segment};
+use terse_template::{Ast, DEFAULT_ID_KEY};
 
 use crate::errors::Errors;
 use crate::parse::{Field, Input};
@@ -146,39 +146,22 @@ fn template(lit: &LitStr, input: &Input, errors: &mut Errors) -> Option<Ast> {
         }
     };
     let open = input.fields.iter().any(|f| f.flatten);
-    let mut ok = true;
-    resolve(
-        &mut ast.segments,
-        &source,
-        lit,
-        input,
-        open,
-        errors,
-        &mut ok,
-    );
+    let ok = resolve(&mut ast, &source, lit, input, open, errors);
     ok.then_some(ast)
 }
 
 /// Rewrites the first segment of every path to the field's JSON name, and
-/// reports names that are not fields.
+/// reports names that are not fields; false when any was reported.
 fn resolve(
-    segments: &mut [Segment],
+    ast: &mut Ast,
     source: &str,
     lit: &LitStr,
     input: &Input,
     open: bool,
     errors: &mut Errors,
-    ok: &mut bool,
-) {
-    for segment in segments {
-        let placeholder = match segment {
-            Segment::Text(_) => continue,
-            Segment::Optional(inner) => {
-                resolve(inner, source, lit, input, open, errors, ok);
-                continue;
-            }
-            Segment::Value(placeholder) => placeholder,
-        };
+) -> bool {
+    let mut ok = true;
+    for placeholder in ast.placeholders_mut() {
         let Some(name) = placeholder.path.first_mut() else {
             continue;
         };
@@ -191,7 +174,7 @@ fn resolve(
             .or_else(|| input.fields.iter().find(|f| f.rust_name == *name));
         match field {
             Some(field) if field.skipped => {
-                *ok = false;
+                ok = false;
                 errors.at(
                     span_in(lit, span),
                     format_args!(
@@ -203,7 +186,7 @@ fn resolve(
             Some(field) => *name = field.json_name.clone(),
             None if open => {}
             None => {
-                *ok = false;
+                ok = false;
                 errors.at(
                     span_in(lit, span),
                     format_args!(
@@ -215,6 +198,7 @@ fn resolve(
             }
         }
     }
+    ok
 }
 
 fn suggestion(name: &str, input: &Input) -> String {
@@ -258,4 +242,50 @@ fn span_in(lit: &LitStr, range: Range<usize>) -> Span {
     prefix
         .and_then(|p| token.subspan(p + range.start..p + range.end.max(range.start + 1)))
         .unwrap_or_else(|| lit.span())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The derive's first two steps on a type whose template is `line`;
+    /// the error messages, or none.
+    fn check(line: &str) -> Vec<String> {
+        let source = format!(
+            "#[compact(noun = \"note\", line = {line:?})] struct Note {{ id: u32, title: String }}"
+        );
+        let input: syn::DeriveInput = syn::parse_str(&source).unwrap();
+        let mut errors = Errors::default();
+        let parsed = crate::parse::parse(&input, &mut errors).unwrap();
+        let checked = validate(&parsed, &mut errors);
+        match errors.into_error() {
+            Some(error) => error.into_iter().map(|e| e.to_string()).collect(),
+            None => {
+                assert!(checked.is_some());
+                Vec::new()
+            }
+        }
+    }
+
+    #[test]
+    fn templates_past_the_bounds_are_compile_errors_and_overflow_nothing() {
+        let nested = |depth: usize| "{?".repeat(depth) + "{title}" + &" }".repeat(depth);
+        assert_eq!(
+            check(&nested(terse_template::MAX_NESTING)),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            check(&nested(terse_template::MAX_NESTING + 1)),
+            [
+                "invalid template at column 65: optional groups nested more than 32 deep; flatten the template"
+            ]
+        );
+        let errors = check(&nested(10_000));
+        assert_eq!(errors.len(), 1);
+        assert!(
+            errors[0]
+                .starts_with("invalid template at column 4097: the template is 40007 bytes long"),
+            "{errors:?}"
+        );
+    }
 }

@@ -89,18 +89,47 @@ impl FilterKind {
 
 impl Ast {
     /// Every placeholder in the template, groups included, in source order.
+    ///
+    /// The walk keeps its open groups in a vector, not on the call stack.
     pub fn placeholders(&self) -> Vec<&Placeholder> {
-        fn walk<'a>(segments: &'a [Segment], out: &mut Vec<&'a Placeholder>) {
-            for segment in segments {
-                match segment {
-                    Segment::Text(_) => {}
-                    Segment::Value(p) => out.push(p),
-                    Segment::Optional(inner) => walk(inner, out),
+        let mut out = Vec::new();
+        let mut open = vec![self.segments.iter()];
+        while let Some(segments) = open.last_mut() {
+            match segments.next() {
+                None => {
+                    open.pop();
                 }
+                Some(Segment::Text(_)) => {}
+                Some(Segment::Value(p)) => out.push(p),
+                Some(Segment::Optional(inner)) => open.push(inner.iter()),
             }
         }
+        out
+    }
+
+    /// Every placeholder, as [`placeholders`](Ast::placeholders), to change
+    /// in place (the derive rewrites field names to their JSON names).
+    ///
+    /// ```
+    /// let mut ast = terse_template::parse("{a}{? {b}}").unwrap();
+    /// for placeholder in ast.placeholders_mut() {
+    ///     placeholder.path[0].make_ascii_uppercase();
+    /// }
+    /// assert_eq!(ast, terse_template::parse("{A}{? {B}}").unwrap());
+    /// ```
+    pub fn placeholders_mut(&mut self) -> Vec<&mut Placeholder> {
         let mut out = Vec::new();
-        walk(&self.segments, &mut out);
+        let mut open = vec![self.segments.iter_mut()];
+        while let Some(segments) = open.last_mut() {
+            match segments.next() {
+                None => {
+                    open.pop();
+                }
+                Some(Segment::Text(_)) => {}
+                Some(Segment::Value(p)) => out.push(p),
+                Some(Segment::Optional(inner)) => open.push(inner.iter_mut()),
+            }
+        }
         out
     }
 }

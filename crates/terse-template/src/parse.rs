@@ -19,15 +19,55 @@ use crate::ast::{Ast, Filter, Placeholder, Segment};
 use crate::error::ParseError;
 use crate::filters;
 
+/// The longest template [`parse`] accepts, in bytes (4 KiB). A line
+/// template is a line of text with a few placeholders; the bound keeps the
+/// work of checking one small and its error pointing at a place.
+pub const MAX_TEMPLATE_BYTES: usize = 4096;
+
+/// The deepest nesting of optional groups (`{? ... }`) [`parse`] accepts.
+pub const MAX_NESTING: usize = 32;
+
 /// Parses a template.
+///
+/// Work and memory are proportional to the template's length, and nothing
+/// recurses per group: deep nesting costs no call stack.
+///
+/// ```
+/// use terse_template::{MAX_NESTING, MAX_TEMPLATE_BYTES, parse};
+///
+/// let deep = "{?".repeat(MAX_NESTING + 1) + "{a}" + &" }".repeat(MAX_NESTING + 1);
+/// let err = parse(&deep).unwrap_err();
+/// assert_eq!(err.column(), 2 * MAX_NESTING + 1);
+/// assert!(err.message().contains("nested more than 32 deep"), "{err}");
+///
+/// let long = "x".repeat(MAX_TEMPLATE_BYTES + 1);
+/// assert_eq!(parse(&long).unwrap_err().column(), MAX_TEMPLATE_BYTES + 1);
+/// ```
 ///
 /// # Errors
 ///
 /// A [`ParseError`] with the byte offset, column and reason of the first
-/// problem found.
+/// problem found; a template longer than [`MAX_TEMPLATE_BYTES`] or with
+/// groups nested deeper than [`MAX_NESTING`] is an error too.
 pub fn parse(src: &str) -> Result<Ast, ParseError> {
+    if src.len() > MAX_TEMPLATE_BYTES {
+        // Point at the character that crosses the bound.
+        let mut at = MAX_TEMPLATE_BYTES;
+        while !src.is_char_boundary(at) {
+            at -= 1;
+        }
+        let end = src[at..].chars().next().map_or(at, |c| at + c.len_utf8());
+        return Err(ParseError::new(
+            src,
+            at..end,
+            format!(
+                "the template is {} bytes long; templates are at most {MAX_TEMPLATE_BYTES} bytes",
+                src.len()
+            ),
+        ));
+    }
     let mut parser = Parser { src, pos: 0 };
-    let segments = parser.segments(None)?;
+    let segments = parser.segments()?;
     Ok(Ast { segments })
 }
 
@@ -75,14 +115,15 @@ impl Parser<'_> {
         ))
     }
 
-    /// Segments up to the end of input, or up to the `}` that closes the group
-    /// opened at `group_start`.
-    fn segments(&mut self, group_start: Option<usize>) -> Result<Vec<Segment>, ParseError> {
+    /// The template's segments. Open groups wait on a stack of their own,
+    /// each with where its `{?` is and the segments before it.
+    fn segments(&mut self) -> Result<Vec<Segment>, ParseError> {
+        let mut open: Vec<(usize, Vec<Segment>)> = Vec::new();
         let mut segments = Vec::new();
         let mut text = String::new();
         loop {
             let Some(c) = self.peek() else {
-                if let Some(start) = group_start {
+                if let Some(&(start, _)) = open.last() {
                     return Err(self.error(
                         start,
                         start + 2,
@@ -104,21 +145,33 @@ impl Parser<'_> {
                     flush(&mut text, &mut segments);
                     let start = self.pos;
                     if self.peek_second() == Some('?') {
+                        if open.len() == MAX_NESTING {
+                            return Err(self.error(
+                                start,
+                                start + 2,
+                                format!(
+                                    "optional groups nested more than {MAX_NESTING} deep; \
+                                     flatten the template"
+                                ),
+                            ));
+                        }
                         self.pos += 2;
-                        let inner = self.segments(Some(start))?;
-                        segments.push(Segment::Optional(inner));
+                        open.push((start, std::mem::take(&mut segments)));
                     } else {
                         self.pos += 1;
                         segments.push(Segment::Value(self.placeholder(start)?));
                     }
                 }
                 '}' => {
-                    if group_start.is_some() {
-                        self.pos += 1;
-                        flush(&mut text, &mut segments);
-                        return Ok(segments);
-                    }
-                    return Err(self.error_here("unmatched `}`; write `}}` for a literal brace"));
+                    let Some((_, outer)) = open.pop() else {
+                        return Err(
+                            self.error_here("unmatched `}`; write `}}` for a literal brace")
+                        );
+                    };
+                    self.pos += 1;
+                    flush(&mut text, &mut segments);
+                    let inner = std::mem::replace(&mut segments, outer);
+                    segments.push(Segment::Optional(inner));
                 }
                 c if is_forbidden(c) => return Err(self.control_error(c)),
                 c => {
@@ -439,6 +492,53 @@ mod tests {
         assert!(e.message().contains("\\n"), "{e}");
         assert!(err("{a|join(\t)}").message().contains("control"));
         assert!(err("a\u{2028}").message().contains("single line"));
+    }
+
+    #[test]
+    fn nesting_is_bounded_without_recursion() {
+        // `}}` is a literal brace, so closing braces stand apart.
+        let nested = |depth: usize| "{?".repeat(depth) + "{a}" + &" }".repeat(depth);
+        let ast = parse(&nested(MAX_NESTING)).unwrap();
+        assert_eq!(ast.placeholders().len(), 1);
+        let mut inner = &ast.segments;
+        for _ in 0..MAX_NESTING {
+            let Some(Segment::Optional(next)) = inner.first() else {
+                panic!("expected a group first")
+            };
+            inner = next;
+        }
+        let e = err(&nested(MAX_NESTING + 1));
+        assert_eq!((e.offset(), e.column()), (64, 65));
+        assert_eq!(e.span(), 64..66);
+        assert!(e.message().contains("more than 32 deep"), "{e}");
+        // Siblings do not add up: only open groups count.
+        let wide = "{?{a}}".repeat(MAX_NESTING * 4);
+        assert_eq!(parse(&wide).unwrap().segments.len(), MAX_NESTING * 4);
+        // Far past the bound, within the length bound: the same error.
+        let e = err(&nested(1_000));
+        assert_eq!(e.column(), 65);
+        // 10 000 deep is past the length bound too, which is checked first.
+        let e = err(&nested(10_000));
+        assert!(e.message().contains("at most 4096 bytes"), "{e}");
+        // An unclosed group reports the innermost one.
+        let e = err("{?a{?b");
+        assert_eq!(e.column(), 4);
+    }
+
+    #[test]
+    fn length_is_bounded() {
+        let e = err(&"a".repeat(MAX_TEMPLATE_BYTES + 1));
+        assert_eq!(
+            (e.offset(), e.column()),
+            (MAX_TEMPLATE_BYTES, MAX_TEMPLATE_BYTES + 1)
+        );
+        assert!(e.message().contains("at most 4096 bytes"), "{e}");
+        assert!(parse(&"a".repeat(MAX_TEMPLATE_BYTES)).is_ok());
+        // A character across the bound: the error starts where it does.
+        let text = "a".repeat(MAX_TEMPLATE_BYTES - 1) + "é";
+        let e = err(&text);
+        assert_eq!(e.span(), MAX_TEMPLATE_BYTES - 1..MAX_TEMPLATE_BYTES + 1);
+        assert_eq!(e.column(), MAX_TEMPLATE_BYTES);
     }
 
     #[test]

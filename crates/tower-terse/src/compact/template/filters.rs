@@ -4,7 +4,9 @@ use std::borrow::Cow;
 
 use terse_template::FilterKind;
 
-use super::render::{LineContext, Val, escape_from, push_escaped};
+use super::line::LineContext;
+use super::text::{escape_from, push_escaped};
+use super::value::Val;
 use crate::rfc3339::{self, DateTime, Leniency};
 
 /// Applies one filter. Values a filter does not apply to pass through.

@@ -45,7 +45,10 @@
 
 mod filters;
 mod hints;
+mod line;
 mod render;
+mod text;
+mod value;
 
 use std::fmt;
 use std::str::FromStr;
@@ -55,7 +58,7 @@ use terse_template::Ast;
 use terse_toon::document::{Document, Node};
 
 use super::{Record, RenderContext};
-pub(crate) use render::escape_from;
+pub(crate) use text::escape_from;
 
 /// Why a template did not parse: [`offset`](TemplateError::offset) (bytes),
 /// [`column`](TemplateError::column) (characters, 1-based) and

@@ -283,3 +283,94 @@ fn one_template_reads_records_of_any_key_order() {
         assert_eq!(&template.clone().render(record, &cx), line);
     }
 }
+
+/// `depth` groups, each `{?<name>:{<name>} ... }`, the innermost holding `{v}`.
+fn nested(depth: usize) -> String {
+    let mut template = String::new();
+    for level in 0..depth {
+        template.push_str(&format!("{{?<{{l{level}}}"));
+    }
+    template.push_str("{v}");
+    for _ in 0..depth {
+        template.push_str(">}");
+    }
+    template
+}
+
+#[test]
+fn groups_nested_past_the_inline_stack_render_as_shallow_ones_do() {
+    // Six levels: more than the render keeps without allocating.
+    let template = Template::parse(&nested(6)).unwrap();
+    let cx = RenderContext::at_unix(NOW);
+    let all = json!({"l0": 0, "l1": 1, "l2": 2, "l3": 3, "l4": 4, "l5": 5, "v": "x"});
+    assert_eq!(template.render(&all, &cx), "<0<1<2<3<4<5x>>>>>>");
+    // A missing value drops its own group and everything inside it, not
+    // the groups around it.
+    let mut record = all.clone();
+    record["l4"] = Value::Null;
+    assert_eq!(template.render(&record, &cx), "<0<1<2<3>>>>");
+    let mut record = all.clone();
+    record["v"] = Value::Null;
+    assert_eq!(template.render(&record, &cx), "<0<1<2<3<4>>>>>");
+    record["l0"] = Value::Null;
+    assert_eq!(template.render(&record, &cx), "");
+}
+
+#[test]
+fn templates_nested_too_deep_or_too_long_are_refused_where_the_bound_is_passed() {
+    let at_bound = nested(terse_template::MAX_NESTING);
+    assert!(Template::parse(&at_bound).is_ok());
+    let err = Template::parse(&nested(terse_template::MAX_NESTING + 1)).unwrap_err();
+    let opening = nested(terse_template::MAX_NESTING).find("{v}").unwrap();
+    assert_eq!(err.offset(), opening);
+    assert!(err.message().contains("nested more than 32 deep"), "{err}");
+    // 10 000 deep: refused (by length, the first bound it passes), and no
+    // stack overflow on the way.
+    let err = Template::parse(&"{?".repeat(10_000)).unwrap_err();
+    assert_eq!(err.column(), terse_template::MAX_TEMPLATE_BYTES + 1);
+    assert!(err.message().contains("at most 4096 bytes"), "{err}");
+    // 2 000 deep fits the length bound: refused for its depth.
+    let err = Template::parse(&"{?".repeat(2_000)).unwrap_err();
+    assert_eq!(err.column(), 2 * terse_template::MAX_NESTING + 1);
+}
+
+#[test]
+fn a_hand_built_template_nested_10_000_deep_renders_on_a_small_stack() {
+    use terse_template::{Ast, Placeholder, Segment};
+    const DEPTH: usize = 10_000;
+    let value = || {
+        Segment::Value(Placeholder {
+            path: vec!["v".to_owned()],
+            span: 0..1,
+            filters: Vec::new(),
+        })
+    };
+    // Built from the inside out, so building it recurses nowhere.
+    let mut segments = vec![value()];
+    for _ in 0..DEPTH {
+        segments = vec![Segment::Text("(".to_owned()), Segment::Optional(segments)];
+    }
+    let mut template = Template::__from_checked("{v}", Ast { segments });
+    let line = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            // A recursive walk needs far more than this for 10 000 levels.
+            .stack_size(64 * 1024)
+            .spawn_scoped(scope, || {
+                let cx = RenderContext::at_unix(NOW);
+                let present = template.render(&json!({"v": 1}), &cx);
+                let missing = template.render(&json!({}), &cx);
+                (present, missing)
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+    });
+    assert_eq!(line.0, "(".repeat(DEPTH) + "1");
+    // Only the innermost group drops: each outer one holds text only.
+    assert_eq!(line.1, "(".repeat(DEPTH));
+    // Taken apart level by level: dropping it whole would recurse.
+    let mut segments = std::mem::take(&mut template.ast.segments);
+    while let Some(Segment::Optional(inner)) = segments.pop() {
+        segments = inner;
+    }
+}

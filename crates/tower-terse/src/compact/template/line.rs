@@ -1,0 +1,72 @@
+//! What rendering one line needs besides the template and the record.
+
+use std::cell::Cell;
+
+use terse_toon::document::Node;
+
+use super::hints::Hints;
+use crate::compact::RenderContext;
+use crate::rfc3339::{self, DateTime, Leniency};
+
+/// What rendering one line needs besides the record: the request's clock,
+/// where the template's fields stood in the last record, and the last
+/// timestamp read from the record, since templates often format one field
+/// twice (`{start|date} {start|time}`).
+pub(super) struct LineContext<'c> {
+    pub(super) cx: &'c RenderContext,
+    hints: &'c Hints,
+    /// The number of the next placeholder, in the order they render (every
+    /// placeholder renders, optional groups included, so the numbers hold
+    /// from line to line).
+    placeholder: Cell<usize>,
+    /// The address and length of a string of the record, and what it read
+    /// as. The record outlives the line, so its strings keep their address.
+    last_timestamp: Cell<Option<(usize, usize, Option<DateTime>)>>,
+}
+
+impl<'c> LineContext<'c> {
+    /// A line rendered at `cx`'s clock, with the template's `hints`.
+    pub(super) fn new(cx: &'c RenderContext, hints: &'c Hints) -> Self {
+        LineContext {
+            cx,
+            hints,
+            placeholder: Cell::new(0),
+            last_timestamp: Cell::new(None),
+        }
+    }
+
+    /// The value at the next placeholder's `path` in `record`.
+    pub(super) fn lookup<'t>(&self, record: Node<'t>, path: &[String]) -> Option<Node<'t>> {
+        let index = self.placeholder.get();
+        self.placeholder.set(index + 1);
+        let (first, rest) = path.split_first()?;
+        let field = if record.is_object() {
+            self.hints.get(index, record, first)?
+        } else {
+            step(record, first)?
+        };
+        rest.iter().try_fold(field, |node, key| step(node, key))
+    }
+
+    /// `text`, a string of the record, read as a timestamp.
+    pub(super) fn record_timestamp(&self, text: &str) -> Option<DateTime> {
+        let (at, len) = (text.as_ptr() as usize, text.len());
+        if let Some((last_at, last_len, timestamp)) = self.last_timestamp.get() {
+            if (last_at, last_len) == (at, len) {
+                return timestamp;
+            }
+        }
+        let timestamp = rfc3339::parse(text, Leniency::LENIENT).ok();
+        self.last_timestamp.set(Some((at, len, timestamp)));
+        timestamp
+    }
+}
+
+/// One step of a path: a key of an object, an index of an array.
+fn step<'t>(node: Node<'t>, key: &str) -> Option<Node<'t>> {
+    if node.is_object() {
+        node.get(key)
+    } else {
+        node.item(key.parse::<usize>().ok()?)
+    }
+}

@@ -1,0 +1,87 @@
+//! Keeping a rendered record on one line: finding and escaping the
+//! characters that would break it.
+
+use std::fmt::Write as _;
+
+use crate::scan;
+
+/// A control character, U+2028 or U+2029: what would break the line.
+fn breaks_line(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// The byte offset of the first character of `text` that would break a
+/// line (a control character, U+2028 or U+2029), if any.
+///
+/// This runs on every value and line, and almost always finds nothing, so
+/// it skips eight bytes at a time past bytes that cannot start such a
+/// character: only an ASCII control byte, 0x7F, 0xC2 (which starts the C1
+/// controls U+0080 to U+009F) and 0xE2 (which starts U+2028 and U+2029) can.
+/// Each of them starts a character (none is a continuation byte), so the
+/// character there is the one to check.
+fn find_break(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(found) = scan::find(
+        &bytes[at..],
+        |word| {
+            scan::controls(word)
+                | scan::bytes_equal(word, 0x7f)
+                | scan::bytes_equal(word, 0xc2)
+                | scan::bytes_equal(word, 0xe2)
+        },
+        |b| b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2,
+    ) {
+        let i = at + found;
+        if text[i..].chars().next().is_some_and(breaks_line) {
+            return Some(i);
+        }
+        at = i + 1;
+    }
+    None
+}
+
+/// Escapes what `out` holds from `mark` on, in place, when it would break
+/// the line.
+pub(crate) fn escape_from(mark: usize, out: &mut String) {
+    if find_break(&out[mark..]).is_some() {
+        let raw = out.split_off(mark);
+        push_escaped(&raw, out);
+    }
+}
+
+/// Writes `text` to `out`, escaping what would break the line (`\\n`,
+/// `\\r`, `\\t`, `\\u{..}`).
+pub(super) fn push_escaped(text: &str, out: &mut String) {
+    let Some(first) = find_break(text) else {
+        out.push_str(text);
+        return;
+    };
+    out.push_str(&text[..first]);
+    for c in text[first..].chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if breaks_line(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::{breaks_line, find_break};
+
+    proptest! {
+        #[test]
+        fn word_scan_finds_what_a_plain_scan_finds(text in "(\\PC|[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}\\u{2028}\\u{2029}]){0,40}") {
+            let plain = text.char_indices().find(|&(_, c)| breaks_line(c)).map(|(i, _)| i);
+            prop_assert_eq!(find_break(&text), plain);
+        }
+    }
+}

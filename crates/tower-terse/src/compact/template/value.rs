@@ -1,0 +1,134 @@
+//! The value of a placeholder while its filters run, and how it is written
+//! as line text.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+use terse_toon::document::{Kind, Node};
+
+use super::text::push_escaped;
+
+/// A value while a placeholder's filters run: a node of the record, or what
+/// a filter made of one.
+#[derive(Debug, Clone)]
+pub(super) enum Val<'t> {
+    Node(Node<'t>),
+    /// Text a filter wrote, or borrowed from the template (`flag`,
+    /// `default`).
+    Text(Cow<'t, str>),
+    /// What `flag` gives for a falsy value, and a missing field.
+    Null,
+    /// An array after a filter that works item by item.
+    List(Vec<Val<'t>>),
+}
+
+impl<'t> Val<'t> {
+    /// The text of a string.
+    pub(super) fn as_str(&self) -> Option<&str> {
+        match self {
+            Val::Node(node) => node.as_str(),
+            Val::Text(text) => Some(text),
+            Val::Null | Val::List(_) => None,
+        }
+    }
+
+    /// Null, `""`, `[]` and `{}`: what `default` replaces and what drops a
+    /// group.
+    pub(super) fn is_empty(&self) -> bool {
+        match self {
+            Val::Node(node) => match node.kind() {
+                Kind::Null => true,
+                Kind::String(s) => s.is_empty(),
+                Kind::Array(len) | Kind::Object(len) => len == 0,
+                Kind::Bool(_) | Kind::Number(_) => false,
+            },
+            Val::Text(text) => text.is_empty(),
+            Val::Null => true,
+            Val::List(items) => items.is_empty(),
+        }
+    }
+
+    /// `true`, a non-zero number, a non-empty string, array or object.
+    pub(super) fn is_truthy(&self) -> bool {
+        match self {
+            Val::Node(node) => match node.kind() {
+                Kind::Null => false,
+                Kind::Bool(b) => b,
+                Kind::Number(n) => n.as_f64() != 0.0,
+                Kind::String(s) => !s.is_empty(),
+                Kind::Array(len) | Kind::Object(len) => len > 0,
+            },
+            other => !other.is_empty(),
+        }
+    }
+
+    /// An array, as read or as a filter left it.
+    pub(super) fn is_list(&self) -> bool {
+        match self {
+            Val::Node(node) => node.is_array(),
+            Val::List(_) => true,
+            Val::Text(_) | Val::Null => false,
+        }
+    }
+
+    /// Writes the value as line text, escaping what would break the line:
+    /// strings unquoted, numbers and booleans as their JSON text, arrays
+    /// joined with `sep`, objects as compact JSON, null as nothing. Returns
+    /// whether the value was null, empty or `false` (what drops an enclosing
+    /// group).
+    pub(super) fn push_text(&self, sep: &str, out: &mut String) -> bool {
+        match self {
+            Val::Node(node) => match node.kind() {
+                Kind::Null => true,
+                Kind::String(s) => {
+                    push_escaped(s, out);
+                    s.is_empty()
+                }
+                Kind::Bool(b) => {
+                    out.push_str(if b { "true" } else { "false" });
+                    !b
+                }
+                // An integer's canonical text is its JSON text.
+                Kind::Number(n) if !n.is_f64() => {
+                    out.push_str(n.canonical());
+                    false
+                }
+                Kind::Number(n) => {
+                    // Writing in place spares an allocation per number.
+                    let _ = write!(out, "{n}");
+                    false
+                }
+                Kind::Array(len) => {
+                    for (i, item) in node.items().enumerate() {
+                        if i > 0 {
+                            out.push_str(sep);
+                        }
+                        Val::Node(item).push_text(", ", out);
+                    }
+                    len == 0
+                }
+                // serde_json escapes control characters inside strings itself.
+                Kind::Object(len) => {
+                    if let Ok(json) = serde_json::to_string(node) {
+                        out.push_str(&json);
+                    }
+                    len == 0
+                }
+            },
+            Val::Text(text) => {
+                push_escaped(text, out);
+                text.is_empty()
+            }
+            Val::Null => true,
+            Val::List(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(sep);
+                    }
+                    item.push_text(", ", out);
+                }
+                items.is_empty()
+            }
+        }
+    }
+}
