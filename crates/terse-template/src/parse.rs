@@ -296,17 +296,21 @@ impl Parser<'_> {
             loop {
                 match self.bump() {
                     Some('"') => break,
-                    Some('\\') => match self.bump() {
-                        Some(c @ ('"' | '\\')) => arg.push(c),
-                        _ => {
-                            let at = self.pos.saturating_sub(1).max(quote);
-                            return Err(self.error(
-                                at,
-                                self.pos,
-                                "only `\\\"` and `\\\\` escapes are allowed in a quoted argument",
-                            ));
+                    Some('\\') => {
+                        // The escape starts at the backslash; what follows
+                        // may be any character, of any width.
+                        let escape = self.pos - 1;
+                        match self.bump() {
+                            Some(c @ ('"' | '\\')) => arg.push(c),
+                            _ => {
+                                return Err(self.error(
+                                    escape,
+                                    self.pos,
+                                    "only `\\\"` and `\\\\` escapes are allowed in a quoted argument",
+                                ));
+                            }
                         }
-                    },
+                    }
                     Some(c) if is_forbidden(c) => {
                         self.pos -= c.len_utf8();
                         return Err(self.control_error(c));
@@ -483,6 +487,20 @@ mod tests {
         assert!(e.message().contains("quoted argument"), "{e}");
         let e = err("{a.}");
         assert!(e.message().contains("field name"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_escape_points_at_the_backslash_whatever_follows() {
+        // Found by fuzzing: a multi-byte character after `\` once put the
+        // error inside it.
+        let e = err("{a|default(\"\\é\")}");
+        assert_eq!(e.span(), 12..15);
+        assert_eq!(e.column(), 13);
+        assert!(e.message().contains("escapes"), "{e}");
+        let e = err("{a|default(\"\\n\")}");
+        assert_eq!(e.span(), 12..14);
+        let e = err("{a|default(\"\\");
+        assert_eq!(e.span(), 12..13);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Writes the seeds of the layer's fuzz targets under $1/request and
-# $1/service, and copies in the inputs of regressions/<target>/ so that every
+# Writes the seeds of the layer's fuzz targets under $1/request,
+# $1/service, $1/mcp and $1/template, and copies in the inputs of regressions/<target>/ so that every
 # run replays them first. Called by .ci/fuzz; byte 0 of a seed picks the
 # target's options (see fuzz_targets/*.rs).
 set -euo pipefail
@@ -99,4 +99,43 @@ print(f"{count + 1} mcp seeds")
 PY
 for file in "$here/regressions/mcp"/*; do
   [ -e "$file" ] && cp "$file" "$out/mcp/regression-$(basename "$file")"
+done
+
+# template: a template, NUL, a JSON record. The example gateway configs'
+# templates over records shaped like the corpus, every filter, nested and
+# escaped groups, and a few broken ones near the bounds.
+rm -rf "$out/template"
+mkdir -p "$out/template"
+python3 - "$here/../../../examples/gateway" "$out/template" <<'PY'
+import json, pathlib, re, sys
+configs, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+templates = []
+for path in sorted(configs.glob("*.toml")):
+    for match in re.finditer(r"""^line = ("[^\n]*"|'[^\n]*')$""", path.read_text(encoding="utf-8"), re.M):
+        text = match.group(1)
+        templates.append(json.loads(text) if text.startswith('"') else text[1:-1])
+templates += [
+    "{a|time} {a|date} {a|ago} {n|bytes} {s|short} {s|trunc(3)} {s|upper} {s|lower}",
+    "{tags|join(/)|upper} {missing|default(\"n/a (none)\")} {t|flag(yes)}",
+    "{{literal}} {a.b.0} {?({a}{? {b}})}",
+    "{?" * 32 + "{a}" + " }" * 32,
+    "{?" * 33 + "{a}" + " }" * 33,
+    "x" * 4096,
+    "{a" + "|upper" * 600 + "}",
+    "{a|trunc(99999999999999999999)} {a|default(\"\\\"\")}",
+]
+records = [
+    {"a": "2025-03-01T09:30:00Z", "n": 2300000, "s": "héllo wörld", "tags": ["x", 1], "t": True, "b": None},
+    {"a": {"b": ["deep", "er"]}, "title": "line\nbreak", "start_at": 1740830400, "tags": []},
+    {"start_at": "2025-03-01T09:30:00+01:00", "end_at": "2025-03-01T10:00", "title": "Plan", "location": "A", "recurrence": "weekly", "all_day": False},
+]
+count = 0
+for i, template in enumerate(templates):
+    for j, record in enumerate(records):
+        (out / f"template-{i}-{j}").write_bytes(template.encode("utf-8") + b"\0" + json.dumps(record, ensure_ascii=False).encode("utf-8"))
+        count += 1
+print(f"{count} template seeds")
+PY
+for file in "$here/regressions/template"/*; do
+  [ -e "$file" ] && cp "$file" "$out/template/regression-$(basename "$file")"
 done

@@ -12,8 +12,9 @@
 //!   and `\\` escapes) when it holds `)` or braces.
 //! - `{? ... }` is an optional group: dropped whole when any value directly
 //!   inside it is null, missing, empty (`""`, `[]`, `{}`) or `false`, after
-//!   its filters ran. Groups nest; an inner group that drops does not drop the
-//!   outer one.
+//!   its filters ran. Groups nest, at most 32 deep; an inner group that
+//!   drops does not drop the outer one.
+//! - A template is at most 4 KiB (4096 bytes) long.
 //! - A value holding a newline, tab or other control character (or U+2028,
 //!   U+2029) is written escaped (`\n`, `\r`, `\t`, `\u{1b}`), so one record is
 //!   always one line. Templates themselves may not hold control characters.
@@ -99,7 +100,13 @@ impl Template {
     ///
     /// # Errors
     ///
-    /// A [`TemplateError`] saying where (byte offset and column) and why.
+    /// A [`TemplateError`] saying where (byte offset and column) and why,
+    /// also for a template longer than 4 KiB or with optional groups nested
+    /// more than 32 deep
+    /// ([`MAX_TEMPLATE_BYTES`](terse_template::MAX_TEMPLATE_BYTES),
+    /// [`MAX_NESTING`](terse_template::MAX_NESTING)). Parsing never
+    /// recurses, so hostile input costs time and memory in proportion to
+    /// its length, never the call stack.
     pub fn parse(source: &str) -> Result<Self, TemplateError> {
         Ok(Self::new(source, terse_template::parse(source)?))
     }
