@@ -56,6 +56,7 @@ async fn get(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 async fn every_way_of_asking_for_toon_gets_toon() {
     let Some((gateway, direct)) = setup().await else {
         return;
@@ -100,6 +101,7 @@ async fn every_way_of_asking_for_toon_gets_toon() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 async fn compact_lines_come_from_the_config_templates() {
     let Some((gateway, _)) = setup().await else {
         return;
@@ -140,6 +142,7 @@ async fn compact_lines_come_from_the_config_templates() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 async fn fields_keep_the_named_keys_and_the_id() {
     let Some((gateway, _)) = setup().await else {
         return;
@@ -165,6 +168,7 @@ async fn fields_keep_the_named_keys_and_the_id() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 async fn errors_pass_through_untouched() {
     let Some((gateway, direct)) = setup().await else {
         return;
@@ -185,6 +189,7 @@ async fn errors_pass_through_untouched() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 async fn sse_arrives_event_by_event() {
     let Some((gateway, direct)) = setup().await else {
         return;
@@ -220,6 +225,7 @@ async fn sse_arrives_event_by_event() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 async fn a_gzip_upstream_is_rewritten_and_compressed_as_the_client_asks() {
     let Some((gateway, _)) = setup().await else {
         return;
@@ -251,6 +257,7 @@ async fn a_gzip_upstream_is_rewritten_and_compressed_as_the_client_asks() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 async fn a_one_mib_request_body_streams_through_intact() {
     let Some((gateway, _)) = setup().await else {
         return;
@@ -295,6 +302,7 @@ fn terse_tests_sha256(bytes: &[u8]) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 async fn hop_by_hop_headers_are_dropped_and_forwarded_ones_added() {
     let Some((gateway, _)) = setup().await else {
         return;
@@ -340,6 +348,7 @@ async fn get_headers(url: &str) -> (reqwest::StatusCode, reqwest::header::Header
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 async fn a_down_upstream_is_a_502_until_it_is_back() {
     let Some(first) = PythonUpstream::start(None) else {
         return;
@@ -361,6 +370,7 @@ async fn a_down_upstream_is_a_502_until_it_is_back() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 async fn a_slow_upstream_is_a_504_and_the_gateway_keeps_serving() {
     let Some((gateway, _)) = setup().await else {
         return;
@@ -392,6 +402,7 @@ async fn raw_status(gateway: &str, request: &[u8]) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 async fn header_floods_are_refused() {
     let Some((gateway, _)) = setup().await else {
         return;
@@ -415,6 +426,7 @@ async fn header_floods_are_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 async fn an_endless_upstream_body_streams_and_a_client_may_leave() {
     let Some((gateway, _)) = setup().await else {
         return;
@@ -439,6 +451,7 @@ async fn an_endless_upstream_body_streams_and_a_client_may_leave() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 async fn a_stalled_upstream_body_is_cut_after_the_idle_timeout() {
     let Some((gateway, _)) = setup().await else {
         return;
@@ -458,6 +471,7 @@ async fn a_stalled_upstream_body_is_cut_after_the_idle_timeout() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 async fn a_client_leaving_mid_request_body_harms_nothing() {
     let Some((gateway, _)) = setup().await else {
         return;

@@ -96,6 +96,7 @@ fn report(failures: &[String], what: &str) {
 }
 
 #[test]
+#[ignore = "needs node and npm with registry access; run with --include-ignored (.ci/run does)"]
 fn our_encoder_matches_the_reference_byte_for_byte() {
     let mut failures = Vec::new();
     let Some(cases) = cases() else {
@@ -122,6 +123,7 @@ fn our_encoder_matches_the_reference_byte_for_byte() {
 }
 
 #[test]
+#[ignore = "needs node and npm with registry access; run with --include-ignored (.ci/run does)"]
 fn we_decode_the_reference_output_to_the_original() {
     let mut failures = Vec::new();
     let Some(cases) = cases() else {
@@ -147,6 +149,7 @@ fn we_decode_the_reference_output_to_the_original() {
 }
 
 #[test]
+#[ignore = "needs node and npm with registry access; run with --include-ignored (.ci/run does)"]
 fn the_reference_decodes_our_output_to_the_original() {
     let mut failures = Vec::new();
     let Some(cases) = cases() else {
@@ -172,6 +175,7 @@ fn the_reference_decodes_our_output_to_the_original() {
 
 /// The corpus is only worth comparing if it reaches every part of the format.
 #[test]
+#[ignore = "needs node and npm with registry access; run with --include-ignored (.ci/run does)"]
 fn the_corpus_covers_the_shapes_of_toon() {
     let Some(cases) = cases() else {
         return;

@@ -117,6 +117,7 @@ fn problems(doc: &Value, ours: &BTreeMap<&str, String>, theirs: &CaseResult) -> 
 }
 
 #[test]
+#[ignore = "needs node and npm with registry access; run with --include-ignored (.ci/run does)"]
 fn our_codec_and_the_reference_agree_on_random_documents() {
     let seed = seed();
     let kept = regressions();

@@ -88,6 +88,7 @@ fn numbers_as_f64(value: Value) -> Value {
 }
 
 #[test]
+#[ignore = "needs python3 with PyPI access, and node with npm; run with --include-ignored (.ci/run does)"]
 fn the_python_sdk_gets_toon_that_decodes_to_the_servers_json() {
     let Some(python) = mcp_python() else { return };
     let plain_server = Server::start(&["--without-layer"]);
@@ -157,6 +158,7 @@ fn the_python_sdk_gets_toon_that_decodes_to_the_servers_json() {
 }
 
 #[test]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 fn without_a_format_the_python_sdk_gets_the_servers_own_results() {
     let Some(python) = mcp_python() else { return };
     let plain_server = Server::start(&["--without-layer"]);
@@ -169,6 +171,7 @@ fn without_a_format_the_python_sdk_gets_the_servers_own_results() {
 }
 
 #[test]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 fn compact_lines_for_list_events_through_the_query() {
     let Some(python) = mcp_python() else { return };
     for mode in [&[][..], &["--json-response"][..]] {
@@ -203,6 +206,7 @@ fn compact_lines_for_list_events_through_the_query() {
 /// Writes the table of the final report: tokens (o200k) of each tool's
 /// text block as JSON, TOON and compact lines.
 #[test]
+#[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
 fn token_table() {
     let Some(python) = mcp_python() else { return };
     let server = Server::start(&[]);
