@@ -245,11 +245,40 @@ fn decode_indent_option() {
     );
 }
 
+/// Nested objects, a table, list items holding objects and arrays, and
+/// strings holding every delimiter: what indentation and delimiters shape.
+const NESTED_JSON: &str = r#"{"store":{"name":"A, B | C","address":{"city":"Paris","lines":["1 rue\tX","2e"]}},"orders":[{"id":1,"sku":"a|b","qty":2},{"id":2,"sku":"c,d","qty":1}],"events":[{"kind":"open","at":{"h":9,"m":30},"tags":["x","y"]},[1,[2,3]],"plain",{"empty":{}}]}"#;
+
+#[test]
+fn decode_reads_what_encode_wrote_at_any_indent_and_delimiter() {
+    let expected: Value = serde_json::from_str(NESTED_JSON).unwrap();
+    for delimiter in ["comma", "tab", "pipe"] {
+        for indent in 1..=8 {
+            let indent = indent.to_string();
+            let toon = success(&terse(
+                &["encode", "--indent", &indent, "--delimiter", delimiter],
+                NESTED_JSON.as_bytes(),
+            ));
+            assert!(
+                toon.contains(&format!("\n{}", " ".repeat(indent.parse().unwrap()))),
+                "indented by {indent}: {toon}"
+            );
+            let json = success(&terse(&["decode"], toon.as_bytes()));
+            let decoded: Value = serde_json::from_str(&json).unwrap();
+            assert_eq!(
+                decoded, expected,
+                "--indent {indent} --delimiter {delimiter}"
+            );
+        }
+    }
+}
+
 #[test]
 fn decode_is_strict_by_default() {
+    // The first indented line sets the indent (2); the third breaks it.
     let line = failure(
-        &terse(&["decode"], b"a:\n   b: 1\n"),
-        "error: line 2, column ",
+        &terse(&["decode"], b"a:\n  b:\n     c: 1\n"),
+        "error: line 3, column ",
     );
     assert!(line.len() > "error: line 2, column 1: ".len());
     failure(
