@@ -87,13 +87,13 @@ impl FilterKind {
     }
 }
 
-impl Ast {
-    /// Every placeholder in the template, groups included, in source order.
-    ///
-    /// The walk keeps its open groups in a vector, not on the call stack.
-    pub fn placeholders(&self) -> Vec<&Placeholder> {
+/// The placeholders under `$segments` in source order, walking them with
+/// `$iter` (`iter` or `iter_mut`): one walk for the shared and the mutable
+/// borrow. Open groups wait in a vector, not on the call stack.
+macro_rules! walk_placeholders {
+    ($segments:expr, $iter:ident) => {{
         let mut out = Vec::new();
-        let mut open = vec![self.segments.iter()];
+        let mut open = vec![$segments.$iter()];
         while let Some(segments) = open.last_mut() {
             match segments.next() {
                 None => {
@@ -101,10 +101,19 @@ impl Ast {
                 }
                 Some(Segment::Text(_)) => {}
                 Some(Segment::Value(p)) => out.push(p),
-                Some(Segment::Optional(inner)) => open.push(inner.iter()),
+                Some(Segment::Optional(inner)) => open.push(inner.$iter()),
             }
         }
         out
+    }};
+}
+
+impl Ast {
+    /// Every placeholder in the template, groups included, in source order.
+    ///
+    /// The walk keeps its open groups in a vector, not on the call stack.
+    pub fn placeholders(&self) -> Vec<&Placeholder> {
+        walk_placeholders!(self.segments, iter)
     }
 
     /// Every placeholder, as [`placeholders`](Ast::placeholders), to change
@@ -118,18 +127,6 @@ impl Ast {
     /// assert_eq!(ast, terse_template::parse("{A}{? {B}}").unwrap());
     /// ```
     pub fn placeholders_mut(&mut self) -> Vec<&mut Placeholder> {
-        let mut out = Vec::new();
-        let mut open = vec![self.segments.iter_mut()];
-        while let Some(segments) = open.last_mut() {
-            match segments.next() {
-                None => {
-                    open.pop();
-                }
-                Some(Segment::Text(_)) => {}
-                Some(Segment::Value(p)) => out.push(p),
-                Some(Segment::Optional(inner)) => open.push(inner.iter_mut()),
-            }
-        }
-        out
+        walk_placeholders!(self.segments, iter_mut)
     }
 }
