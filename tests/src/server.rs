@@ -61,3 +61,44 @@ pub fn raw_h2c_client() -> reqwest::Client {
         .build()
         .expect("build HTTP/2 client")
 }
+
+/// A response as the layer tests read it: status, the headers the layer
+/// sets, and the body.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The status code.
+    pub status: u16,
+    /// `Content-Type`, empty when absent.
+    pub content_type: String,
+    /// `X-Token-Count`.
+    pub token_count: Option<String>,
+    /// The first `Vary`.
+    pub vary: Option<String>,
+    /// The body as text.
+    pub body: String,
+}
+
+impl Answer {
+    /// Whether the body is TOON.
+    pub fn is_toon(&self) -> bool {
+        self.content_type.starts_with("text/toon")
+    }
+}
+
+/// Sends `request` and reads its [`Answer`].
+pub async fn answer(request: reqwest::RequestBuilder) -> Answer {
+    let response = request.send().await.expect("request");
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|value| value.to_str().expect("a text header").to_owned())
+    };
+    Answer {
+        status: response.status().as_u16(),
+        content_type: header("content-type").unwrap_or_default(),
+        token_count: header("x-token-count"),
+        vary: header("vary"),
+        body: response.text().await.expect("body"),
+    }
+}

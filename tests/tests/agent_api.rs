@@ -324,7 +324,7 @@ async fn search_finds_every_kind_and_polls_too() {
 async fn the_token_report_counts_real_responses() {
     let (server, _db) = start("report").await;
     let base = format!("http://{}", server.addr());
-    let endpoints = terse_bin::report::endpoints(&[]).unwrap();
+    let endpoints = terse_bin::report::agent_api_endpoints();
     let measured = {
         let (base, endpoints) = (base.clone(), endpoints.clone());
         tokio::task::spawn_blocking(move || terse_bin::report::measure(&base, &endpoints))

@@ -2,14 +2,14 @@
 //! `examples/gateway/agent-api.toml`) measures as agent-api with the layer
 //! embedded: `terse report` gives the same figures through both.
 
-use terse_bin::report::{Report, endpoints, measure};
+use terse_bin::report::{Report, agent_api_endpoints, measure};
 use terse_tests::python::spawn_gateway;
 use terse_tests::server::TestServer;
 
 const CONFIG: &str = include_str!("../../examples/gateway/agent-api.toml");
 
 async fn report(base: String) -> Report {
-    let endpoints = endpoints(&[]).unwrap();
+    let endpoints = agent_api_endpoints();
     tokio::task::spawn_blocking(move || measure(&base, &endpoints))
         .await
         .unwrap()

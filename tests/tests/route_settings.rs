@@ -2,7 +2,7 @@
 
 use axum::{Json, Router, routing::get};
 use serde_json::{Value, json};
-use terse_tests::server::{TestServer, raw_client};
+use terse_tests::server::{Answer, TestServer, answer, raw_client};
 use tower_terse::compact::{CompactResource, Template};
 use tower_terse::{Format, RouteSettings, TerseLayer};
 
@@ -24,29 +24,8 @@ fn app(layer: TerseLayer) -> Router {
         .layer(layer)
 }
 
-struct Answer {
-    status: u16,
-    content_type: String,
-    token_count: Option<String>,
-    vary: Option<String>,
-    body: String,
-}
-
 async fn get_path(server: &TestServer, path: &str) -> Answer {
-    let response = raw_client().get(server.url(path)).send().await.unwrap();
-    let header = |name: &str| {
-        response
-            .headers()
-            .get(name)
-            .map(|value| value.to_str().unwrap().to_owned())
-    };
-    Answer {
-        status: response.status().as_u16(),
-        content_type: header("content-type").unwrap_or_default(),
-        token_count: header("x-token-count"),
-        vary: header("vary"),
-        body: response.text().await.unwrap(),
-    }
+    answer(raw_client().get(server.url(path))).await
 }
 
 #[tokio::test]

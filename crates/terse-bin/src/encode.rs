@@ -4,6 +4,7 @@ use crate::error::CliError;
 use crate::input;
 use std::path::PathBuf;
 use terse_toon::{Delimiter, EncodeOptions};
+use tower_terse::{Format, Settings};
 
 /// Arguments of `terse encode`.
 #[derive(Debug, clap::Args)]
@@ -39,11 +40,15 @@ impl From<DelimiterArg> for Delimiter {
     }
 }
 
-/// Reads the JSON input and returns it as TOON text.
+/// Reads the JSON input and returns it as TOON text: the layer's rendering
+/// with the smart fallback off, so the same JSON and options give the
+/// same bytes as the layer, the gateway and the MCP layer serve.
 pub fn run(args: &Args) -> Result<String, CliError> {
     let json = input::read_json_text(args.file.as_ref())?;
     let options = EncodeOptions::new()
         .with_delimiter(args.delimiter.into())
         .with_indent_size(usize::from(args.indent));
-    Ok(terse_toon::encode_json(&json, &options)?)
+    let settings = Settings::new().smart_fallback(false).toon_options(options);
+    let (text, _) = tower_terse::render_json_with(&json, Format::Toon, &settings)?;
+    Ok(text)
 }

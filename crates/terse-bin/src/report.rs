@@ -17,7 +17,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-/// The agent-api resources, as `(name, path)`: every list endpoint it has.
+/// The agent-api example's resources, as `(name, path)`: every list
+/// endpoint it has (`--agent-api`).
 pub const AGENT_API_ENDPOINTS: &[(&str, &str)] = &[
     ("events", "/api/v1/events"),
     ("notes", "/api/v1/notes"),
@@ -37,9 +38,14 @@ pub struct Args {
     /// Base URL of the service.
     #[arg(long, default_value = "http://127.0.0.1:3000")]
     pub url: String,
-    /// An endpoint to measure as NAME=PATH (repeatable); default: the agent-api resources.
+    /// An endpoint to measure as NAME=PATH (repeatable), such as
+    /// `--endpoint users=/api/users`.
     #[arg(long = "endpoint", value_name = "NAME=PATH")]
     pub endpoints: Vec<String>,
+    /// Measure the list endpoints of the agent-api example (before any
+    /// `--endpoint`).
+    #[arg(long)]
+    pub agent_api: bool,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -50,6 +56,8 @@ pub struct Args {
 pub enum ReportError {
     /// An `--endpoint` is not `NAME=PATH`.
     Endpoint(String),
+    /// Neither `--endpoint` nor `--agent-api` was given.
+    NoEndpoints,
     /// A request failed or did not answer 2xx.
     Http {
         /// The URL requested.
@@ -62,6 +70,9 @@ pub enum ReportError {
 impl fmt::Display for ReportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::NoEndpoints => f.write_str(
+                "no endpoint to measure: give --endpoint NAME=PATH (e.g. --endpoint users=/api/users), or --agent-api for the agent-api example",
+            ),
             Self::Endpoint(e) => write!(
                 f,
                 "--endpoint {e:?} is not NAME=PATH (e.g. events=/api/v1/events)"
@@ -123,6 +134,15 @@ pub struct Sample {
     pub bytes: usize,
     /// Its exact o200k_base token count.
     pub tokens: usize,
+}
+
+impl Sample {
+    /// Whether it came as JSON (any JSON media type): a TOON request
+    /// answered with JSON fell back.
+    pub fn is_json(&self) -> bool {
+        http::HeaderValue::from_str(&self.content_type)
+            .is_ok_and(|value| tower_terse::is_json_media_type(&value))
+    }
 }
 
 /// One endpoint, measured in the three formats.
@@ -199,11 +219,7 @@ impl Report {
             "resource", "JSON", "TOON", "compact", "TOON saves", "compact saves"
         );
         for r in &self.rows {
-            let fell_back = if r.toon.content_type.starts_with("application/json") {
-                "*"
-            } else {
-                " "
-            };
+            let fell_back = if r.toon.is_json() { "*" } else { " " };
             let _ = writeln!(
                 out,
                 "{:<10} {:>6} {:>6} {:>8} {:>9.1}%{fell_back} {:>12.1}%",
@@ -236,11 +252,7 @@ impl Report {
             self.mean_toon_reduction(),
             self.mean_compact_reduction()
         );
-        if self
-            .rows
-            .iter()
-            .any(|r| r.toon.content_type.starts_with("application/json"))
-        {
+        if self.rows.iter().any(|r| r.toon.is_json()) {
             out.push_str("\n* TOON was not cheaper: the layer served the JSON\n");
         }
         out
@@ -280,14 +292,16 @@ fn mean(values: impl Iterator<Item = f64>) -> f64 {
     if n == 0 { 0.0 } else { sum / n as f64 }
 }
 
-/// Reads `NAME=PATH` arguments, or the agent-api endpoints when there are none.
+/// The agent-api example's endpoints, owned, for [`measure`].
+pub fn agent_api_endpoints() -> Vec<(String, String)> {
+    AGENT_API_ENDPOINTS
+        .iter()
+        .map(|(n, p)| ((*n).to_owned(), (*p).to_owned()))
+        .collect()
+}
+
+/// Reads `NAME=PATH` arguments.
 pub fn endpoints(args: &[String]) -> Result<Vec<(String, String)>, ReportError> {
-    if args.is_empty() {
-        return Ok(AGENT_API_ENDPOINTS
-            .iter()
-            .map(|(n, p)| ((*n).to_owned(), (*p).to_owned()))
-            .collect());
-    }
     args.iter()
         .map(|a| match a.split_once('=') {
             Some((name, path)) if !name.is_empty() && path.starts_with('/') => {
@@ -353,7 +367,16 @@ pub fn measure(base: &str, endpoints: &[(String, String)]) -> Result<Report, Rep
 
 /// Runs `terse report` and returns what it prints.
 pub fn run(args: &Args) -> Result<String, ReportError> {
-    let report = measure(&args.url, &endpoints(&args.endpoints)?)?;
+    let mut all = if args.agent_api {
+        agent_api_endpoints()
+    } else {
+        Vec::new()
+    };
+    all.extend(endpoints(&args.endpoints)?);
+    if all.is_empty() {
+        return Err(ReportError::NoEndpoints);
+    }
+    let report = measure(&args.url, &all)?;
     Ok(if args.json {
         format!("{}\n", report.to_json())
     } else {
@@ -396,7 +419,8 @@ mod tests {
 
     #[test]
     fn endpoint_arguments() {
-        assert_eq!(endpoints(&[]).unwrap().len(), 7);
+        assert!(endpoints(&[]).unwrap().is_empty());
+        assert_eq!(agent_api_endpoints().len(), 7);
         let parsed = endpoints(&["users=/api/users".to_owned()]).unwrap();
         assert_eq!(parsed, [("users".to_owned(), "/api/users".to_owned())]);
         assert!(endpoints(&["nopath".to_owned()]).is_err());

@@ -153,6 +153,58 @@ fn encode_delimiter_options() {
     assert_eq!(pipe, "tags[3|]: a|b c|d\nrows[2|]{x|y}:\n  1|p\n  2|q\n");
 }
 
+/// `terse encode` writes, for every corpus document and options, the TOON
+/// the layers serve: `render_json_with` with the same options (the smart
+/// fallback off, as encode always writes TOON), which
+/// tests/tests/consistency.rs holds the gateway, the layer and the MCP
+/// layer to.
+#[test]
+fn encode_writes_what_the_layers_serve() {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .expect("the corpus")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "the corpus is there");
+    for (flag, delimiter, indent) in [
+        ("comma", Delimiter::Comma, 2),
+        ("tab", Delimiter::Tab, 4),
+        ("pipe", Delimiter::Pipe, 1),
+    ] {
+        let settings = tower_terse::Settings::new()
+            .smart_fallback(false)
+            .toon_options(
+                EncodeOptions::new()
+                    .with_delimiter(delimiter)
+                    .with_indent_size(indent),
+            );
+        for file in &files {
+            let json = std::fs::read_to_string(file).expect("read");
+            let (served, outcome) =
+                tower_terse::render_json_with(&json, tower_terse::Format::Toon, &settings)
+                    .expect("JSON");
+            assert_eq!(outcome.served, Some(tower_terse::Format::Toon));
+            let indent = indent.to_string();
+            let args = ["encode", "--delimiter", flag, "--indent", &indent];
+            let out = success(&terse(&args, json.as_bytes()));
+            assert_eq!(out, format!("{served}\n"), "{}", file.display());
+        }
+    }
+}
+
+/// `terse report` measures the endpoints it is given, none by default.
+#[test]
+fn report_needs_endpoints() {
+    let line = failure(
+        &terse(&["report", "--url", "http://127.0.0.1:9"], b""),
+        "error: ",
+    );
+    assert!(line.contains("--endpoint NAME=PATH"), "{line}");
+    assert!(line.contains("--agent-api"), "{line}");
+}
+
 #[test]
 fn encode_indent_option() {
     let input = br#"{"a":{"b":{"c":1}}}"#;

@@ -12,13 +12,12 @@ use std::ops::Range;
 use std::path::Path;
 use std::time::Duration;
 
-use http::HeaderName;
 use serde::Deserialize;
 use toml::Spanned;
 use tower_terse::compact::{CompactResource, Template};
 use tower_terse::mcp::{McpLayer, McpTool};
-use tower_terse::toon::{Delimiter, EncodeOptions};
-use tower_terse::{Format, TerseLayer};
+use tower_terse::settings::Route;
+use tower_terse::{Format, Settings, TerseLayer};
 
 use crate::Gateway;
 use crate::server::ServerOptions;
@@ -63,18 +62,22 @@ pub const MAX_RESOURCES: usize = 1024;
 /// - `[gateway]`: `upstream`, `listen`, `metrics_listen`, `connect_timeout`,
 ///   `response_timeout`, `idle_timeout`, `shutdown_timeout` (durations as
 ///   `"250ms"`, `"5s"`, `"2m"`), `max_request_headers`, `max_header_bytes`.
-/// - `[layer]`: `default_format`, `max_body_bytes`, `max_output_bytes`,
-///   `offload_threshold`, `max_concurrent_rewrites`, `smart_fallback`,
-///   `count_plain_responses`, `fields_enabled`, `max_fields`,
-///   `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`,
-///   `format_param`, `fields_param`, `prefer_header`, and `[layer.toon]`
-///   with `delimiter` (`"comma"`, `"tab"`, `"pipe"`) and `indent`.
+/// - `[layer]`: every [`Settings`] key, each named as the [`TerseLayer`]
+///   builder method it sets: `enabled`, `default_format`, `max_body_bytes`,
+///   `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`,
+///   `smart_fallback`, `exact_token_count`, `count_plain_responses`,
+///   `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`,
+///   `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`,
+///   and `[layer.toon]` with `delimiter` (`"comma"`, `"tab"`, `"pipe"`) and
+///   `indent`. `smart_fallback`, `exact_token_count`, `format_param`,
+///   `prefer_header` and `[layer.toon]` apply to `[mcp]` too.
+/// - `[[route]]`: `path` (axum syntax) and any `[layer]` key, which replaces
+///   the layer's for the requests that path matches.
 /// - `[[resource]]`: `route` (axum syntax), `noun`, `plural`, `line` (a
 ///   [`Template`]), `id`.
 /// - `[mcp]`, an MCP endpoint on the upstream ([`McpLayer`]): `path`
 ///   (required, from `/`), `default_format`, `max_request_bytes`,
-///   `max_message_bytes`, `max_output_bytes`; it shares `format_param`,
-///   `prefer_header` and `[layer.toon]` with the layer.
+///   `max_message_bytes`, `max_output_bytes`.
 /// - `[[mcp.tool]]`: compact lines for one tool's results ([`McpTool`]):
 ///   `name`, `list` (the key the records sit under), `noun`, `plural`,
 ///   `line`, `id`.
@@ -117,6 +120,7 @@ pub struct Config {
 pub struct ConfigError {
     file: String,
     line: Option<usize>,
+    column: Option<usize>,
     message: String,
 }
 
@@ -129,7 +133,8 @@ impl ConfigError {
     ) -> Self {
         ConfigError {
             file: file.to_owned(),
-            line: span.map(|span| line_of(source, span.start)),
+            line: span.clone().map(|span| line_of(source, span.start)),
+            column: span.map(|span| column_of(source, span.start)),
             message: message.into(),
         }
     }
@@ -150,6 +155,17 @@ impl ConfigError {
         self.line
     }
 
+    /// The 1-based column (in characters) where the problem starts on its
+    /// line, when it has one.
+    ///
+    /// ```
+    /// let err = terse_gateway::Config::parse("gw.toml", "[layer]\nmax_fields = \"many\"\n").unwrap_err();
+    /// assert_eq!((err.line(), err.column()), (Some(2), Some(14)));
+    /// ```
+    pub fn column(&self) -> Option<usize> {
+        self.column
+    }
+
     /// What is wrong, without the file and line.
     pub fn message(&self) -> &str {
         &self.message
@@ -167,6 +183,16 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// The 1-based column, in characters, of byte `offset` of `source`.
+fn column_of(source: &str, offset: usize) -> usize {
+    let mut end = offset.min(source.len());
+    while !source.is_char_boundary(end) {
+        end -= 1;
+    }
+    let start = source[..end].rfind('\n').map_or(0, |newline| newline + 1);
+    1 + source[start..end].chars().count()
+}
+
 /// The 1-based line holding byte `offset` of `source`.
 fn line_of(source: &str, offset: usize) -> usize {
     let end = offset.min(source.len());
@@ -182,7 +208,9 @@ struct File {
     #[serde(default)]
     gateway: GatewaySection,
     #[serde(default)]
-    layer: LayerSection,
+    layer: Settings,
+    #[serde(default, rename = "route")]
+    routes: Vec<Spanned<Route>>,
     #[serde(default, rename = "resource")]
     resources: Vec<ResourceSection>,
     mcp: Option<McpSection>,
@@ -202,36 +230,6 @@ struct GatewaySection {
     max_header_bytes: Option<Spanned<usize>>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LayerSection {
-    default_format: Option<Spanned<String>>,
-    max_body_bytes: Option<usize>,
-    max_output_bytes: Option<usize>,
-    offload_threshold: Option<usize>,
-    max_concurrent_rewrites: Option<Spanned<usize>>,
-    smart_fallback: Option<bool>,
-    count_plain_responses: Option<bool>,
-    fields_enabled: Option<bool>,
-    max_fields: Option<usize>,
-    max_field_depth: Option<usize>,
-    max_fields_length: Option<usize>,
-    list_keys: Option<Spanned<Vec<String>>>,
-    id_key: Option<Spanned<String>>,
-    format_param: Option<Spanned<String>>,
-    fields_param: Option<Spanned<String>>,
-    prefer_header: Option<Spanned<String>>,
-    #[serde(default)]
-    toon: ToonSection,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ToonSection {
-    delimiter: Option<Spanned<String>>,
-    indent: Option<Spanned<usize>>,
-}
-
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ResourceSection {
@@ -246,7 +244,7 @@ struct ResourceSection {
 #[serde(deny_unknown_fields)]
 struct McpSection {
     path: Spanned<String>,
-    default_format: Option<Spanned<String>>,
+    default_format: Option<Format>,
     max_request_bytes: Option<usize>,
     max_message_bytes: Option<usize>,
     max_output_bytes: Option<usize>,
@@ -346,62 +344,17 @@ impl Checker<'_> {
         Ok(())
     }
 
-    fn format(&self, value: &Option<Spanned<String>>) -> Result<(), ConfigError> {
-        match value {
-            Some(format) if format.get_ref().parse::<Format>().is_err() => self.error(
-                format.span(),
-                format!(
-                    "unknown format {:?} in `default_format`; expected \"json\", \"toon\" or \"compact\"",
-                    format.get_ref()
-                ),
-            ),
-            _ => Ok(()),
+    /// `[layer]` keys the build cannot honour are refused, not ignored.
+    fn settings(&self, settings: &Settings, span: Option<Range<usize>>) -> Result<(), ConfigError> {
+        if settings.exact_token_count == Some(true) && !tower_terse::tokens::EXACT_AVAILABLE {
+            return Err(ConfigError::at(
+                self.file,
+                self.source,
+                span,
+                "`exact_token_count = true` needs the `exact-tokens` feature of tower-terse, which this build lacks",
+            ));
         }
-    }
-
-    fn layer(&self, l: &LayerSection) -> Result<(), ConfigError> {
-        self.format(&l.default_format)?;
-        self.range(
-            &l.max_concurrent_rewrites,
-            "max_concurrent_rewrites",
-            1..=4096,
-        )?;
-        if let Some(keys) = &l.list_keys {
-            if keys.get_ref().len() > 64
-                || keys.get_ref().iter().any(|k| k.is_empty() || k.len() > 256)
-            {
-                return self.error(
-                    keys.span(),
-                    "`list_keys` takes at most 64 keys, each 1 to 256 bytes long",
-                );
-            }
-        }
-        self.name(&l.id_key, "id_key")?;
-        self.name(&l.format_param, "format_param")?;
-        self.name(&l.fields_param, "fields_param")?;
-        if let Some(header) = &l.prefer_header {
-            if HeaderName::from_bytes(header.get_ref().as_bytes()).is_err() {
-                return self.error(
-                    header.span(),
-                    format!(
-                        "`prefer_header` {:?} is not a valid header name",
-                        header.get_ref()
-                    ),
-                );
-            }
-        }
-        if let Some(delimiter) = &l.toon.delimiter {
-            if parse_delimiter(delimiter.get_ref()).is_none() {
-                return self.error(
-                    delimiter.span(),
-                    format!(
-                        "unknown TOON delimiter {:?}; expected \"comma\", \"tab\" or \"pipe\"",
-                        delimiter.get_ref()
-                    ),
-                );
-            }
-        }
-        self.range(&l.toon.indent, "indent", 1..=16)
+        Ok(())
     }
 
     /// The compact resource of a `[[resource]]` or an `[[mcp.tool]]`.
@@ -457,7 +410,6 @@ impl Checker<'_> {
                 format!("`path` must start with `/` (and be at most 1024 bytes), not {path:?}"),
             );
         }
-        self.format(&m.default_format)?;
         if m.tools.len() > MAX_RESOURCES {
             return self.error(m.path.span(), format!("more than {MAX_RESOURCES} tools"));
         }
@@ -510,7 +462,18 @@ impl Config {
             .map_err(|err| ConfigError::at(file, source, err.span(), one_line(err.message())))?;
         let checker = Checker { file, source };
         checker.gateway(&parsed.gateway)?;
-        checker.layer(&parsed.layer)?;
+        checker.settings(&parsed.layer, None)?;
+        if parsed.routes.len() > MAX_RESOURCES {
+            return Err(ConfigError::at(
+                file,
+                source,
+                None,
+                format!("more than {MAX_RESOURCES} routes"),
+            ));
+        }
+        for route in &parsed.routes {
+            checker.settings(&route.get_ref().settings, Some(route.span()))?;
+        }
         if parsed.resources.len() > MAX_RESOURCES {
             return Err(ConfigError::at(
                 file,
@@ -552,6 +515,7 @@ impl Config {
         let refuse = |message: String| ConfigError {
             file: name.clone(),
             line: None,
+            column: None,
             message,
         };
         let bytes = read_bounded(path).map_err(|err| refuse(format!("cannot read: {err}")))?;
@@ -607,45 +571,19 @@ impl Config {
     /// # Ok::<(), terse_gateway::ConfigError>(())
     /// ```
     pub fn layer(&self) -> TerseLayer {
-        let l = &self.file.layer;
-        let layer = TerseLayer::new();
-        let layer = set(
-            layer,
-            format_of(&l.default_format),
-            TerseLayer::default_format,
-        );
-        let layer = set(layer, l.max_body_bytes, TerseLayer::max_body_bytes);
-        let layer = set(layer, l.max_output_bytes, TerseLayer::max_output_bytes);
-        let layer = set(layer, l.offload_threshold, TerseLayer::offload_threshold);
-        let layer = set(
-            layer,
-            l.max_concurrent_rewrites.as_ref().map(|n| *n.get_ref()),
-            TerseLayer::max_concurrent_rewrites,
-        );
-        let layer = set(layer, l.smart_fallback, TerseLayer::smart_fallback);
-        let layer = set(
-            layer,
-            l.count_plain_responses,
-            TerseLayer::count_plain_responses,
-        );
-        let layer = set(layer, l.fields_enabled, TerseLayer::fields_enabled);
-        let layer = set(layer, l.max_fields, TerseLayer::max_fields);
-        let layer = set(layer, l.max_field_depth, TerseLayer::max_field_depth);
-        let layer = set(layer, l.max_fields_length, TerseLayer::max_fields_length);
-        let layer = set(
-            layer,
-            l.list_keys.as_ref().map(|k| k.get_ref().clone()),
-            TerseLayer::list_keys,
-        );
-        let layer = set(layer, string_of(&l.id_key), TerseLayer::id_key);
-        let layer = set(layer, string_of(&l.format_param), TerseLayer::format_param);
-        let layer = set(layer, string_of(&l.fields_param), TerseLayer::fields_param);
-        let layer = set(layer, self.prefer_header(), TerseLayer::prefer_header);
-        let mut layer = layer.toon_options(self.toon_options());
+        let mut layer = TerseLayer::new().settings(&self.file.layer);
         for (route, resource) in &self.resources {
             // Every route was checked by `parse`; a failure here cannot
             // happen, and would only leave the route out.
             if let Ok(next) = layer.clone().try_compact_resource(route, resource.clone()) {
+                layer = next;
+            }
+        }
+        for route in &self.file.routes {
+            // Each path was checked as it was read; a failure here cannot
+            // happen, and would only leave the route out.
+            let route = route.get_ref();
+            if let Ok(next) = layer.clone().try_route(&route.path, route.settings.clone()) {
                 layer = next;
             }
         }
@@ -666,18 +604,11 @@ impl Config {
     /// ```
     pub fn mcp(&self) -> Option<(&str, McpLayer)> {
         let m = self.file.mcp.as_ref()?;
-        let l = &self.file.layer;
-        let layer = McpLayer::new().toon_options(self.toon_options());
-        let layer = set(
-            layer,
-            format_of(&m.default_format),
-            McpLayer::default_format,
-        );
+        let layer = McpLayer::new().settings(&self.file.layer);
+        let layer = set(layer, m.default_format, McpLayer::default_format);
         let layer = set(layer, m.max_request_bytes, McpLayer::max_request_bytes);
         let layer = set(layer, m.max_message_bytes, McpLayer::max_message_bytes);
-        let layer = set(layer, m.max_output_bytes, McpLayer::max_output_bytes);
-        let layer = set(layer, string_of(&l.format_param), McpLayer::format_param);
-        let mut layer = set(layer, self.prefer_header(), McpLayer::prefer_header);
+        let mut layer = set(layer, m.max_output_bytes, McpLayer::max_output_bytes);
         for (name, tool) in &self.mcp_tools {
             layer = layer.tool(name.clone(), tool.clone());
         }
@@ -698,33 +629,6 @@ impl Config {
             Some((path, mcp)) => crate::mcp_gateway(self.layer(), path, mcp, upstream),
             None => crate::gateway(self.layer(), upstream),
         }
-    }
-
-    fn prefer_header(&self) -> Option<HeaderName> {
-        self.file
-            .layer
-            .prefer_header
-            .as_ref()
-            .and_then(|h| HeaderName::from_bytes(h.get_ref().as_bytes()).ok())
-    }
-
-    /// `[layer.toon]`, for both layers.
-    fn toon_options(&self) -> EncodeOptions {
-        let toon = &self.file.layer.toon;
-        let delimiter = toon
-            .delimiter
-            .as_ref()
-            .and_then(|d| parse_delimiter(d.get_ref()));
-        let options = set(
-            EncodeOptions::new(),
-            delimiter,
-            EncodeOptions::with_delimiter,
-        );
-        set(
-            options,
-            toon.indent.as_ref().map(|n| *n.get_ref()),
-            EncodeOptions::with_indent_size,
-        )
     }
 
     /// The server settings of the `[gateway]` section.
@@ -801,15 +705,6 @@ fn set<B, T>(builder: B, value: Option<T>, setter: impl FnOnce(B, T) -> B) -> B 
     }
 }
 
-fn string_of(value: &Option<Spanned<String>>) -> Option<String> {
-    value.as_ref().map(|v| v.get_ref().clone())
-}
-
-/// A `default_format`, checked by `parse`.
-fn format_of(value: &Option<Spanned<String>>) -> Option<Format> {
-    value.as_ref().and_then(|f| f.get_ref().parse().ok())
-}
-
 fn duration_of(value: &Option<Spanned<String>>) -> Option<Duration> {
     value
         .as_ref()
@@ -818,20 +713,8 @@ fn duration_of(value: &Option<Spanned<String>>) -> Option<Duration> {
 
 /// Parses `"250ms"`, `"5s"`, `"2m"`: a whole number from 1 and a unit, at
 /// most one hour.
-///
-/// ```
-/// use std::time::Duration;
-/// use terse_gateway::config::parse_duration;
-///
-/// assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
-/// assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-/// assert!(parse_duration("5").is_err());
-/// ```
-///
-/// # Errors
-///
-/// A message saying what a duration looks like.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+/// A message saying what a duration looks like when `text` is not one.
+fn parse_duration(text: &str) -> Result<Duration, String> {
     let digits = text.bytes().take_while(u8::is_ascii_digit).count();
     let (number, unit) = text.split_at(digits);
     let scale = match unit {
@@ -848,15 +731,6 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     millis.map(Duration::from_millis).ok_or_else(|| {
         format!("{text:?} is not a duration from 1ms to 1h such as \"250ms\", \"5s\" or \"2m\"")
     })
-}
-
-fn parse_delimiter(name: &str) -> Option<Delimiter> {
-    match name {
-        "comma" | "," => Some(Delimiter::Comma),
-        "tab" | "\t" => Some(Delimiter::Tab),
-        "pipe" | "|" => Some(Delimiter::Pipe),
-        _ => None,
-    }
 }
 
 /// toml's messages may span lines; an error is one line.
@@ -892,7 +766,7 @@ mod tests {
     fn every_kind_of_mistake_names_its_line() {
         assert_eq!(
             error("[layer]\nsmart_fallback = true\nnope = 1\n"),
-            "t.toml:3: unknown field `nope`, expected one of `default_format`, `max_body_bytes`, `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`, `smart_fallback`, `count_plain_responses`, `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`, `toon`"
+            "t.toml:3: unknown field `nope`, expected one of `enabled`, `default_format`, `max_body_bytes`, `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`, `count_plain_responses`, `smart_fallback`, `exact_token_count`, `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`, `toon`"
         );
         assert!(error("[layer]\n\nmax_body_bytes = -1\n").starts_with("t.toml:3: "));
         assert_eq!(
@@ -921,6 +795,57 @@ mod tests {
         assert!(
             error("[[resource]]\nroute = \"/t\"\nline = \"{a}\"\n")
                 .starts_with("t.toml:1: missing field `noun`")
+        );
+    }
+
+    #[test]
+    fn layer_values_are_checked_where_they_are_read() {
+        for (toml, line, message) in [
+            (
+                "[layer]\nid_key = \"\"\n",
+                2,
+                "`id_key` must be 1 to 256 bytes long",
+            ),
+            (
+                "[layer]\nprefer_header = \"a b\"\n",
+                2,
+                "`prefer_header` \"a b\" is not a valid header name",
+            ),
+            (
+                "[layer]\nmax_concurrent_rewrites = 0\n",
+                2,
+                "`max_concurrent_rewrites` must be between 1 and 4096, not 0",
+            ),
+            ("[layer]\nlist_keys = []\n\nlist_keys = [\"\"]\n", 4, ""),
+            (
+                "\n[layer]\nlist_keys = [\"\"]\n",
+                3,
+                "`list_keys` takes at most 64 keys",
+            ),
+        ] {
+            let err = Config::parse("t.toml", toml).unwrap_err();
+            assert_eq!(err.line(), Some(line), "{err}");
+            assert!(err.message().contains(message), "{err}");
+            assert!(err.column().is_some(), "{err}");
+        }
+    }
+
+    #[test]
+    fn route_mistakes_name_their_line() {
+        assert!(
+            error("[[route]]\npath = \"t/{\"\n").starts_with("t.toml:2: invalid route pattern"),
+            "{}",
+            error("[[route]]\npath = \"t/{\"\n")
+        );
+        assert!(error("[[route]]\nsmart_fallback = true\n").contains("missing field `path`"));
+        let unknown = error("[[route]]\npath = \"/a\"\n\nnope = 1\n");
+        assert!(unknown.contains("unknown field `nope`"), "{unknown}");
+        let wrong = error("[[route]]\npath = \"/a\"\nmax_fields = \"many\"\n");
+        assert!(wrong.starts_with("t.toml:"), "{wrong}");
+        let range = error("[[route]]\npath = \"/a\"\n[route.toon]\nindent = 99\n");
+        assert!(
+            range.contains("`indent` must be between 1 and 16"),
+            "{range}"
         );
     }
 
@@ -986,6 +911,9 @@ mod tests {
     #[test]
     fn durations() {
         assert_eq!(parse_duration("1ms"), Ok(Duration::from_millis(1)));
+        assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
         for bad in [
             "",
             "0s",
@@ -995,6 +923,7 @@ mod tests {
             "61m",
             "99999999999999999999ms",
             "1.5s",
+            "5",
         ] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }

@@ -13,20 +13,23 @@ use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
+use tower_terse::{Fallback, Format, Outcome, is_json_media_type};
+
 use crate::upstream::UpstreamLatency;
 
 /// The longest request path a log line repeats.
 const MAX_LOGGED_PATH: usize = 256;
 
-/// The start of a compact envelope, the one sign of it a body carries.
-const COMPACT_PREFIX: &[u8] = br#"{"format":"compact""#;
-
 /// Logs each request at `info` (target `terse_gateway`): method, path
 /// (never the query, which may hold secrets), status, the format served
-/// (`json`, `toon`, `compact`, or `-` for a body that is not JSON), the
-/// `X-Token-Count`, the upstream's latency to headers, the total time, the
+/// (`json`, `toon`, `compact`, or `-` for a body that is not JSON) and,
+/// when it is not the one planned, why (`fallback`), the token count, the
+/// upstream's latency to headers, the total time, the
 /// body's bytes (before the gateway compresses them) and whether the body
-/// was sent to the end. The line is written when the body is done or
+/// was sent to the end. The format, fallback and tokens are what the layer
+/// decided, read from the [`Outcome`] it leaves on the response; a response
+/// the layer streamed without reading is `json` when its content type is
+/// JSON. The line is written when the body is done or
 /// dropped, so a stream's line comes when the stream ends.
 ///
 /// ```
@@ -91,25 +94,22 @@ where
             let Some((method, path)) = seen else {
                 return Ok(response.map(|body| LogBody { body, record: None }));
             };
-            let headers = response.headers();
-            let format = headers
-                .get(CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .map_or(Served::Other, served_by_type);
+            let outcome = response.extensions().get::<Outcome>().copied();
+            let format = match outcome {
+                Some(outcome) => outcome.served.map_or(Served::Other, Served::Format),
+                None => served_by_type(response.headers()),
+            };
             let record = Record {
                 method,
                 path,
                 status: response.status().as_u16(),
                 format,
-                tokens: headers
-                    .get("x-token-count")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.parse().ok()),
+                fallback: outcome.and_then(|outcome| outcome.fallback),
+                tokens: outcome.and_then(|outcome| outcome.tokens),
                 upstream: response.extensions().get::<UpstreamLatency>().map(|l| l.0),
                 started,
                 bytes: 0,
                 complete: false,
-                first: true,
             };
             Ok(response.map(|body| {
                 let mut record = record;
@@ -133,36 +133,25 @@ fn short_path(path: &str) -> String {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Served {
-    Json,
-    Toon,
-    Compact,
+    Format(Format),
     Other,
 }
 
 impl fmt::Display for Served {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Served::Json => "json",
-            Served::Toon => "toon",
-            Served::Compact => "compact",
-            Served::Other => "-",
-        })
+        match self {
+            Served::Format(format) => f.write_str(format.as_str()),
+            Served::Other => f.write_str("-"),
+        }
     }
 }
 
-fn served_by_type(content_type: &str) -> Served {
-    let essence = content_type.split(';').next().unwrap_or("").trim();
-    if essence.eq_ignore_ascii_case("text/toon") || essence.eq_ignore_ascii_case("application/toon")
-    {
-        Served::Toon
-    } else if essence.eq_ignore_ascii_case("application/json")
-        || essence
-            .rsplit_once('+')
-            .is_some_and(|(_, suffix)| suffix.eq_ignore_ascii_case("json"))
-    {
-        Served::Json
-    } else {
-        Served::Other
+/// The format of a response the layer did not read: JSON as it came, or
+/// something else.
+fn served_by_type(headers: &http::HeaderMap) -> Served {
+    match headers.get(CONTENT_TYPE) {
+        Some(value) if is_json_media_type(value) => Served::Format(Format::Json),
+        _ => Served::Other,
     }
 }
 
@@ -172,12 +161,12 @@ struct Record {
     path: String,
     status: u16,
     format: Served,
-    tokens: Option<u64>,
+    fallback: Option<Fallback>,
+    tokens: Option<usize>,
     upstream: Option<Duration>,
     started: Instant,
     bytes: u64,
     complete: bool,
-    first: bool,
 }
 
 impl Drop for Record {
@@ -188,6 +177,7 @@ impl Drop for Record {
             path = %self.path,
             status = self.status,
             format = %self.format,
+            fallback = %Optional(self.fallback),
             tokens = %Optional(self.tokens),
             upstream_ms = %Optional(self.upstream.map(|d| d.as_millis())),
             total_ms = self.started.elapsed().as_millis() as u64,
@@ -244,15 +234,6 @@ impl<B: Body> Body for LogBody<B> {
             match &polled {
                 Poll::Ready(Some(Ok(frame))) => {
                     if let Some(data) = frame.data_ref() {
-                        let chunk = data.chunk();
-                        if record.first
-                            && record.format == Served::Json
-                            && record.tokens.is_some()
-                            && chunk.starts_with(COMPACT_PREFIX)
-                        {
-                            record.format = Served::Compact;
-                        }
-                        record.first = false;
                         record.bytes += data.remaining() as u64;
                     }
                     // hyper stops polling once the body says it has ended.
@@ -279,12 +260,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_format_served_is_read_from_the_content_type() {
-        assert_eq!(served_by_type("text/toon; charset=utf-8"), Served::Toon);
-        assert_eq!(served_by_type("Application/JSON"), Served::Json);
-        assert_eq!(served_by_type("application/problem+json"), Served::Json);
-        assert_eq!(served_by_type("text/event-stream"), Served::Other);
-        assert_eq!(served_by_type("+"), Served::Other);
+    fn a_response_the_layer_did_not_read_is_json_by_its_content_type() {
+        let served = |content_type: &'static str| {
+            let mut headers = http::HeaderMap::new();
+            headers.insert(CONTENT_TYPE, http::HeaderValue::from_static(content_type));
+            served_by_type(&headers)
+        };
+        assert_eq!(served("Application/JSON"), Served::Format(Format::Json));
+        assert_eq!(
+            served("application/problem+json"),
+            Served::Format(Format::Json)
+        );
+        assert_eq!(served("text/event-stream"), Served::Other);
+        assert_eq!(served("+"), Served::Other);
+        assert_eq!(served_by_type(&http::HeaderMap::new()), Served::Other);
         assert_eq!(short_path(&"é".repeat(200)).len(), 256);
     }
 }

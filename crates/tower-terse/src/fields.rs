@@ -203,10 +203,10 @@ impl Fields {
         match body {
             Value::Array(records) => self.project_records(records, id_key),
             Value::Object(map) => {
-                let list_key = list_keys
-                    .iter()
-                    .find(|key| matches!(map.get(key.as_str()), Some(Value::Array(_))));
-                match list_key.and_then(|key| map.get_mut(key.as_str())) {
+                let list_key = crate::compact::envelope::list_key(list_keys, |key| {
+                    matches!(map.get(key), Some(Value::Array(_)))
+                });
+                match list_key.and_then(|key| map.get_mut(key)) {
                     Some(Value::Array(records)) => self.project_records(records, id_key),
                     _ => self.project_from(map, id_key),
                 }

@@ -5,7 +5,8 @@ use std::str::FromStr;
 
 use serde_json::Value;
 
-use crate::tokens;
+use crate::render::Outcome;
+use crate::settings::Settings;
 use crate::toon::{self, EncodeOptions};
 
 /// An output format a client can ask for.
@@ -84,6 +85,19 @@ impl FromStr for Format {
     }
 }
 
+/// A format reads from its name, as `?format=` does (any case), so
+/// configuration files can name one.
+impl<'de> serde::Deserialize<'de> for Format {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(de)?;
+        name.parse().map_err(|_| {
+            serde::de::Error::custom(format!(
+                "unknown format {name:?}; expected \"json\", \"toon\" or \"compact\""
+            ))
+        })
+    }
+}
+
 /// Renders a JSON value in `format`, the way the layer renders a response.
 ///
 /// For agent frameworks that format tool results themselves: JSON stays
@@ -91,7 +105,7 @@ impl FromStr for Format {
 /// the rule of the layer's smart fallback ([`TerseLayer::smart_fallback`]).
 /// This function knows no layer: it always encodes with the default
 /// [`EncodeOptions`] and counts tokens with the fast estimate
-/// ([`tokens::estimate`]), whatever a layer is configured with
+/// ([`tokens::estimate`](crate::tokens::estimate)), whatever a layer is configured with
 /// ([`TerseLayer::toon_options`], `TerseLayer::exact_token_count` with
 /// the `exact-tokens` feature);
 /// a layer left at its defaults makes the same choice.
@@ -119,9 +133,10 @@ impl FromStr for Format {
 /// ```
 pub fn render(value: &Value, format: Format) -> String {
     let json = value.to_string();
-    match format {
-        Format::Json | Format::Compact => json,
-        Format::Toon => estimated_cheaper(toon::encode(value, &EncodeOptions::default()), json),
+    match render_json_with(&json, format, &Settings::new()) {
+        Ok((text, _)) => text,
+        // Cannot happen: a value's text is JSON.
+        Err(_) => json,
     }
 }
 
@@ -143,78 +158,59 @@ pub fn render(value: &Value, format: Format) -> String {
 /// assert!(render_json("{oops", Format::Toon).is_err());
 /// ```
 pub fn render_json(json: &str, format: Format) -> Result<String, toon::Error> {
-    match format {
-        Format::Json | Format::Compact => {
-            serde_json::from_str::<serde::de::IgnoredAny>(json)?;
-            Ok(json.to_owned())
-        }
-        Format::Toon => {
-            let text = toon::encode_json(json, &EncodeOptions::default())?;
-            Ok(estimated_cheaper(text, json.to_owned()))
-        }
-    }
+    render_json_with(json, format, &Settings::new()).map(|(text, _)| text)
 }
 
-/// The smart-fallback rule, for the layer and for [`render`] alike: the
-/// tokens of the `toon` text, counted by `count`, when they are fewer than
-/// the JSON's `json_tokens` (counted the same way); `None` when the JSON
-/// should be served. A tie goes to JSON, which every client reads.
-pub(crate) fn cheaper_toon(
-    count: impl Fn(&[u8]) -> usize,
-    toon: &str,
-    json_tokens: usize,
-) -> Option<usize> {
-    let tokens = count(toon.as_bytes());
-    (tokens < json_tokens).then_some(tokens)
-}
-
-/// [`cheaper_toon`] with the estimate: the TOON text, or the JSON.
-fn estimated_cheaper(toon: String, json: String) -> String {
-    match cheaper_toon(tokens::estimate, &toon, tokens::estimate(json.as_bytes())) {
-        Some(_) => toon,
-        None => json,
+/// Renders JSON text in `format` with a layer's [`Settings`], as
+/// [`TerseLayer`](crate::TerseLayer) with those settings renders a
+/// response body, and says what it decided.
+///
+/// [`render_json`] is this with the default settings. The `terse encode`
+/// command calls it with the smart fallback off, so it always writes TOON.
+/// A JSON answer (the smart fallback, or a limit) comes back as the text
+/// given.
+///
+/// ```
+/// use tower_terse::{Format, Settings, render_json_with};
+/// use tower_terse::toon::{Delimiter, EncodeOptions};
+///
+/// let settings = Settings::new()
+///     .smart_fallback(false)
+///     .toon_options(EncodeOptions::new().with_delimiter(Delimiter::Pipe));
+/// let (text, outcome) = render_json_with(r#"{"tags":["a","b"]}"#, Format::Toon, &settings)?;
+/// assert_eq!(text, "tags[2|]: a|b");
+/// assert_eq!(outcome.served, Some(Format::Toon));
+/// assert!(outcome.tokens.is_some());
+/// # Ok::<(), tower_terse::toon::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// The parser's error when `json` is not JSON.
+pub fn render_json_with(
+    json: &str,
+    format: Format,
+    settings: &Settings,
+) -> Result<(String, Outcome), toon::Error> {
+    let options = settings.toon.over(EncodeOptions::default());
+    let core = crate::render::Settings {
+        toon_options: &options,
+        smart_fallback: settings.smart_fallback.unwrap_or(true),
+        exact_tokens: settings.exact_token_count.unwrap_or(false),
+        max_output_bytes: settings.max_output_bytes.unwrap_or(usize::MAX),
+        list_keys: settings.list_keys.as_deref().unwrap_or(&[]),
+        id_key: settings
+            .id_key
+            .as_deref()
+            .unwrap_or(crate::compact::DEFAULT_ID_KEY),
+        log_gate: None,
+    };
+    let plan = crate::render::Plan::new(format, true);
+    let rendered = crate::render::render(json.as_bytes(), None, &plan, &core);
+    if rendered.outcome.served.is_none() {
+        // The core says only that it is not JSON; the parser says where.
+        serde_json::from_str::<serde::de::IgnoredAny>(json)?;
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_round_trip_case_insensitively() {
-        for format in [Format::Json, Format::Toon, Format::Compact] {
-            let upper = format.as_str().to_uppercase();
-            assert_eq!(upper.parse::<Format>().unwrap(), format);
-            assert_eq!(format.to_string().parse::<Format>().unwrap(), format);
-        }
-        assert_eq!(" Toon ".parse::<Format>().unwrap(), Format::Toon);
-        let err = "yaml".parse::<Format>().unwrap_err();
-        assert_eq!(err.name(), "yaml");
-    }
-
-    #[test]
-    fn toon_wins_only_with_fewer_tokens() {
-        let bytes = |text: &[u8]| text.len();
-        assert_eq!(cheaper_toon(bytes, "ab", 3), Some(2));
-        // A tie goes to JSON.
-        assert_eq!(cheaper_toon(bytes, "abc", 3), None);
-        assert_eq!(cheaper_toon(bytes, "abcd", 3), None);
-    }
-
-    #[test]
-    fn compact_without_a_resource_renders_json() {
-        let value = serde_json::json!([{"id": 1}]);
-        assert_eq!(render(&value, Format::Compact), r#"[{"id":1}]"#);
-        assert_eq!(
-            render_json(r#"[{"id":1}]"#, Format::Compact).unwrap(),
-            r#"[{"id":1}]"#
-        );
-    }
-
-    #[test]
-    fn invalid_json_is_an_error_in_every_format() {
-        for format in [Format::Json, Format::Toon, Format::Compact] {
-            assert!(render_json("[1,", format).is_err());
-        }
-    }
+    let text = rendered.body.unwrap_or_else(|| json.to_owned());
+    Ok((text, rendered.outcome))
 }

@@ -47,6 +47,28 @@
 //! the tool results of an MCP server's Streamable HTTP endpoint: JSON text
 //! blocks as TOON or compact lines when the client sends
 //! `X-Prefer-Format`, everything else untouched.
+//!
+//! One rendering core serves every path: the layer, the MCP layer,
+//! [`render_json_with`] (and so the `terse` command and `terse gateway`) turn
+//! the same JSON into the same bytes, and the layer leaves its decision on
+//! each response it read as an [`Outcome`] extension. Every setting is a
+//! field of [`Settings`], which deserializes with serde (a gateway's
+//! `[layer]` and `[[route]]` tables are `Settings`).
+//!
+//! # Cargo features
+//!
+//! | feature | default | adds |
+//! | --- | --- | --- |
+//! | `axum` | yes | Reads axum's `MatchedPath`, so resources and route settings match the router's pattern. |
+//! | `tokio` | yes | Rewrites of large bodies on tokio's blocking pool ([`TerseLayer::offload_threshold`]). |
+//! | `changes` | yes | `?since=` change sets: [`Changes`], [`Timestamp`], the `Since` extractor (with `axum`). |
+//! | `mcp` | no | `mcp::McpLayer` for MCP Streamable HTTP endpoints. |
+//! | `metrics` | no | The `terse_responses_total`, `terse_tokens_total` and `terse_json_tokens_total` counters through the `metrics` facade. |
+//! | `exact-tokens` | no | Exact o200k_base token counts (`TerseLayer::exact_token_count`; embeds about 3 MB of ranks). |
+//!
+//! # Minimum supported Rust version
+//!
+//! Rust 1.85 (edition 2024), checked by clippy's `incompatible_msrv` lint.
 
 // One `unsafe` call, in `tokens/dispatch.rs`, runs the token estimator with
 // AVX2 on CPUs that have it; nothing else may use `unsafe`.
@@ -60,6 +82,7 @@
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+mod bounded;
 mod calendar;
 #[cfg(feature = "changes")]
 pub mod changes;
@@ -73,17 +96,36 @@ pub mod middleware;
 mod negotiate;
 mod passthrough;
 mod query;
+mod render;
 mod report;
 mod rfc3339;
 mod scan;
+pub mod settings;
 pub mod tokens;
 
 pub use error_envelope::ErrorEnvelope;
-pub use format::{Format, UnknownFormat, render, render_json};
-pub use middleware::{ResponseFuture, RouteSettings, Terse, TerseBody, TerseLayer};
+pub use format::{Format, UnknownFormat, render, render_json, render_json_with};
+pub use middleware::{ResponseFuture, Terse, TerseBody, TerseLayer};
 pub use passthrough::Passthrough;
+pub use render::{Fallback, Outcome, is_identity_coding, is_json_media_type};
+pub use settings::{RouteSettings, Settings, ToonSettings};
 
-pub use terse_toon as toon;
+/// The TOON codec the layers write with: encoding, decoding and their
+/// options and errors (from the `terse-toon` crate, without its document
+/// tree, which is an implementation detail of the layers).
+///
+/// ```
+/// use tower_terse::toon::{EncodeOptions, encode};
+///
+/// let text = encode(&serde_json::json!({"a": [1, 2]}), &EncodeOptions::new());
+/// assert_eq!(text, "a[2]: 1,2");
+/// ```
+pub mod toon {
+    pub use terse_toon::{
+        DecodeError, DecodeOptions, Delimiter, EncodeOptions, Error, decode, decode_slice, encode,
+        encode_json, encode_json_limited, encode_limited, from_str, to_string,
+    };
+}
 
 /// The trait and its derive, as serde exports `Serialize`.
 pub use compact::CompactLine;

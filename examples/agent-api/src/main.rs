@@ -41,14 +41,18 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         listener.local_addr()?,
         args.db.display()
     );
-    println!(
-        "try: curl 'http://{}/api/v1/events?limit=5&format=compact'",
-        listener.local_addr()?
-    );
-    println!(
-        "token counters: curl http://{}/metrics",
-        listener.local_addr()?
-    );
+    let addr = listener.local_addr()?;
+    if args.no_terse {
+        // No layer: no formats, no counts here; the gateway adds both.
+        println!("plain JSON, without the terse layer: put `terse gateway` in front of it, e.g.");
+        println!(
+            "  terse gateway --upstream http://{addr} --listen 127.0.0.1:3001 --config examples/gateway/agent-api.toml"
+        );
+        println!("try: curl 'http://{addr}/api/v1/events?limit=5'");
+    } else {
+        println!("try: curl 'http://{addr}/api/v1/events?limit=5&format=compact'");
+        println!("token counters: curl http://{addr}/metrics");
+    }
     // The layer's counters (responses, tokens served, tokens the JSON would
     // have cost), read at `/metrics`, outside the layer.
     let metrics = PrometheusBuilder::new().install_recorder()?;

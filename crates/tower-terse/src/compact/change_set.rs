@@ -56,19 +56,38 @@ impl ChangeKind {
 /// keys are exactly `created`, `updated` and `deleted`, each an array.
 ///
 /// ```
+/// use serde_json::json;
 /// use tower_terse::changes::{ChangeKind, entries};
-/// use tower_terse::toon::document::Document;
 ///
-/// let body = Document::parse(r#"{
+/// let body = json!({
 ///     "data": {"created": [{"id": 1}], "updated": [], "deleted": [{"id": 2}]},
 ///     "meta": {"response_timestamp": "2026-02-18T09:00:00Z", "total_changes": 2}
-/// }"#)?;
-/// let kinds: Vec<_> = entries(body.root()).unwrap().into_iter().map(|(k, _)| k).collect();
+/// });
+/// let changes = entries(&body).unwrap();
+/// let kinds: Vec<_> = changes.iter().map(|(kind, _)| *kind).collect();
 /// assert_eq!(kinds, [ChangeKind::Created, ChangeKind::Deleted]);
-/// assert!(entries(Document::parse(r#"{"data": []}"#)?.root()).is_none());
-/// # Ok::<(), tower_terse::toon::Error>(())
+/// assert_eq!(changes[1].1, &json!({"id": 2}));
+/// assert!(entries(&json!({"data": []})).is_none());
 /// ```
-pub fn entries(body: Node<'_>) -> Option<Vec<(ChangeKind, Node<'_>)>> {
+pub fn entries(body: &Value) -> Option<Vec<(ChangeKind, &Value)>> {
+    let data = body.get("data")?.as_object()?;
+    if data.len() != 3 {
+        return None;
+    }
+    let mut out = Vec::new();
+    for kind in ChangeKind::ALL {
+        out.extend(
+            data.get(kind.key())?
+                .as_array()?
+                .iter()
+                .map(|record| (kind, record)),
+        );
+    }
+    Some(out)
+}
+
+/// [`entries`] over a parsed document, for the layer's one pass over a body.
+pub(crate) fn entries_of(body: Node<'_>) -> Option<Vec<(ChangeKind, Node<'_>)>> {
     let data = body.get("data")?;
     if !matches!(data.kind(), Kind::Object(3)) {
         return None;
@@ -134,7 +153,7 @@ pub(crate) fn compact_change_set<'t>(
     resource: &CompactResource,
     cx: &RenderContext,
 ) -> Option<Result<Envelope<'t>, NotCompact>> {
-    let changes = entries(body)?;
+    let changes = entries_of(body)?;
     let mut counts = [0usize; 3];
     for (kind, _) in &changes {
         counts[*kind as usize] += 1;

@@ -149,15 +149,12 @@ impl<'t> Envelope<'t> {
     ) -> Result<Self, NotCompact> {
         let (records, outer, list_key) = match body.kind() {
             Kind::Array(_) => (body, None, None),
-            Kind::Object(_) => list_keys
-                .iter()
-                .find_map(|key| {
-                    let records = body.get(key.as_ref())?;
-                    records
-                        .is_array()
-                        .then(|| (records, Some(body), Some(key.as_ref())))
-                })
-                .ok_or(NotCompact::NotAList)?,
+            Kind::Object(_) => {
+                let key = list_key(list_keys, |key| body.get(key).is_some_and(Node::is_array))
+                    .ok_or(NotCompact::NotAList)?;
+                let records = body.get(key).ok_or(NotCompact::NotAList)?;
+                (records, Some(body), Some(key))
+            }
             _ => return Err(NotCompact::NotAList),
         };
 
@@ -289,6 +286,19 @@ impl<'t> Envelope<'t> {
         out.push('}');
         out.into_bytes()
     }
+}
+
+/// Where the records of an object body are: the first of `list_keys` whose
+/// value is an array (`is_array` says). The one rule for finding the list
+/// in a body, used by the envelope and by `?fields=` projection.
+pub(crate) fn list_key<K: AsRef<str>>(
+    list_keys: &[K],
+    is_array: impl Fn(&str) -> bool,
+) -> Option<&str> {
+    list_keys
+        .iter()
+        .map(AsRef::as_ref)
+        .find(|key| is_array(key))
 }
 
 /// About the room an id takes in the envelope's `ids`.

@@ -58,7 +58,7 @@
 //! # In the layer
 //!
 //! The layer parses a body once into a borrowed
-//! [`Document`](crate::toon::document::Document) (no `serde_json::Value`),
+//! parsed document (no `serde_json::Value`),
 //! checks each record from it and renders its line, copied into the
 //! envelope's JSON text as soon as it is written; `benches/compact.rs`
 //! measures this path against the TOON path for the same body.

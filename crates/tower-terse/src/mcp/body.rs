@@ -14,6 +14,7 @@ use pin_project_lite::pin_project;
 use super::Config;
 use super::message::{Calls, Rewrite};
 use super::sse::{Splitter, rewrite_event};
+use crate::bounded::Bounded;
 use crate::format::Format;
 
 /// What one exchange (a POST and its answer) shares between the request
@@ -171,7 +172,7 @@ enum Mode {
     /// Streamed through as it comes.
     Plain,
     /// One JSON-RPC message or batch, held up to the limit.
-    Json { held: Vec<u8>, passing: bool },
+    Json { held: Bounded, passing: bool },
     /// An event stream, rewritten event by event.
     Events(Splitter),
 }
@@ -207,7 +208,7 @@ impl<B: Body> McpBody<B> {
     pub(crate) fn json(inner: B, exchange: Arc<Exchange>) -> Self {
         McpBody {
             mode: Mode::Json {
-                held: Vec::new(),
+                held: Bounded::new(exchange.config.max_message_bytes, 0),
                 passing: false,
             },
             exchange: Some(exchange),
@@ -227,17 +228,14 @@ impl<B: Body> McpBody<B> {
 /// Feeds `data` to the mode; what may go out now.
 fn push(mode: &mut Mode, exchange: Option<&Exchange>, data: Bytes) -> Vec<u8> {
     match (mode, exchange) {
-        (Mode::Json { held, passing }, Some(exchange)) => {
+        (Mode::Json { held, passing }, Some(_)) => {
             if *passing {
                 return data.into();
             }
-            if held.len().saturating_add(data.len()) > exchange.config.max_message_bytes {
+            if held.push(data).is_err() {
                 *passing = true;
-                let mut out = std::mem::take(held);
-                out.extend_from_slice(&data);
-                return out;
+                return held.take().into();
             }
-            held.extend_from_slice(&data);
             Vec::new()
         }
         (Mode::Events(splitter), Some(exchange)) => {
@@ -253,14 +251,14 @@ fn push(mode: &mut Mode, exchange: Option<&Exchange>, data: Bytes) -> Vec<u8> {
 fn finish(mode: &mut Mode, exchange: Option<&Exchange>, complete: bool) -> Vec<u8> {
     match (mode, exchange) {
         (Mode::Json { held, passing }, Some(exchange)) => {
-            let held = std::mem::take(held);
+            let held = held.take();
             if *passing || !complete {
-                return held;
+                return held.into();
             }
             std::str::from_utf8(&held)
                 .ok()
                 .and_then(|text| exchange.rewrite(text))
-                .map_or(held, String::into_bytes)
+                .map_or_else(|| held.into(), String::into_bytes)
         }
         (Mode::Events(splitter), Some(exchange)) => {
             let mut out = Vec::new();

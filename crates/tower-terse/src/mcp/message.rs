@@ -2,7 +2,6 @@
 //! a response's text blocks, spliced into the server's own bytes.
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -10,13 +9,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::{Config, McpTool};
-use crate::compact::RenderContext;
-use crate::compact::envelope::Envelope;
-use crate::format::{Format, cheaper_toon};
+use crate::format::Format;
+use crate::render::{self, LineStyle, Lines, Plan, Rendered};
 use crate::report::{self, Report};
-use crate::tokens;
-use crate::toon;
-use crate::toon::document::Document;
 
 /// The `tools/call` requests of one POST body: JSON-RPC id (as canonical
 /// JSON text) to tool name.
@@ -198,73 +193,32 @@ impl Rewrite<'_> {
         if !matches!(json.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
             return None;
         }
-        // The JSON's tokens, counted at most once: by the smart fallback, by
-        // the report, or by both.
-        let json_tokens = OnceCell::new();
-        let json_cost = || *json_tokens.get_or_init(|| tokens::estimate(json.as_bytes()));
-        let rewritten = self.rewrite(json, tool.map(|(_, tool)| tool), &json_cost);
+        let config = self.config;
+        let label = tool.map_or(Cow::Borrowed("mcp:other"), |(name, _)| {
+            Cow::Owned(format!("mcp:{name}"))
+        });
+        let lines = tool.map(|(_, tool)| Lines {
+            resource: &tool.resource,
+            list_keys: &tool.list_keys,
+            label: &label,
+            path: None,
+            style: LineStyle::Text,
+        });
+        let plan = Plan {
+            lines: lines.filter(|_| self.format == Format::Compact),
+            // Where no lines apply, a block gets TOON's rule.
+            otherwise: Format::Toon,
+            ..Plan::new(self.format, self.asked)
+        };
+        let Rendered { body, outcome } =
+            render::render(json.as_bytes(), None, &plan, &config.render_settings());
         if report::wanted() {
-            let route = tool.map_or(Cow::Borrowed("mcp:other"), |(name, _)| {
-                Cow::Owned(format!("mcp:{name}"))
-            });
-            let (served, text, served_tokens) = match &rewritten {
-                Some(block) => (
-                    block.format,
-                    block.text.as_str(),
-                    block
-                        .tokens
-                        .unwrap_or_else(|| tokens::estimate(block.text.as_bytes())),
-                ),
-                None => (Format::Json, json, json_cost()),
-            };
-            Report {
-                route: &route,
-                asked: self.asked.then_some(self.format),
-                planned: self.format,
-                served,
-                bytes: text.len(),
-                tokens: served_tokens,
-                json_tokens: json_cost(),
-            }
-            .emit();
-        }
-        rewritten.map(|block| block.text)
-    }
-
-    /// What a block of JSON is rewritten to, if anything; `json_cost`
-    /// counts the JSON's tokens for the smart fallback.
-    fn rewrite(
-        &self,
-        json: &str,
-        tool: Option<&McpTool>,
-        json_cost: &dyn Fn() -> usize,
-    ) -> Option<Rewritten> {
-        let limit = self.config.max_output_bytes();
-        if let (Format::Compact, Some(tool)) = (self.format, tool) {
-            if let Some(text) = compact_text(json, tool, limit) {
-                return Some(Rewritten {
-                    format: Format::Compact,
-                    text,
-                    tokens: None,
-                });
+            if let Some(report) = Report::of(&label, &outcome) {
+                report.emit();
             }
         }
-        let toon = toon::encode_json_limited(json, &self.config.toon_options, limit).ok()?;
-        let tokens = cheaper_toon(tokens::estimate, &toon, json_cost())?;
-        Some(Rewritten {
-            format: Format::Toon,
-            text: toon,
-            tokens: Some(tokens),
-        })
+        body
     }
-}
-
-/// A block's new text, in the format it was rewritten to.
-struct Rewritten {
-    format: Format,
-    text: String,
-    /// Its tokens, when the rewrite had to count them.
-    tokens: Option<usize>,
 }
 
 /// Where `raw`, borrowed from `text`, sits in it.
@@ -272,54 +226,4 @@ fn span(text: &str, raw: &RawValue) -> Option<std::ops::Range<usize>> {
     let start = (raw.get().as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
     let end = start.checked_add(raw.get().len())?;
     (end <= text.len()).then_some(start..end)
-}
-
-/// The compact envelope's fields, read back from its JSON text.
-#[derive(Deserialize)]
-struct Compact {
-    summary: String,
-    lines: Vec<String>,
-    ids: Vec<Value>,
-    #[serde(default)]
-    meta: Option<Value>,
-}
-
-/// A list block as text: the summary, `id: line` per record, then `meta`.
-fn compact_text(json: &str, tool: &McpTool, limit: usize) -> Option<String> {
-    let document = Document::parse(json).ok()?;
-    let cx = RenderContext::now().with_max_output_bytes(limit);
-    let envelope = match Envelope::build(document.root(), &tool.list_keys, &tool.resource, &cx) {
-        Ok(envelope) => envelope,
-        Err(err) => {
-            if err.should_log() {
-                tracing::warn!(reason = %err, "MCP tool result does not fit its compact template");
-            }
-            return None;
-        }
-    };
-    let compact: Compact = serde_json::from_slice(&envelope.into_json()).ok()?;
-    let mut out = String::with_capacity(limit.min(json.len()));
-    out.push_str(&compact.summary);
-    for (id, line) in compact.ids.iter().zip(&compact.lines) {
-        out.push('\n');
-        match id {
-            Value::String(id) if is_word(id) => out.push_str(id),
-            id => out.push_str(&id.to_string()),
-        }
-        out.push_str(": ");
-        out.push_str(line);
-    }
-    if let Some(meta) = compact.meta {
-        out.push_str("\nmeta: ");
-        out.push_str(&meta.to_string());
-    }
-    (out.len() <= limit).then_some(out)
-}
-
-/// Whether an id reads unambiguously without quotes before `: `.
-fn is_word(id: &str) -> bool {
-    !id.is_empty()
-        && !id
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control() || matches!(c, ':' | '"' | '\\'))
 }

@@ -179,12 +179,31 @@ pub(crate) struct Config {
     pub(crate) max_message_bytes: usize,
     pub(crate) max_output_bytes: Option<usize>,
     pub(crate) toon_options: EncodeOptions,
+    pub(crate) smart_fallback: bool,
+    pub(crate) exact_tokens: bool,
     pub(crate) tools: HashMap<String, McpTool>,
+    /// Holds back repeated warnings about results that do not fit a tool.
+    pub(crate) log_gate: crate::render::log_gate::LogGate,
 }
 
 impl Config {
     pub(crate) fn max_output_bytes(&self) -> usize {
         self.max_output_bytes.unwrap_or(self.max_message_bytes)
+    }
+
+    /// The settings the rendering core reads, borrowed: the same rules as
+    /// the HTTP layer's, so a block renders as a response body would.
+    pub(crate) fn render_settings(&self) -> crate::render::Settings<'_> {
+        crate::render::Settings {
+            toon_options: &self.toon_options,
+            smart_fallback: self.smart_fallback,
+            exact_tokens: self.exact_tokens,
+            max_output_bytes: self.max_output_bytes(),
+            // Tool results take no `?fields=` projection.
+            list_keys: &[],
+            id_key: crate::compact::DEFAULT_ID_KEY,
+            log_gate: Some(&self.log_gate),
+        }
     }
 }
 
@@ -198,7 +217,10 @@ impl Default for Config {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             max_output_bytes: None,
             toon_options: EncodeOptions::default(),
+            smart_fallback: true,
+            exact_tokens: false,
             tools: HashMap::new(),
+            log_gate: crate::render::log_gate::LogGate::default(),
         }
     }
 }
@@ -235,6 +257,38 @@ impl McpLayer {
 
     fn config(&mut self) -> &mut Config {
         Arc::make_mut(&mut self.config)
+    }
+
+    /// Lays the layer-wide [`Settings`](crate::Settings) that apply to tool
+    /// results over this layer's: `smart_fallback`, `exact_token_count`,
+    /// `toon`, `format_param` and `prefer_header`, so a block renders as
+    /// [`TerseLayer`](crate::TerseLayer) with the same settings renders a
+    /// response. The HTTP-only ones (`fields`, body limits, offload, routes)
+    /// have no meaning here and are left alone.
+    ///
+    /// ```
+    /// use tower_terse::{Settings, mcp::McpLayer};
+    ///
+    /// let settings = Settings::new().smart_fallback(false);
+    /// let layer = McpLayer::new().settings(&settings);
+    /// # drop(layer);
+    /// ```
+    pub fn settings(mut self, settings: &crate::Settings) -> Self {
+        let config = self.config();
+        if let Some(enabled) = settings.smart_fallback {
+            config.smart_fallback = enabled;
+        }
+        if let Some(enabled) = settings.exact_token_count {
+            config.exact_tokens = enabled;
+        }
+        if let Some(name) = &settings.format_param {
+            config.format_param = name.clone();
+        }
+        if let Some(name) = &settings.prefer_header {
+            config.prefer_header = name.clone();
+        }
+        config.toon_options = settings.toon.over(config.toon_options.clone());
+        self
     }
 
     /// The format served when a request asks for none, so a server can
@@ -310,6 +364,31 @@ impl McpLayer {
     /// ```
     pub fn toon_options(mut self, options: EncodeOptions) -> Self {
         self.config().toon_options = options;
+        self
+    }
+
+    /// Whether a block becomes TOON only when TOON takes fewer tokens than
+    /// its JSON, as [`TerseLayer::smart_fallback`](crate::TerseLayer::smart_fallback)
+    /// decides for a response. Default: on.
+    ///
+    /// ```
+    /// let layer = tower_terse::mcp::McpLayer::new().smart_fallback(false);
+    /// ```
+    pub fn smart_fallback(mut self, enabled: bool) -> Self {
+        self.config().smart_fallback = enabled;
+        self
+    }
+
+    /// Count tokens (for the smart fallback and the reports) with the
+    /// o200k_base tokenizer instead of the estimate, as
+    /// `TerseLayer::exact_token_count` does. Without the `exact-tokens`
+    /// feature the estimate is used whatever this says.
+    ///
+    /// ```
+    /// let layer = tower_terse::mcp::McpLayer::new().exact_token_count(true);
+    /// ```
+    pub fn exact_token_count(mut self, enabled: bool) -> Self {
+        self.config().exact_tokens = enabled;
         self
     }
 

@@ -16,6 +16,7 @@ use super::Config;
 use super::body::{Exchange, McpBody, McpRequestBody};
 use crate::format::Format;
 use crate::negotiate::{Negotiated, negotiate};
+use crate::render::{is_identity_coding, is_json_media_type};
 
 /// Middleware that rewrites the `tools/call` results of an MCP Streamable
 /// HTTP endpoint; made by [`McpLayer`](super::McpLayer).
@@ -160,14 +161,16 @@ fn answer_kind(success: bool, headers: &HeaderMap) -> Option<Answer> {
     if !success {
         return None;
     }
-    if let Some(encoding) = headers.get(CONTENT_ENCODING) {
-        if !encoding.as_bytes().eq_ignore_ascii_case(b"identity") {
-            return None;
-        }
+    if !headers
+        .get_all(CONTENT_ENCODING)
+        .iter()
+        .all(is_identity_coding)
+    {
+        return None;
     }
-    let media = headers.get(CONTENT_TYPE)?.to_str().ok()?;
-    let essence = media.split(';').next().unwrap_or("").trim();
-    if essence.eq_ignore_ascii_case("application/json") {
+    let media = headers.get(CONTENT_TYPE)?;
+    let essence = media.to_str().ok()?.split(';').next().unwrap_or("").trim();
+    if is_json_media_type(media) {
         Some(Answer::Json)
     } else if essence.eq_ignore_ascii_case("text/event-stream") {
         Some(Answer::Events)

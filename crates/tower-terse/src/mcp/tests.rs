@@ -301,3 +301,54 @@ async fn limits_leave_answers_as_the_server_made_them() {
     let (_, body) = call(McpLayer::new(), get, "text/event-stream", events.clone()).await;
     assert_eq!(body, events);
 }
+
+#[tokio::test]
+async fn every_json_media_type_is_rewritten_as_the_http_layer_rewrites_it() {
+    let answer = result(json!(3), &users());
+    for media in [
+        "application/json; charset=utf-8",
+        "application/vnd.api+json",
+        "application/hal+json",
+        "application/ld+json",
+    ] {
+        let (_, body) = call(McpLayer::new(), post(Some("toon")), media, answer.clone()).await;
+        assert_ne!(body, answer, "{media}");
+    }
+    let (_, body) = call(
+        McpLayer::new(),
+        post(Some("toon")),
+        "text/plain",
+        answer.clone(),
+    )
+    .await;
+    assert_eq!(body, answer);
+}
+
+#[tokio::test]
+async fn layer_settings_change_blocks_as_they_change_responses() {
+    // A one-item array: its TOON (`[1]: 1`) is not cheaper than its JSON,
+    // so the smart fallback keeps the JSON; without it the block is TOON.
+    let one = json!([1]);
+    let answer = result(json!(3), &one.to_string());
+    let (_, kept) = call(
+        McpLayer::new(),
+        post(Some("toon")),
+        "application/json",
+        answer.clone(),
+    )
+    .await;
+    let off = McpLayer::new().settings(&crate::Settings::new().smart_fallback(false));
+    let (_, toon) = call(off, post(Some("toon")), "application/json", answer.clone()).await;
+    let text = |body: &str| {
+        serde_json::from_str::<Value>(body).unwrap()["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(text(&kept), "[1]");
+    assert_eq!(
+        text(&kept),
+        crate::render_json(&one.to_string(), Format::Toon).unwrap()
+    );
+    assert_eq!(text(&toon), "[1]: 1");
+}

@@ -6,22 +6,19 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
-use bytes::{Buf, Bytes, BytesMut};
-use http::header::CONTENT_TYPE;
+use bytes::{Buf, Bytes};
 use http::{HeaderMap, Response, StatusCode, response::Parts};
 use http_body::{Body, SizeHint};
 use pin_project_lite::pin_project;
 
-use super::headers::{add_vary, mark_rewritten, no_transform, rewritable, set_length_and_count};
+use super::complete::Complete;
+use super::headers::{add_vary, no_transform, rewritable};
 use super::offload::Offload;
 use super::plan::Plan;
-use super::rewrite::{Outcome, rewrite};
 use super::{Config, TerseBody};
 use crate::Passthrough;
+use crate::bounded::Bounded;
 use crate::error_envelope::ErrorEnvelope;
-use crate::fields::Fields;
-use crate::format::Format;
-use crate::report::{self, Report};
 
 pin_project! {
     /// Response future of [`Terse`](super::Terse).
@@ -202,7 +199,7 @@ fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<Config>) -> Sta
         parts,
         hint: body.size_hint(),
         body,
-        buffer: Buffer::new(expected),
+        buffer: Bounded::new(config.max_body_bytes, expected),
         trailers: None,
         plan,
         config,
@@ -215,7 +212,7 @@ struct Reading<B: Body> {
     /// The body's size hint before reading, to send it on unchanged.
     hint: SizeHint,
     body: Pin<Box<B>>,
-    buffer: Buffer,
+    buffer: Bounded,
     trailers: Option<HeaderMap>,
     plan: Plan,
     config: Arc<Config>,
@@ -238,8 +235,11 @@ impl<B: Body> Reading<B> {
             };
             match frame.into_data() {
                 Ok(mut data) => {
-                    self.buffer.push(data.copy_to_bytes(data.remaining()));
-                    if self.buffer.len() > self.config.max_body_bytes {
+                    if self
+                        .buffer
+                        .push(data.copy_to_bytes(data.remaining()))
+                        .is_err()
+                    {
                         return Poll::Ready(ReadEnd::OverLimit);
                     }
                 }
@@ -294,127 +294,4 @@ enum Read<B: Body> {
     Sent(Response<TerseBody<B>>),
     /// The whole body, ready to be rewritten.
     Complete(Complete),
-}
-
-/// A body read whole, with what its response needs to go out.
-pub(super) struct Complete {
-    parts: Parts,
-    hint: SizeHint,
-    pub(super) read: Bytes,
-    trailers: Option<HeaderMap>,
-    pub(super) plan: Plan,
-    pub(super) config: Arc<Config>,
-}
-
-impl Complete {
-    /// Rewrites the body on this thread.
-    pub(super) fn rewrite_here<B: Body>(self) -> Response<TerseBody<B>> {
-        let outcome = rewrite(&self.config, &self.plan, &self.read);
-        self.send(outcome)
-    }
-
-    /// The response for `outcome`.
-    pub(super) fn send<B: Body>(self, outcome: Outcome) -> Response<TerseBody<B>> {
-        let Complete {
-            mut parts,
-            hint,
-            read,
-            trailers,
-            plan,
-            config,
-        } = self;
-        let (send, served, tokens, json_tokens) = match outcome {
-            Outcome::NotJson => {
-                return Response::from_parts(parts, TerseBody::unchanged(read, trailers, hint));
-            }
-            Outcome::Unchanged { tokens } => {
-                set_length_and_count(&mut parts.headers, read.len(), tokens);
-                (read, Format::Json, tokens, Some(tokens))
-            }
-            Outcome::Rewritten {
-                body,
-                served,
-                tokens,
-                json_tokens,
-            } => {
-                set_length_and_count(&mut parts.headers, body.len(), tokens);
-                if let Some(content_type) = served.rewritten_content_type() {
-                    parts.headers.insert(CONTENT_TYPE, content_type);
-                }
-                let fields = plan.fields.as_ref().map(Fields::fingerprint);
-                mark_rewritten(&mut parts.headers, served, fields);
-                (body, served, tokens, json_tokens)
-            }
-        };
-        add_vary(&mut parts.headers, &config.vary);
-        // A `HEAD` answer serves nothing; `json_tokens` is `None` only when
-        // no report was wanted while rewriting.
-        let json_tokens = json_tokens.filter(|_| !plan.head && report::wanted());
-        if let Some(json_tokens) = json_tokens {
-            Report {
-                route: plan.route_label(&config),
-                asked: plan.asked.then_some(plan.format),
-                planned: plan.format,
-                served,
-                bytes: send.len(),
-                tokens,
-                json_tokens,
-            }
-            .emit();
-        }
-        let send = if plan.head { Bytes::new() } else { send };
-        Response::from_parts(parts, TerseBody::full(send, trailers))
-    }
-}
-
-/// The bytes read so far: the first chunk as it came (most JSON bodies are
-/// one chunk), later chunks joined into one buffer.
-enum Buffer {
-    Empty { expected: usize },
-    One { first: Bytes, expected: usize },
-    Many(BytesMut),
-}
-
-impl Buffer {
-    fn new(expected: usize) -> Self {
-        Buffer::Empty { expected }
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            Buffer::Empty { .. } => 0,
-            Buffer::One { first, .. } => first.len(),
-            Buffer::Many(joined) => joined.len(),
-        }
-    }
-
-    fn push(&mut self, chunk: Bytes) {
-        if chunk.is_empty() {
-            return;
-        }
-        *self = match std::mem::replace(self, Buffer::Empty { expected: 0 }) {
-            Buffer::Empty { expected } => Buffer::One {
-                first: chunk,
-                expected,
-            },
-            Buffer::One { first, expected } => {
-                let mut joined = BytesMut::with_capacity(expected.max(first.len() + chunk.len()));
-                joined.extend_from_slice(&first);
-                joined.extend_from_slice(&chunk);
-                Buffer::Many(joined)
-            }
-            Buffer::Many(mut joined) => {
-                joined.extend_from_slice(&chunk);
-                Buffer::Many(joined)
-            }
-        };
-    }
-
-    fn into_bytes(self) -> Bytes {
-        match self {
-            Buffer::Empty { .. } => Bytes::new(),
-            Buffer::One { first, .. } => first,
-            Buffer::Many(joined) => joined.freeze(),
-        }
-    }
 }

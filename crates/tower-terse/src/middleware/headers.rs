@@ -8,6 +8,7 @@ use http::header::{
 use http::{HeaderValue, StatusCode, response::Parts};
 
 use crate::format::Format;
+use crate::render::{is_identity_coding, is_json_media_type};
 
 /// Approximate tokens of the body as sent.
 pub(crate) const X_TOKEN_COUNT: HeaderName = HeaderName::from_static("x-token-count");
@@ -22,12 +23,15 @@ pub(crate) fn rewritable(parts: &Parts, max_body_bytes: usize) -> bool {
             status,
             StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT | StatusCode::PARTIAL_CONTENT
         )
-        && parts.headers.get(CONTENT_TYPE).is_some_and(is_json)
+        && parts
+            .headers
+            .get(CONTENT_TYPE)
+            .is_some_and(is_json_media_type)
         && parts
             .headers
             .get_all(CONTENT_ENCODING)
             .iter()
-            .all(is_identity)
+            .all(is_identity_coding)
         && parts
             .headers
             .get(CONTENT_LENGTH)
@@ -42,29 +46,6 @@ pub(crate) fn no_transform(headers: &HeaderMap) -> bool {
             text.split(',')
                 .any(|directive| directive.trim().eq_ignore_ascii_case("no-transform"))
         })
-    })
-}
-
-/// `application/json` or `application/*+json`, any parameters, any case.
-fn is_json(value: &HeaderValue) -> bool {
-    let Ok(text) = value.to_str() else {
-        return false;
-    };
-    let media = text.split(';').next().unwrap_or("").trim();
-    let Some((kind, sub)) = media.split_once('/') else {
-        return false;
-    };
-    let sub = sub.as_bytes();
-    kind.eq_ignore_ascii_case("application")
-        && (sub.eq_ignore_ascii_case(b"json")
-            || sub.len() > 5 && sub[sub.len() - 5..].eq_ignore_ascii_case(b"+json"))
-}
-
-fn is_identity(value: &HeaderValue) -> bool {
-    value.to_str().is_ok_and(|text| {
-        text.split(',')
-            .map(str::trim)
-            .all(|coding| coding.is_empty() || coding.eq_ignore_ascii_case("identity"))
     })
 }
 

@@ -6,9 +6,10 @@ use http::{HeaderName, HeaderValue};
 use tower_layer::Layer;
 
 use super::headers::VaryNames;
-use super::{Config, RouteSettings, Terse};
+use super::{Config, Terse};
 use crate::compact::{CompactLine, CompactResource, RouteError};
 use crate::format::Format;
+use crate::settings::{RouteSettings, Settings};
 use crate::toon::EncodeOptions;
 
 /// A tower layer that serves JSON responses as TOON or compact lines when a
@@ -39,6 +40,21 @@ impl TerseLayer {
 
     fn config(&mut self) -> &mut Config {
         Arc::make_mut(&mut self.config)
+    }
+
+    /// Lays `settings` over the layer's: each setting given replaces the
+    /// layer's, each `None` leaves it. How a configuration file sets the
+    /// layer up ([`Settings`] deserializes with serde).
+    ///
+    /// ```
+    /// use tower_terse::{Settings, TerseLayer};
+    ///
+    /// let layer = TerseLayer::new().settings(&Settings::new().smart_fallback(false));
+    /// # drop(layer);
+    /// ```
+    pub fn settings(mut self, settings: &Settings) -> Self {
+        self.config().apply(settings);
+        self
     }
 
     /// The format served when a request asks for none.

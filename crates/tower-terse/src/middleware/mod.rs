@@ -6,10 +6,10 @@
 //! everything else through untouched.
 
 mod body;
+mod complete;
 mod future;
 mod headers;
 mod layer;
-mod log_gate;
 mod offload;
 mod plan;
 mod rewrite;
@@ -21,7 +21,6 @@ mod tests;
 pub use body::TerseBody;
 pub use future::ResponseFuture;
 pub use layer::TerseLayer;
-pub use route_settings::RouteSettings;
 pub use service::Terse;
 
 use http::{HeaderName, HeaderValue};
@@ -66,7 +65,7 @@ pub(crate) struct Config {
     /// The routes that answer `format=compact` with lines.
     pub(crate) resources: RouteTable<CompactResource>,
     /// Holds back repeated warnings about records that do not fit.
-    pub(crate) log_gate: log_gate::LogGate,
+    pub(crate) log_gate: crate::render::log_gate::LogGate,
     /// Count `X-Token-Count` with the o200k_base BPE instead of estimating.
     #[cfg(feature = "exact-tokens")]
     pub(crate) exact_tokens: bool,
@@ -90,20 +89,6 @@ impl Config {
     /// The bound on a rewritten body: past it, the JSON goes out unchanged.
     pub(crate) fn max_output_bytes(&self) -> usize {
         self.max_output_bytes.unwrap_or(self.max_body_bytes)
-    }
-
-    /// The tokens of a body as sent, for `X-Token-Count` and the smart
-    /// fallback.
-    pub(crate) fn count_tokens(&self, body: &[u8]) -> usize {
-        #[cfg(feature = "exact-tokens")]
-        if self.exact_tokens {
-            // Every body counted here was checked as UTF-8 JSON or written
-            // as TOON text; estimating is only the fallback for a surprise.
-            if let Ok(text) = std::str::from_utf8(body) {
-                return crate::tokens::exact(text);
-            }
-        }
-        crate::tokens::estimate(body)
     }
 }
 
@@ -138,7 +123,7 @@ impl Default for Config {
             prefer_header: HeaderName::from_static("x-prefer-format"),
             vary: VaryNames::new(HeaderValue::from_static("X-Prefer-Format")),
             resources: RouteTable::new(),
-            log_gate: log_gate::LogGate::default(),
+            log_gate: crate::render::log_gate::LogGate::default(),
             #[cfg(feature = "exact-tokens")]
             exact_tokens: false,
         }

@@ -17,9 +17,9 @@ use http::Response;
 use http_body::Body;
 
 use super::TerseBody;
-use super::future::Complete;
+use super::complete::Complete;
 #[cfg(feature = "tokio")]
-use super::rewrite::{Outcome, rewrite};
+use crate::render::Rendered;
 
 /// The shared limit on rewrites in flight on the blocking pool.
 #[derive(Debug, Clone)]
@@ -67,7 +67,7 @@ pub(super) struct Offload<B> {
 enum Stage {
     Waiting(Acquire, tokio::runtime::Handle),
     Running {
-        task: tokio::task::JoinHandle<Outcome>,
+        task: tokio::task::JoinHandle<Rendered>,
         /// The slot, given back when the rewrite is done and this drops.
         _slot: tokio::sync::OwnedSemaphorePermit,
     },
@@ -108,9 +108,7 @@ impl<B: Body> Offload<B> {
                         return Poll::Pending;
                     };
                     // Shared, not copied: `Bytes` and the `Arc` are handles.
-                    let (config, plan, read) =
-                        (body.config.clone(), body.plan.clone(), body.read.clone());
-                    let task = runtime.spawn_blocking(move || rewrite(&config, &plan, &read));
+                    let task = runtime.spawn_blocking(body.job());
                     self.stage = Stage::Running {
                         task,
                         _slot: permit,
@@ -119,10 +117,11 @@ impl<B: Body> Offload<B> {
                 Stage::Running { task, .. } => {
                     // A rewrite that panicked (or a runtime shutting down)
                     // loses nothing: the body goes out as the handler made it.
-                    let outcome = ready!(Pin::new(task).poll(cx)).unwrap_or(Outcome::NotJson);
-                    return match self.complete.take() {
-                        Some(complete) => Poll::Ready(complete.send(outcome)),
-                        None => Poll::Pending,
+                    let rendered = ready!(Pin::new(task).poll(cx));
+                    return match (self.complete.take(), rendered) {
+                        (Some(complete), Ok(rendered)) => Poll::Ready(complete.send(rendered)),
+                        (Some(complete), Err(_)) => Poll::Ready(complete.unchanged()),
+                        (None, _) => Poll::Pending,
                     };
                 }
             }

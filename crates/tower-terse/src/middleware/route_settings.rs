@@ -1,127 +1,72 @@
-//! [`RouteSettings`]: what one route does differently from the layer.
+//! Laying [`Settings`] over the layer's configuration: for the whole layer
+//! ([`TerseLayer::settings`](super::TerseLayer::settings)) and per route
+//! ([`TerseLayer::route`](super::TerseLayer::route)).
 
 use std::sync::Arc;
 
-use terse_toon::EncodeOptions;
+use http::HeaderValue;
 
 use super::Config;
+use super::headers::VaryNames;
+use super::offload::OffloadSlots;
 use crate::compact::{RoutePattern, RouteTable};
-use crate::format::Format;
+use crate::settings::Settings;
 
-/// Settings for the routes matching one pattern, registered with
-/// [`TerseLayer::route`](super::TerseLayer::route). Each setting left unset
-/// follows the layer's own, whatever order the builder calls come in.
-///
-/// ```
-/// use tower_terse::{Format, RouteSettings, TerseLayer};
-///
-/// let layer = TerseLayer::new()
-///     // `fields` only where it is wanted:
-///     .fields_enabled(false)
-///     .route("/api/v1/events", RouteSettings::new().fields_enabled(true))
-///     // A route that answers TOON unless asked otherwise, with a smaller bound:
-///     .route("/api/v1/metrics", RouteSettings::new().default_format(Format::Toon).max_body_bytes(1 << 20))
-///     // A route the layer leaves alone (downloads, a proxied stream):
-///     .route("/files/{*path}", RouteSettings::new().enabled(false));
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct RouteSettings {
-    enabled: Option<bool>,
-    default_format: Option<Format>,
-    fields_enabled: Option<bool>,
-    max_body_bytes: Option<usize>,
-    max_output_bytes: Option<usize>,
-    count_plain: Option<bool>,
-    smart_fallback: Option<bool>,
-    toon_options: Option<EncodeOptions>,
-}
-
-impl RouteSettings {
-    /// No setting of its own: everything follows the layer.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Whether the layer handles these routes at all. Off, requests and
-    /// responses pass as if there were no layer: no rewrite, no count, no
-    /// `Vary`, no `fields`. Default: on.
-    pub fn enabled(mut self, enabled: bool) -> Self {
-        self.enabled = Some(enabled);
-        self
-    }
-
-    /// The format served when a request asks for none
-    /// ([`TerseLayer::default_format`](super::TerseLayer::default_format)).
-    pub fn default_format(mut self, format: Format) -> Self {
-        self.default_format = Some(format);
-        self
-    }
-
-    /// Whether `?fields=` is read here
-    /// ([`TerseLayer::fields_enabled`](super::TerseLayer::fields_enabled)).
-    pub fn fields_enabled(mut self, enabled: bool) -> Self {
-        self.fields_enabled = Some(enabled);
-        self
-    }
-
-    /// The largest body read to rewrite
-    /// ([`TerseLayer::max_body_bytes`](super::TerseLayer::max_body_bytes)).
-    pub fn max_body_bytes(mut self, limit: usize) -> Self {
-        self.max_body_bytes = Some(limit);
-        self
-    }
-
-    /// The largest body written by a rewrite
-    /// ([`TerseLayer::max_output_bytes`](super::TerseLayer::max_output_bytes)).
-    pub fn max_output_bytes(mut self, limit: usize) -> Self {
-        self.max_output_bytes = Some(limit);
-        self
-    }
-
-    /// Whether plain JSON is read and counted
-    /// ([`TerseLayer::count_plain_responses`](super::TerseLayer::count_plain_responses)).
-    pub fn count_plain_responses(mut self, enabled: bool) -> Self {
-        self.count_plain = Some(enabled);
-        self
-    }
-
-    /// Whether JSON is served when TOON would not be cheaper
-    /// ([`TerseLayer::smart_fallback`](super::TerseLayer::smart_fallback)).
-    pub fn smart_fallback(mut self, enabled: bool) -> Self {
-        self.smart_fallback = Some(enabled);
-        self
-    }
-
-    /// How TOON is written here
-    /// ([`TerseLayer::toon_options`](super::TerseLayer::toon_options)).
-    pub fn toon_options(mut self, options: EncodeOptions) -> Self {
-        self.toon_options = Some(options);
-        self
-    }
-
-    /// `config` with these settings laid over it.
-    fn apply(&self, config: &mut Config) {
-        let RouteSettings {
+impl Config {
+    /// This configuration with `settings` laid over it. The destructuring
+    /// names every field, so a new setting does not compile until it
+    /// applies here.
+    pub(crate) fn apply(&mut self, settings: &Settings) {
+        let Settings {
             enabled,
             default_format,
-            fields_enabled,
             max_body_bytes,
             max_output_bytes,
-            count_plain,
+            offload_threshold,
+            max_concurrent_rewrites,
+            count_plain_responses,
             smart_fallback,
-            toon_options,
-        } = self;
-        set(&mut config.enabled, enabled);
-        set(&mut config.default_format, default_format);
-        set(&mut config.fields_enabled, fields_enabled);
-        set(&mut config.max_body_bytes, max_body_bytes);
+            exact_token_count,
+            fields_enabled,
+            max_fields,
+            max_field_depth,
+            max_fields_length,
+            list_keys,
+            id_key,
+            format_param,
+            fields_param,
+            prefer_header,
+            toon,
+        } = settings;
+        set(&mut self.enabled, enabled);
+        set(&mut self.default_format, default_format);
+        set(&mut self.max_body_bytes, max_body_bytes);
         if max_output_bytes.is_some() {
-            config.max_output_bytes = *max_output_bytes;
+            self.max_output_bytes = *max_output_bytes;
         }
-        set(&mut config.count_plain, count_plain);
-        set(&mut config.smart_fallback, smart_fallback);
-        set(&mut config.toon_options, toon_options);
+        set(&mut self.offload_threshold, offload_threshold);
+        if let Some(rewrites) = max_concurrent_rewrites {
+            self.offload_slots = OffloadSlots::new(*rewrites);
+        }
+        set(&mut self.count_plain, count_plain_responses);
+        set(&mut self.smart_fallback, smart_fallback);
+        #[cfg(feature = "exact-tokens")]
+        set(&mut self.exact_tokens, exact_token_count);
+        #[cfg(not(feature = "exact-tokens"))]
+        let _ = exact_token_count;
+        set(&mut self.fields_enabled, fields_enabled);
+        set(&mut self.fields_limits.max_paths, max_fields);
+        set(&mut self.fields_limits.max_depth, max_field_depth);
+        set(&mut self.fields_limits.max_length, max_fields_length);
+        set(&mut self.list_keys, list_keys);
+        set(&mut self.id_key, id_key);
+        set(&mut self.format_param, format_param);
+        set(&mut self.fields_param, fields_param);
+        if let Some(name) = prefer_header {
+            self.vary = VaryNames::new(HeaderValue::from(name.clone()));
+            self.prefer_header = name.clone();
+        }
+        self.toon_options = toon.over(self.toon_options.clone());
     }
 }
 
@@ -137,7 +82,7 @@ fn set<T: Clone>(field: &mut T, value: &Option<T>) {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RouteConfigs {
     /// As registered, in order; validated on registration.
-    registered: Vec<(String, RouteSettings)>,
+    registered: Vec<(String, Settings)>,
     /// Filled by [`resolve`](Config::resolve); empty on the builder's copy.
     resolved: RouteTable<Arc<Config>>,
 }
@@ -146,7 +91,7 @@ impl RouteConfigs {
     pub(crate) fn register(
         &mut self,
         pattern: &str,
-        settings: RouteSettings,
+        settings: Settings,
     ) -> Result<(), crate::compact::RouteError> {
         // Validates the pattern now, so that resolving cannot fail.
         RoutePattern::parse(pattern)?;
@@ -175,7 +120,7 @@ impl Config {
         let mut resolved = RouteTable::new();
         for (pattern, settings) in &self.routes.registered {
             let mut config = base.clone();
-            settings.apply(&mut config);
+            config.apply(settings);
             // Validated on registration.
             let _ = resolved.insert(pattern, Arc::new(config));
         }

@@ -26,3 +26,16 @@ mod weights;
 pub use estimate::estimate;
 #[cfg(feature = "exact-tokens")]
 pub use exact::exact;
+
+/// Whether this build counts exact tokens: the `exact-tokens` feature is on,
+/// so `exact_token_count` settings take effect rather than falling back to
+/// the estimate. A configuration that asks for exact counts can check it
+/// and refuse, rather than estimate silently.
+///
+/// ```
+/// let wanted = true;
+/// if wanted && !tower_terse::tokens::EXACT_AVAILABLE {
+///     eprintln!("exact counts need the `exact-tokens` feature");
+/// }
+/// ```
+pub const EXACT_AVAILABLE: bool = cfg!(feature = "exact-tokens");

@@ -1,0 +1,101 @@
+//! [`Complete`]: a body read whole, rendered by the core, and the response
+//! that carries the result.
+
+use bytes::Bytes;
+use http::header::CONTENT_TYPE;
+use http::{HeaderMap, Response, response::Parts};
+use http_body::{Body, SizeHint};
+use std::sync::Arc;
+
+use super::headers::{add_vary, mark_rewritten, set_length_and_count};
+use super::plan::Plan;
+use super::rewrite::rewrite;
+use super::{Config, TerseBody};
+use crate::fields::Fields;
+use crate::render::Rendered;
+use crate::report::{self, Report};
+
+/// A body read whole, with what its response needs to go out.
+pub(super) struct Complete {
+    pub(super) parts: Parts,
+    pub(super) hint: SizeHint,
+    pub(super) read: Bytes,
+    pub(super) trailers: Option<HeaderMap>,
+    pub(super) plan: Plan,
+    pub(super) config: Arc<Config>,
+}
+
+impl Complete {
+    /// Rewrites the body on this thread.
+    pub(super) fn rewrite_here<B: Body>(self) -> Response<TerseBody<B>> {
+        let rendered = self.job()();
+        self.send(rendered)
+    }
+
+    /// The rendering of the body, ready to run on any thread: it holds
+    /// handles to the body and settings, not copies.
+    pub(super) fn job(&self) -> impl FnOnce() -> Rendered + Send + 'static {
+        let (config, plan, read) = (self.config.clone(), self.plan.clone(), self.read.clone());
+        let content_type = self.parts.headers.get(CONTENT_TYPE).cloned();
+        move || rewrite(&config, &plan, &read, content_type.as_ref())
+    }
+
+    /// The response exactly as the handler made it.
+    #[cfg(feature = "tokio")]
+    pub(super) fn unchanged<B: Body>(self) -> Response<TerseBody<B>> {
+        let Complete {
+            parts,
+            hint,
+            read,
+            trailers,
+            ..
+        } = self;
+        Response::from_parts(parts, TerseBody::unchanged(read, trailers, hint))
+    }
+
+    /// The response for what the core rendered. The [`Outcome`] goes in
+    /// its extensions, for the layers outside.
+    ///
+    /// [`Outcome`]: crate::Outcome
+    pub(super) fn send<B: Body>(self, rendered: Rendered) -> Response<TerseBody<B>> {
+        let Complete {
+            mut parts,
+            hint,
+            read,
+            trailers,
+            plan,
+            config,
+        } = self;
+        let Rendered { body, outcome } = rendered;
+        parts.extensions.insert(outcome);
+        let (Some(served), Some(tokens)) = (outcome.served, outcome.tokens) else {
+            // Not JSON after all: exactly as the handler made it.
+            return Response::from_parts(parts, TerseBody::unchanged(read, trailers, hint));
+        };
+        let send = match body {
+            None => {
+                set_length_and_count(&mut parts.headers, read.len(), tokens);
+                read
+            }
+            Some(body) => {
+                let body = Bytes::from(body);
+                set_length_and_count(&mut parts.headers, body.len(), tokens);
+                if let Some(content_type) = served.rewritten_content_type() {
+                    parts.headers.insert(CONTENT_TYPE, content_type);
+                }
+                let fields = plan.fields.as_ref().map(Fields::fingerprint);
+                mark_rewritten(&mut parts.headers, served, fields);
+                body
+            }
+        };
+        add_vary(&mut parts.headers, &config.vary);
+        // A `HEAD` answer serves nothing.
+        if !plan.head && report::wanted() {
+            if let Some(report) = Report::of(plan.route_label(&config), &outcome) {
+                report.emit();
+            }
+        }
+        let send = if plan.head { Bytes::new() } else { send };
+        Response::from_parts(parts, TerseBody::full(send, trailers))
+    }
+}

@@ -1,0 +1,332 @@
+//! The rendering core: one function, [`render`], from a JSON body, its
+//! content type, the request's [`Plan`] and the [`Settings`] to the body
+//! sent and its [`Outcome`].
+//!
+//! Every path that serves TOON, compact lines or projected JSON calls it:
+//! the HTTP layer (`middleware`), the MCP layer's text blocks (`mcp`),
+//! [`crate::render`] / [`crate::render_json`], and through them the `terse`
+//! command and the gateway. So one body renders to the same bytes, with the
+//! same TOON-or-JSON choice, whichever way it came.
+
+mod compact;
+mod decide;
+pub(crate) mod log_gate;
+mod media;
+mod outcome;
+
+pub use media::{is_identity_coding, is_json_media_type};
+pub use outcome::{Fallback, Outcome};
+
+pub(crate) use decide::cheaper_toon;
+
+use std::cell::Cell;
+
+use http::HeaderValue;
+use serde_json::Value;
+
+use crate::compact::CompactResource;
+use crate::fields::Fields;
+use crate::format::Format;
+use crate::report;
+use crate::toon::{self, EncodeOptions};
+use log_gate::LogGate;
+
+/// How a body renders, whoever asks: the layer's settings that shape
+/// output, borrowed from the layer's (or route's) configuration.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Settings<'a> {
+    pub(crate) toon_options: &'a EncodeOptions,
+    /// Serve TOON only when it takes fewer tokens than the JSON.
+    pub(crate) smart_fallback: bool,
+    /// Count with the o200k_base tokenizer instead of the estimate
+    /// (with the `exact-tokens` feature; ignored without it).
+    pub(crate) exact_tokens: bool,
+    /// The largest body written; past it the JSON goes out unchanged.
+    pub(crate) max_output_bytes: usize,
+    /// Where a `?fields=` projection finds the records of a list body.
+    pub(crate) list_keys: &'a [String],
+    /// The key a projection always keeps.
+    pub(crate) id_key: &'a str,
+    /// Holds back repeated warnings about records that do not fit.
+    pub(crate) log_gate: Option<&'a LogGate>,
+}
+
+impl Settings<'_> {
+    /// The tokens of `body` as `X-Token-Count` counts them.
+    pub(crate) fn count_tokens(&self, body: &[u8]) -> usize {
+        #[cfg(feature = "exact-tokens")]
+        if self.exact_tokens {
+            // Every body counted here was checked as UTF-8 JSON or written
+            // as text; estimating is only the fallback for a surprise.
+            if let Ok(text) = std::str::from_utf8(body) {
+                return crate::tokens::exact(text);
+            }
+        }
+        crate::tokens::estimate(body)
+    }
+
+    /// Whether the counts are exact.
+    fn exact(&self) -> bool {
+        cfg!(feature = "exact-tokens") && self.exact_tokens
+    }
+}
+
+/// What the request asked for, as far as rendering goes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Plan<'a> {
+    pub(crate) format: Format,
+    /// The client named the format.
+    pub(crate) asked: bool,
+    pub(crate) fields: Option<&'a Fields>,
+    /// A `?since=` request: the body is read as a change set for lines.
+    pub(crate) since: bool,
+    /// The compact lines of the route or tool, if it has any.
+    pub(crate) lines: Option<Lines<'a>>,
+    /// What `compact` renders where no lines apply: JSON on HTTP, TOON's
+    /// rule in an MCP text block.
+    pub(crate) otherwise: Format,
+}
+
+impl<'a> Plan<'a> {
+    /// A plan for `format` alone: no projection, no lines.
+    pub(crate) fn new(format: Format, asked: bool) -> Self {
+        Plan {
+            format,
+            asked,
+            fields: None,
+            since: false,
+            lines: None,
+            otherwise: Format::Json,
+        }
+    }
+}
+
+/// The resource a body's records render with.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Lines<'a> {
+    pub(crate) resource: &'a CompactResource,
+    /// The keys that may hold the records of an object body.
+    pub(crate) list_keys: &'a [String],
+    /// The route pattern or tool, for warnings and their gate.
+    pub(crate) label: &'a str,
+    /// The request's path, for warnings (cut short there).
+    pub(crate) path: Option<&'a str>,
+    /// The envelope as JSON (HTTP), or as text (an MCP text block).
+    pub(crate) style: LineStyle,
+}
+
+/// How compact lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LineStyle {
+    /// The compact envelope's JSON.
+    Envelope,
+    /// The summary, then `id: line` per record, then `meta`.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    Text,
+}
+
+/// The body to send and what was decided.
+#[derive(Debug)]
+pub(crate) struct Rendered {
+    /// The new body; `None` sends the given one unchanged.
+    pub(crate) body: Option<String>,
+    pub(crate) outcome: Outcome,
+}
+
+/// Renders `body` as the plan asks. `content_type` is the body's, when it
+/// came with one: a type that is not JSON leaves the body alone.
+pub(crate) fn render(
+    body: &[u8],
+    content_type: Option<&HeaderValue>,
+    plan: &Plan<'_>,
+    settings: &Settings<'_>,
+) -> Rendered {
+    let source = Source {
+        settings,
+        plan,
+        body,
+        tokens: Cell::new(None),
+    };
+    if content_type.is_some_and(|value| !is_json_media_type(value)) {
+        return source.not_json();
+    }
+    match plan.format {
+        Format::Json => json(&source, None),
+        Format::Toon => toon(&source, None),
+        Format::Compact => compact::compact(&source),
+    }
+}
+
+/// The handler's body, with its token count worked out at most once.
+pub(crate) struct Source<'b> {
+    settings: &'b Settings<'b>,
+    plan: &'b Plan<'b>,
+    body: &'b [u8],
+    tokens: Cell<Option<usize>>,
+}
+
+impl Source<'_> {
+    fn tokens(&self) -> usize {
+        if let Some(tokens) = self.tokens.get() {
+            return tokens;
+        }
+        let tokens = self.settings.count_tokens(self.body);
+        self.tokens.set(Some(tokens));
+        tokens
+    }
+
+    fn outcome(&self, served: Option<Format>, fallback: Option<Fallback>) -> Outcome {
+        let planned = self.plan.format;
+        Outcome {
+            planned,
+            asked: self.plan.asked,
+            served,
+            // A plan served as planned has no reason to give.
+            fallback: fallback.filter(|_| served != Some(planned)),
+            rewritten: false,
+            tokens: None,
+            json_tokens: None,
+            exact: self.settings.exact(),
+            bytes: self.body.len(),
+        }
+    }
+
+    /// Not JSON after all: sent exactly as it came, uncounted.
+    fn not_json(&self) -> Rendered {
+        Rendered {
+            body: None,
+            outcome: self.outcome(None, Some(Fallback::NotJson)),
+        }
+    }
+
+    /// Sent as it came, counted.
+    fn unchanged(&self, fallback: Option<Fallback>) -> Rendered {
+        let tokens = self.tokens();
+        Rendered {
+            body: None,
+            outcome: Outcome {
+                tokens: Some(tokens),
+                json_tokens: Some(tokens),
+                ..self.outcome(Some(Format::Json), fallback)
+            },
+        }
+    }
+
+    /// `body` in the `served` format; `tokens` when already counted.
+    fn rewritten(
+        &self,
+        body: String,
+        served: Format,
+        tokens: Option<usize>,
+        fallback: Option<Fallback>,
+    ) -> Rendered {
+        let tokens = tokens.unwrap_or_else(|| self.settings.count_tokens(body.as_bytes()));
+        // Only reports need the JSON's count; a second pass over the body
+        // is not paid for when nobody listens.
+        let json_tokens = match self.tokens.get() {
+            Some(tokens) => Some(tokens),
+            None => report::wanted().then(|| self.tokens()),
+        };
+        Rendered {
+            outcome: Outcome {
+                rewritten: true,
+                tokens: Some(tokens),
+                json_tokens,
+                bytes: body.len(),
+                ..self.outcome(Some(served), fallback)
+            },
+            body: Some(body),
+        }
+    }
+}
+
+/// Parses and projects the body when `?fields=` asked for it.
+fn projected(source: &Source<'_>) -> Option<Result<Value, ()>> {
+    let fields = source.plan.fields?;
+    let settings = source.settings;
+    Some(
+        serde_json::from_slice::<Value>(source.body)
+            .map(|mut value| {
+                fields.project(&mut value, settings.list_keys, settings.id_key);
+                value
+            })
+            .map_err(|_| ()),
+    )
+}
+
+/// The JSON, projected when `?fields=` asked; `fallback` says why JSON is
+/// served when another format was planned.
+fn json(source: &Source<'_>, fallback: Option<Fallback>) -> Rendered {
+    match projected(source) {
+        Some(Ok(value)) => source.rewritten(value.to_string(), Format::Json, None, fallback),
+        Some(Err(())) => source.not_json(),
+        // Nobody asked: counted as sent, without the cost of checking that
+        // it parses (the bytes go out as they are either way).
+        None if !source.plan.asked => source.unchanged(fallback),
+        // Skipping a document does not check the UTF-8 inside its strings,
+        // so the text is checked first.
+        None => match std::str::from_utf8(source.body)
+            .map(serde_json::from_str::<serde::de::IgnoredAny>)
+        {
+            Ok(Ok(_)) => source.unchanged(fallback),
+            _ => source.not_json(),
+        },
+    }
+}
+
+/// TOON, or the JSON when TOON would not be cheaper (smart fallback) or
+/// would be larger than the output bound. `fallback` is why TOON is tried
+/// when another format was planned.
+fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendered {
+    let settings = source.settings;
+    let limit = settings.max_output_bytes;
+    let reason = |own: Fallback| Some(fallback.unwrap_or(own));
+    match projected(source) {
+        Some(Ok(value)) => {
+            let json = || value.to_string();
+            let Ok(text) = toon::encode_limited(&value, settings.toon_options, limit) else {
+                // The fields were asked for whatever the format: they stay.
+                return source.rewritten(json(), Format::Json, None, reason(Fallback::OutputLimit));
+            };
+            if !settings.smart_fallback {
+                return source.rewritten(text, Format::Toon, None, fallback);
+            }
+            let json = json();
+            let json_tokens = settings.count_tokens(json.as_bytes());
+            match cheaper(settings, &text, json_tokens) {
+                Some(tokens) => source.rewritten(text, Format::Toon, Some(tokens), fallback),
+                None => source.rewritten(
+                    json,
+                    Format::Json,
+                    Some(json_tokens),
+                    reason(Fallback::NotCheaper),
+                ),
+            }
+        }
+        Some(Err(())) => source.not_json(),
+        None => {
+            let Ok(json) = std::str::from_utf8(source.body) else {
+                return source.not_json();
+            };
+            let text = match toon::encode_json_limited(json, settings.toon_options, limit) {
+                Ok(text) => text,
+                Err(err) if err.is_output_limit() => {
+                    return source.unchanged(reason(Fallback::OutputLimit));
+                }
+                Err(_) => return source.not_json(),
+            };
+            if !settings.smart_fallback {
+                return source.rewritten(text, Format::Toon, None, fallback);
+            }
+            match cheaper(settings, &text, source.tokens()) {
+                Some(tokens) => source.rewritten(text, Format::Toon, Some(tokens), fallback),
+                None => source.unchanged(reason(Fallback::NotCheaper)),
+            }
+        }
+    }
+}
+
+/// The TOON-or-JSON rule with the settings' token count.
+fn cheaper(settings: &Settings<'_>, text: &str, json_tokens: usize) -> Option<usize> {
+    cheaper_toon(|bytes| settings.count_tokens(bytes), text, json_tokens)
+}
