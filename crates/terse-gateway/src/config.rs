@@ -14,11 +14,11 @@ use std::time::Duration;
 
 use http::HeaderName;
 use serde::Deserialize;
+use toml::Spanned;
 use tower_terse::compact::{CompactResource, Template};
 use tower_terse::mcp::{McpLayer, McpTool};
 use tower_terse::toon::{Delimiter, EncodeOptions};
 use tower_terse::{Format, TerseLayer};
-use toml::Spanned;
 
 use crate::Gateway;
 use crate::server::ServerOptions;

@@ -21,8 +21,19 @@ mod estimate;
 #[cfg(feature = "exact-tokens")]
 mod exact;
 mod features;
+mod kernel;
 mod weights;
 
 pub use estimate::estimate;
+
+/// The estimator's byte classes and pair features, for the weight-fitting
+/// tool in `tools/`: it counts them on texts and fits one weight each.
+/// Not a stable API.
+#[cfg(feature = "fitting")]
+#[doc(hidden)]
+pub mod model {
+    pub use super::classes::{BYTE_CLASS, CLASSES, NAMES as CLASS_NAMES};
+    pub use super::features::{FEATURES, NAMES as FEATURE_NAMES, features};
+}
 #[cfg(feature = "exact-tokens")]
 pub use exact::exact;

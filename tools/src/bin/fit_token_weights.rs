@@ -1,13 +1,13 @@
 //! Fits the token estimator's weights against exact o200k_base counts.
 //!
 //! ```text
-//! cargo run --release -p tower-terse --example fit_token_weights --features exact-tokens \
+//! cargo run --release -p terse-tools --bin fit_token_weights \
 //!     > crates/tower-terse/src/tokens/weights.rs
 //! ```
 //!
 //! The estimator adds one weight per pair of adjacent bytes: for two ASCII
 //! bytes a base weight plus the weights of the features the pair has
-//! (`src/tokens/features.rs`), for any other pair the weight of its (class of
+//! (`crates/tower-terse/src/tokens/features.rs`), for any other pair the weight of its (class of
 //! previous byte, class of this byte). Its estimate is therefore linear in
 //! the feature and class-pair counts of a text. This tool counts those on the
 //! corpus in `tests/data/tokens/`, fits the weights by ridge least squares on
@@ -21,17 +21,12 @@
 //! also reports the error on each of those files, to see how the weights do
 //! on text from outside the corpus.
 
-#[allow(dead_code)]
-#[path = "../src/tokens/classes.rs"]
-mod classes;
-#[allow(dead_code)]
-#[path = "../src/tokens/features.rs"]
-mod features;
-
 use std::path::{Path, PathBuf};
 
-use classes::{BYTE_CLASS, CLASSES, NAMES};
-use features::{FEATURES as ASCII_FEATURES, features as ascii_features};
+use tower_terse::tokens::model::{
+    BYTE_CLASS, CLASS_NAMES as NAMES, CLASSES, FEATURE_NAMES, FEATURES as ASCII_FEATURES,
+    features as ascii_features,
+};
 
 /// Fixed-point scale of the class-pair weights: 12 fractional bits keep the
 /// rounding error under one token per 8 KB and every weight well inside i16.
@@ -122,7 +117,7 @@ fn check(paths: &[PathBuf], fixed: &Fixed) -> std::io::Result<()> {
 }
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tokens")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/tower-terse/tests/data/tokens")
 }
 
 /// The samples in file-name order, which is the order of their index prefix.
@@ -472,9 +467,9 @@ fn render(fixed: &Fixed, ridge: f64) -> String {
         "//! Fitted weights for the token estimator. Generated file: do not edit.\n\
          //!\n\
          //! Regenerate after changing the classes, the ASCII features or the corpus with\n\
-         //! `cargo run --release -p tower-terse --example fit_token_weights --features exact-tokens \\\n\
+         //! `cargo run --release -p terse-tools --bin fit_token_weights \\\n\
          //! > crates/tower-terse/src/tokens/weights.rs`\n\
-         //! (the corpus itself comes from `cargo run -p tower-terse --example token_corpus`).\n\n",
+         //! (the corpus itself comes from `cargo run -p terse-tools --bin token_corpus`).\n\n",
     );
     out.push_str(&format!(
         "/// Fractional bits of the fixed-point class-pair weights.\n\
@@ -492,7 +487,7 @@ fn render(fixed: &Fixed, ridge: f64) -> String {
          pub(super) const FEATURE_WEIGHTS: [i16; super::features::FEATURES] = [\n",
         fixed.ascii_base, fixed.ascii_offset
     ));
-    for (w, name) in fixed.features.iter().zip(features::NAMES) {
+    for (w, name) in fixed.features.iter().zip(FEATURE_NAMES) {
         out.push_str(&format!("    {w}, // {name}\n"));
     }
     out.push_str(&format!(
