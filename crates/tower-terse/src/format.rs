@@ -90,8 +90,8 @@ impl FromStr for Format {
 /// compact JSON; TOON is used only when it takes fewer tokens than the JSON,
 /// the rule of the layer's smart fallback ([`TerseLayer::smart_fallback`]).
 /// This function knows no layer: it always encodes with the default
-/// [`EncodeOptions`] and counts tokens with the fast estimate
-/// ([`tokens::estimate`]), whatever a layer is configured with
+/// [`EncodeOptions`] and decides with [`tokens::choose`] on the estimate
+/// (near ties settled on exact counts), whatever a layer is configured with
 /// ([`TerseLayer::toon_options`], `TerseLayer::exact_token_count` with
 /// the `exact-tokens` feature);
 /// a layer left at its defaults makes the same choice.
@@ -155,24 +155,12 @@ pub fn render_json(json: &str, format: Format) -> Result<String, toon::Error> {
     }
 }
 
-/// The smart-fallback rule, for the layer and for [`render`] alike: the
-/// tokens of the `toon` text, counted by `count`, when they are fewer than
-/// the JSON's `json_tokens` (counted the same way); `None` when the JSON
-/// should be served. A tie goes to JSON, which every client reads.
-pub(crate) fn cheaper_toon(
-    count: impl Fn(&[u8]) -> usize,
-    toon: &str,
-    json_tokens: usize,
-) -> Option<usize> {
-    let tokens = count(toon.as_bytes());
-    (tokens < json_tokens).then_some(tokens)
-}
-
-/// [`cheaper_toon`] with the estimate: the TOON text, or the JSON.
+/// The smart fallback's choice for [`render`]: the TOON text, or the JSON
+/// ([`tokens::choose`], on the estimate as a default layer counts).
 fn estimated_cheaper(toon: String, json: String) -> String {
-    match cheaper_toon(tokens::estimate, &toon, tokens::estimate(json.as_bytes())) {
-        Some(_) => toon,
-        None => json,
+    match tokens::choose(&json, &toon, tokens::Counting::Estimate).served {
+        tokens::Served::Toon => toon,
+        tokens::Served::Json => json,
     }
 }
 
@@ -190,15 +178,6 @@ mod tests {
         assert_eq!(" Toon ".parse::<Format>().unwrap(), Format::Toon);
         let err = "yaml".parse::<Format>().unwrap_err();
         assert_eq!(err.name(), "yaml");
-    }
-
-    #[test]
-    fn toon_wins_only_with_fewer_tokens() {
-        let bytes = |text: &[u8]| text.len();
-        assert_eq!(cheaper_toon(bytes, "ab", 3), Some(2));
-        // A tie goes to JSON.
-        assert_eq!(cheaper_toon(bytes, "abc", 3), None);
-        assert_eq!(cheaper_toon(bytes, "abcd", 3), None);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use super::{Config, McpTool};
 use crate::compact::RenderContext;
 use crate::compact::envelope::Envelope;
-use crate::format::{Format, cheaper_toon};
+use crate::format::Format;
 use crate::report::{self, Report};
 use crate::tokens;
 use crate::toon;
@@ -202,7 +202,7 @@ impl Rewrite<'_> {
         // the report, or by both.
         let json_tokens = OnceCell::new();
         let json_cost = || *json_tokens.get_or_init(|| tokens::estimate(json.as_bytes()));
-        let rewritten = self.rewrite(json, tool.map(|(_, tool)| tool), &json_cost);
+        let rewritten = self.rewrite(json, tool.map(|(_, tool)| tool), &json_tokens);
         if report::wanted() {
             let route = tool.map_or(Cow::Borrowed("mcp:other"), |(name, _)| {
                 Cow::Owned(format!("mcp:{name}"))
@@ -231,13 +231,13 @@ impl Rewrite<'_> {
         rewritten.map(|block| block.text)
     }
 
-    /// What a block of JSON is rewritten to, if anything; `json_cost`
-    /// counts the JSON's tokens for the smart fallback.
+    /// What a block of JSON is rewritten to, if anything; the smart
+    /// fallback leaves the JSON's tokens in `json_tokens`.
     fn rewrite(
         &self,
         json: &str,
         tool: Option<&McpTool>,
-        json_cost: &dyn Fn() -> usize,
+        json_tokens: &OnceCell<usize>,
     ) -> Option<Rewritten> {
         let limit = self.config.max_output_bytes();
         if let (Format::Compact, Some(tool)) = (self.format, tool) {
@@ -250,11 +250,12 @@ impl Rewrite<'_> {
             }
         }
         let toon = toon::encode_json_limited(json, &self.config.toon_options, limit).ok()?;
-        let tokens = cheaper_toon(tokens::estimate, &toon, json_cost())?;
-        Some(Rewritten {
+        let choice = tokens::choose(json, &toon, tokens::Counting::Estimate);
+        json_tokens.set(choice.json_tokens).ok();
+        (choice.served == tokens::Served::Toon).then_some(Rewritten {
             format: Format::Toon,
             text: toon,
-            tokens: Some(tokens),
+            tokens: Some(choice.toon_tokens),
         })
     }
 }

@@ -92,8 +92,16 @@ impl Config {
         self.max_output_bytes.unwrap_or(self.max_body_bytes)
     }
 
-    /// The tokens of a body as sent, for `X-Token-Count` and the smart
-    /// fallback.
+    /// How `X-Token-Count` and the smart fallback count tokens.
+    pub(crate) fn counting(&self) -> crate::tokens::Counting {
+        #[cfg(feature = "exact-tokens")]
+        if self.exact_tokens {
+            return crate::tokens::Counting::Exact;
+        }
+        crate::tokens::Counting::Estimate
+    }
+
+    /// The tokens of a body as sent, for `X-Token-Count`.
     pub(crate) fn count_tokens(&self, body: &[u8]) -> usize {
         #[cfg(feature = "exact-tokens")]
         if self.exact_tokens {

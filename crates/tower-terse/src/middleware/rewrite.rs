@@ -12,8 +12,9 @@ use super::Config;
 use super::plan::Plan;
 use crate::compact::envelope::Envelope;
 use crate::compact::{CompactResource, NotCompact, RenderContext};
-use crate::format::{self, Format};
+use crate::format::Format;
 use crate::report;
+use crate::tokens::{self, Served};
 use crate::toon;
 use crate::toon::document::{Document, Node};
 
@@ -147,11 +148,15 @@ fn toon(source: &Source<'_>, plan: &Plan) -> Outcome {
             if !config.smart_fallback {
                 return source.rewritten(Bytes::from(text), Format::Toon, None);
             }
-            let json = json();
-            let json_tokens = config.count_tokens(&json);
-            match cheaper(config, &text, json_tokens) {
-                Some(tokens) => source.rewritten(Bytes::from(text), Format::Toon, Some(tokens)),
-                None => source.rewritten(json, Format::Json, Some(json_tokens)),
+            let json = value.to_string();
+            let choice = tokens::choose(&json, &text, config.counting());
+            match choice.served {
+                Served::Toon => {
+                    source.rewritten(Bytes::from(text), Format::Toon, Some(choice.toon_tokens))
+                }
+                Served::Json => {
+                    source.rewritten(Bytes::from(json), Format::Json, Some(choice.json_tokens))
+                }
             }
         }
         Some(Err(())) => Outcome::NotJson,
@@ -167,18 +172,16 @@ fn toon(source: &Source<'_>, plan: &Plan) -> Outcome {
             if !config.smart_fallback {
                 return source.rewritten(Bytes::from(text), Format::Toon, None);
             }
-            match cheaper(config, &text, source.tokens()) {
-                Some(tokens) => source.rewritten(Bytes::from(text), Format::Toon, Some(tokens)),
-                None => source.unchanged(),
+            let choice = tokens::choose(json, &text, config.counting());
+            source.tokens.set(Some(choice.json_tokens));
+            match choice.served {
+                Served::Toon => {
+                    source.rewritten(Bytes::from(text), Format::Toon, Some(choice.toon_tokens))
+                }
+                Served::Json => source.unchanged(),
             }
         }
     }
-}
-
-/// The tokens of `text` when it takes fewer than `json_tokens`, counted as
-/// `X-Token-Count` counts: the same rule as [`crate::render`].
-fn cheaper(config: &Config, text: &str, json_tokens: usize) -> Option<usize> {
-    format::cheaper_toon(|bytes| config.count_tokens(bytes), text, json_tokens)
 }
 
 /// Compact lines for a route with a registered resource and a list body;
