@@ -140,6 +140,65 @@ fn the_stats_table_is_what_terse_stats_prints() {
     check.finish();
 }
 
+/// The documents of the `token_accuracy` bench: the estimator corpus, the
+/// held-out texts, and `tests/corpus` as JSON and as TOON.
+fn accuracy_documents() -> Vec<String> {
+    let data =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/tower-terse/tests/data");
+    let mut texts = Vec::new();
+    for folder in ["tokens", "tokens_heldout"] {
+        let mut paths: Vec<_> = std::fs::read_dir(data.join(folder))
+            .expect("token data")
+            .map(|entry| entry.expect("entry").path())
+            .collect();
+        paths.sort();
+        texts.extend(
+            paths
+                .iter()
+                .map(|p| std::fs::read_to_string(p).expect("text")),
+        );
+    }
+    for doc in terse_tests::corpus::documents() {
+        texts.push(terse_toon::encode(&doc.value, &EncodeOptions::default()));
+        texts.push(doc.value.to_string());
+    }
+    texts
+}
+
+/// Mean and nearest-rank 95th percentile, in percent to one decimal.
+fn mean_p95(mut errors: Vec<f64>) -> (String, String) {
+    errors.sort_by(f64::total_cmp);
+    let mean = errors.iter().sum::<f64>() / errors.len() as f64;
+    let rank = (0.95 * errors.len() as f64).ceil() as usize;
+    let p95 = errors[rank.clamp(1, errors.len()) - 1];
+    (
+        format!("{:.1}", mean * 100.0),
+        format!("{:.1}", p95 * 100.0),
+    )
+}
+
+#[test]
+fn the_estimator_error_is_what_the_accuracy_bench_measures() {
+    let mut check = Check::default();
+    let texts = accuracy_documents();
+    let truth: Vec<f64> = texts.iter().map(|t| exact(t) as f64).collect();
+    let error = |count: &dyn Fn(&str) -> usize| {
+        mean_p95(
+            texts
+                .iter()
+                .zip(&truth)
+                .map(|(t, &y)| (count(t) as f64 - y).abs() / y.max(1.0))
+                .collect(),
+        )
+    };
+    let (mean, p95) = error(&|t| estimate(t.as_bytes()));
+    let (mean4, p954) = error(&|t| t.len().div_ceil(4));
+    check.says(&format!(
+        "the estimate is {mean}% off the exact count on average ({p95}% at p95) where bytes/4 is {mean4}% off ({p954}%)"
+    ));
+    check.finish();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agent_api_figures_are_what_it_serves() {
     let mut check = Check::default();
