@@ -139,3 +139,34 @@ pub fn validation_texts<'a>(samples: &[&'a Sample]) -> Vec<std::borrow::Cow<'a, 
     }
     out
 }
+
+/// A family's error when the weights are fitted on all the others.
+pub struct CrossFamily {
+    /// The family left out of the fit.
+    pub family: &'static str,
+    /// The relative error on each of its validation texts.
+    pub errors: Vec<f64>,
+}
+
+/// Fits the weights without each family in turn (ridge strength `ridge`)
+/// and measures them on it: leave one family out.
+pub fn cross_family(ridge: f64) -> Result<Vec<CrossFamily>, Box<dyn std::error::Error>> {
+    use crate::fit::{fit, relative_error, rows};
+    let all = samples();
+    let mut out = Vec::new();
+    for family in FAMILIES {
+        let training = rows(
+            all.iter()
+                .filter(|s| s.family != family)
+                .map(|s| s.text.as_str()),
+        );
+        let (fixed, _) = fit(&training, ridge)?;
+        let held_out: Vec<&Sample> = all.iter().filter(|s| s.family == family).collect();
+        let errors = validation_texts(&held_out)
+            .iter()
+            .map(|text| relative_error(&fixed, text))
+            .collect();
+        out.push(CrossFamily { family, errors });
+    }
+    Ok(out)
+}

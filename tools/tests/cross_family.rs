@@ -9,8 +9,8 @@
 //! table). The bounds below hold what it reaches, so the error cannot grow
 //! unnoticed while the model is improved towards the goal.
 
-use terse_tools::families::{FAMILIES, samples, validation_texts};
-use terse_tools::fit::{DEFAULT_RIDGE, fit, mean_p95, relative_error, rows};
+use terse_tools::families::{CrossFamily, FAMILIES, cross_family, samples};
+use terse_tools::fit::{DEFAULT_RIDGE, mean_p95};
 
 /// Mean error allowed on a family the fit never saw.
 const MAX_MEAN: f64 = 0.12;
@@ -28,18 +28,7 @@ fn leave_one_family_out_error_stays_within_its_bounds() {
     }
     let mut overall = Vec::new();
     let mut failures = Vec::new();
-    for family in FAMILIES {
-        let training = rows(
-            all.iter()
-                .filter(|s| s.family != family)
-                .map(|s| s.text.as_str()),
-        );
-        let (fixed, _) = fit(&training, DEFAULT_RIDGE).expect("fit");
-        let held_out: Vec<_> = all.iter().filter(|s| s.family == family).collect();
-        let errors: Vec<f64> = validation_texts(&held_out)
-            .iter()
-            .map(|text| relative_error(&fixed, text))
-            .collect();
+    for CrossFamily { family, errors } in cross_family(DEFAULT_RIDGE).expect("fit") {
         let (mean, p95) = mean_p95(&errors);
         println!(
             "{family:<14} {:>5} texts  mean {:>5.2}%  p95 {:>5.2}%",

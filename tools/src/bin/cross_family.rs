@@ -10,8 +10,8 @@
 //! texts, pieces from about 20 tokens, one document past a megabyte), the
 //! mean and the 95th percentile of the relative error, and the worst.
 
-use terse_tools::families::{FAMILIES, samples, validation_texts};
-use terse_tools::fit::{DEFAULT_RIDGE, fit, mean_p95, relative_error, rows};
+use terse_tools::families::{CrossFamily, cross_family};
+use terse_tools::fit::{DEFAULT_RIDGE, mean_p95};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ridge = match std::env::args().nth(1).as_deref() {
@@ -22,23 +22,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(_) => return Err("usage: cross_family [--ridge X]".into()),
         None => DEFAULT_RIDGE,
     };
-    let all = samples();
     println!(
         "{:<14} {:>6} {:>7} {:>7} {:>7}",
         "family", "texts", "mean", "p95", "worst"
     );
-    for family in FAMILIES {
-        let training = rows(
-            all.iter()
-                .filter(|s| s.family != family)
-                .map(|s| s.text.as_str()),
-        );
-        let (fixed, _) = fit(&training, ridge)?;
-        let held_out: Vec<_> = all.iter().filter(|s| s.family == family).collect();
-        let errors: Vec<f64> = validation_texts(&held_out)
-            .iter()
-            .map(|text| relative_error(&fixed, text))
-            .collect();
+    for CrossFamily { family, errors } in cross_family(ridge)? {
         let (mean, p95) = mean_p95(&errors);
         let worst = errors.iter().copied().fold(0.0, f64::max);
         println!(

@@ -38,21 +38,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("the corpus needs at least four samples".into());
     }
 
-    let mut rows: Vec<(Vec<f64>, f64)> = Vec::new();
-    let mut cutter = 0x243f_6a88_85a3_08d3_u64;
-    for sample in samples.iter().step_by(2) {
-        rows.push((pair_counts(sample.text.as_bytes()), exact(&sample.text)));
-        for piece in pieces(&sample.text, &mut cutter) {
-            rows.push((pair_counts(piece.as_bytes()), exact(piece)));
-        }
-    }
-    let bytes: f64 = rows
-        .iter()
-        .map(|(x, _)| x[0] + x[ASCII..].iter().sum::<f64>())
-        .sum();
-    let tokens: f64 = rows.iter().map(|(_, y)| y).sum();
-    let prior = tokens / bytes;
-    let fixed = fit_fixed_point(&rows, ridge, prior)?;
+    let rows = rows(samples.iter().step_by(2).map(|s| s.text.as_str()));
+    let (fixed, prior) = fit(&rows, ridge)?;
 
     eprintln!(
         "fitted {FEATURES} weights on {} rows from {} samples (ridge {ridge:e}, prior {prior:.4} tokens/byte)",
