@@ -17,8 +17,6 @@ mod outcome;
 pub use media::{is_identity_coding, is_json_media_type};
 pub use outcome::{Fallback, Outcome};
 
-pub(crate) use decide::cheaper_toon;
-
 use std::cell::Cell;
 
 use http::HeaderValue;
@@ -28,7 +26,9 @@ use crate::compact::CompactResource;
 use crate::fields::Fields;
 use crate::format::Format;
 use crate::report;
+use crate::tokens::Served;
 use crate::toon::{self, EncodeOptions};
+use decide::toon_or_json;
 use log_gate::LogGate;
 
 /// How a body renders, whoever asks: the layer's settings that shape
@@ -292,13 +292,15 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendered {
                 return source.rewritten(text, Format::Toon, None, fallback);
             }
             let json = json();
-            let json_tokens = settings.count_tokens(json.as_bytes());
-            match cheaper(settings, &text, json_tokens) {
-                Some(tokens) => source.rewritten(text, Format::Toon, Some(tokens), fallback),
-                None => source.rewritten(
+            let choice = toon_or_json(settings, &json, &text);
+            match choice.served {
+                Served::Toon => {
+                    source.rewritten(text, Format::Toon, Some(choice.toon_tokens), fallback)
+                }
+                Served::Json => source.rewritten(
                     json,
                     Format::Json,
-                    Some(json_tokens),
+                    Some(choice.json_tokens),
                     reason(Fallback::NotCheaper),
                 ),
             }
@@ -318,15 +320,14 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendered {
             if !settings.smart_fallback {
                 return source.rewritten(text, Format::Toon, None, fallback);
             }
-            match cheaper(settings, &text, source.tokens()) {
-                Some(tokens) => source.rewritten(text, Format::Toon, Some(tokens), fallback),
-                None => source.unchanged(reason(Fallback::NotCheaper)),
+            let choice = toon_or_json(settings, json, &text);
+            source.tokens.set(Some(choice.json_tokens));
+            match choice.served {
+                Served::Toon => {
+                    source.rewritten(text, Format::Toon, Some(choice.toon_tokens), fallback)
+                }
+                Served::Json => source.unchanged(reason(Fallback::NotCheaper)),
             }
         }
     }
-}
-
-/// The TOON-or-JSON rule with the settings' token count.
-fn cheaper(settings: &Settings<'_>, text: &str, json_tokens: usize) -> Option<usize> {
-    cheaper_toon(|bytes| settings.count_tokens(bytes), text, json_tokens)
 }

@@ -1,6 +1,6 @@
 //! Runs the estimator's kernel with the widest vectors the CPU has.
 //!
-//! The kernel (`estimate::chunk_sum`) is plain safe Rust that LLVM
+//! The kernel (`kernel::chunk_sum`) is plain safe Rust that LLVM
 //! vectorizes. Built for the x86-64 baseline it gets 16-byte SSE2 vectors;
 //! the same code compiled with AVX2 enabled works on 32 bytes at a time and
 //! runs about 1.7 times as fast. So on x86-64 a second copy is compiled with
@@ -12,7 +12,7 @@
 //! sound exactly when the CPU has AVX2, which is checked on the line before.
 //! Other targets build the one copy for their baseline (NEON on aarch64).
 
-use super::estimate;
+use super::kernel;
 
 /// The kernel's sum over `bytes`, with AVX2 when the CPU has it.
 #[inline]
@@ -30,7 +30,7 @@ pub(super) fn chunk_sum(bytes: &[u8]) -> i64 {
 /// The kernel compiled for the target's baseline instruction set.
 #[inline(never)]
 pub(super) fn baseline(bytes: &[u8]) -> i64 {
-    estimate::chunk_sum(bytes)
+    kernel::chunk_sum(bytes)
 }
 
 /// The kernel compiled with AVX2.
@@ -43,5 +43,5 @@ pub(super) fn baseline(bytes: &[u8]) -> i64 {
 #[inline(never)]
 #[allow(unsafe_code)]
 unsafe fn chunk_sum_avx2(bytes: &[u8]) -> i64 {
-    estimate::chunk_sum(bytes)
+    kernel::chunk_sum(bytes)
 }

@@ -1,101 +1,9 @@
 //! The token estimator: SIMD-friendly features on ASCII, pair weights
 //! elsewhere.
 
-use super::classes::{BYTE_CLASS, START};
 use super::dispatch;
-use super::features::{FEATURES, features};
-use super::weights::{
-    ASCII_BASE, ASCII_OFFSET, ASCII_SCALE_BITS, FEATURE_WEIGHTS, SCALE_BITS, WEIGHTS,
-};
-
-/// The weight of the pair (`prev`, `byte`), times 2^SCALE_BITS.
-///
-/// Two ASCII bytes are weighed by their features, any other pair by the
-/// classes of its bytes. This is the whole model: the vector path and the
-/// table below both compute exactly these weights.
-const fn pair_weight(prev: u8, byte: u8) -> i32 {
-    if prev < 0x80 && byte < 0x80 {
-        (ascii_score(prev, byte) as i32 - ASCII_OFFSET as i32) << (SCALE_BITS - ASCII_SCALE_BITS)
-    } else {
-        WEIGHTS[BYTE_CLASS[prev as usize] as usize][BYTE_CLASS[byte as usize] as usize] as i32
-    }
-}
-
-/// The weight of a pair of ASCII bytes in 2^-ASCII_SCALE_BITS tokens, plus
-/// `ASCII_OFFSET` so that it is never negative: one byte per pair, so that
-/// sixteen pairs fit one SIMD register.
-///
-/// The sum wraps in `u8`; `SCORES_FIT_A_BYTE` checks at compile time that
-/// no pair's true sum leaves 0..=255, so the wrapped sum is the true one.
-#[inline(always)]
-const fn ascii_score(prev: u8, byte: u8) -> u8 {
-    let has = features(prev, byte);
-    let mut score = ASCII_OFFSET.wrapping_add(ASCII_BASE as u8);
-    let mut f = 0;
-    while f < FEATURES {
-        // `if` on a mask, not a branch: `mask & weight` on vectors. Weights
-        // are taken mod 256: the true sum is in 0..=255, so wrapping is exact.
-        score = score.wrapping_add((FEATURE_WEIGHTS[f] as u8) & 0u8.wrapping_sub(has[f] as u8));
-        f += 1;
-    }
-    score
-}
-
-/// Every ASCII pair's score fits a byte: checked in full at compile time
-/// (the pair table's construction evaluates it).
-const SCORES_FIT_A_BYTE: () = {
-    let mut index = 0;
-    while index < 1 << 14 {
-        let (prev, byte) = ((index >> 7) as u8, (index & 0x7f) as u8);
-        let has = features(prev, byte);
-        let mut sum = ASCII_OFFSET as i32 + ASCII_BASE as i32;
-        let mut f = 0;
-        while f < FEATURES {
-            if has[f] {
-                sum += FEATURE_WEIGHTS[f] as i32;
-            }
-            f += 1;
-        }
-        assert!(
-            0 <= sum && sum <= 255,
-            "an ASCII pair's score does not fit a byte"
-        );
-        index += 1;
-    }
-};
-
-/// The weight of every (previous byte, byte) pair, indexed by
-/// `previous | byte << 8`: the path for text that is not all ASCII.
-///
-/// Looking a pair of bytes up directly, instead of first looking up the class
-/// of each byte, takes one load per byte instead of three, and no load waits
-/// for another. 2^16 entries x 2 bytes = 128 KiB, but text uses few distinct
-/// pairs, so the lines in use stay in L1 cache.
-static PAIR: [i16; 1 << 16] = expand();
-
-const fn expand() -> [i16; 1 << 16] {
-    let () = SCORES_FIT_A_BYTE;
-    let mut table = [0; 1 << 16];
-    let mut index = 0;
-    while index < 1 << 16 {
-        let weight = pair_weight((index & 0xff) as u8, (index >> 8) as u8);
-        assert!(weight >= i16::MIN as i32 && weight <= i16::MAX as i32);
-        table[index] = weight as i16;
-        index += 1;
-    }
-    table
-}
-
-/// A byte of the start class: the first byte of a text is paired with it.
-const START_BYTE: u8 = b'\n';
-const _: () = assert!(BYTE_CLASS[START_BYTE as usize] == START);
-
-/// Bytes summed in an `i32` before spilling into the `i64` total: at most
-/// 2^15 weights of at most 2^15 each, so the narrow sum cannot overflow.
-const CHUNK: usize = 1 << 15;
-
-/// Bytes the fast path takes at a time: four vectors of sixteen.
-const BLOCK: usize = 64;
+use super::kernel::{CHUNK, PAIR, START_BYTE};
+use super::weights::SCALE_BITS;
 
 /// Estimates how many o200k_base tokens `text` takes, without a tokenizer.
 ///
@@ -115,9 +23,12 @@ const BLOCK: usize = 64;
 /// line-per-record text in eleven languages and emoji, with UUIDs,
 /// timestamps and base64) it is 1.7% off the exact count on average and
 /// under 4.5% off for 95% of samples; the test holds it to 2% and 5%. Text
-/// unlike that corpus is further off: on the held-out set of prose, code,
-/// URLs and ids it is about 6.4% off on average, and long prose in some
-/// scripts (Hindi, Arabic) comes out up to 20% low.
+/// of a kind the weights were not fitted on is further off: fitted without
+/// each family of text in turn and measured on it (`cargo run --release -p
+/// terse-tools --bin cross_family`), it is 2.6% (URLs and ids) to 10.6%
+/// (prose) off on average, 3.8% over all families, and 10.2% at the 95th
+/// percentile. So the smart fallback does not trust it on near ties: see
+/// [`choose`](super::choose()).
 ///
 /// On JSON bodies of 10 KB to 1 MB, on a shared 2-core machine, it ran at
 /// 8.8 to 9.9 GB/s with AVX2, 0.155 to 0.174 of a `memchr` scan of the same
@@ -154,119 +65,14 @@ pub fn estimate(text: &[u8]) -> usize {
     usize::try_from(rounded).unwrap_or(usize::MAX).max(1)
 }
 
-/// The sum of the weights of the pairs `(bytes[i], bytes[i + 1])`; at most
-/// `CHUNK + 1` bytes.
-///
-/// Blocks of 64 pairs whose 65 bytes are all ASCII take the vector path. A
-/// block that is not all ASCII is taken lane by lane (16 pairs): the lanes
-/// with a byte of 0x80 or above go through the pair table, as does the
-/// tail.
-///
-/// Always inlined, so that each caller in `dispatch` compiles it for its own
-/// instruction set.
-#[inline(always)]
-pub(super) fn chunk_sum(bytes: &[u8]) -> i64 {
-    debug_assert!(bytes.len() <= CHUNK + 1);
-    // Scores of ASCII pairs, offset by ASCII_OFFSET each: at most
-    // 255 * CHUNK < 2^23.
-    let mut scores = 0u32;
-    let mut ascii_pairs = 0u32;
-    let mut table = 0i32;
-    let mut i = 0;
-    while let Some(block) = bytes[i..].first_chunk::<{ BLOCK + 1 }>() {
-        // Four lanes of sixteen pairs, each a window of seventeen bytes.
-        let window = |at: usize| block[at..].first_chunk::<{ LANE + 1 }>();
-        let lanes = (window(0), window(LANE), window(2 * LANE), window(3 * LANE));
-        if let (true, Some(a), Some(b), Some(c), Some(d)) =
-            (is_ascii(block), lanes.0, lanes.1, lanes.2, lanes.3)
-        {
-            scores += lane_sum(a) + lane_sum(b) + lane_sum(c) + lane_sum(d);
-            ascii_pairs += BLOCK as u32;
-        } else {
-            for at in (0..BLOCK).step_by(LANE) {
-                let Some(window) = window(at) else {
-                    break; // never: a block has 65 bytes
-                };
-                if window.iter().fold(0, |any, &b| any | b) < 0x80 {
-                    scores += lane_sum(window);
-                    ascii_pairs += LANE as u32;
-                } else {
-                    table += pair_sum(window);
-                }
-            }
-        }
-        i += BLOCK;
-    }
-    table += pair_sum(&bytes[i..]);
-    let ascii = i64::from(scores) - i64::from(ascii_pairs) * i64::from(ASCII_OFFSET);
-    (ascii << (SCALE_BITS - ASCII_SCALE_BITS)) + i64::from(table)
-}
-
-/// Pairs in a vector.
-const LANE: usize = 16;
-
-/// Whether all 65 bytes of `block` are below 0x80: its bytes ORed together
-/// eight at a time, then the high bit of each tested at once.
-#[inline(always)]
-fn is_ascii(block: &[u8; BLOCK + 1]) -> bool {
-    let mut any = u64::from(block[0]);
-    for word in block[1..].chunks_exact(8) {
-        let mut eight = [0; 8];
-        eight.copy_from_slice(word);
-        any |= u64::from_le_bytes(eight);
-    }
-    any & 0x8080_8080_8080_8080 == 0
-}
-
-/// The sum of the scores of the sixteen pairs of a window of seventeen
-/// ASCII bytes.
-#[inline(always)]
-fn lane_sum(window: &[u8; LANE + 1]) -> u32 {
-    let [prev @ .., _] = window;
-    let [_, bytes @ ..] = window;
-    pairs_sum(prev, bytes)
-}
-
-/// The sum of the scores of the pairs (`prev[k]`, `bytes[k]`), all ASCII.
-///
-/// Written lane by lane; LLVM turns it into SIMD compares, masks and adds on
-/// one register, and sums the lanes with `psadbw` (all SSE2).
-#[inline(always)]
-fn pairs_sum(prev: &[u8; LANE], bytes: &[u8; LANE]) -> u32 {
-    let mut scores = [0u8; LANE];
-    for k in 0..LANE {
-        scores[k] = ascii_score(prev[k], bytes[k]);
-    }
-    scores.iter().map(|&s| u32::from(s)).sum()
-}
-
-/// The sum of the table weights of the pairs `(bytes[i], bytes[i + 1])`; at
-/// most `CHUNK + 1` bytes.
-///
-/// A pair read as a little-endian `u16` is `previous | byte << 8`, the
-/// table's index, so each byte costs one two-byte load (`movzx`), one table
-/// load and one add: no shifts or masks, and no load waits for another.
-#[inline]
-fn pair_sum(bytes: &[u8]) -> i32 {
-    debug_assert!(bytes.len() <= CHUNK + 1);
-    // Four sums, so that consecutive adds do not wait for each other.
-    let mut sums = [0i32; 4];
-    let mut i = 0;
-    while let Some(nine) = bytes[i..].first_chunk::<9>() {
-        for k in 0..8 {
-            let pair = u16::from_le_bytes([nine[k], nine[k + 1]]);
-            sums[k % 4] += i32::from(PAIR[usize::from(pair)]);
-        }
-        i += 8;
-    }
-    for pair in bytes[i..].windows(2) {
-        sums[0] += i32::from(PAIR[usize::from(u16::from_le_bytes([pair[0], pair[1]]))]);
-    }
-    sums.iter().sum()
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::classes::BYTE_CLASS;
+    use super::super::features::{FEATURES, features};
+    use super::super::kernel::{pair_weight, pairs_sum};
+    use super::super::weights::{
+        ASCII_BASE, ASCII_OFFSET, ASCII_SCALE_BITS, FEATURE_WEIGHTS, WEIGHTS,
+    };
     use super::*;
 
     const RECORD: &[u8] = br#"{"id":"5f0c7a8e-2b1d-4c3e-9f6a-1b2c3d4e5f60","title":"Weekly sync","at":"2025-06-02T09:30:00Z"},"#;

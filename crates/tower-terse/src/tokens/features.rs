@@ -7,7 +7,7 @@
 //! sixteen bytes at a time can be tested with a handful of SIMD compares and
 //! no table. Pairs with a byte of `0x80` or above keep the class-pair weights.
 //!
-//! This file is also compiled into the weight-fitting example, so the fitted
+//! The weight-fitting tool reads this file through `tokens::model`, so the fitted
 //! weights and the estimator always agree on what a feature is.
 
 /// How many features there are.
@@ -61,7 +61,7 @@ pub const fn features(prev: u8, byte: u8) -> [bool; FEATURES] {
 
 /// Short names of the features, in order, for the fitting tool's report and
 /// the generated weights.
-#[allow(dead_code)] // read by the fitting example, which compiles this file too
+#[cfg_attr(not(feature = "fitting"), allow(dead_code))] // read by the fitting tool
 pub const NAMES: [&str; FEATURES] = [
     "digit_after_non_digit",
     "digit_after_space",

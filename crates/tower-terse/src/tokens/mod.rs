@@ -3,11 +3,17 @@
 //! [`estimate`] is the fast default: one pass over the bytes, no tokenizer,
 //! within a few percent of the o200k_base count on JSON, TOON and
 //! line-per-record text in English, Spanish, German, French, Russian, Arabic,
-//! Hindi, CJK and emoji. It is what the layer puts in `X-Token-Count`.
+//! Hindi, CJK and emoji. It is what the layer puts in `X-Token-Count`
+//! (an estimate, unless the layer counts exactly).
 //!
 //! `exact` counts with the real o200k_base BPE. It is available with the
-//! `exact-tokens` cargo feature, which embeds the tokenizer's ranks (about
-//! 3 MB; nothing is downloaded at run time).
+//! `exact-tokens` cargo feature, on by default, which embeds the tokenizer's
+//! ranks (about 3 MB; nothing is downloaded at run time).
+//!
+//! [`choose`] is the smart fallback's decision between TOON and JSON: on the
+//! estimates when they are clearly apart, on exact counts when they are
+//! within the estimator's error band, so the format served is the one with
+//! fewer exact tokens.
 //!
 //! ```
 //! let body = br#"{"id":1,"title":"Weekly sync","start_at":"2025-06-02T09:30:00Z"}"#;
@@ -15,15 +21,28 @@
 //! assert!((15..=30).contains(&tokens));
 //! ```
 
+mod choose;
 mod classes;
 mod dispatch;
 mod estimate;
 #[cfg(feature = "exact-tokens")]
 mod exact;
 mod features;
+mod kernel;
 mod weights;
 
+pub use choose::{Choice, Counting, EXACT_TIE_MAX_BYTES, Served, choose};
 pub use estimate::estimate;
+
+/// The estimator's byte classes and pair features, for the weight-fitting
+/// tool in `tools/`: it counts them on texts and fits one weight each.
+/// Not a stable API.
+#[cfg(feature = "fitting")]
+#[doc(hidden)]
+pub mod model {
+    pub use super::classes::{BYTE_CLASS, CLASSES, NAMES as CLASS_NAMES};
+    pub use super::features::{FEATURES, NAMES as FEATURE_NAMES, features};
+}
 #[cfg(feature = "exact-tokens")]
 pub use exact::exact;
 

@@ -1,9 +1,9 @@
 //! Fitted weights for the token estimator. Generated file: do not edit.
 //!
 //! Regenerate after changing the classes, the ASCII features or the corpus with
-//! `cargo run --release -p tower-terse --example fit_token_weights --features exact-tokens \
+//! `cargo run --release -p terse-tools --bin fit_token_weights \
 //! > crates/tower-terse/src/tokens/weights.rs`
-//! (the corpus itself comes from `cargo run -p tower-terse --example token_corpus`).
+//! (the corpus itself comes from `cargo run -p terse-tools --bin token_corpus`).
 
 /// Fractional bits of the fixed-point class-pair weights.
 pub(super) const SCALE_BITS: u32 = 12;

@@ -1,158 +1,40 @@
-//! Fits the token estimator's weights against exact o200k_base counts.
-//!
-//! ```text
-//! cargo run --release -p tower-terse --example fit_token_weights --features exact-tokens \
-//!     > crates/tower-terse/src/tokens/weights.rs
-//! ```
-//!
-//! The estimator adds one weight per pair of adjacent bytes: for two ASCII
-//! bytes a base weight plus the weights of the features the pair has
-//! (`src/tokens/features.rs`), for any other pair the weight of its (class of
-//! previous byte, class of this byte). Its estimate is therefore linear in
-//! the feature and class-pair counts of a text. This tool counts those on the
-//! corpus in `tests/data/tokens/`, fits the weights by ridge least squares on
-//! the even-numbered samples (plus pieces of them, for more rows than
-//! weights), rounds them to the estimator's fixed point (the ASCII weights
-//! one at a time, refitting the others after each), reports the error on the
-//! odd-numbered samples, which the fit never saw, and prints the generated
-//! `weights.rs` on standard output. The report goes to standard error.
-//!
-//! `--ridge X` sets the ridge strength (default below); `--check FILE...`
-//! also reports the error on each of those files, to see how the weights do
-//! on text from outside the corpus.
+//! Fitting the token estimator's weights: the pair counts of a text, a
+//! ridge least-squares fit on relative error, the estimator's fixed point,
+//! and the generated `weights.rs`.
 
-#[allow(dead_code)]
-#[path = "../src/tokens/classes.rs"]
-mod classes;
-#[allow(dead_code)]
-#[path = "../src/tokens/features.rs"]
-mod features;
-
-use std::path::{Path, PathBuf};
-
-use classes::{BYTE_CLASS, CLASSES, NAMES};
-use features::{FEATURES as ASCII_FEATURES, features as ascii_features};
+use tower_terse::tokens::model::{
+    BYTE_CLASS, CLASS_NAMES as NAMES, CLASSES, FEATURE_NAMES, FEATURES as ASCII_FEATURES,
+    features as ascii_features,
+};
 
 /// Fixed-point scale of the class-pair weights: 12 fractional bits keep the
 /// rounding error under one token per 8 KB and every weight well inside i16.
-const SCALE_BITS: u32 = 12;
+pub const SCALE_BITS: u32 = 12;
 /// Fixed-point scale of the ASCII weights: a pair's summed weight has to fit
 /// one byte (the estimator adds sixteen of them in one SIMD register), so
 /// they are in 64ths of a token.
-const ASCII_SCALE_BITS: u32 = 6;
+pub const ASCII_SCALE_BITS: u32 = 6;
 /// The first byte of a text is paired with a line break.
-const START_BYTE: u8 = b'\n';
+pub const START_BYTE: u8 = b'\n';
 /// Ridge strength, relative to the mean diagonal of the normal matrix.
-const DEFAULT_RIDGE: f64 = 1e-4;
+pub const DEFAULT_RIDGE: f64 = 1e-4;
 /// Pieces of a training sample are cut at roughly these lengths, in bytes.
-const PIECE_MIN: usize = 160;
-const PIECE_MAX: usize = 1200;
+pub const PIECE_MIN: usize = 160;
+pub const PIECE_MAX: usize = 1200;
 
 /// The base weight of an ASCII pair, the ASCII features, then the class
 /// pairs.
-const ASCII: usize = 1 + ASCII_FEATURES;
-const FEATURES: usize = ASCII + CLASSES * CLASSES;
+pub const ASCII: usize = 1 + ASCII_FEATURES;
+pub const FEATURES: usize = ASCII + CLASSES * CLASSES;
 
-struct Sample {
-    name: String,
-    kind: String,
-    text: String,
-}
-
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let (ridge, extra) = parse_args()?;
-    let samples = load_corpus(&corpus_dir())?;
-    if samples.len() < 4 {
-        return Err("the corpus needs at least four samples".into());
-    }
-
-    let mut rows: Vec<(Vec<f64>, f64)> = Vec::new();
-    let mut cutter = 0x243f_6a88_85a3_08d3_u64;
-    for sample in samples.iter().step_by(2) {
-        rows.push((pair_counts(sample.text.as_bytes()), exact(&sample.text)));
-        for piece in pieces(&sample.text, &mut cutter) {
-            rows.push((pair_counts(piece.as_bytes()), exact(piece)));
-        }
-    }
-    let bytes: f64 = rows
-        .iter()
-        .map(|(x, _)| x[0] + x[ASCII..].iter().sum::<f64>())
-        .sum();
-    let tokens: f64 = rows.iter().map(|(_, y)| y).sum();
-    let prior = tokens / bytes;
-    let fixed = fit_fixed_point(&rows, ridge, prior)?;
-
-    eprintln!(
-        "fitted {FEATURES} weights on {} rows from {} samples (ridge {ridge:e}, prior {prior:.4} tokens/byte)",
-        rows.len(),
-        samples.len().div_ceil(2)
-    );
-    report(&samples, &fixed);
-    check(&extra, &fixed)?;
-    print!("{}", render(&fixed, ridge));
-    Ok(())
-}
-
-fn parse_args() -> Result<(f64, Vec<PathBuf>), Box<dyn std::error::Error>> {
-    let mut ridge = DEFAULT_RIDGE;
-    let mut extra = Vec::new();
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--ridge" => ridge = args.next().ok_or("--ridge needs a value")?.parse()?,
-            "--check" => extra.extend(args.by_ref().map(PathBuf::from)),
-            _ => return Err("usage: fit_token_weights [--ridge X] [--check FILE...]".into()),
-        }
-    }
-    Ok((ridge, extra))
-}
-
-fn check(paths: &[PathBuf], fixed: &Fixed) -> std::io::Result<()> {
-    for path in paths {
-        let text = String::from_utf8_lossy(&std::fs::read(path)?).into_owned();
-        let y = exact(&text);
-        let guess = estimate(fixed, text.as_bytes());
-        eprintln!(
-            "  check: {:+.1}% ({guess} vs {y}) {}",
-            (guess - y) / y.max(1.0) * 100.0,
-            path.display()
-        );
-    }
-    Ok(())
-}
-
-fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tokens")
-}
-
-/// The samples in file-name order, which is the order of their index prefix.
-fn load_corpus(dir: &Path) -> std::io::Result<Vec<Sample>> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .map(|entry| entry.map(|e| e.path()))
-        .collect::<Result<_, _>>()?;
-    paths.sort();
-    paths
-        .into_iter()
-        .map(|path| {
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let kind = name.split('-').nth(1).unwrap_or("?").to_owned();
-            let text = std::fs::read_to_string(&path)?;
-            Ok(Sample { name, kind, text })
-        })
-        .collect()
-}
-
-fn exact(text: &str) -> f64 {
+pub fn exact(text: &str) -> f64 {
     tower_terse::tokens::exact(text) as f64
 }
 
 /// How often each weight is added: ASCII pairs, each ASCII feature, each
 /// (previous class, class) pair of the others; the first byte paired with a
 /// line break exactly as the estimator does.
-fn pair_counts(text: &[u8]) -> Vec<f64> {
+pub fn pair_counts(text: &[u8]) -> Vec<f64> {
     let mut counts = vec![0.0; FEATURES];
     let mut prev = START_BYTE;
     for &b in text {
@@ -175,14 +57,19 @@ fn pair_counts(text: &[u8]) -> Vec<f64> {
 /// Cuts a text into consecutive pieces of pseudo-random length, each ending
 /// just before a space or just after a line break where one is near, so that
 /// few tokens straddle a cut and the pieces' exact counts stay additive.
-fn pieces<'a>(text: &'a str, state: &mut u64) -> Vec<&'a str> {
+pub fn pieces<'a>(text: &'a str, state: &mut u64) -> Vec<&'a str> {
+    pieces_between(text, state, PIECE_MIN, PIECE_MAX)
+}
+
+/// [`pieces`] of roughly `min` to `max` bytes.
+pub fn pieces_between<'a>(text: &'a str, state: &mut u64, min: usize, max: usize) -> Vec<&'a str> {
     let mut out = Vec::new();
     let mut start = 0;
-    while text.len() - start > PIECE_MAX {
+    while text.len() - start > max {
         *state ^= *state << 13;
         *state ^= *state >> 7;
         *state ^= *state << 17;
-        let want = PIECE_MIN + (*state % (PIECE_MAX - PIECE_MIN) as u64) as usize;
+        let want = min + (*state % (max - min) as u64) as usize;
         let mut end = start + want;
         let window_end = (end + 64).min(text.len());
         let bytes = text.as_bytes();
@@ -214,7 +101,7 @@ fn pieces<'a>(text: &'a str, state: &mut u64) -> Vec<&'a str> {
 /// system is about 1 200 unknowns, symmetric positive definite thanks to the
 /// ridge term, and this is a one-off tool, so a linear algebra dependency
 /// would cost more build time than the thirty lines below.
-fn normal_equations(rows: &[(Vec<f64>, f64)], ridge: f64, prior: f64) -> (Vec<f64>, Vec<f64>) {
+pub fn normal_equations(rows: &[(Vec<f64>, f64)], ridge: f64, prior: f64) -> (Vec<f64>, Vec<f64>) {
     let n = FEATURES;
     let mut a = vec![0.0; n * n];
     let mut b = vec![0.0; n];
@@ -242,7 +129,7 @@ fn normal_equations(rows: &[(Vec<f64>, f64)], ridge: f64, prior: f64) -> (Vec<f6
 
 /// Solves the normal equations with the weights in `fixed` held at the given
 /// values.
-fn solve(a: &[f64], b: &[f64], fixed: &[(usize, f64)]) -> Vec<f64> {
+pub fn solve(a: &[f64], b: &[f64], fixed: &[(usize, f64)]) -> Vec<f64> {
     let n = FEATURES;
     let (mut a, mut b) = (a.to_vec(), b.to_vec());
     for &(f, value) in fixed {
@@ -261,7 +148,7 @@ fn solve(a: &[f64], b: &[f64], fixed: &[(usize, f64)]) -> Vec<f64> {
 /// Fits, then rounds the weights to fixed point: the ASCII ones one at a
 /// time, largest first, refitting the rest after each so that they make up
 /// for its rounding (64ths of a token are coarse); then the class pairs.
-fn fit_fixed_point(
+pub fn fit_fixed_point(
     rows: &[(Vec<f64>, f64)],
     ridge: f64,
     prior: f64,
@@ -310,19 +197,19 @@ fn fit_fixed_point(
 }
 
 /// The weights in the estimator's fixed point.
-struct Fixed {
+pub struct Fixed {
     /// The weight of every ASCII pair, in 64ths of a token.
-    ascii_base: i32,
+    pub ascii_base: i32,
     /// Added to each ASCII pair's weight so that none is negative.
-    ascii_offset: i32,
+    pub ascii_offset: i32,
     /// The weight of each ASCII feature, in 64ths of a token.
-    features: Vec<i32>,
+    pub features: Vec<i32>,
     /// The class-pair weights, in 4096ths of a token.
-    pairs: Vec<i16>,
+    pub pairs: Vec<i16>,
 }
 
 impl Fixed {
-    fn pair(&self, prev: u8, byte: u8) -> i64 {
+    pub fn pair(&self, prev: u8, byte: u8) -> i64 {
         if prev < 0x80 && byte < 0x80 {
             let has = ascii_features(prev, byte);
             let sum = self.ascii_base
@@ -343,7 +230,7 @@ impl Fixed {
 
 /// Solves `a x = b` in place for symmetric positive definite `a`; `b` ends up
 /// holding `x`.
-fn cholesky_solve(a: &mut [f64], b: &mut [f64], n: usize) {
+pub fn cholesky_solve(a: &mut [f64], b: &mut [f64], n: usize) {
     for j in 0..n {
         let mut d = a[j * n + j];
         for k in 0..j {
@@ -375,7 +262,7 @@ fn cholesky_solve(a: &mut [f64], b: &mut [f64], n: usize) {
     }
 }
 
-fn quantise(weights: &[f64]) -> Vec<i16> {
+pub fn quantise(weights: &[f64]) -> Vec<i16> {
     let scale = f64::from(1u32 << SCALE_BITS);
     weights
         .iter()
@@ -388,7 +275,7 @@ fn quantise(weights: &[f64]) -> Vec<i16> {
 }
 
 /// The estimate with quantised weights, computed the way the library does.
-fn estimate(fixed: &Fixed, text: &[u8]) -> f64 {
+pub fn estimate(fixed: &Fixed, text: &[u8]) -> f64 {
     let mut prev = START_BYTE;
     let mut sum = 0i64;
     for &b in text {
@@ -402,63 +289,8 @@ fn estimate(fixed: &Fixed, text: &[u8]) -> f64 {
     rounded.max(1) as f64
 }
 
-fn report(samples: &[Sample], fixed: &Fixed) {
-    let mut kinds: Vec<&str> = samples.iter().map(|s| s.kind.as_str()).collect();
-    kinds.sort_unstable();
-    kinds.dedup();
-    let held_out: Vec<&Sample> = samples.iter().skip(1).step_by(2).collect();
-    let training: Vec<&Sample> = samples.iter().step_by(2).collect();
-    let errors = |set: &[&Sample], f: &dyn Fn(&Sample) -> f64| -> Vec<f64> {
-        set.iter()
-            .map(|s| {
-                let y = exact(&s.text);
-                (f(s) - y).abs() / y.max(1.0)
-            })
-            .collect()
-    };
-    let ours = |s: &Sample| estimate(fixed, s.text.as_bytes());
-    let quarter = |s: &Sample| s.text.len().div_ceil(4) as f64;
-
-    eprintln!("{:<22} {:>8} {:>8} {:>8}", "set", "samples", "mean", "p95");
-    line("training (even)", &errors(&training, &ours));
-    line("held out (odd)", &errors(&held_out, &ours));
-    line("held out, bytes/4", &errors(&held_out, &quarter));
-    for kind in kinds {
-        let subset: Vec<&Sample> = held_out
-            .iter()
-            .copied()
-            .filter(|s| s.kind == kind)
-            .collect();
-        line(&format!("held out, {kind}"), &errors(&subset, &ours));
-    }
-    let mut worst: Vec<(f64, &str)> = held_out
-        .iter()
-        .map(|s| {
-            let y = exact(&s.text);
-            ((ours(s) - y) / y.max(1.0), s.name.as_str())
-        })
-        .collect();
-    worst.sort_by(|a, b| b.0.abs().total_cmp(&a.0.abs()));
-    for (error, name) in worst.iter().take(8) {
-        eprintln!("  worst: {:+.1}% {name}", error * 100.0);
-    }
-}
-
-fn line(label: &str, errors: &[f64]) {
-    let mut sorted = errors.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let mean = sorted.iter().sum::<f64>() / sorted.len().max(1) as f64;
-    let p95 = percentile(&sorted, 0.95);
-    eprintln!(
-        "{label:<22} {:>8} {:>7.2}% {:>7.2}%",
-        sorted.len(),
-        mean * 100.0,
-        p95 * 100.0
-    );
-}
-
 /// Nearest-rank percentile of sorted values.
-fn percentile(sorted: &[f64], q: f64) -> f64 {
+pub fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -466,15 +298,15 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
-fn render(fixed: &Fixed, ridge: f64) -> String {
+pub fn render(fixed: &Fixed, ridge: f64) -> String {
     let mut out = String::new();
     out.push_str(
         "//! Fitted weights for the token estimator. Generated file: do not edit.\n\
          //!\n\
          //! Regenerate after changing the classes, the ASCII features or the corpus with\n\
-         //! `cargo run --release -p tower-terse --example fit_token_weights --features exact-tokens \\\n\
+         //! `cargo run --release -p terse-tools --bin fit_token_weights \\\n\
          //! > crates/tower-terse/src/tokens/weights.rs`\n\
-         //! (the corpus itself comes from `cargo run -p tower-terse --example token_corpus`).\n\n",
+         //! (the corpus itself comes from `cargo run -p terse-tools --bin token_corpus`).\n\n",
     );
     out.push_str(&format!(
         "/// Fractional bits of the fixed-point class-pair weights.\n\
@@ -492,7 +324,7 @@ fn render(fixed: &Fixed, ridge: f64) -> String {
          pub(super) const FEATURE_WEIGHTS: [i16; super::features::FEATURES] = [\n",
         fixed.ascii_base, fixed.ascii_offset
     ));
-    for (w, name) in fixed.features.iter().zip(features::NAMES) {
+    for (w, name) in fixed.features.iter().zip(FEATURE_NAMES) {
         out.push_str(&format!("    {w}, // {name}\n"));
     }
     out.push_str(&format!(
@@ -509,4 +341,47 @@ fn render(fixed: &Fixed, ridge: f64) -> String {
     }
     out.push_str("];\n");
     out
+}
+
+/// The fitting rows of `texts`: each whole, and cut into pieces (for more
+/// rows than weights, and for short texts).
+pub fn rows<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<(Vec<f64>, f64)> {
+    let mut rows = Vec::new();
+    let mut cutter = 0x243f_6a88_85a3_08d3_u64;
+    for text in texts {
+        rows.push((pair_counts(text.as_bytes()), exact(text)));
+        for piece in pieces(text, &mut cutter) {
+            rows.push((pair_counts(piece.as_bytes()), exact(piece)));
+        }
+    }
+    rows
+}
+
+/// Fits the fixed-point weights on `rows`; also returns the prior (tokens
+/// per byte of the rows).
+pub fn fit(
+    rows: &[(Vec<f64>, f64)],
+    ridge: f64,
+) -> Result<(Fixed, f64), Box<dyn std::error::Error>> {
+    let bytes: f64 = rows
+        .iter()
+        .map(|(x, _)| x[0] + x[ASCII..].iter().sum::<f64>())
+        .sum();
+    let tokens: f64 = rows.iter().map(|(_, y)| y).sum();
+    let prior = tokens / bytes;
+    Ok((fit_fixed_point(rows, ridge, prior)?, prior))
+}
+
+/// The relative error of `fixed`'s estimate of `text`.
+pub fn relative_error(fixed: &Fixed, text: &str) -> f64 {
+    let y = exact(text);
+    (estimate(fixed, text.as_bytes()) - y).abs() / y.max(1.0)
+}
+
+/// Mean and nearest-rank 95th percentile of `errors`.
+pub fn mean_p95(errors: &[f64]) -> (f64, f64) {
+    let mut sorted = errors.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mean = sorted.iter().sum::<f64>() / sorted.len().max(1) as f64;
+    (mean, percentile(&sorted, 0.95))
 }

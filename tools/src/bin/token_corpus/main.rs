@@ -1,7 +1,7 @@
 //! Writes the token-estimator corpus to `tests/data/tokens/`.
 //!
 //! ```text
-//! cargo run -p tower-terse --example token_corpus
+//! cargo run -p terse-tools --bin token_corpus
 //! ```
 //!
 //! The corpus is what the estimator's weights are fitted on and what its
@@ -24,8 +24,8 @@ mod text;
 use records::{SHAPES, Style, envelope, record};
 use render::{ascii_escaped, lines, pretty};
 use rng::Rng;
+use terse_toon::{Delimiter, EncodeOptions};
 use text::Lang;
-use tower_terse::toon::{Delimiter, EncodeOptions};
 
 /// How many samples to write; even-numbered ones train, odd-numbered ones test.
 const SAMPLES: usize = 480;
@@ -61,7 +61,7 @@ fn main() -> std::io::Result<()> {
 }
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tokens")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/tower-terse/tests/data/tokens")
 }
 
 struct Sample {
@@ -120,7 +120,7 @@ fn make_sample(rng: &mut Rng, index: usize) -> Sample {
                     Delimiter::Pipe,
                 ]);
                 let options = EncodeOptions::new().with_delimiter(delimiter);
-                tower_terse::toon::encode(&body, &options)
+                terse_toon::encode(&body, &options)
             }
             Kind::Lines => lines(rng, shape, records),
         }

@@ -1,0 +1,209 @@
+//! The smart fallback's one decision: TOON or the JSON, whichever costs
+//! fewer tokens.
+
+/// How a caller counts the tokens it shows (`X-Token-Count`, reports).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Counting {
+    /// The fast [`estimate`](super::estimate()); near ties are still
+    /// settled by exact counts when the `exact-tokens` feature is on.
+    #[default]
+    Estimate,
+    /// Exact o200k_base counts for everything ([`exact`](super::exact())).
+    #[cfg(feature = "exact-tokens")]
+    Exact,
+}
+
+/// Which of the two texts [`choose`] serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Served {
+    /// The TOON text: it takes fewer tokens.
+    Toon,
+    /// The JSON: TOON would not take fewer tokens (a tie goes to JSON,
+    /// which every client reads).
+    Json,
+}
+
+/// What [`choose`] decided, and the counts it decided on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    /// The text to serve.
+    pub served: Served,
+    /// The JSON's tokens, counted the caller's way ([`Counting`]).
+    pub json_tokens: usize,
+    /// The TOON's tokens, counted the caller's way.
+    pub toon_tokens: usize,
+    /// Whether `json_tokens` and `toon_tokens` are exact counts (with
+    /// [`Counting::Exact`]) rather than estimates.
+    pub exact: bool,
+    /// Whether the choice was made on exact counts: always with
+    /// [`Counting::Exact`], and for a near tie with [`Counting::Estimate`].
+    pub decided_exactly: bool,
+}
+
+impl Choice {
+    /// The tokens of the served text, counted the caller's way.
+    pub fn served_tokens(&self) -> usize {
+        match self.served {
+            Served::Toon => self.toon_tokens,
+            Served::Json => self.json_tokens,
+        }
+    }
+}
+
+/// Estimates this close are a near tie, settled by exact counts: the
+/// estimator's error on text it never saw (cross-family p95, see
+/// `tests/tests/token_estimator.rs`) is under 8% per text, and two renderings
+/// of the same data err alike, so estimates more than 8% apart (plus
+/// `TIE_TOKENS` for short texts, whose counts are small) never disagree with
+/// the exact counts on which is smaller; the decision test checks it on every
+/// corpus document.
+const TIE_PERCENT: usize = 8;
+/// Added to the tie band: short documents are a few tokens apart at most,
+/// and a rounding of the estimate is one token.
+const TIE_TOKENS: usize = 4;
+
+/// Texts longer than this (either of the two) are never counted exactly in
+/// estimate mode: an exact count runs at tens of MB/s, the estimate at GB/s.
+/// Their near ties are decided on the estimates.
+pub const EXACT_TIE_MAX_BYTES: usize = 1 << 20;
+
+/// Chooses between the `json` and `toon` renderings of one document: the
+/// one that takes fewer o200k_base tokens, and JSON on a tie.
+///
+/// With [`Counting::Estimate`] both are estimated, and when the estimates
+/// are within the estimator's error band of each other (a near tie) and the
+/// `exact-tokens` feature is on, both are counted exactly and the exact
+/// counts decide, so the choice is the one with fewer exact tokens; the
+/// counts returned stay estimates (what `X-Token-Count` shows in that
+/// mode). Texts over [`EXACT_TIE_MAX_BYTES`] are decided on the estimates.
+/// With [`Counting::Exact`] both are counted exactly.
+///
+/// ```
+/// use tower_terse::tokens::{Counting, Served, choose};
+///
+/// let json = r#"[{"id":1,"name":"Ada"},{"id":2,"name":"Linus"},{"id":3,"name":"Grace"}]"#;
+/// let toon = "[3]{id,name}:\n  1,Ada\n  2,Linus\n  3,Grace";
+/// let choice = choose(json, toon, Counting::Estimate);
+/// assert_eq!(choice.served, Served::Toon);
+/// assert!(choice.toon_tokens < choice.json_tokens);
+/// assert!(!choice.exact);
+///
+/// // A tie goes to JSON.
+/// assert_eq!(choose("[1]", "[1]", Counting::Estimate).served, Served::Json);
+/// ```
+pub fn choose(json: &str, toon: &str, counting: Counting) -> Choice {
+    match counting {
+        Counting::Estimate => {
+            let json_tokens = super::estimate(json.as_bytes());
+            let toon_tokens = super::estimate(toon.as_bytes());
+            let decided = near_tie(json_tokens, toon_tokens)
+                .then(|| exactly_cheaper(json, toon))
+                .flatten();
+            Choice {
+                served: decided.unwrap_or(cheaper(json_tokens, toon_tokens)),
+                json_tokens,
+                toon_tokens,
+                exact: false,
+                decided_exactly: decided.is_some(),
+            }
+        }
+        #[cfg(feature = "exact-tokens")]
+        Counting::Exact => {
+            let (json_tokens, toon_tokens) = (super::exact(json), super::exact(toon));
+            Choice {
+                served: cheaper(json_tokens, toon_tokens),
+                json_tokens,
+                toon_tokens,
+                exact: true,
+                decided_exactly: true,
+            }
+        }
+    }
+}
+
+/// TOON when it takes fewer tokens; a tie goes to JSON.
+fn cheaper(json_tokens: usize, toon_tokens: usize) -> Served {
+    if toon_tokens < json_tokens {
+        Served::Toon
+    } else {
+        Served::Json
+    }
+}
+
+/// Whether two estimates are within the estimator's error band.
+fn near_tie(json_tokens: usize, toon_tokens: usize) -> bool {
+    let larger = json_tokens.max(toon_tokens);
+    json_tokens.abs_diff(toon_tokens) <= larger * TIE_PERCENT / 100 + TIE_TOKENS
+}
+
+/// The cheaper one by exact counts, when the feature is on and both texts
+/// are small enough to count on the request path.
+#[cfg(feature = "exact-tokens")]
+fn exactly_cheaper(json: &str, toon: &str) -> Option<Served> {
+    (json.len().max(toon.len()) <= EXACT_TIE_MAX_BYTES)
+        .then(|| cheaper(super::exact(json), super::exact(toon)))
+}
+
+#[cfg(not(feature = "exact-tokens"))]
+fn exactly_cheaper(_json: &str, _toon: &str) -> Option<Served> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tie_goes_to_json() {
+        assert_eq!(cheaper(10, 10), Served::Json);
+        assert_eq!(cheaper(10, 9), Served::Toon);
+        assert_eq!(cheaper(9, 10), Served::Json);
+    }
+
+    #[test]
+    fn the_band_grows_with_the_counts() {
+        assert!(near_tie(10, 14));
+        assert!(!near_tie(10, 16));
+        assert!(near_tie(1000, 925));
+        assert!(!near_tie(1000, 900));
+        assert!(near_tie(0, 0));
+    }
+
+    #[test]
+    fn clear_wins_are_decided_on_the_estimates() {
+        let ids = 1..=20;
+        let records: Vec<String> = ids
+            .clone()
+            .map(|id| format!(r#"{{"id":{id},"name":"user {id}","active":true}}"#))
+            .collect();
+        let json = format!("[{}]", records.join(","));
+        let rows: String = ids.map(|id| format!("\n  {id},user {id},true")).collect();
+        let toon = format!("[20]{{id,name,active}}:{rows}");
+        let choice = choose(&json, &toon, Counting::Estimate);
+        assert_eq!(choice.served, Served::Toon);
+        assert!(!choice.decided_exactly);
+        assert_eq!(choice.served_tokens(), choice.toon_tokens);
+    }
+
+    #[cfg(feature = "exact-tokens")]
+    #[test]
+    fn near_ties_are_decided_exactly() {
+        let choice = choose(r#"{"a":1}"#, "a: 1", Counting::Estimate);
+        assert!(choice.decided_exactly);
+        assert!(!choice.exact);
+        let exact = choose(r#"{"a":1}"#, "a: 1", Counting::Exact);
+        assert!(exact.exact && exact.decided_exactly);
+        assert_eq!(exact.served, choice.served);
+        assert_eq!(exact.json_tokens, super::super::exact(r#"{"a":1}"#));
+    }
+
+    #[cfg(feature = "exact-tokens")]
+    #[test]
+    fn huge_texts_are_not_counted_exactly_in_estimate_mode() {
+        let json = format!("[{}]", "1,".repeat(EXACT_TIE_MAX_BYTES / 2) + "1");
+        let choice = choose(&json, &json, Counting::Estimate);
+        assert!(!choice.decided_exactly);
+        assert_eq!(choice.served, Served::Json);
+    }
+}
