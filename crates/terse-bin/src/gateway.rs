@@ -38,6 +38,11 @@ pub fn run(args: &Args) -> ExitCode {
         },
         None => Config::default(),
     };
+    if config.mcp_layer().is_some() && config.mcp().is_none() {
+        return refuse(
+            "[mcp] needs `path` (the MCP endpoint's path on the upstream) for the gateway",
+        );
+    }
     let Some(url) = args.upstream.as_deref().or(config.upstream_url()) else {
         return refuse(
             "no upstream: pass --upstream http://host:port or set `upstream` under [gateway]",

@@ -37,6 +37,11 @@ impl Calls {
         Some(Calls(calls))
     }
 
+    /// The one call `id` (canonical JSON text) to `tool`.
+    pub(crate) fn one(id: String, tool: String) -> Calls {
+        Calls(HashMap::from([(id, tool)]))
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -48,7 +53,7 @@ impl Calls {
 }
 
 /// The messages of a body: its elements when it is a batch.
-fn messages(text: &str) -> Option<Vec<&RawValue>> {
+pub(crate) fn messages(text: &str) -> Option<Vec<&RawValue>> {
     if text.trim_start().starts_with('[') {
         serde_json::from_str(text).ok()
     } else {

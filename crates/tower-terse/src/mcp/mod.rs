@@ -54,12 +54,20 @@
 //! ```
 
 mod body;
+mod format_argument;
+mod hint;
+mod lines;
 mod message;
+mod meta;
 mod service;
+mod session;
 mod sse;
 
 pub use body::{McpBody, McpRequestBody};
+pub use hint::{HINT, McpHint};
+pub use lines::{Lines, Piece};
 pub use service::{Mcp, ResponseFuture};
+pub use session::{MAX_PENDING, Session};
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -180,6 +188,11 @@ pub(crate) struct Config {
     pub(crate) max_output_bytes: Option<usize>,
     pub(crate) toon_options: EncodeOptions,
     pub(crate) tools: HashMap<String, McpTool>,
+    /// Per-tool formats: `Json` leaves a tool alone.
+    pub(crate) tool_formats: HashMap<String, Format>,
+    pub(crate) format_argument: bool,
+    pub(crate) hint: McpHint,
+    pub(crate) meta_counts: bool,
 }
 
 impl Config {
@@ -199,6 +212,10 @@ impl Default for Config {
             max_output_bytes: None,
             toon_options: EncodeOptions::default(),
             tools: HashMap::new(),
+            tool_formats: HashMap::new(),
+            format_argument: false,
+            hint: McpHint::Off,
+            meta_counts: false,
         }
     }
 }
@@ -333,6 +350,68 @@ impl McpLayer {
     /// ```
     pub fn prefer_header(mut self, name: HeaderName) -> Self {
         self.config().prefer_header = name;
+        self
+    }
+}
+
+impl McpLayer {
+    /// The format the tool `name` is served in when a call names none:
+    /// `Format::Json` leaves the tool alone (its results are never
+    /// rewritten, and [`format_argument`](Self::format_argument) offers it
+    /// no `format`); `Toon` or `Compact` replace the layer's
+    /// [`default_format`](Self::default_format) for it.
+    ///
+    /// ```
+    /// use tower_terse::Format;
+    ///
+    /// let layer = tower_terse::mcp::McpLayer::new()
+    ///     .default_format(Format::Toon)
+    ///     .tool_format("read_file", Format::Json);
+    /// ```
+    pub fn tool_format(mut self, name: impl Into<String>, format: Format) -> Self {
+        self.config().tool_formats.insert(name.into(), format);
+        self
+    }
+
+    /// Lets agents choose the format per call: every tool in a `tools/list`
+    /// answer gains an optional `format` property (`json`, `toon`, and
+    /// `compact` where the tool has a template) in its `inputSchema`, and a
+    /// `tools/call` that sets it is served in that format, with the
+    /// argument removed before the server sees it. A tool whose schema
+    /// already has a `format` property keeps it as its own. Default: off.
+    ///
+    /// ```
+    /// let layer = tower_terse::mcp::McpLayer::new().format_argument(true);
+    /// ```
+    pub fn format_argument(mut self, on: bool) -> Self {
+        self.config().format_argument = on;
+        self
+    }
+
+    /// Where to tell the agent how to read TOON ([`HINT`]): in the
+    /// `initialize` answer's `instructions`, or in the description of each
+    /// tool that may be rewritten. Default: [`McpHint::Off`].
+    ///
+    /// ```
+    /// use tower_terse::mcp::{McpHint, McpLayer};
+    ///
+    /// let layer = McpLayer::new().hint(McpHint::Instructions);
+    /// ```
+    pub fn hint(mut self, hint: McpHint) -> Self {
+        self.config().hint = hint;
+        self
+    }
+
+    /// Adds `_meta["terse/tokens"]` to each rewritten tool result: the
+    /// format served and the tokens of its text blocks before and after,
+    /// counted exactly with the `exact-tokens` feature (else estimated, and
+    /// labelled so). Default: off.
+    ///
+    /// ```
+    /// let layer = tower_terse::mcp::McpLayer::new().meta_counts(true);
+    /// ```
+    pub fn meta_counts(mut self, on: bool) -> Self {
+        self.config().meta_counts = on;
         self
     }
 }
