@@ -82,6 +82,44 @@ pub fn mcp_session(
     serde_json::from_str(last).unwrap_or_else(|err| panic!("{err}: {stdout}"))
 }
 
+/// The FastMCP server on stdio (see the script).
+pub const MCP_STDIO_SCRIPT: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/python/mcp_stdio_server.py");
+
+/// The SDK's stdio client (see the script).
+pub const MCP_STDIO_CLIENT: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/python/mcp_stdio_client.py");
+
+/// What the SDK's stdio client got from the server it starts with
+/// `command`: `{"instructions", "tools", "calls": [{"tool", "arguments",
+/// "result", "progress"}]}`, making `calls` (`[[tool, arguments], ...]`),
+/// with `env` added to the environment. Blocks until the client exits; a
+/// client that fails fails the test.
+pub fn mcp_stdio_session(
+    python: &Path,
+    calls: &serde_json::Value,
+    command: &[&std::ffi::OsStr],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> serde_json::Value {
+    let output = Command::new(python)
+        .arg(MCP_STDIO_CLIENT)
+        .arg(calls.to_string())
+        .args(command)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the MCP stdio client");
+    assert!(
+        output.status.success(),
+        "the MCP stdio client failed on {command:?} ({}):\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let last = stdout.lines().last().unwrap_or("");
+    serde_json::from_str(last).unwrap_or_else(|err| panic!("{err}: {stdout}"))
+}
+
 /// The environment `name` in the temporary folder, with `packages`.
 fn install(name: &str, packages: &[&str]) -> Result<PathBuf, String> {
     let home = std::env::temp_dir().join(name);
