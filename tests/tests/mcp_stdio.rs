@@ -13,8 +13,6 @@ use terse_tests::python::{MCP_STDIO_SCRIPT, mcp_python, mcp_stdio_session};
 use terse_tests::reference::Reference;
 use tower_terse::tokens;
 
-const IGNORE: &str = "needs Python/PyPI and node/npm";
-
 /// Every kind of result the server makes.
 fn calls() -> Value {
     json!([
