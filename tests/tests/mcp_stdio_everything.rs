@@ -113,6 +113,8 @@ fn every_list_and_every_tool_works_as_direct() {
             }
         }
     }
+    let names: Vec<&str> = toon.iter().map(|(tool, _, _)| *tool).collect();
+    eprintln!("rewritten as TOON: {names:?}");
     assert!(
         !toon.is_empty(),
         "some result is JSON that TOON writes cheaper"
