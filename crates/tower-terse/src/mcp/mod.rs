@@ -70,8 +70,8 @@ pub use service::{Mcp, ResponseFuture};
 pub use session::{MAX_PENDING, Session};
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 use http::HeaderName;
 use tower_layer::Layer;
@@ -193,6 +193,10 @@ pub(crate) struct Config {
     pub(crate) format_argument: bool,
     pub(crate) hint: McpHint,
     pub(crate) meta_counts: bool,
+    /// The tools offered the `format` argument in a `tools/list` answer:
+    /// only their calls lose it. Shared by every session of the layer
+    /// (one server), so HTTP requests see what an earlier one listed.
+    pub(crate) offered: Arc<Mutex<HashSet<String>>>,
 }
 
 impl Config {
@@ -216,6 +220,7 @@ impl Default for Config {
             format_argument: false,
             hint: McpHint::Off,
             meta_counts: false,
+            offered: Arc::default(),
         }
     }
 }

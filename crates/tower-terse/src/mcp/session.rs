@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -19,8 +19,8 @@ use crate::format::Format;
 /// passes untouched and its answer is not rewritten.
 pub const MAX_PENDING: usize = 4096;
 
-/// The most tool names a session remembers as having a `format` of their own.
-const MAX_OWN_FORMATS: usize = 4096;
+/// The most tool names remembered as offered the `format` argument.
+const MAX_OFFERED: usize = 4096;
 
 /// What a request waits for.
 #[derive(Debug)]
@@ -71,8 +71,6 @@ pub struct Session {
     format: Format,
     asked: bool,
     pending: HashMap<String, Pending>,
-    /// Tools whose schema has a `format` of its own: their calls keep it.
-    own_format: HashSet<String>,
 }
 
 #[derive(Deserialize)]
@@ -101,7 +99,6 @@ impl Session {
             format,
             asked,
             pending: HashMap::new(),
-            own_format: HashSet::new(),
         }
     }
 
@@ -192,7 +189,9 @@ impl Session {
             return (Format::Json, false, false);
         }
         let format = own.unwrap_or(self.format);
-        if !config.format_argument || self.own_format.contains(tool) {
+        // Only a tool offered the argument loses it: another's `format`
+        // (its own, or one no agent learnt from us) reaches the server.
+        if !config.format_argument || !lock(&config.offered).contains(tool) {
             return (format, self.asked, false);
         }
         match format_argument::take(params) {
@@ -326,12 +325,13 @@ impl Session {
                 match format_argument::offer(tool, compact) {
                     Offer::Added => {
                         offered = true;
-                        self.own_format.remove(&name);
+                        let mut known = lock(&self.config.offered);
+                        if known.len() < MAX_OFFERED {
+                            known.insert(name);
+                        }
                     }
                     Offer::Own => {
-                        if self.own_format.len() < MAX_OWN_FORMATS {
-                            self.own_format.insert(name);
-                        }
+                        lock(&self.config.offered).remove(&name);
                     }
                     Offer::NoSchema => {}
                 }
@@ -346,6 +346,13 @@ impl Session {
         }
         changed
     }
+}
+
+fn lock(offered: &Mutex<HashSet<String>>) -> MutexGuard<'_, HashSet<String>> {
+    // A panic elsewhere while holding it leaves plain data behind.
+    offered
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// An id as canonical JSON text (the key `message.rs` reads calls by);
