@@ -174,6 +174,12 @@ fn toon_decodes_to_the_servers_json_in_fewer_exact_tokens() {
         ));
     }
     eprintln!("{table}");
+    // What the hint costs (README: when it pays).
+    let hint = tower_terse::mcp::HINT;
+    eprintln!(
+        "hint: {} tokens (+1 for its line break)",
+        tokens::exact(hint)
+    );
     let names: Vec<&str> = rewritten.iter().map(|(name, _, _)| *name).collect();
     for name in ["list_events", "list_users", "forecast", "count"] {
         assert!(names.contains(&name), "{name} is rewritten: {names:?}");

@@ -1055,6 +1055,29 @@ mod tests {
     }
 
     #[test]
+    fn the_mcp_agent_keys_and_tool_formats_are_checked() {
+        let config = Config::parse(
+            "t.toml",
+            "[mcp]\nformat_argument = true\nhint = \"descriptions\"\nmeta_counts = true\n[[mcp.tool]]\nname = \"read_file\"\nformat = \"json\"\n",
+        )
+        .unwrap();
+        assert!(config.mcp().is_none(), "no path: nothing for the gateway");
+        assert!(config.mcp_layer().is_some(), "but a layer for stdio");
+        assert!(
+            error("[mcp]\nhint = \"everywhere\"\n")
+                .starts_with("t.toml:2: unknown hint \"everywhere\"")
+        );
+        assert!(error("[mcp]\nformat_argument = \"yes\"\n").starts_with("t.toml:2: "));
+        assert!(
+            error("[[mcp.tool]]\nname = \"a\"\nformat = \"xml\"\n")
+                .starts_with("t.toml:3: unknown format")
+        );
+        assert!(error("[[mcp.tool]]\nname = \"a\"\n").starts_with(
+            "t.toml:2: a tool needs `list`, `noun` and `line` together, or a `format`"
+        ));
+    }
+
+    #[test]
     fn the_mcp_section_builds_its_layer() {
         let config = Config::parse(
             "t.toml",

@@ -360,3 +360,7 @@ fn lock(offered: &Mutex<HashSet<String>>) -> MutexGuard<'_, HashSet<String>> {
 fn id_key(id: &Value) -> Option<String> {
     matches!(id, Value::String(_) | Value::Number(_)).then(|| id.to_string())
 }
+
+#[cfg(test)]
+#[path = "session_tests.rs"]
+mod tests;
