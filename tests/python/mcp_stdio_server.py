@@ -22,6 +22,9 @@ from pydantic import BaseModel
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.types import SamplingMessage, TextContent
 
+# The calendar's events, as the HTTP server of the gateway tests makes them.
+from mcp_server import event
+
 
 def tee_stdin(log):
     """Puts a pipe on fd 0 and copies every line of the real stdin to it
@@ -45,27 +48,11 @@ if os.environ.get("TERSE_TEST_LOG"):
 
 mcp = FastMCP("calendar", log_level="CRITICAL")
 
-ROOMS = ["Room 1", "Room 2", None, "Lisbon office"]
-TITLES = ["Standup", "Design review", "1:1 with Ada", "Lunch", "Planning, Q3",
-          "Customer call", "Retro"]
 USERS = [{"id": i, "name": name, "role": role, "active": i % 3 != 0}
          for i, (name, role) in enumerate(
              [("Ada", "admin"), ("Linus", "member"), ("Grace", "member"),
               ("Barbara", "owner"), ("Ken", "member"), ("Margaret", "member"),
               ("Dennis", "member"), ("Frances", "admin")], start=1)]
-
-
-def event(day, i):
-    hour = 8 + (i * 2) % 9
-    return {
-        "id": f"evt_2025060{day}_{i}",
-        "title": TITLES[(day + i) % len(TITLES)],
-        "start": f"2025-06-0{day}T{hour:02}:00:00Z",
-        "end": f"2025-06-0{day}T{hour:02}:45:00Z",
-        "location": ROOMS[(day * 3 + i) % len(ROOMS)],
-        "attendees": ["ada@example.com", "grace@example.com"][: 1 + (i % 2)],
-        "status": "confirmed" if i % 4 else "tentative",
-    }
 
 
 @mcp.tool()

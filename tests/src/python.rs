@@ -70,10 +70,19 @@ pub fn mcp_session(
     if let Some(calls) = calls {
         command.arg(calls.to_string());
     }
-    let output = command.output().expect("run the MCP client");
+    client_answer(&mut command)
+}
+
+/// Runs a client script (`command`) to its end and gives the JSON document
+/// it printed last; a client that fails fails the test.
+pub fn client_answer(command: &mut Command) -> serde_json::Value {
+    let output = command
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the MCP client");
     assert!(
         output.status.success(),
-        "the MCP client failed on {url} ({}):\n{}",
+        "the MCP client {command:?} failed ({}):\n{}",
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
@@ -101,23 +110,13 @@ pub fn mcp_stdio_session(
     command: &[&std::ffi::OsStr],
     env: &[(&str, &std::ffi::OsStr)],
 ) -> serde_json::Value {
-    let output = Command::new(python)
-        .arg(MCP_STDIO_CLIENT)
-        .arg(calls.to_string())
-        .args(command)
-        .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the MCP stdio client");
-    assert!(
-        output.status.success(),
-        "the MCP stdio client failed on {command:?} ({}):\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let last = stdout.lines().last().unwrap_or("");
-    serde_json::from_str(last).unwrap_or_else(|err| panic!("{err}: {stdout}"))
+    client_answer(
+        Command::new(python)
+            .arg(MCP_STDIO_CLIENT)
+            .arg(calls.to_string())
+            .args(command)
+            .envs(env.iter().copied()),
+    )
 }
 
 /// The environment `name` in the temporary folder, with `packages`.

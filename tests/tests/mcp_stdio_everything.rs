@@ -5,31 +5,20 @@
 //! the reference decoder reads back the server's JSON.
 
 use std::ffi::OsStr;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::Value;
 use terse_tests::mcp_everything;
-use terse_tests::python::mcp_python;
+use terse_tests::python::{client_answer, mcp_python};
 use terse_tests::reference::Reference;
 
 /// What the client got from the server `command` starts.
 fn session(python: &std::path::Path, command: &[&OsStr]) -> Value {
-    let output = Command::new(python)
-        .arg(mcp_everything::CLIENT)
-        .args(command)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .expect("run the MCP client");
-    assert!(
-        output.status.success(),
-        "the client failed on {command:?} ({}):\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    serde_json::from_str(stdout.lines().last().unwrap_or(""))
-        .unwrap_or_else(|err| panic!("{err}: {stdout}"))
+    client_answer(
+        Command::new(python)
+            .arg(mcp_everything::CLIENT)
+            .args(command),
+    )
 }
 
 /// A resource's text with its clock readings blanked: the server stamps
