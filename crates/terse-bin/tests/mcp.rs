@@ -178,3 +178,50 @@ fn a_20_mb_line_streams_through_unchanged_in_bounded_memory() {
     );
     let _ = std::fs::remove_file(config);
 }
+
+#[test]
+fn a_bad_config_or_command_stops_before_anything_runs() {
+    let dir = std::env::temp_dir();
+    let bad = dir.join(format!("terse-mcp-bad-{}.toml", std::process::id()));
+    std::fs::write(&bad, "[mcp]\nhint = \"everywhere\"\n").expect("config");
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_terse"))
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run terse")
+    };
+    let output = run(&[
+        "mcp",
+        "--config",
+        bad.to_str().expect("UTF-8"),
+        "--",
+        "true",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(":2: unknown hint \"everywhere\""),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty(), "stdout is the MCP channel");
+
+    let output = run(&["mcp", "--", "/nonexistent/server"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot start /nonexistent/server"));
+
+    // `path` is optional for stdio, not for the gateway.
+    let stdio_only = dir.join(format!("terse-mcp-stdio-only-{}.toml", std::process::id()));
+    std::fs::write(&stdio_only, "[mcp]\nformat_argument = true\n").expect("config");
+    let output = run(&[
+        "gateway",
+        "--config",
+        stdio_only.to_str().expect("UTF-8"),
+        "--upstream",
+        "http://127.0.0.1:9",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("[mcp] needs `path`"));
+    let _ = std::fs::remove_file(bad);
+    let _ = std::fs::remove_file(stdio_only);
+}

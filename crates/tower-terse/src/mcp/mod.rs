@@ -35,6 +35,17 @@
 //! [`tool`](McpLayer::tool), `mcp:other` for the rest: tool names come from
 //! requests, so only registered ones become labels.
 //!
+//! Every transport rewrites through one [`Session`]: the layer makes one per
+//! POST, and `terse mcp` (MCP's stdio transport, framed by [`Lines`]) one
+//! per server. Three switches apply to both:
+//! [`format_argument`](McpLayer::format_argument) (agents choose the format
+//! per call through an optional `format` argument, removed before the
+//! server sees it), [`hint`](McpLayer::hint) (one line telling the agent
+//! how to read TOON) and [`meta_counts`](McpLayer::meta_counts) (tokens
+//! before and after in the result's `_meta`); and
+//! [`tool_format`](McpLayer::tool_format) sets one tool's format, or leaves
+//! it alone.
+//!
 //! Which JSON-RPC ids are `tools/call`, and for which tool, the layer learns
 //! from the POST body as the server reads it: the first
 //! [`max_request_bytes`](McpLayer::max_request_bytes) are copied aside (a
