@@ -26,6 +26,16 @@ fn users() -> String {
     .to_string()
 }
 
+/// A result past `OFFLOAD_BYTES`, so its rewrite runs on the blocking pool.
+fn many_users() -> String {
+    let users: Vec<Value> = (0..3000)
+        .map(|id| json!({"id": id, "name": format!("user {id}"), "role": "member"}))
+        .collect();
+    let text = Value::Array(users).to_string();
+    assert!(text.len() > tower_terse::mcp::OFFLOAD_BYTES);
+    text
+}
+
 /// A JSON-RPC endpoint: `initialize`, `tools/list` (two tools, one with a
 /// `format` of its own) and `tools/call` (the users as text, the
 /// arguments it got as `structuredContent`).
@@ -39,9 +49,13 @@ async fn endpoint(State(seen): State<Seen>, body: String) -> axum::Json<Value> {
         }
         Some("tools/list") => json!({"tools": [
             {"name": "list_users", "description": "Users.", "inputSchema": {"type": "object", "properties": {}}},
+            {"name": "many_users", "inputSchema": {"type": "object", "properties": {}}},
             {"name": "convert", "inputSchema": {"type": "object",
                 "properties": {"format": {"type": "string"}}}},
         ]}),
+        _ if request["params"]["name"] == "many_users" => json!({
+            "content": [{"type": "text", "text": many_users()}],
+        }),
         _ => json!({
             "content": [{"type": "text", "text": users()}],
             "structuredContent": {"arguments": request["params"]["arguments"].clone()},
@@ -94,7 +108,7 @@ async fn the_format_argument_hint_and_counts_over_http() {
         json!(["json", "toon"])
     );
     assert_eq!(
-        tools["tools"][1]["inputSchema"]["properties"]["format"],
+        tools["tools"][2]["inputSchema"]["properties"]["format"],
         json!({"type": "string"}),
         "a tool's own format is left alone"
     );
@@ -151,12 +165,32 @@ async fn the_format_argument_hint_and_counts_over_http() {
         json!({"format": ".2f"})
     );
 
+    let many = call(
+        &client,
+        &url,
+        6,
+        "tools/call",
+        json!({"name": "many_users", "arguments": {"format": "toon"}}),
+    )
+    .await;
+    let text = many["content"][0]["text"].as_str().expect("a text block");
+    let expected: Value = serde_json::from_str(&many_users()).unwrap();
+    assert!(
+        text.starts_with("[3000]{id,name,role}:\n  0,user 0,member\n"),
+        "{}",
+        &text[..80]
+    );
+    assert_eq!(
+        terse_toon::decode(text, &Default::default()).expect("TOON"),
+        expected
+    );
+
     let seen = seen.lock().unwrap();
     let calls: Vec<&Value> = seen
         .iter()
         .filter(|r| r["method"] == "tools/call")
         .collect();
-    assert_eq!(calls.len(), 3);
+    assert_eq!(calls.len(), 4);
     assert_eq!(
         calls[0]["params"]["arguments"],
         json!({"limit": 4}),

@@ -4,11 +4,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tower_terse::mcp::{Lines, Piece, Session};
-
-/// Lines at least this long are rewritten on tokio's blocking pool, so a
-/// large tool result never stalls the other direction's worker.
-pub const OFFLOAD_BYTES: usize = 64 * 1024;
+use tower_terse::mcp::{Lines, OFFLOAD_BYTES, Piece, Session};
 
 /// Bytes read at a time.
 const CHUNK: usize = 64 * 1024;
@@ -111,7 +107,8 @@ async fn write<W: AsyncWrite + Unpin>(
 }
 
 /// The line rewritten, or `None` to send it as it came (not UTF-8, not a
-/// message the session rewrites).
+/// message the session rewrites). A long server line is rewritten on
+/// tokio's blocking pool, so a large tool result never stalls a worker.
 async fn rewrite(line: &[u8], session: &Shared, direction: Direction) -> Option<String> {
     let text = std::str::from_utf8(line).ok()?;
     match direction {

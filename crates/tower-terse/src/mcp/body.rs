@@ -12,6 +12,7 @@ use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 
 use super::Config;
+use super::offload;
 use super::session::Session;
 use super::sse::{Splitter, rewrite_event};
 use crate::format::Format;
@@ -270,13 +271,28 @@ fn into_bytes<D: Buf>(mut data: D) -> Bytes {
 }
 
 /// How the response body is read.
-enum Mode {
+pub(crate) enum Mode {
     /// Streamed through as it comes.
     Plain,
     /// One JSON-RPC message or batch, held up to the limit.
     Json { held: Vec<u8>, passing: bool },
     /// An event stream, rewritten event by event.
     Events(Splitter),
+    /// On the blocking pool with a large rewrite (see [`offload`]).
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    Away,
+}
+
+impl Mode {
+    /// The bytes held for a rewrite.
+    #[cfg(feature = "tokio")]
+    pub(crate) fn held(&self) -> usize {
+        match self {
+            Mode::Json { held, .. } => held.len(),
+            Mode::Events(splitter) => splitter.held(),
+            Mode::Plain | Mode::Away => 0,
+        }
+    }
 }
 
 pin_project! {
@@ -293,6 +309,7 @@ pin_project! {
         exchange: Option<Arc<Exchange>>,
         ready: VecDeque<Result<Frame<Bytes>, B::Error>>,
         ended: bool,
+        offloaded: Option<offload::Task>,
     }
 }
 
@@ -304,6 +321,7 @@ impl<B: Body> McpBody<B> {
             exchange: None,
             ready: VecDeque::new(),
             ended: false,
+            offloaded: None,
         }
     }
 
@@ -328,7 +346,7 @@ impl<B: Body> McpBody<B> {
 }
 
 /// Feeds `data` to the mode; what may go out now.
-fn push(mode: &mut Mode, exchange: Option<&Exchange>, data: Bytes) -> Vec<u8> {
+pub(crate) fn push(mode: &mut Mode, exchange: Option<&Exchange>, data: Bytes) -> Vec<u8> {
     match (mode, exchange) {
         (Mode::Json { held, passing }, Some(exchange)) => {
             if *passing {
@@ -353,7 +371,7 @@ fn push(mode: &mut Mode, exchange: Option<&Exchange>, data: Bytes) -> Vec<u8> {
 }
 
 /// The stream ended (or failed): whatever is held, rewritten when whole.
-fn finish(mode: &mut Mode, exchange: Option<&Exchange>, complete: bool) -> Vec<u8> {
+pub(crate) fn finish(mode: &mut Mode, exchange: Option<&Exchange>, complete: bool) -> Vec<u8> {
     match (mode, exchange) {
         (Mode::Json { held, passing }, Some(exchange)) => {
             let held = std::mem::take(held);
@@ -395,34 +413,54 @@ impl<B: Body> Body for McpBody<B> {
             if let Some(next) = this.ready.pop_front() {
                 return Poll::Ready(Some(next));
             }
+            let data = |bytes: Vec<u8>| (!bytes.is_empty()).then(|| Ok(Frame::data(bytes.into())));
+            if let Some(task) = this.offloaded.as_mut() {
+                let done = ready!(offload::poll(task, cx));
+                *this.offloaded = None;
+                let Some((mode, out)) = done else {
+                    // The rewrite panicked: what it held is gone.
+                    *this.ended = true;
+                    return Poll::Ready(None);
+                };
+                *this.mode = mode;
+                this.ready.extend(data(out));
+                continue;
+            }
             if *this.ended {
                 return Poll::Ready(None);
             }
-            let exchange = this.exchange.as_deref();
-            let data = |bytes: Vec<u8>| (!bytes.is_empty()).then(|| Ok(Frame::data(bytes.into())));
-            match ready!(this.inner.as_mut().poll_frame(cx)) {
+            let exchange = this.exchange.as_ref();
+            let work = match ready!(this.inner.as_mut().poll_frame(cx)) {
                 None => {
                     *this.ended = true;
-                    this.ready.extend(data(finish(this.mode, exchange, true)));
+                    offload::Work::Finish
                 }
                 Some(Err(err)) => {
                     *this.ended = true;
-                    this.ready.extend(data(finish(this.mode, exchange, false)));
+                    let held = finish(this.mode, exchange.map(|e| &**e), false);
+                    this.ready.extend(data(held));
                     this.ready.push_back(Err(err));
+                    continue;
                 }
                 Some(Ok(frame)) => match frame.into_data() {
-                    Ok(bytes) => {
-                        this.ready
-                            .extend(data(push(this.mode, exchange, into_bytes(bytes))));
-                    }
+                    Ok(bytes) => offload::Work::Push(into_bytes(bytes)),
                     Err(frame) => {
                         // Trailers end the body: what is held goes first.
                         *this.ended = true;
-                        this.ready.extend(data(finish(this.mode, exchange, true)));
+                        let held = finish(this.mode, exchange.map(|e| &**e), true);
+                        this.ready.extend(data(held));
                         this.ready
                             .push_back(Ok(frame.map_data(|_: B::Data| Bytes::new())));
+                        continue;
                     }
                 },
+            };
+            match offload::spawn(this.mode, exchange, work) {
+                Ok(task) => *this.offloaded = Some(task),
+                Err(work) => {
+                    let out = offload::run(this.mode, exchange.map(|e| &**e), work);
+                    this.ready.extend(data(out));
+                }
             }
         }
     }
@@ -430,7 +468,7 @@ impl<B: Body> Body for McpBody<B> {
     fn is_end_stream(&self) -> bool {
         match self.mode {
             Mode::Plain => self.inner.is_end_stream(),
-            _ => self.ended && self.ready.is_empty(),
+            _ => self.ended && self.ready.is_empty() && self.offloaded.is_none(),
         }
     }
 
@@ -448,6 +486,7 @@ impl<B: Body> fmt::Debug for McpBody<B> {
             Mode::Plain => "Plain",
             Mode::Json { .. } => "Json",
             Mode::Events(_) => "Events",
+            Mode::Away => "Away",
         };
         f.debug_struct("McpBody").field("mode", &mode).finish()
     }

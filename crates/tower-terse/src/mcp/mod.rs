@@ -70,6 +70,7 @@ mod hint;
 mod lines;
 mod message;
 mod meta;
+mod offload;
 mod service;
 mod session;
 mod sse;
@@ -93,6 +94,12 @@ use crate::toon::EncodeOptions;
 
 /// The default for [`McpLayer::max_request_bytes`]: 1 MiB.
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 1024 * 1024;
+
+/// Rewrites of at least this many bytes (an answer, an event stream's
+/// chunk, a stdio line) run on tokio's blocking pool, never on an async
+/// worker: the layer with the `tokio` feature inside a runtime, and `terse
+/// mcp` always.
+pub const OFFLOAD_BYTES: usize = 64 * 1024;
 
 /// The default for [`McpLayer::max_message_bytes`]: 8 MiB.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;

@@ -224,3 +224,17 @@ fn pending_requests_are_bounded() {
             .is_some()
     );
 }
+
+#[test]
+fn a_large_result_is_rewritten() {
+    let users: Vec<Value> = (0..3000)
+        .map(|id| json!({"id": id, "name": format!("user {id}"), "role": "member"}))
+        .collect();
+    let mut session = Session::new(&McpLayer::new().format_argument(true));
+    session.client_message(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    session.server_message(&answer(1, tools()));
+    session.client_message(&call(2, "list_users", json!({"format": "toon"})));
+    let text = Value::Array(users).to_string();
+    let out = session.server_message(&answer(2, text_result(&text)));
+    assert!(out.is_some());
+}
