@@ -73,6 +73,18 @@ pub fn mcp_session(
     client_answer(&mut command)
 }
 
+/// The `calls` of what an MCP client script printed.
+pub fn session_calls(session: &serde_json::Value) -> &[serde_json::Value] {
+    session["calls"].as_array().expect("calls")
+}
+
+/// The first text block of a call's result.
+pub fn text_of(call: &serde_json::Value) -> &str {
+    call["result"]["content"][0]["text"]
+        .as_str()
+        .expect("a text block")
+}
+
 /// Runs a client script (`command`) to its end and gives the JSON document
 /// it printed last; a client that fails fails the test.
 pub fn client_answer(command: &mut Command) -> serde_json::Value {

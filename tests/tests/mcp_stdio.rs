@@ -9,7 +9,9 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use terse_tests::python::{MCP_STDIO_SCRIPT, mcp_python, mcp_stdio_session};
+use terse_tests::python::{
+    MCP_STDIO_SCRIPT, mcp_python, mcp_stdio_session, session_calls, text_of,
+};
 use terse_tests::reference::Reference;
 use tower_terse::tokens;
 
@@ -66,16 +68,6 @@ fn config(name: &str, text: &str) -> PathBuf {
     path
 }
 
-fn results(session: &Value) -> &[Value] {
-    session["calls"].as_array().expect("calls")
-}
-
-fn text(call: &Value) -> &str {
-    call["result"]["content"][0]["text"]
-        .as_str()
-        .expect("a text block")
-}
-
 fn tool<'s>(session: &'s Value, name: &str) -> &'s Value {
     session["tools"]
         .as_array()
@@ -99,12 +91,12 @@ fn without_a_format_the_client_gets_the_servers_own_results() {
     let Some(python) = mcp_python() else { return };
     let calls = calls();
     let own = session(&python, &calls, &server(&python), &[]);
-    let results = results(&own);
+    let results = session_calls(&own);
     assert_eq!(results[4]["result"]["isError"], true, "fail is an error");
     assert!(results[5]["result"]["structuredContent"]["daily"].is_array());
     assert_eq!(results[6]["progress"].as_array().map(Vec::len), Some(4));
     assert!(
-        text(&results[7]).contains("short: Summarize TOON"),
+        text_of(&results[7]).contains("short: Summarize TOON"),
         "sampling"
     );
     for args in [&[][..], &["--format", "json"], &["--format-argument"]] {
@@ -149,10 +141,10 @@ fn toon_decodes_to_the_servers_json_in_fewer_exact_tokens() {
     let mut table = String::from(
         "| tool call (stdio, FastMCP) | JSON | TOON | compact |\n| --- | ---: | ---: | ---: |\n",
     );
-    for ((own, toon), compact) in results(&own)
+    for ((own, toon), compact) in session_calls(&own)
         .iter()
-        .zip(results(&toon))
-        .zip(results(&compact))
+        .zip(session_calls(&toon))
+        .zip(session_calls(&compact))
     {
         let name = own["tool"].as_str().expect("a tool name");
         assert_eq!(
@@ -161,7 +153,7 @@ fn toon_decodes_to_the_servers_json_in_fewer_exact_tokens() {
             "{name}: only the text block changes"
         );
         assert_eq!(with_own_text(compact, own), *own, "{name}");
-        let (json, served) = (text(own), text(toon));
+        let (json, served) = (text_of(own), text_of(toon));
         if served != json {
             rewritten.push((name, json, served));
         }
@@ -170,7 +162,7 @@ fn toon_decodes_to_the_servers_json_in_fewer_exact_tokens() {
             "| {name} | {} | {} | {} |\n",
             count(json),
             count(served),
-            count(text(compact))
+            count(text_of(compact))
         ));
     }
     eprintln!("{table}");
@@ -219,8 +211,8 @@ fn compact_lines_for_a_templated_tool_and_a_tool_left_alone() {
         &behind_terse(&python, &["--config", path.to_str().expect("UTF-8 path")]),
         &[],
     );
-    let (own, compact) = (results(&own), results(&compact));
-    let events = text(&compact[0]);
+    let (own, compact) = (session_calls(&own), session_calls(&compact));
+    let events = text_of(&compact[0]);
     let lines: Vec<&str> = events.lines().collect();
     assert_eq!(lines[0], "8 events", "{events}");
     assert_eq!(
@@ -235,9 +227,9 @@ fn compact_lines_for_a_templated_tool_and_a_tool_left_alone() {
     );
     // No template: TOON, the compact rule's fallback.
     assert!(
-        text(&compact[1]).starts_with("[8]{id,name,role,active}:"),
+        text_of(&compact[1]).starts_with("[8]{id,name,role,active}:"),
         "{}",
-        text(&compact[1])
+        text_of(&compact[1])
     );
     // `format = "json"`: left alone.
     assert_eq!(compact[2], own[2]);
@@ -303,27 +295,27 @@ fn the_format_argument_is_offered_honoured_and_stripped() {
     }
 
     // Honoured.
-    let (own, through) = (results(&own), results(&through));
-    assert!(text(&through[0]).starts_with("[8]{id,name,role,active}:"));
+    let (own, through) = (session_calls(&own), session_calls(&through));
+    assert!(text_of(&through[0]).starts_with("[8]{id,name,role,active}:"));
     let counts = &through[0]["result"]["_meta"]["terse/tokens"];
     assert_eq!(counts["format"], "toon");
     assert_eq!(counts["counted"], "exact o200k_base");
-    assert_eq!(counts["json"], tokens::exact(text(&own[1])));
-    assert_eq!(counts["served"], tokens::exact(text(&through[0])));
+    assert_eq!(counts["json"], tokens::exact(text_of(&own[1])));
+    assert_eq!(counts["served"], tokens::exact(text_of(&through[0])));
     assert_eq!(through[1], own[1], "no format named: the server's JSON");
     assert!(
-        text(&through[2]).starts_with("4 events\n"),
+        text_of(&through[2]).starts_with("4 events\n"),
         "{}",
-        text(&through[2])
+        text_of(&through[2])
     );
     assert_eq!(
-        text(&through[4]),
+        text_of(&through[4]),
         "2.5",
         "convert's own `format` reached it"
     );
     assert_eq!(
-        text(&through[5]),
-        text(&own[1]),
+        text_of(&through[5]),
+        text_of(&own[1]),
         "an unknown format: the default"
     );
 
@@ -341,8 +333,8 @@ fn the_format_argument_is_offered_honoured_and_stripped() {
     }
     assert_eq!(seen, 6, "every call reached the server");
     assert_eq!(
-        text(&through[3]),
-        text(&own[3]),
+        text_of(&through[3]),
+        text_of(&own[3]),
         "echo got what it would have"
     );
 }

@@ -65,7 +65,8 @@ pub fn run(args: &Args) -> ExitCode {
         Err(message) => return fail(&message),
     };
     let grace = Duration::try_from_secs_f64(args.grace).unwrap_or(Duration::from_secs(5));
-    init_logging();
+    // Warnings only unless `RUST_LOG` says otherwise: stdout is the MCP channel.
+    crate::logging::init("warn");
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -107,17 +108,4 @@ fn fail(message: &str) -> ExitCode {
 
 fn one_line(message: &str) -> String {
     message.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Logs to stderr, warnings only unless `RUST_LOG` says otherwise: stdout
-/// is the MCP channel.
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_target(false)
-        .try_init();
 }
