@@ -70,16 +70,65 @@ pub fn mcp_session(
     if let Some(calls) = calls {
         command.arg(calls.to_string());
     }
-    let output = command.output().expect("run the MCP client");
+    client_answer(&mut command)
+}
+
+/// The `calls` of what an MCP client script printed.
+pub fn session_calls(session: &serde_json::Value) -> &[serde_json::Value] {
+    session["calls"].as_array().expect("calls")
+}
+
+/// The first text block of a call's result.
+pub fn text_of(call: &serde_json::Value) -> &str {
+    call["result"]["content"][0]["text"]
+        .as_str()
+        .expect("a text block")
+}
+
+/// Runs a client script (`command`) to its end and gives the JSON document
+/// it printed last; a client that fails fails the test.
+pub fn client_answer(command: &mut Command) -> serde_json::Value {
+    let output = command
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the MCP client");
     assert!(
         output.status.success(),
-        "the MCP client failed on {url} ({}):\n{}",
+        "the MCP client {command:?} failed ({}):\n{}",
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let last = stdout.lines().last().unwrap_or("");
     serde_json::from_str(last).unwrap_or_else(|err| panic!("{err}: {stdout}"))
+}
+
+/// The FastMCP server on stdio (see the script).
+pub const MCP_STDIO_SCRIPT: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/python/mcp_stdio_server.py");
+
+/// The SDK's stdio client (see the script).
+pub const MCP_STDIO_CLIENT: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/python/mcp_stdio_client.py");
+
+/// What the SDK's stdio client got from the server it starts with
+/// `command`: `{"instructions", "tools", "calls": [{"tool", "arguments",
+/// "result", "progress"}]}`, making `calls` (`[[tool, arguments], ...]`),
+/// with `env` added to the environment. Blocks until the client exits; a
+/// client that fails fails the test.
+pub fn mcp_stdio_session(
+    python: &Path,
+    calls: &serde_json::Value,
+    command: &[&std::ffi::OsStr],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> serde_json::Value {
+    client_answer(
+        Command::new(python)
+            .arg(MCP_STDIO_CLIENT)
+            .arg(calls.to_string())
+            .args(command)
+            .envs(env.iter().copied()),
+    )
 }
 
 /// The environment `name` in the temporary folder, with `packages`.

@@ -8,7 +8,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use terse_tests::python::{PythonUpstream, mcp_python, mcp_session, spawn_gateway};
+use terse_tests::python::{
+    PythonUpstream, mcp_python, mcp_session, session_calls, spawn_gateway, text_of,
+};
 use terse_tests::reference::Reference;
 use terse_tests::server::raw_client;
 use terse_tests::values::difference;
@@ -38,16 +40,6 @@ async fn session(python: &Path, url: String, prefer: &str) -> Value {
     tokio::task::spawn_blocking(move || mcp_session(&python, &url, &prefer, None))
         .await
         .expect("the client task")
-}
-
-fn calls(session: &Value) -> &[Value] {
-    session["calls"].as_array().expect("calls")
-}
-
-fn text_of(call: &Value) -> &str {
-    call["result"]["content"][0]["text"]
-        .as_str()
-        .expect("a text block")
 }
 
 /// The servers (event streams, plain JSON) and the gateway in front of
@@ -91,7 +83,7 @@ async fn without_a_format_the_sdk_gets_the_servers_own_results() {
                 "weather_forecast"
             ])
         );
-        assert_eq!(calls(&own)[4]["result"]["isError"], true, "{mode}");
+        assert_eq!(session_calls(&own)[4]["result"]["isError"], true, "{mode}");
         let gateway = session(&setup.python, through.clone(), "").await;
         assert_eq!(gateway, own, "{mode}");
         let json = session(&setup.python, through.clone(), "json").await;
@@ -110,7 +102,11 @@ async fn toon_and_compact_through_the_gateway() {
         let own = session(&setup.python, format!("{}/mcp", server.url()), "").await;
         let toon = session(&setup.python, through.clone(), "toon").await;
         let compact = session(&setup.python, through.clone(), "compact").await;
-        for ((own, toon), compact) in calls(&own).iter().zip(calls(&toon)).zip(calls(&compact)) {
+        for ((own, toon), compact) in session_calls(&own)
+            .iter()
+            .zip(session_calls(&toon))
+            .zip(session_calls(&compact))
+        {
             let tool = own["tool"].as_str().unwrap();
             for (format, call) in [("toon", toon), ("compact", compact)] {
                 // Everything but the text block is the server's own.

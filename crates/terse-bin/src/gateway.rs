@@ -1,6 +1,6 @@
 //! `terse gateway`: the terse layer in front of any HTTP service.
 
-use std::io::{IsTerminal as _, Write as _};
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,6 +38,11 @@ pub fn run(args: &Args) -> ExitCode {
         },
         None => Config::default(),
     };
+    if config.mcp_layer().is_some() && config.mcp().is_none() {
+        return refuse(
+            "[mcp] needs `path` (the MCP endpoint's path on the upstream) for the gateway",
+        );
+    }
     let Some(url) = args.upstream.as_deref().or(config.upstream_url()) else {
         return refuse(
             "no upstream: pass --upstream http://host:port or set `upstream` under [gateway]",
@@ -51,7 +56,7 @@ pub fn run(args: &Args) -> ExitCode {
         .listen
         .or(config.listen())
         .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 3000)));
-    init_logging();
+    terse_bin::logging::init("info");
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -94,16 +99,4 @@ fn refuse(message: &str) -> ExitCode {
 fn fail(message: &str) -> ExitCode {
     eprintln!("error: {}", crate::error::one_line(message));
     ExitCode::FAILURE
-}
-
-/// Logs to stderr at `info` (`RUST_LOG` overrides: `RUST_LOG=tower_terse=debug`).
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_target(false)
-        .try_init();
 }

@@ -1,10 +1,12 @@
-//! The `terse` command: TOON encode and decode, token statistics, and the gateway.
+//! The `terse` command: TOON encode and decode, token statistics, the
+//! gateway, and the stdio MCP proxy.
 //!
 //! Every subcommand reads one document from a file or from standard input and
 //! writes its result to standard output. On bad input it prints exactly one
 //! line to standard error, nothing to standard output, and exits with code 1.
 //! `gateway` serves until SIGTERM or Ctrl-C; a config it cannot load stops
-//! it before it listens, with one line and exit code 2.
+//! it before it listens, with one line and exit code 2. `mcp` runs until its
+//! server exits, and exits with the server's status.
 
 mod decode;
 mod encode;
@@ -40,12 +42,15 @@ enum Command {
     Report(terse_bin::report::Args),
     /// Serve an HTTP service through the terse layer: TOON and compact lines for any upstream.
     Gateway(gateway::Args),
+    /// Run a stdio MCP server behind terse: its tool results as TOON or compact lines.
+    Mcp(terse_bin::mcp::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Gateway(args) => return gateway::run(&args),
+        Command::Mcp(args) => return terse_bin::mcp::run(&args),
         Command::Encode(args) => encode::run(&args),
         Command::Decode(args) => decode::run(&args),
         Command::Stats(args) => stats::run(&args),

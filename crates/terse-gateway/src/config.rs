@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 use tower_terse::compact::{CompactResource, Template};
-use tower_terse::mcp::{McpLayer, McpTool};
+use tower_terse::mcp::{McpHint, McpLayer, McpTool};
 use tower_terse::settings::Route;
 use tower_terse::{Format, Settings, TerseLayer};
 
@@ -76,11 +76,14 @@ pub const MAX_RESOURCES: usize = 1024;
 /// - `[[resource]]`: `route` (axum syntax), `noun`, `plural`, `line` (a
 ///   [`Template`]), `id`.
 /// - `[mcp]`, an MCP endpoint on the upstream ([`McpLayer`]): `path`
-///   (required, from `/`), `default_format`, `max_request_bytes`,
-///   `max_message_bytes`, `max_output_bytes`.
-/// - `[[mcp.tool]]`: compact lines for one tool's results ([`McpTool`]):
-///   `name`, `list` (the key the records sit under), `noun`, `plural`,
-///   `line`, `id`.
+///   (from `/`; required by the gateway, not by `terse mcp` on stdio),
+///   `default_format`, `max_request_bytes`, `max_message_bytes`,
+///   `max_output_bytes`, `format_argument`, `hint` (`"off"`,
+///   `"instructions"`, `"descriptions"`), `meta_counts`; it shares
+///   `format_param`, `prefer_header` and `[layer.toon]` with the layer.
+/// - `[[mcp.tool]]`: one tool's `name`, and its `format` (`"json"` leaves
+///   it alone) and/or compact lines for its results ([`McpTool`]): `list`
+///   (the key the records sit under), `noun`, `plural`, `line`, `id`.
 ///
 /// ```
 /// let config = terse_gateway::Config::parse(
@@ -103,7 +106,7 @@ pub const MAX_RESOURCES: usize = 1024;
 pub struct Config {
     file: File,
     resources: Vec<(String, CompactResource)>,
-    mcp_tools: Vec<(String, McpTool)>,
+    mcp_tools: Vec<McpToolEntry>,
 }
 
 /// Why a config was refused: the file, the line when known, and the problem.
@@ -243,11 +246,17 @@ struct ResourceSection {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct McpSection {
-    path: Spanned<String>,
+    /// Required by the gateway; `terse mcp` (stdio) has no path.
+    path: Option<Spanned<String>>,
     default_format: Option<Format>,
     max_request_bytes: Option<usize>,
     max_message_bytes: Option<usize>,
     max_output_bytes: Option<usize>,
+    // What the agent sees: the per-call `format` argument, the TOON hint,
+    // the token counts in `_meta`.
+    format_argument: Option<bool>,
+    hint: Option<Spanned<String>>,
+    meta_counts: Option<bool>,
     #[serde(default, rename = "tool")]
     tools: Vec<McpToolSection>,
 }
@@ -256,10 +265,12 @@ struct McpSection {
 #[serde(deny_unknown_fields)]
 struct McpToolSection {
     name: Spanned<String>,
-    list: Spanned<String>,
-    noun: Spanned<String>,
+    /// `"json"` leaves the tool alone; `"toon"`/`"compact"` is its default.
+    format: Option<Format>,
+    list: Option<Spanned<String>>,
+    noun: Option<Spanned<String>>,
     plural: Option<Spanned<String>>,
-    line: Spanned<String>,
+    line: Option<Spanned<String>>,
     id: Option<Spanned<String>>,
 }
 
@@ -402,21 +413,30 @@ impl Checker<'_> {
         Ok((r.route.get_ref().clone(), resource))
     }
 
-    fn mcp(&self, m: &McpSection) -> Result<Vec<(String, McpTool)>, ConfigError> {
-        let path = m.path.get_ref();
-        if !path.starts_with('/') || path.len() > 1024 {
-            return self.error(
-                m.path.span(),
-                format!("`path` must start with `/` (and be at most 1024 bytes), not {path:?}"),
-            );
+    fn mcp(&self, m: &McpSection) -> Result<Vec<McpToolEntry>, ConfigError> {
+        if let Some(path) = &m.path {
+            if !path.get_ref().starts_with('/') || path.get_ref().len() > 1024 {
+                return self.error(
+                    path.span(),
+                    format!(
+                        "`path` must start with `/` (and be at most 1024 bytes), not {:?}",
+                        path.get_ref()
+                    ),
+                );
+            }
         }
+        self.mcp_agent_keys(m)?;
         if m.tools.len() > MAX_RESOURCES {
-            return self.error(m.path.span(), format!("more than {MAX_RESOURCES} tools"));
+            return Err(ConfigError::at(
+                self.file,
+                self.source,
+                None,
+                format!("more than {MAX_RESOURCES} tools"),
+            ));
         }
-        let mut tools: Vec<(String, McpTool)> = Vec::with_capacity(m.tools.len());
+        let mut tools: Vec<McpToolEntry> = Vec::with_capacity(m.tools.len());
         for (i, t) in m.tools.iter().enumerate() {
             self.name(&Some(t.name.clone()), "name")?;
-            self.name(&Some(t.list.clone()), "list")?;
             if let Some(first) = m.tools[..i]
                 .iter()
                 .find(|u| u.name.get_ref() == t.name.get_ref())
@@ -430,14 +450,57 @@ impl Checker<'_> {
                     ),
                 );
             }
-            let resource = self.compact(&t.noun, &t.plural, &t.line, &t.id)?;
-            tools.push((
-                t.name.get_ref().clone(),
-                McpTool::new(t.list.get_ref().clone(), resource),
-            ));
+            tools.push(self.mcp_tool(t)?);
         }
         Ok(tools)
     }
+
+    /// `hint` names a place.
+    fn mcp_agent_keys(&self, keys: &McpSection) -> Result<(), ConfigError> {
+        match &keys.hint {
+            Some(hint) if hint.get_ref().parse::<McpHint>().is_err() => self.error(
+                hint.span(),
+                format!(
+                    "unknown hint {:?}; expected \"off\", \"instructions\" or \"descriptions\"",
+                    hint.get_ref()
+                ),
+            ),
+            _ => Ok(()),
+        }
+    }
+
+    /// One `[[mcp.tool]]`: a format of its own, a template (`list`, `noun`,
+    /// `line` together), or both.
+    fn mcp_tool(&self, t: &McpToolSection) -> Result<McpToolEntry, ConfigError> {
+        let format = t.format;
+        let template = match (&t.list, &t.noun, &t.line) {
+            (Some(list), Some(noun), Some(line)) => {
+                self.name(&Some(list.clone()), "list")?;
+                let resource = self.compact(noun, &t.plural, line, &t.id)?;
+                Some(McpTool::new(list.get_ref().clone(), resource))
+            }
+            (None, None, None) if format.is_some() => None,
+            _ => {
+                return self.error(
+                    t.name.span(),
+                    "a tool needs `list`, `noun` and `line` together, or a `format`",
+                );
+            }
+        };
+        Ok(McpToolEntry {
+            name: t.name.get_ref().clone(),
+            format,
+            template,
+        })
+    }
+}
+
+/// One checked `[[mcp.tool]]`.
+#[derive(Debug, Clone)]
+struct McpToolEntry {
+    name: String,
+    format: Option<Format>,
+    template: Option<McpTool>,
 }
 
 impl Config {
@@ -603,16 +666,37 @@ impl Config {
     /// # Ok::<(), terse_gateway::ConfigError>(())
     /// ```
     pub fn mcp(&self) -> Option<(&str, McpLayer)> {
+        let path = self.file.mcp.as_ref()?.path.as_ref()?;
+        Some((path.get_ref().as_str(), self.mcp_layer()?))
+    }
+
+    /// The [`McpLayer`] of the `[mcp]` section, with or without a `path`:
+    /// what `terse mcp` rewrites a stdio server's messages with. `None`
+    /// without `[mcp]`.
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[mcp]\nformat_argument = true\nhint = \"instructions\"")?;
+    /// assert!(config.mcp_layer().is_some());
+    /// assert!(config.mcp().is_none(), "no path: no endpoint for the gateway");
+    /// # Ok::<(), terse_gateway::ConfigError>(())
+    /// ```
+    pub fn mcp_layer(&self) -> Option<McpLayer> {
         let m = self.file.mcp.as_ref()?;
         let layer = McpLayer::new().settings(&self.file.layer);
         let layer = set(layer, m.default_format, McpLayer::default_format);
         let layer = set(layer, m.max_request_bytes, McpLayer::max_request_bytes);
         let layer = set(layer, m.max_message_bytes, McpLayer::max_message_bytes);
         let mut layer = set(layer, m.max_output_bytes, McpLayer::max_output_bytes);
-        for (name, tool) in &self.mcp_tools {
-            layer = layer.tool(name.clone(), tool.clone());
+        layer = mcp_agent_layer(layer, m);
+        for tool in &self.mcp_tools {
+            if let Some(template) = &tool.template {
+                layer = layer.tool(tool.name.clone(), template.clone());
+            }
+            if let Some(format) = tool.format {
+                layer = layer.tool_format(tool.name.clone(), format);
+            }
         }
-        Some((m.path.get_ref().as_str(), layer))
+        Some(layer)
     }
 
     /// The whole gateway in front of `upstream`: [`layer`](Self::layer),
@@ -703,6 +787,14 @@ fn set<B, T>(builder: B, value: Option<T>, setter: impl FnOnce(B, T) -> B) -> B 
         Some(value) => setter(builder, value),
         None => builder,
     }
+}
+
+/// The `[mcp]` keys of what the agent sees, checked by `parse`.
+fn mcp_agent_layer(layer: McpLayer, keys: &McpSection) -> McpLayer {
+    let layer = set(layer, keys.format_argument, McpLayer::format_argument);
+    let hint = keys.hint.as_ref().and_then(|h| h.get_ref().parse().ok());
+    let layer = set(layer, hint, McpLayer::hint);
+    set(layer, keys.meta_counts, McpLayer::meta_counts)
 }
 
 fn duration_of(value: &Option<Spanned<String>>) -> Option<Duration> {
@@ -856,8 +948,8 @@ mod tests {
             error("[mcp]\npath = \"mcp\"\n").starts_with("t.toml:2: `path` must start with `/`")
         );
         assert!(
-            error("[mcp]\ndefault_format = \"toon\"\n")
-                .starts_with("t.toml:1: missing field `path`")
+            error("[[mcp.tool]]\nname = \"a\"\nlist = \"items\"\n")
+                .starts_with("t.toml:2: a tool needs `list`, `noun` and `line` together")
         );
         assert!(
             error("[mcp]\npath = \"/mcp\"\ncolour = 1\n")
@@ -885,6 +977,29 @@ mod tests {
             ))
             .starts_with("t.toml:8: unknown field `what`")
         );
+    }
+
+    #[test]
+    fn the_mcp_agent_keys_and_tool_formats_are_checked() {
+        let config = Config::parse(
+            "t.toml",
+            "[mcp]\nformat_argument = true\nhint = \"descriptions\"\nmeta_counts = true\n[[mcp.tool]]\nname = \"read_file\"\nformat = \"json\"\n",
+        )
+        .unwrap();
+        assert!(config.mcp().is_none(), "no path: nothing for the gateway");
+        assert!(config.mcp_layer().is_some(), "but a layer for stdio");
+        assert!(
+            error("[mcp]\nhint = \"everywhere\"\n")
+                .starts_with("t.toml:2: unknown hint \"everywhere\"")
+        );
+        assert!(error("[mcp]\nformat_argument = \"yes\"\n").starts_with("t.toml:2: "));
+        assert!(
+            error("[[mcp.tool]]\nname = \"a\"\nformat = \"xml\"\n")
+                .starts_with("t.toml:3: unknown format")
+        );
+        assert!(error("[[mcp.tool]]\nname = \"a\"\n").starts_with(
+            "t.toml:2: a tool needs `list`, `noun` and `line` together, or a `format`"
+        ));
     }
 
     #[test]

@@ -139,3 +139,42 @@ PY
 for file in "$here/regressions/template"/*; do
   [ -e "$file" ] && cp "$file" "$out/template/regression-$(basename "$file")"
 done
+
+# mcp_stdio: choice byte, chunk size, the client's lines, NUL, the server's
+# lines; see fuzz_targets/mcp_stdio.rs.
+rm -rf "$out/mcp_stdio"
+mkdir -p "$out/mcp_stdio"
+python3 - "$out/mcp_stdio" <<'PY'
+import json, pathlib, sys
+out = pathlib.Path(sys.argv[1])
+events = {"data": [{"id": i, "title": f"Event {i}", "room": "A" if i % 2 else None} for i in range(4)], "total": 9}
+def line(message):
+    return json.dumps(message).encode() + b"\n"
+client = b"".join([
+    line({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}),
+    line({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+    line({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list_events", "arguments": {"format": "compact"}}}),
+    line({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "other", "arguments": {"format": "toon"}}}),
+    line({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+])
+tools = {"tools": [{"name": "list_events", "description": "d", "inputSchema": {"type": "object", "properties": {}}},
+                   {"name": "convert", "inputSchema": {"type": "object", "properties": {"format": {"type": "string"}}}}]}
+server = b"".join([
+    line({"jsonrpc": "2.0", "id": 0, "result": {"instructions": "Hi."}}),
+    line({"jsonrpc": "2.0", "id": 1, "result": tools}),
+    line({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": 1}}),
+    line({"jsonrpc": "2.0", "id": 7, "method": "sampling/createMessage", "params": {}}),
+    line({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": json.dumps(events)}], "structuredContent": events}}),
+    line([{"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": json.dumps([{"a": 1}, {"a": 2}])}]}}]),
+])
+count = 0
+for choice in range(4):
+    for size in (1, 7, 64, 255):
+        (out / f"session-{choice}-{size}").write_bytes(bytes([choice, size]) + client + b"\0" + server)
+        count += 1
+print(f"{count} mcp_stdio seeds")
+PY
+for file in "$here/regressions/mcp_stdio"/*; do
+  [ -e "$file" ] || continue
+  cp "$file" "$out/mcp_stdio/regression-$(basename "$file")"
+done

@@ -35,6 +35,12 @@ impl Bounded {
         Ok(())
     }
 
+    /// How many bytes are held.
+    #[cfg_attr(not(all(feature = "mcp", feature = "tokio")), allow(dead_code))]
+    pub(crate) fn len(&self) -> usize {
+        self.buffer.len()
+    }
+
     /// Everything read.
     pub(crate) fn into_bytes(self) -> Bytes {
         self.buffer.into_bytes()

@@ -12,7 +12,8 @@ use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 
 use super::Config;
-use super::message::{Calls, Rewrite};
+use super::offload;
+use super::session::Session;
 use super::sse::{Splitter, rewrite_event};
 use crate::bounded::Bounded;
 use crate::format::Format;
@@ -28,13 +29,17 @@ pub(crate) struct Exchange {
     capture: Mutex<Capture>,
 }
 
+/// The request's bytes read whole, in place of any copy.
+const WHOLE: usize = usize::MAX;
+
 #[derive(Debug, Default)]
 struct Capture {
     /// The request's first bytes; emptied once it passes the limit.
     bytes: Vec<u8>,
     over_limit: bool,
-    /// The calls read from `bytes`, and how many bytes they were read from.
-    calls: Option<(usize, Option<Calls>)>,
+    /// The session that read the request, and how many bytes it read
+    /// ([`WHOLE`] once the held request was read).
+    session: Option<(usize, Session)>,
 }
 
 impl Exchange {
@@ -54,6 +59,12 @@ impl Exchange {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Whether the request body is held whole to be rewritten (the
+    /// `format` argument removed) rather than copied aside.
+    pub(crate) fn holds_request(&self) -> bool {
+        self.config.format_argument
+    }
+
     fn copy(&self, data: &[u8]) {
         let mut capture = self.lock();
         if capture.over_limit {
@@ -67,58 +78,95 @@ impl Exchange {
         }
     }
 
-    /// Runs `f` with the request's `tools/call`s, read once the request is
-    /// complete JSON (and again only when more of it arrived); `None` when
-    /// there are none or the request is past the limit.
-    pub(crate) fn with_calls<T>(&self, f: impl FnOnce(&Calls) -> Option<T>) -> Option<T> {
+    /// The request is past the limit: its answer is not rewritten.
+    fn give_up(&self) {
+        let mut capture = self.lock();
+        capture.over_limit = true;
+        capture.bytes = Vec::new();
+    }
+
+    fn session(&self, text: &[u8]) -> Session {
+        let mut session = Session::with_format(self.config.clone(), self.format, self.asked);
+        if let Ok(text) = std::str::from_utf8(text) {
+            session.client_message(text);
+        }
+        session
+    }
+
+    /// Runs `f` with the session that read the request: once the request
+    /// is complete JSON (read again only when more of it arrived); `None`
+    /// past the limit.
+    fn with_session<T>(&self, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
         let mut capture = self.lock();
         if capture.over_limit {
             return None;
         }
         let read = capture.bytes.len();
-        if capture.calls.as_ref().is_none_or(|(at, _)| *at != read) {
-            let calls = Calls::read(&capture.bytes);
-            capture.calls = Some((read, calls));
+        if capture
+            .session
+            .as_ref()
+            .is_none_or(|(at, _)| *at != read && *at != WHOLE)
+        {
+            let session = self.session(&capture.bytes);
+            capture.session = Some((read, session));
         }
-        match &capture.calls {
-            Some((_, Some(calls))) if !calls.is_empty() => f(calls),
-            _ => None,
-        }
+        capture.session.as_mut().map(|(_, session)| f(session))
     }
 
-    /// Whether the request holds a `tools/call` whose answer may be rewritten.
+    /// The whole held request: read by the session, and rewritten when it
+    /// changed.
+    fn read_whole(&self, body: &[u8]) -> Option<String> {
+        let mut session = Session::with_format(self.config.clone(), self.format, self.asked);
+        let rewritten = std::str::from_utf8(body)
+            .ok()
+            .and_then(|text| session.client_message(text));
+        self.lock().session = Some((WHOLE, session));
+        rewritten
+    }
+
+    /// Whether the request holds a request whose answer may be rewritten.
     pub(crate) fn has_calls(&self) -> bool {
-        self.with_calls(|_| Some(())).is_some()
+        self.with_session(|session| session.pending() > 0) == Some(true)
     }
 
-    /// A JSON-RPC message (or batch) with its tool results rewritten.
+    /// A JSON-RPC message (or batch) rewritten by the session.
     fn rewrite(&self, text: &str) -> Option<String> {
-        self.with_calls(|calls| {
-            Rewrite {
-                config: &self.config,
-                format: self.format,
-                asked: self.asked,
-                calls,
-            }
-            .message(text)
-        })
+        self.with_session(|session| session.server_message(text))
+            .flatten()
     }
 }
 
 pin_project! {
     /// The request body the inner service reads: the client's body,
     /// unchanged, with its first bytes copied aside when the layer may
-    /// rewrite the answer (see [`McpLayer::max_request_bytes`](super::McpLayer::max_request_bytes)).
+    /// rewrite the answer (see [`McpLayer::max_request_bytes`](super::McpLayer::max_request_bytes));
+    /// with [`format_argument`](super::McpLayer::format_argument), held
+    /// whole up to that limit and sent without the `format` argument.
     pub struct McpRequestBody<B> {
         #[pin]
         inner: B,
         exchange: Option<Arc<Exchange>>,
+        // The request held so far, while holding.
+        held: Option<Vec<u8>>,
+        // A frame that waits behind the held bytes.
+        next: Option<Frame<Bytes>>,
+        ended: bool,
     }
 }
 
 impl<B> McpRequestBody<B> {
     pub(crate) fn new(inner: B, exchange: Option<Arc<Exchange>>) -> Self {
-        McpRequestBody { inner, exchange }
+        let held = exchange
+            .as_ref()
+            .filter(|exchange| exchange.holds_request())
+            .map(|_| Vec::new());
+        McpRequestBody {
+            inner,
+            exchange,
+            held,
+            next: None,
+            ended: false,
+        }
     }
 }
 
@@ -130,26 +178,81 @@ impl<B: Body> Body for McpRequestBody<B> {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
-        let this = self.project();
-        let frame = ready!(this.inner.poll_frame(cx));
-        Poll::Ready(frame.map(|frame| {
-            frame.map(|frame| {
-                frame.map_data(|data| {
-                    let data = into_bytes(data);
-                    if let Some(exchange) = this.exchange {
-                        exchange.copy(&data);
+        let mut this = self.project();
+        loop {
+            if let Some(frame) = this.next.take() {
+                return Poll::Ready(Some(Ok(frame)));
+            }
+            if *this.ended {
+                return Poll::Ready(None);
+            }
+            let frame = ready!(this.inner.as_mut().poll_frame(cx));
+            let Some(held) = this.held.as_mut() else {
+                return Poll::Ready(frame.map(|frame| {
+                    frame.map(|frame| {
+                        frame.map_data(|data| {
+                            let data = into_bytes(data);
+                            if let Some(exchange) = this.exchange {
+                                exchange.copy(&data);
+                            }
+                            data
+                        })
+                    })
+                }));
+            };
+            let exchange = this.exchange.as_deref();
+            match frame {
+                Some(Ok(frame)) => match frame.into_data() {
+                    Ok(data) => {
+                        let data = into_bytes(data);
+                        let limit = exchange.map_or(0, |e| e.config.max_request_bytes);
+                        if held.len().saturating_add(data.len()) <= limit {
+                            held.extend_from_slice(&data);
+                            continue;
+                        }
+                        // Past the limit: sent on as it comes, never rewritten.
+                        if let Some(exchange) = exchange {
+                            exchange.give_up();
+                        }
+                        let mut out = std::mem::take(held);
+                        out.extend_from_slice(&data);
+                        *this.held = None;
+                        return Poll::Ready(Some(Ok(Frame::data(out.into()))));
                     }
-                    data
-                })
-            })
-        }))
+                    Err(trailers) => {
+                        *this.next = Some(trailers.map_data(|_: B::Data| Bytes::new()));
+                        *this.ended = true;
+                    }
+                },
+                Some(Err(err)) => {
+                    *this.held = None;
+                    return Poll::Ready(Some(Err(err)));
+                }
+                None => *this.ended = true,
+            }
+            // The request is whole: read it, and send it rewritten.
+            let held = this.held.take().unwrap_or_default();
+            let body = exchange
+                .and_then(|exchange| exchange.read_whole(&held))
+                .map_or(held, String::into_bytes);
+            if !body.is_empty() {
+                // The data first; trailers, if any, wait in `next`.
+                return Poll::Ready(Some(Ok(Frame::data(body.into()))));
+            }
+        }
     }
 
     fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
+        if self.held.is_some() || self.next.is_some() {
+            return false;
+        }
+        self.ended || self.inner.is_end_stream()
     }
 
     fn size_hint(&self) -> SizeHint {
+        if self.exchange.as_ref().is_some_and(|e| e.holds_request()) {
+            return SizeHint::default();
+        }
         self.inner.size_hint()
     }
 }
@@ -158,6 +261,7 @@ impl<B> fmt::Debug for McpRequestBody<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("McpRequestBody")
             .field("copied", &self.exchange.is_some())
+            .field("holding", &self.held.is_some())
             .finish()
     }
 }
@@ -168,13 +272,28 @@ fn into_bytes<D: Buf>(mut data: D) -> Bytes {
 }
 
 /// How the response body is read.
-enum Mode {
+pub(crate) enum Mode {
     /// Streamed through as it comes.
     Plain,
     /// One JSON-RPC message or batch, held up to the limit.
     Json { held: Bounded, passing: bool },
     /// An event stream, rewritten event by event.
     Events(Splitter),
+    /// On the blocking pool with a large rewrite (see [`offload`]).
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    Away,
+}
+
+impl Mode {
+    /// The bytes held for a rewrite.
+    #[cfg(feature = "tokio")]
+    pub(crate) fn held(&self) -> usize {
+        match self {
+            Mode::Json { held, .. } => held.len(),
+            Mode::Events(splitter) => splitter.held(),
+            Mode::Plain | Mode::Away => 0,
+        }
+    }
 }
 
 pin_project! {
@@ -191,6 +310,7 @@ pin_project! {
         exchange: Option<Arc<Exchange>>,
         ready: VecDeque<Result<Frame<Bytes>, B::Error>>,
         ended: bool,
+        offloaded: Option<offload::Task>,
     }
 }
 
@@ -202,6 +322,7 @@ impl<B: Body> McpBody<B> {
             exchange: None,
             ready: VecDeque::new(),
             ended: false,
+            offloaded: None,
         }
     }
 
@@ -226,7 +347,7 @@ impl<B: Body> McpBody<B> {
 }
 
 /// Feeds `data` to the mode; what may go out now.
-fn push(mode: &mut Mode, exchange: Option<&Exchange>, data: Bytes) -> Vec<u8> {
+pub(crate) fn push(mode: &mut Mode, exchange: Option<&Exchange>, data: Bytes) -> Vec<u8> {
     match (mode, exchange) {
         (Mode::Json { held, passing }, Some(_)) => {
             if *passing {
@@ -248,7 +369,7 @@ fn push(mode: &mut Mode, exchange: Option<&Exchange>, data: Bytes) -> Vec<u8> {
 }
 
 /// The stream ended (or failed): whatever is held, rewritten when whole.
-fn finish(mode: &mut Mode, exchange: Option<&Exchange>, complete: bool) -> Vec<u8> {
+pub(crate) fn finish(mode: &mut Mode, exchange: Option<&Exchange>, complete: bool) -> Vec<u8> {
     match (mode, exchange) {
         (Mode::Json { held, passing }, Some(exchange)) => {
             let held = held.take();
@@ -290,34 +411,54 @@ impl<B: Body> Body for McpBody<B> {
             if let Some(next) = this.ready.pop_front() {
                 return Poll::Ready(Some(next));
             }
+            let data = |bytes: Vec<u8>| (!bytes.is_empty()).then(|| Ok(Frame::data(bytes.into())));
+            if let Some(task) = this.offloaded.as_mut() {
+                let done = ready!(offload::poll(task, cx));
+                *this.offloaded = None;
+                let Some((mode, out)) = done else {
+                    // The rewrite panicked: what it held is gone.
+                    *this.ended = true;
+                    return Poll::Ready(None);
+                };
+                *this.mode = mode;
+                this.ready.extend(data(out));
+                continue;
+            }
             if *this.ended {
                 return Poll::Ready(None);
             }
-            let exchange = this.exchange.as_deref();
-            let data = |bytes: Vec<u8>| (!bytes.is_empty()).then(|| Ok(Frame::data(bytes.into())));
-            match ready!(this.inner.as_mut().poll_frame(cx)) {
+            let exchange = this.exchange.as_ref();
+            let work = match ready!(this.inner.as_mut().poll_frame(cx)) {
                 None => {
                     *this.ended = true;
-                    this.ready.extend(data(finish(this.mode, exchange, true)));
+                    offload::Work::Finish
                 }
                 Some(Err(err)) => {
                     *this.ended = true;
-                    this.ready.extend(data(finish(this.mode, exchange, false)));
+                    let held = finish(this.mode, exchange.map(|e| &**e), false);
+                    this.ready.extend(data(held));
                     this.ready.push_back(Err(err));
+                    continue;
                 }
                 Some(Ok(frame)) => match frame.into_data() {
-                    Ok(bytes) => {
-                        this.ready
-                            .extend(data(push(this.mode, exchange, into_bytes(bytes))));
-                    }
+                    Ok(bytes) => offload::Work::Push(into_bytes(bytes)),
                     Err(frame) => {
                         // Trailers end the body: what is held goes first.
                         *this.ended = true;
-                        this.ready.extend(data(finish(this.mode, exchange, true)));
+                        let held = finish(this.mode, exchange.map(|e| &**e), true);
+                        this.ready.extend(data(held));
                         this.ready
                             .push_back(Ok(frame.map_data(|_: B::Data| Bytes::new())));
+                        continue;
                     }
                 },
+            };
+            match offload::spawn(this.mode, exchange, work) {
+                Ok(task) => *this.offloaded = Some(task),
+                Err(work) => {
+                    let out = offload::run(this.mode, exchange.map(|e| &**e), work);
+                    this.ready.extend(data(out));
+                }
             }
         }
     }
@@ -325,7 +466,7 @@ impl<B: Body> Body for McpBody<B> {
     fn is_end_stream(&self) -> bool {
         match self.mode {
             Mode::Plain => self.inner.is_end_stream(),
-            _ => self.ended && self.ready.is_empty(),
+            _ => self.ended && self.ready.is_empty() && self.offloaded.is_none(),
         }
     }
 
@@ -343,6 +484,7 @@ impl<B: Body> fmt::Debug for McpBody<B> {
             Mode::Plain => "Plain",
             Mode::Json { .. } => "Json",
             Mode::Events(_) => "Events",
+            Mode::Away => "Away",
         };
         f.debug_struct("McpBody").field("mode", &mode).finish()
     }

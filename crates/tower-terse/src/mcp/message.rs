@@ -1,5 +1,5 @@
-//! JSON-RPC messages: the `tools/call` ids of a request, and the rewrite of
-//! a response's text blocks, spliced into the server's own bytes.
+//! JSON-RPC messages: the rewrite of a response's text blocks, spliced into
+//! the server's own bytes.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -13,27 +13,15 @@ use crate::format::Format;
 use crate::render::{self, LineStyle, Lines, Plan, Rendered};
 use crate::report::{self, Report};
 
-/// The `tools/call` requests of one POST body: JSON-RPC id (as canonical
-/// JSON text) to tool name.
+/// The `tools/call` requests a rewrite answers: JSON-RPC id (as canonical
+/// JSON text) to tool name (the [`Session`](super::Session) tracks them).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Calls(HashMap<String, String>);
 
 impl Calls {
-    /// The calls in a request body (one message or a batch); `None` when the
-    /// body is not complete JSON text.
-    pub(crate) fn read(body: &[u8]) -> Option<Calls> {
-        let text = std::str::from_utf8(body).ok()?;
-        let mut calls = HashMap::new();
-        for message in messages(text)? {
-            if let Some((id, name)) = tool_call(message) {
-                calls.insert(id, name);
-            }
-        }
-        Some(Calls(calls))
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
+    /// The one call `id` (canonical JSON text) to `tool`.
+    pub(crate) fn one(id: String, tool: String) -> Calls {
+        Calls(HashMap::from([(id, tool)]))
     }
 
     /// The tool name of the call with this id.
@@ -43,39 +31,12 @@ impl Calls {
 }
 
 /// The messages of a body: its elements when it is a batch.
-fn messages(text: &str) -> Option<Vec<&RawValue>> {
+pub(crate) fn messages(text: &str) -> Option<Vec<&RawValue>> {
     if text.trim_start().starts_with('[') {
         serde_json::from_str(text).ok()
     } else {
         serde_json::from_str(text).ok().map(|message| vec![message])
     }
-}
-
-#[derive(Deserialize)]
-struct RequestMessage<'a> {
-    #[serde(borrow)]
-    method: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow)]
-    params: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct CallParams<'a> {
-    #[serde(borrow)]
-    name: Cow<'a, str>,
-}
-
-/// The id and tool name of a `tools/call` request.
-fn tool_call(message: &RawValue) -> Option<(String, String)> {
-    let request: RequestMessage<'_> = serde_json::from_str(message.get()).ok()?;
-    if request.method.as_deref() != Some("tools/call") {
-        return None;
-    }
-    let id = id_key(request.id?)?;
-    let params: CallParams<'_> = serde_json::from_str(request.params?.get()).ok()?;
-    Some((id, params.name.into_owned()))
 }
 
 /// An id as canonical JSON text, so `"a"` written with an escape matches;

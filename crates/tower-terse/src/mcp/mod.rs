@@ -35,6 +35,17 @@
 //! [`tool`](McpLayer::tool), `mcp:other` for the rest: tool names come from
 //! requests, so only registered ones become labels.
 //!
+//! Every transport rewrites through one [`Session`]: the layer makes one per
+//! POST, and `terse mcp` (MCP's stdio transport, framed by [`Lines`]) one
+//! per server. Three switches apply to both:
+//! [`format_argument`](McpLayer::format_argument) (agents choose the format
+//! per call through an optional `format` argument, removed before the
+//! server sees it), [`hint`](McpLayer::hint) (one line telling the agent
+//! how to read TOON) and [`meta_counts`](McpLayer::meta_counts) (tokens
+//! before and after in the result's `_meta`); and
+//! [`tool_format`](McpLayer::tool_format) sets one tool's format, or leaves
+//! it alone.
+//!
 //! Which JSON-RPC ids are `tools/call`, and for which tool, the layer learns
 //! from the POST body as the server reads it: the first
 //! [`max_request_bytes`](McpLayer::max_request_bytes) are copied aside (a
@@ -54,16 +65,25 @@
 //! ```
 
 mod body;
+mod format_argument;
+mod hint;
+mod lines;
 mod message;
+mod meta;
+mod offload;
 mod service;
+mod session;
 mod sse;
 
 pub use body::{McpBody, McpRequestBody};
+pub use hint::{HINT, McpHint};
+pub use lines::{Lines, Piece};
 pub use service::{Mcp, ResponseFuture};
+pub use session::{MAX_PENDING, Session};
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 use http::HeaderName;
 use tower_layer::Layer;
@@ -74,6 +94,12 @@ use crate::toon::EncodeOptions;
 
 /// The default for [`McpLayer::max_request_bytes`]: 1 MiB.
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 1024 * 1024;
+
+/// Rewrites of at least this many bytes (an answer, an event stream's
+/// chunk, a stdio line) run on tokio's blocking pool, never on an async
+/// worker: the layer with the `tokio` feature inside a runtime, and `terse
+/// mcp` always.
+pub const OFFLOAD_BYTES: usize = 64 * 1024;
 
 /// The default for [`McpLayer::max_message_bytes`]: 8 MiB.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
@@ -184,6 +210,15 @@ pub(crate) struct Config {
     pub(crate) tools: HashMap<String, McpTool>,
     /// Holds back repeated warnings about results that do not fit a tool.
     pub(crate) log_gate: crate::render::log_gate::LogGate,
+    /// Per-tool formats: `Json` leaves a tool alone.
+    pub(crate) tool_formats: HashMap<String, Format>,
+    pub(crate) format_argument: bool,
+    pub(crate) hint: McpHint,
+    pub(crate) meta_counts: bool,
+    /// The tools offered the `format` argument in a `tools/list` answer:
+    /// only their calls lose it. Shared by every session of the layer
+    /// (one server), so HTTP requests see what an earlier one listed.
+    pub(crate) offered: Arc<Mutex<HashSet<String>>>,
 }
 
 impl Config {
@@ -221,6 +256,11 @@ impl Default for Config {
             exact_tokens: false,
             tools: HashMap::new(),
             log_gate: crate::render::log_gate::LogGate::default(),
+            tool_formats: HashMap::new(),
+            format_argument: false,
+            hint: McpHint::Off,
+            meta_counts: false,
+            offered: Arc::default(),
         }
     }
 }
@@ -412,6 +452,68 @@ impl McpLayer {
     /// ```
     pub fn prefer_header(mut self, name: HeaderName) -> Self {
         self.config().prefer_header = name;
+        self
+    }
+}
+
+impl McpLayer {
+    /// The format the tool `name` is served in when a call names none:
+    /// `Format::Json` leaves the tool alone (its results are never
+    /// rewritten, and [`format_argument`](Self::format_argument) offers it
+    /// no `format`); `Toon` or `Compact` replace the layer's
+    /// [`default_format`](Self::default_format) for it.
+    ///
+    /// ```
+    /// use tower_terse::Format;
+    ///
+    /// let layer = tower_terse::mcp::McpLayer::new()
+    ///     .default_format(Format::Toon)
+    ///     .tool_format("read_file", Format::Json);
+    /// ```
+    pub fn tool_format(mut self, name: impl Into<String>, format: Format) -> Self {
+        self.config().tool_formats.insert(name.into(), format);
+        self
+    }
+
+    /// Lets agents choose the format per call: every tool in a `tools/list`
+    /// answer gains an optional `format` property (`json`, `toon`, and
+    /// `compact` where the tool has a template) in its `inputSchema`, and a
+    /// `tools/call` that sets it is served in that format, with the
+    /// argument removed before the server sees it. A tool whose schema
+    /// already has a `format` property keeps it as its own. Default: off.
+    ///
+    /// ```
+    /// let layer = tower_terse::mcp::McpLayer::new().format_argument(true);
+    /// ```
+    pub fn format_argument(mut self, on: bool) -> Self {
+        self.config().format_argument = on;
+        self
+    }
+
+    /// Where to tell the agent how to read TOON ([`HINT`]): in the
+    /// `initialize` answer's `instructions`, or in the description of each
+    /// tool that may be rewritten. Default: [`McpHint::Off`].
+    ///
+    /// ```
+    /// use tower_terse::mcp::{McpHint, McpLayer};
+    ///
+    /// let layer = McpLayer::new().hint(McpHint::Instructions);
+    /// ```
+    pub fn hint(mut self, hint: McpHint) -> Self {
+        self.config().hint = hint;
+        self
+    }
+
+    /// Adds `_meta["terse/tokens"]` to each rewritten tool result: the
+    /// format served and the tokens of its text blocks before and after,
+    /// counted exactly with the `exact-tokens` feature (else estimated, and
+    /// labelled so). Default: off.
+    ///
+    /// ```
+    /// let layer = tower_terse::mcp::McpLayer::new().meta_counts(true);
+    /// ```
+    pub fn meta_counts(mut self, on: bool) -> Self {
+        self.config().meta_counts = on;
         self
     }
 }

@@ -12,8 +12,8 @@ use http_body::Body;
 use pin_project_lite::pin_project;
 use tower_service::Service;
 
-use super::Config;
 use super::body::{Exchange, McpBody, McpRequestBody};
+use super::{Config, McpHint};
 use crate::format::Format;
 use crate::negotiate::{Negotiated, negotiate};
 use crate::render::{is_identity_coding, is_json_media_type};
@@ -78,6 +78,11 @@ where
     fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
         let exchange = wanted_format(&self.config, &req)
             .map(|(format, asked)| Arc::new(Exchange::new(self.config.clone(), format, asked)));
+        let mut req = req;
+        if exchange.as_ref().is_some_and(|e| e.holds_request()) {
+            // The body may lose its `format` arguments.
+            req.headers_mut().remove(CONTENT_LENGTH);
+        }
         let req = req.map(|body| McpRequestBody::new(body, exchange.clone()));
         ResponseFuture {
             inner: self.inner.call(req),
@@ -109,6 +114,12 @@ fn wanted_format<B>(config: &Config, req: &Request<B>) -> Option<(Format, bool)>
             format: format @ (Format::Toon | Format::Compact),
             asked,
         } => Some((format, asked)),
+        // JSON, unless agents choose per call or are told about TOON.
+        Negotiated::Use { format, asked }
+            if config.format_argument || config.hint != McpHint::Off =>
+        {
+            Some((format, asked))
+        }
         _ => None,
     }
 }

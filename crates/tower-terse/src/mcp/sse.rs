@@ -41,6 +41,12 @@ impl Splitter {
         }
     }
 
+    /// The bytes of the unfinished event held.
+    #[cfg(feature = "tokio")]
+    pub(crate) fn held(&self) -> usize {
+        self.held.len()
+    }
+
     fn step(&mut self, byte: u8) -> Cut {
         let mut cut = Cut::No;
         if self.after_cr {

@@ -9,7 +9,6 @@ use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
 use tower::{ServiceExt, service_fn};
 
-use super::message::{Calls, Rewrite};
 use super::*;
 
 const CALL: &str = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_events","arguments":{}}}"#;
@@ -32,14 +31,9 @@ fn result(id: Value, text: &str) -> String {
 }
 
 fn rewrite(config: &Config, format: Format, request: &str, response: &str) -> Option<String> {
-    let calls = Calls::read(request.as_bytes()).unwrap();
-    Rewrite {
-        config,
-        format,
-        asked: true,
-        calls: &calls,
-    }
-    .message(response)
+    let mut session = Session::with_format(Arc::new(config.clone()), format, true);
+    assert_eq!(session.client_message(request), None);
+    session.server_message(response)
 }
 
 #[test]
@@ -47,21 +41,33 @@ fn tool_calls_are_read_from_single_requests_and_batches() {
     let batch = format!(
         r#"[{CALL},{{"jsonrpc":"2.0","id":"a\u0062","method":"tools/call","params":{{"name":"x"}}}},{{"jsonrpc":"2.0","method":"notifications/initialized"}},{{"jsonrpc":"2.0","id":9,"method":"tools/list"}},7]"#
     );
-    let calls = Calls::read(batch.as_bytes()).unwrap();
-    let config = Config::default();
-    let rewritten = Rewrite {
-        config: &config,
-        format: Format::Toon,
-        asked: true,
-        calls: &calls,
-    };
+    let mut session = Session::with_format(Arc::default(), Format::Toon, true);
+    assert_eq!(session.client_message(&batch), None);
+    assert_eq!(
+        session.pending(),
+        2,
+        "two calls; tools/list is not rewritten"
+    );
     // The escaped id `"a\u0062"` is the id `"ab"`.
-    assert!(rewritten.message(&result(json!("ab"), &users())).is_some());
-    assert!(rewritten.message(&result(json!(3), &users())).is_some());
-    assert!(rewritten.message(&result(json!(9), &users())).is_none());
-    assert!(Calls::read(b"{\"jsonrpc\":").is_none());
-    assert!(Calls::read(b"\xff").is_none());
-    assert!(Calls::read(b"{}").unwrap().is_empty());
+    assert!(
+        session
+            .server_message(&result(json!("ab"), &users()))
+            .is_some()
+    );
+    assert!(
+        session
+            .server_message(&result(json!(3), &users()))
+            .is_some()
+    );
+    assert!(
+        session
+            .server_message(&result(json!(9), &users()))
+            .is_none()
+    );
+    for request in ["{\"jsonrpc\":", "{}", "[1, 2]"] {
+        assert_eq!(session.client_message(request), None);
+    }
+    assert_eq!(session.pending(), 0);
 }
 
 #[test]
