@@ -60,6 +60,7 @@
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+mod budget;
 mod calendar;
 #[cfg(feature = "changes")]
 pub mod changes;
@@ -78,6 +79,7 @@ mod rfc3339;
 mod scan;
 pub mod tokens;
 
+pub use budget::{MemoryBudget, Reservation};
 pub use error_envelope::ErrorEnvelope;
 pub use format::{Format, UnknownFormat, render, render_json};
 pub use middleware::{ResponseFuture, RouteSettings, Terse, TerseBody, TerseLayer};
