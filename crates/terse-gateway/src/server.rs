@@ -89,6 +89,11 @@ const ACCEPT_LOG_INTERVAL: Duration = Duration::from_secs(10);
 /// requests in flight finish (up to
 /// [`shutdown_timeout`](ServerOptions::shutdown_timeout)) and returns.
 ///
+/// Any tower service of `http` requests serves this way, an axum `Router`
+/// as well as a [`gateway`](crate::gateway): a service that embeds the
+/// layer gets the same connection deadlines as the gateway (the examples
+/// `agent-api` and `mcp-server` do).
+///
 /// Each request carries the peer's address as a [`ClientAddr`] extension.
 /// Each connection is held to the deadlines of [`ServerOptions`], and at
 /// most [`max_connections`](ServerOptions::max_connections) are open at
