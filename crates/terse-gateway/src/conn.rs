@@ -23,6 +23,9 @@ use pin_project_lite::pin_project;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Instant;
 
+/// How many bytes a response body hands over before its task yields.
+const YIELD_BYTES: usize = 256 * 1024;
+
 /// No time recorded.
 const NEVER: u64 = u64::MAX;
 
@@ -297,6 +300,8 @@ pin_project! {
         #[pin]
         body: B,
         owed: bool,
+        // Bytes handed over since this body last let its task yield.
+        since_yield: usize,
         request: InFlight,
     }
 
@@ -321,6 +326,7 @@ impl<B> Tracked<B> {
         Tracked {
             body,
             owed: true,
+            since_yield: 0,
             request,
         }
     }
@@ -343,8 +349,20 @@ impl<B: Body> Body for Tracked<B> {
             *this.owed = false;
             activity.bodies_owed.fetch_sub(1, Ordering::Relaxed);
         }
+        // Decompressing an upstream's body and compressing it again for the
+        // client is CPU work done inside this poll; to a fast reader a gzip
+        // bomb would be one poll loop holding the worker for seconds. Every
+        // `YIELD_BYTES` the task steps back so the others on it run.
+        if *this.since_yield >= YIELD_BYTES {
+            *this.since_yield = 0;
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
         let frame = this.body.poll_frame(cx);
         if let Poll::Ready(Some(Ok(frame))) = &frame {
+            if let Some(data) = frame.data_ref() {
+                *this.since_yield = this.since_yield.saturating_add(data.remaining());
+            }
             if frame.data_ref().is_some_and(|d| d.has_remaining()) {
                 *this.owed = true;
                 activity.bodies_owed.fetch_add(1, Ordering::Relaxed);
@@ -407,6 +425,43 @@ mod tests {
         let started = Instant::now();
         assert_eq!(watchdog(&activity, deadlines).await, Stall::Idle);
         assert!(started.elapsed() >= Duration::from_secs(5));
+    }
+
+    /// `n` ready frames of 64 KiB.
+    struct Chunks(usize);
+
+    impl Body for Chunks {
+        type Data = bytes::Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<bytes::Bytes>, Self::Error>>> {
+            if self.0 == 0 {
+                return Poll::Ready(None);
+            }
+            self.0 -= 1;
+            Poll::Ready(Some(Ok(Frame::data(bytes::Bytes::from(vec![
+                b'x';
+                64 * 1024
+            ])))))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_long_body_lets_its_task_yield_between_runs() {
+        let mut body = std::pin::pin!(Tracked::new(Chunks(8), Activity::new().request()));
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let mut outcomes = String::new();
+        loop {
+            match body.as_mut().poll_frame(&mut cx) {
+                Poll::Ready(Some(Ok(_))) => outcomes.push('d'),
+                Poll::Ready(_) => break,
+                Poll::Pending => outcomes.push('y'),
+            }
+        }
+        assert_eq!(outcomes, "ddddyddddy");
     }
 
     #[tokio::test(start_paused = true)]
