@@ -375,6 +375,10 @@ where
                 Ok(Ok(response)) => {
                     let (mut parts, body) = response.into_parts();
                     remove_hop_by_hop(&mut parts.headers);
+                    // The upstream's HTTP version is its own connection's:
+                    // an HTTP/1.0 upstream must not make the gateway answer
+                    // its clients in 1.0 and close their connections.
+                    parts.version = Version::default();
                     Response::from_parts(parts, UpstreamBody::incoming(body, idle_timeout))
                 }
                 Ok(Err(_)) if client_failed.load(Ordering::Relaxed) => ErrorEnvelope::new(
