@@ -17,9 +17,10 @@ use toml::Spanned;
 use tower_terse::compact::{CompactResource, Template};
 use tower_terse::mcp::{McpHint, McpLayer, McpTool};
 use tower_terse::settings::Route;
-use tower_terse::{Format, Settings, TerseLayer};
+use tower_terse::{Format, MemoryBudget, Settings, TerseLayer};
 
 use crate::Gateway;
+use crate::forwarded::TrustedProxies;
 use crate::server::ServerOptions;
 use crate::upstream::{Upstream, UpstreamError};
 
@@ -29,6 +30,23 @@ pub const MAX_CONFIG_BYTES: usize = 1 << 20;
 
 /// Most resources a config may declare, and most `[[mcp.tool]]` entries.
 pub const MAX_RESOURCES: usize = 1024;
+
+/// The largest byte limit a config may set for one body (`[layer]`,
+/// `[[route]]` and `[mcp]` alike).
+pub const MAX_BODY_BYTES: usize = tower_terse::settings::MAX_BODY_BYTES;
+
+/// The default of `[gateway] max_buffered_bytes`, the memory budget of all
+/// rewrites in flight: 256 MiB.
+pub const DEFAULT_BUFFERED_BYTES: usize = 256 << 20;
+
+/// The range of `[gateway] max_buffered_bytes`: 1 MiB to 64 GiB (on 64-bit).
+pub const MIN_BUFFERED_BYTES: usize = 1 << 20;
+/// See [`MIN_BUFFERED_BYTES`].
+pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
+    1 << (usize::BITS - 28)
+} else {
+    usize::MAX
+};
 
 /// A parsed and checked gateway configuration.
 ///
@@ -61,7 +79,13 @@ pub const MAX_RESOURCES: usize = 1024;
 ///
 /// - `[gateway]`: `upstream`, `listen`, `metrics_listen`, `connect_timeout`,
 ///   `response_timeout`, `idle_timeout`, `shutdown_timeout` (durations as
-///   `"250ms"`, `"5s"`, `"2m"`), `max_request_headers`, `max_header_bytes`.
+///   `"250ms"`, `"5s"`, `"2m"`), `max_request_headers`, `max_header_bytes`;
+///   against hostile clients `header_read_timeout`, `keep_alive_timeout`,
+///   `send_timeout`, `max_connections`, `max_concurrent_streams` (see
+///   [`ServerOptions`]), `max_buffered_bytes` ([`memory_budget`](Self::memory_budget))
+///   and `trusted_proxies` (a list of CIDR blocks, [`TrustedProxies`]).
+///   Every byte limit is checked against a range (at most
+///   [`MAX_BODY_BYTES`] per body).
 /// - `[layer]`: every [`Settings`] key, each named as the [`TerseLayer`]
 ///   builder method it sets: `enabled`, `default_format`, `max_body_bytes`,
 ///   `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`,
@@ -107,6 +131,7 @@ pub struct Config {
     file: File,
     resources: Vec<(String, CompactResource)>,
     mcp_tools: Vec<McpToolEntry>,
+    budget: MemoryBudget,
 }
 
 /// Why a config was refused: the file, the line when known, and the problem.
@@ -231,6 +256,15 @@ struct GatewaySection {
     shutdown_timeout: Option<Spanned<String>>,
     max_request_headers: Option<Spanned<usize>>,
     max_header_bytes: Option<Spanned<usize>>,
+    // Hostile clients: connection deadlines and cap, the memory budget of
+    // all rewrites, and the proxies trusted with forwarding headers.
+    header_read_timeout: Option<Spanned<String>>,
+    keep_alive_timeout: Option<Spanned<String>>,
+    send_timeout: Option<Spanned<String>>,
+    max_connections: Option<Spanned<usize>>,
+    max_concurrent_streams: Option<Spanned<usize>>,
+    max_buffered_bytes: Option<Spanned<usize>>,
+    trusted_proxies: Option<Spanned<Vec<String>>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -249,9 +283,9 @@ struct McpSection {
     /// Required by the gateway; `terse mcp` (stdio) has no path.
     path: Option<Spanned<String>>,
     default_format: Option<Format>,
-    max_request_bytes: Option<usize>,
-    max_message_bytes: Option<usize>,
-    max_output_bytes: Option<usize>,
+    max_request_bytes: Option<Spanned<usize>>,
+    max_message_bytes: Option<Spanned<usize>>,
+    max_output_bytes: Option<Spanned<usize>>,
     // What the agent sees: the per-call `format` argument, the TOON hint,
     // the token counts in `_meta`.
     format_argument: Option<bool>,
@@ -352,6 +386,25 @@ impl Checker<'_> {
         self.duration(&g.shutdown_timeout, "shutdown_timeout")?;
         self.range(&g.max_request_headers, "max_request_headers", 1..=1000)?;
         self.range(&g.max_header_bytes, "max_header_bytes", 8192..=1 << 20)?;
+        self.duration(&g.header_read_timeout, "header_read_timeout")?;
+        self.duration(&g.keep_alive_timeout, "keep_alive_timeout")?;
+        self.duration(&g.send_timeout, "send_timeout")?;
+        self.range(&g.max_connections, "max_connections", 1..=1 << 20)?;
+        self.range(
+            &g.max_concurrent_streams,
+            "max_concurrent_streams",
+            1..=1000,
+        )?;
+        self.range(
+            &g.max_buffered_bytes,
+            "max_buffered_bytes",
+            MIN_BUFFERED_BYTES..=MAX_BUFFERED_BYTES,
+        )?;
+        if let Some(list) = &g.trusted_proxies {
+            if let Err(err) = TrustedProxies::new(list.get_ref().iter().map(String::as_str)) {
+                return self.error(list.span(), format!("`trusted_proxies`: {err}"));
+            }
+        }
         Ok(())
     }
 
@@ -426,6 +479,17 @@ impl Checker<'_> {
             }
         }
         self.mcp_agent_keys(m)?;
+        self.range(
+            &m.max_request_bytes,
+            "max_request_bytes",
+            1..=MAX_BODY_BYTES,
+        )?;
+        self.range(
+            &m.max_message_bytes,
+            "max_message_bytes",
+            1..=MAX_BODY_BYTES,
+        )?;
+        self.range(&m.max_output_bytes, "max_output_bytes", 1..=MAX_BODY_BYTES)?;
         if m.tools.len() > MAX_RESOURCES {
             return Err(ConfigError::at(
                 self.file,
@@ -554,10 +618,14 @@ impl Config {
             Some(mcp) => checker.mcp(mcp)?,
             None => Vec::new(),
         };
+        let budget = MemoryBudget::new(
+            number(&parsed.gateway.max_buffered_bytes).unwrap_or(DEFAULT_BUFFERED_BYTES),
+        );
         Ok(Config {
             file: parsed,
             resources,
             mcp_tools,
+            budget,
         })
     }
 
@@ -634,7 +702,9 @@ impl Config {
     /// # Ok::<(), terse_gateway::ConfigError>(())
     /// ```
     pub fn layer(&self) -> TerseLayer {
-        let mut layer = TerseLayer::new().settings(&self.file.layer);
+        let mut layer = TerseLayer::new()
+            .settings(&self.file.layer)
+            .memory_budget(self.budget.clone());
         for (route, resource) in &self.resources {
             // Every route was checked by `parse`; a failure here cannot
             // happen, and would only leave the route out.
@@ -684,9 +754,21 @@ impl Config {
         let m = self.file.mcp.as_ref()?;
         let layer = McpLayer::new().settings(&self.file.layer);
         let layer = set(layer, m.default_format, McpLayer::default_format);
-        let layer = set(layer, m.max_request_bytes, McpLayer::max_request_bytes);
-        let layer = set(layer, m.max_message_bytes, McpLayer::max_message_bytes);
-        let mut layer = set(layer, m.max_output_bytes, McpLayer::max_output_bytes);
+        let layer = set(
+            layer,
+            number(&m.max_request_bytes),
+            McpLayer::max_request_bytes,
+        );
+        let layer = set(
+            layer,
+            number(&m.max_message_bytes),
+            McpLayer::max_message_bytes,
+        );
+        let mut layer = set(
+            layer,
+            number(&m.max_output_bytes),
+            McpLayer::max_output_bytes,
+        );
         layer = mcp_agent_layer(layer, m);
         for tool in &self.mcp_tools {
             if let Some(template) = &tool.template {
@@ -734,7 +816,51 @@ impl Config {
         if let Some(n) = &g.max_header_bytes {
             options.max_header_bytes = *n.get_ref();
         }
+        if let Some(d) = duration_of(&g.header_read_timeout) {
+            options.header_read_timeout = d;
+        }
+        if let Some(d) = duration_of(&g.keep_alive_timeout) {
+            options.idle_timeout = d;
+        }
+        if let Some(d) = duration_of(&g.send_timeout) {
+            options.send_timeout = d;
+        }
+        if let Some(n) = number(&g.max_connections) {
+            options.max_connections = Some(n);
+        }
+        if let Some(n) = number(&g.max_concurrent_streams) {
+            options.max_concurrent_streams = u32::try_from(n).unwrap_or(u32::MAX);
+        }
         options
+    }
+
+    /// The memory budget of `[gateway] max_buffered_bytes` (default
+    /// [`DEFAULT_BUFFERED_BYTES`]), shared by the layer, the MCP endpoint and
+    /// every clone of this config.
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[gateway]\nmax_buffered_bytes = 16777216")?;
+    /// assert_eq!(config.memory_budget().limit(), 16 << 20);
+    /// # Ok::<(), terse_gateway::ConfigError>(())
+    /// ```
+    pub fn memory_budget(&self) -> &MemoryBudget {
+        &self.budget
+    }
+
+    /// `[gateway] trusted_proxies`: empty when the file gives none.
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[gateway]\ntrusted_proxies = [\"10.0.0.0/8\"]")?;
+    /// assert!(config.trusted_proxies().contains([10, 9, 8, 7].into()));
+    /// # Ok::<(), terse_gateway::ConfigError>(())
+    /// ```
+    pub fn trusted_proxies(&self) -> TrustedProxies {
+        self.file
+            .gateway
+            .trusted_proxies
+            .as_ref()
+            .and_then(|list| TrustedProxies::new(list.get_ref().iter().map(String::as_str)).ok())
+            .unwrap_or_default()
     }
 
     /// The upstream at `url` with the timeouts of the `[gateway]` section.
@@ -762,11 +888,12 @@ impl Config {
             duration_of(&g.response_timeout),
             Upstream::response_timeout,
         );
-        Ok(set(
+        let upstream = set(
             upstream,
             duration_of(&g.idle_timeout),
             Upstream::idle_timeout,
-        ))
+        );
+        Ok(upstream.trusted_proxies(self.trusted_proxies()))
     }
 }
 
@@ -777,8 +904,14 @@ impl Default for Config {
             file: File::default(),
             resources: Vec::new(),
             mcp_tools: Vec::new(),
+            budget: MemoryBudget::new(DEFAULT_BUFFERED_BYTES),
         }
     }
+}
+
+/// The number of a key, when the file gives it.
+fn number(value: &Option<Spanned<usize>>) -> Option<usize> {
+    value.as_ref().map(|n| *n.get_ref())
 }
 
 /// `builder` with `value` set by `setter`, or unchanged when there is none.
@@ -852,6 +985,64 @@ mod tests {
 
     fn error(source: &str) -> String {
         Config::parse("t.toml", source).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn byte_limits_are_checked_against_their_range() {
+        assert_eq!(
+            error("[layer]\nmax_body_bytes = 34359738368\n"),
+            "t.toml:2: `max_body_bytes` must be between 1 and 1073741824, not 34359738368"
+        );
+        assert!(
+            error("[layer]\n\nmax_output_bytes = 0\n").starts_with("t.toml:3: `max_output_bytes`")
+        );
+        assert!(
+            error("[mcp]\npath = \"/mcp\"\nmax_message_bytes = 2147483648\n")
+                .starts_with("t.toml:3: `max_message_bytes`")
+        );
+        assert!(
+            error("[gateway]\nmax_buffered_bytes = 1000\n")
+                .starts_with("t.toml:2: `max_buffered_bytes`")
+        );
+        assert!(
+            error("[gateway]\nmax_connections = 0\n").starts_with("t.toml:2: `max_connections`")
+        );
+        assert!(
+            error("[gateway]\nsend_timeout = \"0s\"\n").starts_with("t.toml:2: `send_timeout`")
+        );
+        assert!(
+            error("[gateway]\ntrusted_proxies = [\"10.0.0.0/8\", \"10.0.0.0/40\"]\n")
+                .starts_with("t.toml:2: `trusted_proxies`: \"10.0.0.0/40\"")
+        );
+    }
+
+    #[test]
+    fn the_hostile_client_keys_reach_the_server_and_the_upstream() {
+        let config = Config::parse(
+            "t.toml",
+            "[gateway]\nheader_read_timeout = \"2s\"\nkeep_alive_timeout = \"3s\"\nsend_timeout = \"4s\"\nmax_connections = 10\nmax_concurrent_streams = 5\nmax_buffered_bytes = 2097152\ntrusted_proxies = [\"127.0.0.1\"]\n",
+        )
+        .unwrap();
+        let options = config.server_options();
+        assert_eq!(options.header_read_timeout, Duration::from_secs(2));
+        assert_eq!(options.idle_timeout, Duration::from_secs(3));
+        assert_eq!(options.send_timeout, Duration::from_secs(4));
+        assert_eq!(options.max_connections, Some(10));
+        assert_eq!(options.max_concurrent_streams, 5);
+        assert_eq!(config.memory_budget().limit(), 2 << 20);
+        assert!(config.trusted_proxies().contains([127, 0, 0, 1].into()));
+        let copy = config.clone();
+        let held = copy.memory_budget().try_reserve(100).unwrap();
+        assert_eq!(
+            config.memory_budget().in_use(),
+            100,
+            "clones share one budget"
+        );
+        drop(held);
+        assert_eq!(
+            Config::default().memory_budget().limit(),
+            DEFAULT_BUFFERED_BYTES
+        );
     }
 
     #[test]

@@ -1,14 +1,9 @@
-//! Hop-by-hop and forwarded headers.
+//! Hop-by-hop headers.
 
-use std::net::IpAddr;
-
+use http::HeaderMap;
 use http::header::{CONNECTION, HeaderName, TE, TRAILER, TRANSFER_ENCODING, UPGRADE};
-use http::{HeaderMap, HeaderValue};
 
 const KEEP_ALIVE: HeaderName = HeaderName::from_static("keep-alive");
-const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
-const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
-const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host");
 
 /// Removes the headers that concern one connection only (RFC 9110 §7.6.1):
 /// `Connection` and every header it names, `Keep-Alive`, `TE`, `Trailer`,
@@ -53,59 +48,5 @@ pub fn remove_hop_by_hop(headers: &mut HeaderMap) {
         .collect();
     for name in proxy {
         headers.remove(name);
-    }
-}
-
-/// Adds `X-Forwarded-For` (the client's address appended to any list the
-/// request brought), and sets `X-Forwarded-Proto: http` and
-/// `X-Forwarded-Host` (the `Host` the client asked for).
-pub(crate) fn add_forwarded(
-    headers: &mut HeaderMap,
-    client: Option<IpAddr>,
-    host: Option<HeaderValue>,
-) {
-    if let Some(ip) = client {
-        let previous: Vec<&str> = headers
-            .get_all(&X_FORWARDED_FOR)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .collect();
-        let list = if previous.is_empty() {
-            ip.to_string()
-        } else {
-            format!("{}, {ip}", previous.join(", "))
-        };
-        if let Ok(value) = HeaderValue::try_from(list) {
-            headers.insert(X_FORWARDED_FOR, value);
-        }
-    }
-    headers.insert(X_FORWARDED_PROTO, HeaderValue::from_static("http"));
-    match host {
-        Some(host) => {
-            headers.insert(X_FORWARDED_HOST, host);
-        }
-        None => {
-            headers.remove(X_FORWARDED_HOST);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn forwarded_for_appends() {
-        let mut headers = HeaderMap::new();
-        headers.append(X_FORWARDED_FOR, HeaderValue::from_static("10.0.0.1"));
-        headers.append(X_FORWARDED_FOR, HeaderValue::from_static("10.0.0.2"));
-        add_forwarded(
-            &mut headers,
-            Some([127, 0, 0, 1].into()),
-            Some(HeaderValue::from_static("api.example")),
-        );
-        assert_eq!(headers[X_FORWARDED_FOR], "10.0.0.1, 10.0.0.2, 127.0.0.1");
-        assert_eq!(headers[X_FORWARDED_PROTO], "http");
-        assert_eq!(headers[X_FORWARDED_HOST], "api.example");
     }
 }

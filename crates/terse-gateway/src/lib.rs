@@ -35,7 +35,8 @@
 //! 4. tower-http's decompression, so an upstream that compresses (gzip, br,
 //!    zstd, deflate), even unasked, still gets rewritten;
 //! 5. [`Upstream`], the forwarding itself over hyper-util's pooled client:
-//!    hop-by-hop headers dropped both ways, `X-Forwarded-*` added,
+//!    hop-by-hop headers dropped both ways, dot segments resolved,
+//!    forwarding headers replaced ([`TrustedProxies`]),
 //!    timeouts answered with 502/504 in [`tower_terse::ErrorEnvelope`].
 //!
 //! Request bodies stream to the upstream unbuffered. Response bodies stream
@@ -77,9 +78,13 @@
 )]
 
 pub mod config;
+mod conn;
+mod forwarded;
 mod headers;
+mod limits;
 mod log;
 mod mcp;
+mod path;
 mod server;
 mod upstream;
 
@@ -90,6 +95,7 @@ use tower_terse::mcp::{Mcp, McpLayer};
 use tower_terse::{Terse, TerseLayer};
 
 pub use config::{Config, ConfigError};
+pub use forwarded::{CidrError, MAX_TRUSTED_PROXIES, TrustedProxies};
 pub use headers::remove_hop_by_hop;
 pub use log::{LogBody, RequestLog, RequestLogLayer};
 pub use mcp::{McpSplit, SplitFuture};

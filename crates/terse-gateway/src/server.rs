@@ -1,5 +1,5 @@
 //! Serving a gateway (or any tower service) on a TCP listener: HTTP/1.1 and
-//! h2c, header limits, graceful shutdown.
+//! h2c, header limits, connection deadlines and cap, graceful shutdown.
 
 use std::future::Future;
 use std::time::Duration;
@@ -9,18 +9,27 @@ use http_body::Body;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use std::sync::Arc;
 use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
 use tower::{Service, ServiceExt};
 
+use crate::conn::{Activity, Deadlines, Stall, Tracked, Watched, watchdog};
+use crate::limits;
 use crate::upstream::{BoxError, ClientAddr};
 
 /// Settings of [`serve`].
 ///
+/// The defaults are close to nginx's and hyper's: an anonymous client on
+/// the open network can neither hold a connection it does not use, nor
+/// make the server keep bytes it does not read, nor open connections until
+/// the process runs out of file descriptors.
+///
 /// ```
 /// let options = terse_gateway::ServerOptions::default();
 /// assert_eq!(options.max_request_headers, 100);
+/// assert_eq!(options.idle_timeout, std::time::Duration::from_secs(60));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -32,8 +41,25 @@ pub struct ServerOptions {
     /// Most bytes of request head (HTTP/1.1 read buffer, HTTP/2 header
     /// list). Default: 64 KiB.
     pub max_header_bytes: usize,
-    /// How long a client may take to send a request head. Default: 30 s.
+    /// How long a client may take from connecting to a complete request
+    /// head (HTTP/1.1; also between the requests of a connection) or to the
+    /// HTTP/2 preface and SETTINGS; then the connection is closed.
+    /// Default: 30 s.
     pub header_read_timeout: Duration,
+    /// How long a connection may stay open with no request in flight; then
+    /// it is closed (HTTP/2: with a GOAWAY). Default: 60 s.
+    pub idle_timeout: Duration,
+    /// How long a client may take no bytes of a response (a full socket
+    /// buffer, or an HTTP/2 stream window left at 0); then the connection
+    /// is closed and everything held for it freed. Default: 60 s.
+    pub send_timeout: Duration,
+    /// Most client connections open at once; past it new connections wait
+    /// in the listen backlog. `None`: derived from the file-descriptor
+    /// limit, which [`serve`] raises from its soft to its hard value.
+    /// Default: `None`.
+    pub max_connections: Option<usize>,
+    /// Most concurrent streams per HTTP/2 connection. Default: 100.
+    pub max_concurrent_streams: u32,
 }
 
 impl Default for ServerOptions {
@@ -43,16 +69,35 @@ impl Default for ServerOptions {
             max_request_headers: 100,
             max_header_bytes: 64 * 1024,
             header_read_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(60),
+            send_timeout: Duration::from_secs(60),
+            max_connections: None,
+            max_concurrent_streams: 100,
         }
     }
 }
+
+/// How long a connection closed for idleness has to send its GOAWAY.
+const GOAWAY_GRACE: Duration = Duration::from_secs(1);
+
+/// How often an `accept` failure (out of file descriptors, say) is logged
+/// at most; the failures in between are counted in the next line.
+const ACCEPT_LOG_INTERVAL: Duration = Duration::from_secs(10);
 
 /// Serves `service` on `listener` over HTTP/1.1 and HTTP/2 with prior
 /// knowledge (h2c) until `shutdown` completes; then stops accepting, lets
 /// requests in flight finish (up to
 /// [`shutdown_timeout`](ServerOptions::shutdown_timeout)) and returns.
 ///
+/// Any tower service of `http` requests serves this way, an axum `Router`
+/// as well as a [`gateway`](crate::gateway): a service that embeds the
+/// layer gets the same connection deadlines as the gateway (the examples
+/// `agent-api` and `mcp-server` do).
+///
 /// Each request carries the peer's address as a [`ClientAddr`] extension.
+/// Each connection is held to the deadlines of [`ServerOptions`], and at
+/// most [`max_connections`](ServerOptions::max_connections) are open at
+/// once. `accept` errors back off (up to a second) instead of spinning.
 ///
 /// ```no_run
 /// use terse_gateway::{ServerOptions, Upstream, gateway, serve, shutdown_signal};
@@ -77,6 +122,11 @@ pub async fn serve<S, B>(
     B::Data: Send,
     B::Error: Into<BoxError>,
 {
+    let fd_limit = limits::raise_fd_limit();
+    let max_connections = options
+        .max_connections
+        .unwrap_or_else(|| limits::default_max_connections(fd_limit))
+        .clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
         .http1()
@@ -87,47 +137,150 @@ pub async fn serve<S, B>(
     builder
         .http2()
         .timer(TokioTimer::new())
+        .max_concurrent_streams(options.max_concurrent_streams)
         .max_header_list_size(u32::try_from(options.max_header_bytes).unwrap_or(u32::MAX));
-    let graceful = GracefulShutdown::new();
+    let builder = Arc::new(builder);
+    let deadlines = Deadlines {
+        handshake: options.header_read_timeout,
+        idle: options.idle_timeout,
+        send: options.send_timeout,
+    };
+    let slots = Arc::new(Semaphore::new(max_connections));
+    let (stop, stopping) = tokio::sync::watch::channel(false);
+    let mut accept_errors = AcceptErrors::default();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
+        // At the cap, wait for a connection to end: new ones queue in the
+        // kernel's backlog meanwhile, costing no descriptor.
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot,
+            () = &mut shutdown => break,
+        };
+        let Ok(slot) = slot else { break };
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             () = &mut shutdown => break,
         };
         let (stream, peer) = match accepted {
-            Ok(accepted) => accepted,
+            Ok(accepted) => {
+                accept_errors.ok();
+                accepted
+            }
             Err(err) => {
-                // Out of file descriptors and the like: wait, do not spin.
-                tracing::warn!(target: "terse_gateway", "accept failed: {err}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
+                // Out of file descriptors and the like: back off, do not spin.
+                let pause = accept_errors.failed(&err);
+                drop(slot);
+                tokio::select! {
+                    () = tokio::time::sleep(pause) => continue,
+                    () = &mut shutdown => break,
+                }
             }
         };
         let _ = stream.set_nodelay(true);
+        let activity = Activity::new();
+        let tracking = activity.clone();
         let service = service
             .clone()
             .map_request(move |mut request: Request<Incoming>| {
                 request.extensions_mut().insert(ClientAddr(peer));
                 request
+            })
+            .map_future(move |future| {
+                let request = tracking.request();
+                async move {
+                    let response = future.await?;
+                    Ok::<_, S::Error>(response.map(|body| Tracked::new(body, request)))
+                }
             });
-        let connection = builder
-            .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service))
-            .into_owned();
-        let connection = graceful.watch(connection);
+        let io = TokioIo::new(Watched::new(stream, activity.clone()));
+        let builder = builder.clone();
+        let mut stopping = stopping.clone();
         tokio::spawn(async move {
-            if let Err(err) = connection.await {
+            let connection = builder.serve_connection(io, TowerToHyperService::new(service));
+            let mut connection = std::pin::pin!(connection);
+            let ended = tokio::select! {
+                ended = connection.as_mut() => Some(ended),
+                stall = watchdog(&activity, deadlines) => {
+                    tracing::debug!(target: "terse_gateway", %peer, "closing a stalled connection: {stall:?}");
+                    if stall != Stall::Idle {
+                        return;
+                    }
+                    connection.as_mut().graceful_shutdown();
+                    None
+                }
+                _ = stopping.wait_for(|stop| *stop) => {
+                    connection.as_mut().graceful_shutdown();
+                    None
+                }
+            };
+            let ended = match ended {
+                Some(ended) => ended,
+                // A graceful end still owes its client the answers in
+                // flight, as long as the client reads them.
+                None => tokio::select! {
+                    ended = connection.as_mut() => ended,
+                    stall = watchdog(&activity, deadlines) => {
+                        // Nothing left in flight: a moment to send the
+                        // GOAWAY, then the connection is dropped.
+                        if stall == Stall::Idle {
+                            let _ = tokio::time::timeout(GOAWAY_GRACE, connection.as_mut()).await;
+                        }
+                        return;
+                    }
+                },
+            };
+            if let Err(err) = ended {
                 tracing::debug!(target: "terse_gateway", %peer, "connection ended: {err}");
             }
+            drop(slot);
         });
     }
     drop(listener);
     tracing::info!(target: "terse_gateway", "shutting down: draining requests in flight");
+    let _ = stop.send(true);
+    let all = u32::try_from(max_connections).unwrap_or(u32::MAX);
     tokio::select! {
-        () = graceful.shutdown() => {}
+        _ = slots.acquire_many(all) => {}
         () = tokio::time::sleep(options.shutdown_timeout) => {
             tracing::warn!(target: "terse_gateway", "shutdown timeout: closing the connections left");
         }
+    }
+}
+
+/// `accept` failures: how long to back off, and when to log.
+#[derive(Debug, Default)]
+struct AcceptErrors {
+    /// Failures in a row.
+    streak: u32,
+    /// Failures not logged yet, and when the last line was logged.
+    unlogged: u64,
+    logged: Option<tokio::time::Instant>,
+}
+
+impl AcceptErrors {
+    fn ok(&mut self) {
+        self.streak = 0;
+    }
+
+    /// Logs at most once per [`ACCEPT_LOG_INTERVAL`]; gives the pause
+    /// before the next `accept`: 10 ms, doubling to a second.
+    fn failed(&mut self, err: &std::io::Error) -> Duration {
+        self.streak = self.streak.saturating_add(1);
+        self.unlogged += 1;
+        let now = tokio::time::Instant::now();
+        if self
+            .logged
+            .is_none_or(|at| now.duration_since(at) >= ACCEPT_LOG_INTERVAL)
+        {
+            tracing::warn!(
+                target: "terse_gateway",
+                "accept failed ({} time(s) since the last line): {err}; backing off",
+                self.unlogged
+            );
+            self.unlogged = 0;
+            self.logged = Some(now);
+        }
+        Duration::from_millis(10 << self.streak.min(7)).min(Duration::from_secs(1))
     }
 }
 

@@ -6,6 +6,8 @@ use std::fmt;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
@@ -24,7 +26,9 @@ use pin_project_lite::pin_project;
 use tokio::time::Sleep;
 use tower_terse::ErrorEnvelope;
 
-use crate::headers::{add_forwarded, remove_hop_by_hop};
+use crate::forwarded::{TrustedProxies, set_forwarded};
+use crate::headers::remove_hop_by_hop;
+use crate::path;
 
 /// A boxed error, as bodies carry them.
 ///
@@ -98,8 +102,12 @@ impl StdError for UpstreamError {}
 ///
 /// On the way there it drops hop-by-hop headers (`Connection` and the
 /// headers it names, `Keep-Alive`, `TE`, `Trailer`, `Transfer-Encoding`,
-/// `Upgrade`, `Proxy-*`), adds `X-Forwarded-For` (from [`ClientAddr`]),
-/// `X-Forwarded-Proto` and `X-Forwarded-Host`, asks for
+/// `Upgrade`, `Proxy-*`), replaces the client's `X-Forwarded-*`,
+/// `Forwarded` and `X-Real-IP` (unless it is one of the
+/// [`trusted_proxies`](Self::trusted_proxies)) with `X-Forwarded-For`
+/// (from [`ClientAddr`]), `X-Real-IP`, `X-Forwarded-Proto` and
+/// `X-Forwarded-Host`, resolves `.` and `..` segments (a path climbing
+/// above `/` answers 400 `bad_request_path`), asks for
 /// `Accept-Encoding: identity` (the gateway compresses for its own
 /// clients), and joins the upstream's path prefix to the request's path
 /// (only the path and query of a request are used: the gateway is no open
@@ -112,7 +120,8 @@ impl StdError for UpstreamError {}
 /// within the connect timeout) answers 504 `upstream_timeout`, both as
 /// [`tower_terse::ErrorEnvelope`]. A body that stops for longer than the idle
 /// timeout ends with an error, which aborts the client's response.
-/// `Upstream` never returns `Err`.
+/// A request body the client breaks (a malformed chunk) answers 400
+/// `bad_request_body`. `Upstream` never returns `Err`.
 #[derive(Clone)]
 pub struct Upstream {
     client: Client<HttpConnector, ClientBody>,
@@ -122,6 +131,7 @@ pub struct Upstream {
     connect_timeout: Duration,
     response_timeout: Duration,
     idle_timeout: Duration,
+    trusted_proxies: Arc<TrustedProxies>,
 }
 
 impl fmt::Debug for Upstream {
@@ -169,6 +179,7 @@ impl Upstream {
             connect_timeout: CONNECT_TIMEOUT,
             response_timeout: RESPONSE_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
+            trusted_proxies: Arc::default(),
         })
     }
 
@@ -250,20 +261,51 @@ impl Upstream {
         self
     }
 
-    /// The URI of `original` on the upstream.
-    fn target(&self, original: &Uri) -> Option<Uri> {
-        let path = original.path_and_query().map_or("/", PathAndQuery::as_str);
-        let joined = if self.prefix.is_empty() {
-            PathAndQuery::try_from(path).ok()?
-        } else {
-            PathAndQuery::try_from(format!("{}{path}", self.prefix)).ok()?
+    /// The proxies in front of the gateway whose `X-Forwarded-*`,
+    /// `Forwarded` and `X-Real-IP` are kept (and `X-Forwarded-For`
+    /// appended to); from any other peer they are replaced. Default: none.
+    ///
+    /// ```
+    /// let upstream = terse_gateway::Upstream::new("http://127.0.0.1:8000")?
+    ///     .trusted_proxies("10.0.0.0/8".parse()?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn trusted_proxies(mut self, trusted: TrustedProxies) -> Self {
+        self.trusted_proxies = Arc::new(trusted);
+        self
+    }
+
+    /// The URI of `original` on the upstream: its path with dot segments
+    /// resolved (a path climbing above `/` would leave the prefix), joined
+    /// to the prefix.
+    fn target(&self, original: &Uri) -> Result<Uri, ErrorEnvelope> {
+        let unforwardable = || {
+            ErrorEnvelope::new(
+                StatusCode::BAD_REQUEST,
+                "bad_request_target",
+                "the request target cannot be forwarded",
+            )
         };
+        let Some(path) = path::resolve(original.path()) else {
+            return Err(ErrorEnvelope::new(
+                StatusCode::BAD_REQUEST,
+                "bad_request_path",
+                "the path climbs above the root with `..` segments",
+            )
+            .with_hint("send the path with its dot segments resolved"));
+        };
+        let query = original
+            .query()
+            .map(|q| format!("?{q}"))
+            .unwrap_or_default();
+        let joined = PathAndQuery::try_from(format!("{}{path}{query}", self.prefix))
+            .map_err(|_| unforwardable())?;
         Uri::builder()
             .scheme(self.scheme.clone())
             .authority(self.authority.clone())
             .path_and_query(joined)
             .build()
-            .ok()
+            .map_err(|_| unforwardable())
     }
 }
 
@@ -290,13 +332,9 @@ where
             );
             return Box::pin(std::future::ready(Ok(refusal.into_http_response())));
         }
-        let Some(target) = self.target(&parts.uri) else {
-            let refusal = ErrorEnvelope::new(
-                StatusCode::BAD_REQUEST,
-                "bad_request_target",
-                "the request target cannot be forwarded",
-            );
-            return Box::pin(std::future::ready(Ok(refusal.into_http_response())));
+        let target = match self.target(&parts.uri) {
+            Ok(target) => target,
+            Err(refusal) => return Box::pin(std::future::ready(Ok(refusal.into_http_response()))),
         };
         let client_addr = parts.extensions.get::<ClientAddr>().map(|c| c.0.ip());
         let host = parts.headers.get(HOST).cloned().or_else(|| {
@@ -306,7 +344,7 @@ where
                 .and_then(|a| HeaderValue::from_str(a.as_str()).ok())
         });
         remove_hop_by_hop(&mut parts.headers);
-        add_forwarded(&mut parts.headers, client_addr, host);
+        set_forwarded(&mut parts.headers, client_addr, host, &self.trusted_proxies);
         // hyper sets `Host` from the upstream's URI.
         parts.headers.remove(HOST);
         // The gateway compresses for its clients itself; an upstream that
@@ -316,7 +354,15 @@ where
             .insert(ACCEPT_ENCODING, HeaderValue::from_static("identity"));
         parts.uri = target;
         parts.version = Version::HTTP_11;
-        let request = Request::from_parts(parts, body.map_err(Into::into).boxed_unsync());
+        // Remembers whether the client's body broke (a malformed chunk, a
+        // cut connection), so the failure is blamed on the client.
+        let client_failed = Arc::new(AtomicBool::new(false));
+        let flag = client_failed.clone();
+        let body = body.map_err(move |err| {
+            flag.store(true, Ordering::Relaxed);
+            err.into()
+        });
+        let request = Request::from_parts(parts, body.boxed_unsync());
 
         let client = self.client.clone();
         let response_timeout = self.response_timeout;
@@ -329,8 +375,19 @@ where
                 Ok(Ok(response)) => {
                     let (mut parts, body) = response.into_parts();
                     remove_hop_by_hop(&mut parts.headers);
+                    // The upstream's HTTP version is its own connection's:
+                    // an HTTP/1.0 upstream must not make the gateway answer
+                    // its clients in 1.0 and close their connections.
+                    parts.version = Version::default();
                     Response::from_parts(parts, UpstreamBody::incoming(body, idle_timeout))
                 }
+                Ok(Err(_)) if client_failed.load(Ordering::Relaxed) => ErrorEnvelope::new(
+                    StatusCode::BAD_REQUEST,
+                    "bad_request_body",
+                    "the request body could not be read",
+                )
+                .with_hint("send a well-formed body of the length announced")
+                .into_http_response(),
                 Ok(Err(err)) => failure(&err).into_http_response(),
                 Err(_) => ErrorEnvelope::new(
                     StatusCode::GATEWAY_TIMEOUT,

@@ -83,6 +83,7 @@
 )]
 
 mod bounded;
+mod budget;
 mod calendar;
 #[cfg(feature = "changes")]
 pub mod changes;
@@ -103,6 +104,7 @@ mod scan;
 pub mod settings;
 pub mod tokens;
 
+pub use budget::{MemoryBudget, Reservation};
 pub use error_envelope::ErrorEnvelope;
 pub use format::{Format, UnknownFormat, render, render_json, render_json_with};
 pub use middleware::{ResponseFuture, Terse, TerseBody, TerseLayer};

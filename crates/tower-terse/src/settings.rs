@@ -96,14 +96,17 @@ pub struct Settings {
     /// [`TerseLayer::default_format`](crate::TerseLayer::default_format).
     #[serde(default)]
     pub default_format: Option<Format>,
-    /// [`TerseLayer::max_body_bytes`](crate::TerseLayer::max_body_bytes).
-    #[serde(default)]
+    /// [`TerseLayer::max_body_bytes`](crate::TerseLayer::max_body_bytes),
+    /// 1 to [`MAX_BODY_BYTES`].
+    #[serde(default, deserialize_with = "body_bytes")]
     pub max_body_bytes: Option<usize>,
-    /// [`TerseLayer::max_output_bytes`](crate::TerseLayer::max_output_bytes).
-    #[serde(default)]
+    /// [`TerseLayer::max_output_bytes`](crate::TerseLayer::max_output_bytes),
+    /// 1 to [`MAX_BODY_BYTES`].
+    #[serde(default, deserialize_with = "output_bytes")]
     pub max_output_bytes: Option<usize>,
-    /// [`TerseLayer::offload_threshold`](crate::TerseLayer::offload_threshold).
-    #[serde(default)]
+    /// [`TerseLayer::offload_threshold`](crate::TerseLayer::offload_threshold),
+    /// 0 to [`MAX_BODY_BYTES`].
+    #[serde(default, deserialize_with = "offload_bytes")]
     pub offload_threshold: Option<usize>,
     /// [`TerseLayer::max_concurrent_rewrites`](crate::TerseLayer::max_concurrent_rewrites),
     /// 1 to 4096.
@@ -296,6 +299,23 @@ fn in_range<'de, D: Deserializer<'de>>(
         range.start(),
         range.end()
     )))
+}
+
+/// The largest byte limit a configuration may set for one body: a
+/// configured limit is what a layer may hold per response, so a typo of
+/// a few digits must not let one client pin the machine's memory.
+pub const MAX_BODY_BYTES: usize = 1 << 30;
+
+fn body_bytes<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
+    in_range(de, "max_body_bytes", 1..=MAX_BODY_BYTES)
+}
+
+fn output_bytes<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
+    in_range(de, "max_output_bytes", 1..=MAX_BODY_BYTES)
+}
+
+fn offload_bytes<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
+    in_range(de, "offload_threshold", 0..=MAX_BODY_BYTES)
 }
 
 fn rewrites<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {

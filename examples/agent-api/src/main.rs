@@ -65,7 +65,10 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         "/metrics",
         axum::routing::get(move || std::future::ready(metrics.render())),
     );
-    // HTTP/1.1 and HTTP/2 over cleartext (h2c, prior knowledge) on one port.
-    axum::serve(listener, app).await?;
+    // HTTP/1.1 and HTTP/2 over cleartext (h2c, prior knowledge) on one port,
+    // with header, idle and send timeouts and a connection cap: the same
+    // server as the gateway's, safe on an open network.
+    let options = terse_gateway::ServerOptions::default();
+    terse_gateway::serve(listener, app, options, terse_gateway::shutdown_signal()).await;
     Ok(())
 }

@@ -31,5 +31,8 @@ async fn main() -> std::io::Result<()> {
     } else {
         mcp_server::app(args.json_response)
     };
-    axum::serve(listener, app).await
+    // The gateway's server: header, idle and send timeouts, a connection cap.
+    let options = terse_gateway::ServerOptions::default();
+    terse_gateway::serve(listener, app, options, terse_gateway::shutdown_signal()).await;
+    Ok(())
 }

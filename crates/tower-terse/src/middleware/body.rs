@@ -9,6 +9,8 @@ use http::HeaderMap;
 use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 
+use crate::budget::Reservation;
+
 pin_project! {
     /// The body of a response that went through [`Terse`](super::Terse).
     ///
@@ -22,8 +24,15 @@ pin_project! {
     {
         #[pin]
         kind: Kind<B>,
+        // Bytes held against the memory budget until the body is dropped.
+        held: Option<Reservation>,
     }
 }
+
+/// The largest frame a body held whole is sent in: the server then asks
+/// for the next one only once it has written this one, so a client that
+/// reads slowly holds the rest here, counted against the budget.
+const FRAME_BYTES: usize = 64 * 1024;
 
 pin_project! {
     #[project = KindProj]
@@ -54,6 +63,7 @@ impl<B: Body> TerseBody<B> {
     /// The handler's body, streamed as it comes.
     pub(crate) fn stream(body: B) -> Self {
         TerseBody {
+            held: None,
             kind: Kind::Stream { body },
         }
     }
@@ -61,6 +71,7 @@ impl<B: Body> TerseBody<B> {
     /// A body held whole, then the handler's trailers, if it had any.
     pub(crate) fn full(data: Bytes, trailers: Option<HeaderMap>) -> Self {
         TerseBody {
+            held: None,
             kind: Kind::Full {
                 data: (!data.is_empty()).then_some(data),
                 trailers,
@@ -73,6 +84,7 @@ impl<B: Body> TerseBody<B> {
     /// the size the handler announced.
     pub(crate) fn unchanged(data: Bytes, trailers: Option<HeaderMap>, hint: SizeHint) -> Self {
         TerseBody {
+            held: None,
             kind: Kind::Full {
                 data: (!data.is_empty()).then_some(data),
                 trailers,
@@ -81,10 +93,17 @@ impl<B: Body> TerseBody<B> {
         }
     }
 
+    /// This body, holding `held` until it is dropped.
+    pub(crate) fn holding(mut self, held: Option<Reservation>) -> Self {
+        self.held = held;
+        self
+    }
+
     /// The bytes already read, then `error` if reading failed, then whatever
     /// `rest` still has.
     pub(crate) fn replay(data: Bytes, error: Option<B::Error>, rest: Pin<Box<B>>) -> Self {
         TerseBody {
+            held: None,
             kind: Kind::Replay {
                 data: (!data.is_empty()).then_some(data),
                 error,
@@ -113,10 +132,13 @@ impl<B: Body> Body for TerseBody<B> {
                 Poll::Ready(frame.map(|frame| frame.map(|frame| frame.map_data(into_bytes))))
             }
             KindProj::Full { data, trailers, .. } => Poll::Ready(
-                data.take()
-                    .map(Frame::data)
-                    .or_else(|| trailers.take().map(Frame::trailers))
-                    .map(Ok),
+                match data {
+                    Some(rest) if rest.len() > FRAME_BYTES => Some(rest.split_to(FRAME_BYTES)),
+                    _ => data.take(),
+                }
+                .map(Frame::data)
+                .or_else(|| trailers.take().map(Frame::trailers))
+                .map(Ok),
             ),
             KindProj::Replay { data, error, rest } => {
                 if let Some(data) = data.take() {

@@ -11,6 +11,7 @@ use super::headers::{add_vary, mark_rewritten, set_length_and_count};
 use super::plan::Plan;
 use super::rewrite::rewrite;
 use super::{Config, TerseBody};
+use crate::budget::Reservation;
 use crate::fields::Fields;
 use crate::render::Rendered;
 use crate::report::{self, Report};
@@ -20,6 +21,8 @@ pub(super) struct Complete {
     pub(super) parts: Parts,
     pub(super) hint: SizeHint,
     pub(super) read: Bytes,
+    /// The bytes held against the memory budget, when there is one.
+    pub(super) held: Option<Reservation>,
     pub(super) trailers: Option<HeaderMap>,
     pub(super) plan: Plan,
     pub(super) config: Arc<Config>,
@@ -47,10 +50,12 @@ impl Complete {
             parts,
             hint,
             read,
+            held,
             trailers,
             ..
         } = self;
-        Response::from_parts(parts, TerseBody::unchanged(read, trailers, hint))
+        let body = TerseBody::unchanged(read, trailers, hint).holding(held);
+        Response::from_parts(parts, body)
     }
 
     /// The response for what the core rendered. The [`Outcome`] goes in
@@ -62,6 +67,7 @@ impl Complete {
             mut parts,
             hint,
             read,
+            mut held,
             trailers,
             plan,
             config,
@@ -70,7 +76,8 @@ impl Complete {
         parts.extensions.insert(outcome);
         let (Some(served), Some(tokens)) = (outcome.served, outcome.tokens) else {
             // Not JSON after all: exactly as the handler made it.
-            return Response::from_parts(parts, TerseBody::unchanged(read, trailers, hint));
+            let body = TerseBody::unchanged(read, trailers, hint).holding(held);
+            return Response::from_parts(parts, body);
         };
         let send = match body {
             None => {
@@ -96,6 +103,10 @@ impl Complete {
             }
         }
         let send = if plan.head { Bytes::new() } else { send };
-        Response::from_parts(parts, TerseBody::full(send, trailers))
+        // What goes out is held until the client has taken it.
+        if let Some(held) = &mut held {
+            held.resize(send.len());
+        }
+        Response::from_parts(parts, TerseBody::full(send, trailers).holding(held))
     }
 }

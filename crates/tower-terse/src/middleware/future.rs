@@ -18,6 +18,7 @@ use super::plan::Plan;
 use super::{Config, TerseBody};
 use crate::Passthrough;
 use crate::bounded::Bounded;
+use crate::budget::Reservation;
 use crate::error_envelope::ErrorEnvelope;
 
 pin_project! {
@@ -193,9 +194,23 @@ fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<Config>) -> Sta
         add_vary(&mut parts.headers, &config.vary);
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
-    let body = Box::pin(body);
+    // Never trust a declared length: reserve at most the limit, and grow
+    // as bytes arrive.
     let expected = body.size_hint().lower().min(config.max_body_bytes as u64) as usize;
+    let held = match &config.budget {
+        Some(budget) => match budget.try_reserve(expected) {
+            Some(held) => Some(held),
+            // No room for this rewrite: it is not started.
+            None => {
+                add_vary(&mut parts.headers, &config.vary);
+                return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
+            }
+        },
+        None => None,
+    };
+    let body = Box::pin(body);
     Started::Read(Reading {
+        held,
         parts,
         hint: body.size_hint(),
         body,
@@ -213,6 +228,8 @@ struct Reading<B: Body> {
     hint: SizeHint,
     body: Pin<Box<B>>,
     buffer: Bounded,
+    /// The bytes held against the memory budget, when there is one.
+    held: Option<Reservation>,
     trailers: Option<HeaderMap>,
     plan: Plan,
     config: Arc<Config>,
@@ -235,6 +252,14 @@ impl<B: Body> Reading<B> {
             };
             match frame.into_data() {
                 Ok(mut data) => {
+                    let needed = self.buffer.len().saturating_add(data.remaining());
+                    if let Some(held) = &mut self.held {
+                        if needed > held.bytes() && !held.try_grow(needed - held.bytes()) {
+                            // The budget is full: what was read streams on.
+                            let _ = self.buffer.push(data.copy_to_bytes(data.remaining()));
+                            return Poll::Ready(ReadEnd::OverLimit);
+                        }
+                    }
                     if self
                         .buffer
                         .push(data.copy_to_bytes(data.remaining()))
@@ -262,6 +287,7 @@ impl<B: Body> Reading<B> {
             hint,
             body,
             buffer,
+            held,
             trailers,
             plan,
             config,
@@ -272,6 +298,7 @@ impl<B: Body> Reading<B> {
                 parts,
                 hint,
                 read,
+                held,
                 trailers,
                 plan,
                 config,
@@ -280,10 +307,23 @@ impl<B: Body> Reading<B> {
                 parts,
                 TerseBody::replay(read, None, body),
             )),
-            ReadEnd::Failed(err) => Read::Sent(Response::from_parts(
-                parts,
-                TerseBody::replay(read, Some(err), body),
-            )),
+            // Nothing was sent yet: the client learns that the answer
+            // broke from a status rather than from a cut connection.
+            ReadEnd::Failed(_) => {
+                let failed = ErrorEnvelope::new(
+                    StatusCode::BAD_GATEWAY,
+                    "body_failed",
+                    "the response body failed before it was complete",
+                )
+                .with_hint("retry later")
+                .into_http_response();
+                let (mut failed_parts, failed_body) = failed.into_parts();
+                add_vary(&mut failed_parts.headers, &config.vary);
+                Read::Sent(Response::from_parts(
+                    failed_parts,
+                    TerseBody::full(failed_body, None),
+                ))
+            }
         }
     }
 }

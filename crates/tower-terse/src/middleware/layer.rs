@@ -121,6 +121,30 @@ impl TerseLayer {
         self
     }
 
+    /// The bound on the bytes all rewrites in flight hold together: each
+    /// body read, then each rewritten body until the client has taken it.
+    /// A rewrite that would pass it is not started (or, for a body of
+    /// unknown length, given up on mid-read): the response streams through
+    /// unchanged, and the refusal is counted ([`MemoryBudget::refused`],
+    /// and `terse_budget_refusals_total` with the `metrics` feature) and
+    /// logged. Share one budget between layers (and an
+    /// [`McpLayer`](crate::mcp::McpLayer)) to bound them together.
+    /// Default: none.
+    ///
+    /// ```
+    /// use tower_terse::{MemoryBudget, TerseLayer};
+    ///
+    /// let budget = MemoryBudget::new(256 << 20);
+    /// let layer = TerseLayer::new().memory_budget(budget.clone());
+    /// assert_eq!(budget.in_use(), 0);
+    /// ```
+    ///
+    /// [`MemoryBudget::refused`]: crate::MemoryBudget::refused
+    pub fn memory_budget(mut self, budget: crate::MemoryBudget) -> Self {
+        self.config().budget = Some(budget);
+        self
+    }
+
     /// Whether the layer reads `?fields=` (sparse fieldsets). Default: on.
     ///
     /// Off, the parameter is the handler's: the layer neither projects nor

@@ -47,6 +47,8 @@ pub(crate) struct Config {
     pub(crate) offload_threshold: usize,
     /// How many of those rewrites may run at once.
     pub(crate) offload_slots: offload::OffloadSlots,
+    /// The bound on the bytes all rewrites in flight hold, if any.
+    pub(crate) budget: Option<crate::MemoryBudget>,
     /// Read and count plain JSON responses nobody asked to rewrite.
     pub(crate) count_plain: bool,
     /// Whether the layer reads `?fields=` at all.
@@ -108,6 +110,7 @@ impl Default for Config {
             max_output_bytes: None,
             offload_threshold: DEFAULT_OFFLOAD_THRESHOLD,
             offload_slots: offload::OffloadSlots::per_core(),
+            budget: None,
             fields_limits: FieldsLimits::default(),
             fields_enabled: true,
             count_plain: true,

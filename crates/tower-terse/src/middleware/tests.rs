@@ -73,9 +73,86 @@ fn data(text: &'static str) -> Result<Frame<Bytes>, &'static str> {
 }
 
 #[tokio::test]
-async fn a_body_error_while_reading_arrives_after_the_bytes_read() {
+async fn a_body_error_while_reading_answers_502_in_the_envelope() {
     let got = through_layer("/?format=toon", vec![data("[1,"), data("2"), Err("boom")]).await;
-    assert_eq!(got, ["[1,2", "error boom"]);
+    assert_eq!(got.len(), 1, "{got:?}");
+    let envelope: serde_json::Value = serde_json::from_str(&got[0]).unwrap();
+    assert_eq!(envelope["error"]["code"], "body_failed", "{envelope}");
+}
+
+/// The layer with `budget` around a handler answering `body` as JSON.
+fn budgeted(
+    budget: &crate::MemoryBudget,
+    body: &'static str,
+) -> impl tower::Service<
+    Request<()>,
+    Response = Response<super::TerseBody<http_body_util::Full<Bytes>>>,
+    Error = Infallible,
+> {
+    let handler = service_fn(move |_request: Request<()>| async move {
+        let response = Response::builder()
+            .header("content-type", "application/json")
+            .body(http_body_util::Full::new(Bytes::from_static(
+                body.as_bytes(),
+            )))
+            .unwrap();
+        Ok::<_, Infallible>(response)
+    });
+    TerseLayer::new()
+        .memory_budget(budget.clone())
+        .layer(handler)
+}
+
+#[tokio::test]
+async fn a_rewrite_past_the_budget_is_not_started() {
+    let budget = crate::MemoryBudget::new(8);
+    let response = budgeted(&budget, r#"[{"a":1},{"a":2}]"#)
+        .oneshot(Request::get("/?format=toon").body(()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(response.headers()["content-type"], "application/json");
+    let body = http_body_util::BodyExt::collect(response.into_body())
+        .await
+        .unwrap()
+        .to_bytes();
+    assert_eq!(&body[..], br#"[{"a":1},{"a":2}]"#);
+    assert_eq!((budget.refused(), budget.in_use()), (1, 0));
+}
+
+#[tokio::test]
+async fn a_rewritten_body_is_held_against_the_budget_until_dropped() {
+    let budget = crate::MemoryBudget::new(1 << 20);
+    let response = budgeted(&budget, r#"[{"a":1},{"a":2}]"#)
+        .oneshot(Request::get("/?format=toon").body(()).unwrap())
+        .await
+        .unwrap();
+    let length: usize = response.headers()["content-length"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(budget.in_use(), length);
+    drop(response);
+    assert_eq!((budget.in_use(), budget.refused()), (0, 0));
+}
+
+#[tokio::test]
+async fn a_large_body_goes_out_in_bounded_frames() {
+    let big = format!("[{}1]", "1,".repeat(100_000));
+    let big: &'static str = Box::leak(big.into_boxed_str());
+    let budget = crate::MemoryBudget::default();
+    let response = budgeted(&budget, big)
+        .oneshot(Request::get("/?format=json").body(()).unwrap())
+        .await
+        .unwrap();
+    let mut body = Box::pin(response.into_body());
+    let mut total = 0;
+    while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+        let data = frame.unwrap().into_data().unwrap();
+        assert!(data.len() <= 64 * 1024);
+        total += data.len();
+    }
+    assert_eq!(total, big.len());
 }
 
 #[tokio::test]

@@ -1,0 +1,259 @@
+//! The forwarding headers the upstream gets, and the proxies trusted to
+//! have set them.
+//!
+//! An anonymous client can write `X-Forwarded-For: 10.0.0.1` or
+//! `X-Real-IP` itself; an upstream that believes it grants that client
+//! whatever it grants its internal network. So unless the peer is a proxy
+//! named in [`TrustedProxies`], every client-sent `X-Forwarded-*`,
+//! `Forwarded` and `X-Real-IP` is dropped and replaced by what the gateway
+//! saw itself.
+
+use std::fmt;
+use std::net::IpAddr;
+use std::str::FromStr;
+
+use http::header::{FORWARDED, HeaderName};
+use http::{HeaderMap, HeaderValue};
+
+const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
+const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
+const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host");
+const X_REAL_IP: HeaderName = HeaderName::from_static("x-real-ip");
+
+/// Most networks in a [`TrustedProxies`] list.
+pub const MAX_TRUSTED_PROXIES: usize = 256;
+
+/// The networks (CIDR blocks such as `10.0.0.0/8` or `::1/128`; a bare
+/// address is a block of one) whose forwarding headers the gateway keeps
+/// and appends to. Empty by default: no one is trusted.
+///
+/// ```
+/// use terse_gateway::TrustedProxies;
+///
+/// let trusted: TrustedProxies = "10.0.0.0/8, ::1".parse()?;
+/// assert!(trusted.contains([10, 1, 2, 3].into()));
+/// assert!(trusted.contains("::1".parse()?));
+/// assert!(!trusted.contains([192, 168, 0, 1].into()));
+/// assert!("10.0.0.0/33".parse::<TrustedProxies>().is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrustedProxies(Vec<(IpAddr, u8)>);
+
+/// Why a [`TrustedProxies`] list was refused.
+///
+/// ```
+/// let err = "nope".parse::<terse_gateway::TrustedProxies>().unwrap_err();
+/// assert!(err.to_string().contains("nope"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CidrError(String);
+
+impl fmt::Display for CidrError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CidrError {}
+
+impl TrustedProxies {
+    /// The list of `blocks`, each a CIDR block or an address.
+    ///
+    /// ```
+    /// let trusted = terse_gateway::TrustedProxies::new(["127.0.0.1/32"])?;
+    /// assert!(trusted.contains([127, 0, 0, 1].into()));
+    /// # Ok::<(), terse_gateway::CidrError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A [`CidrError`] naming the first block that does not parse, or when
+    /// there are more than [`MAX_TRUSTED_PROXIES`].
+    pub fn new<'a>(blocks: impl IntoIterator<Item = &'a str>) -> Result<Self, CidrError> {
+        let mut list = Vec::new();
+        for block in blocks {
+            if list.len() == MAX_TRUSTED_PROXIES {
+                return Err(CidrError(format!(
+                    "more than {MAX_TRUSTED_PROXIES} trusted proxies"
+                )));
+            }
+            list.push(cidr(block.trim())?);
+        }
+        Ok(TrustedProxies(list))
+    }
+
+    /// Whether `ip` is in one of the blocks (an IPv4 address also as the
+    /// IPv4-mapped IPv6 address a dual-stack socket reports).
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            v4 => v4,
+        };
+        self.0.iter().any(|&(net, bits)| match (net, ip) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                same_prefix(u32::from(net).into(), u32::from(ip).into(), bits, 32)
+            }
+            (IpAddr::V6(net), IpAddr::V6(ip)) => {
+                same_prefix(u128::from(net), u128::from(ip), bits, 128)
+            }
+            _ => false,
+        })
+    }
+}
+
+impl FromStr for TrustedProxies {
+    type Err = CidrError;
+
+    /// A comma-separated list of blocks.
+    fn from_str(list: &str) -> Result<Self, CidrError> {
+        TrustedProxies::new(list.split(',').filter(|b| !b.trim().is_empty()))
+    }
+}
+
+fn same_prefix(a: u128, b: u128, bits: u8, width: u8) -> bool {
+    let shift = u32::from(width - bits);
+    // A /0 block shifts by the whole width: everything matches.
+    a.checked_shr(shift).unwrap_or(0) == b.checked_shr(shift).unwrap_or(0)
+}
+
+fn cidr(block: &str) -> Result<(IpAddr, u8), CidrError> {
+    let refuse = || {
+        CidrError(format!(
+            "{block:?} is not an address or CIDR block such as \"10.0.0.0/8\""
+        ))
+    };
+    let (address, bits) = match block.split_once('/') {
+        Some((address, bits)) => (address, Some(bits)),
+        None => (block, None),
+    };
+    let ip: IpAddr = address.parse().map_err(|_| refuse())?;
+    let width = if ip.is_ipv4() { 32 } else { 128 };
+    let bits = match bits {
+        Some(bits) => bits
+            .parse::<u8>()
+            .ok()
+            .filter(|&b| b <= width)
+            .ok_or_else(refuse)?,
+        None => width,
+    };
+    Ok((ip, bits))
+}
+
+/// Sets the forwarding headers for a request from `client` (the peer)
+/// that asked for `host`. From a trusted proxy the client's chain is kept
+/// and the peer appended to `X-Forwarded-For`; from anyone else every
+/// forwarding header is replaced.
+pub(crate) fn set_forwarded(
+    headers: &mut HeaderMap,
+    client: Option<IpAddr>,
+    host: Option<HeaderValue>,
+    trusted: &TrustedProxies,
+) {
+    let from_proxy = client.is_some_and(|ip| trusted.contains(ip));
+    if !from_proxy {
+        let forged: Vec<HeaderName> = headers
+            .keys()
+            .filter(|name| name.as_str().starts_with("x-forwarded-"))
+            .cloned()
+            .chain([FORWARDED, X_REAL_IP])
+            .collect();
+        for name in forged {
+            headers.remove(name);
+        }
+    }
+    if let Some(ip) = client {
+        let previous: Vec<&str> = headers
+            .get_all(&X_FORWARDED_FOR)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        let list = if previous.is_empty() {
+            ip.to_string()
+        } else {
+            format!("{}, {ip}", previous.join(", "))
+        };
+        if let Ok(value) = HeaderValue::try_from(list) {
+            headers.insert(X_FORWARDED_FOR, value);
+        }
+        if !from_proxy {
+            if let Ok(value) = HeaderValue::try_from(ip.to_string()) {
+                headers.insert(X_REAL_IP, value);
+            }
+        }
+    }
+    // A trusted proxy knows the scheme and host its client used.
+    if !(from_proxy && headers.contains_key(X_FORWARDED_PROTO)) {
+        headers.insert(X_FORWARDED_PROTO, HeaderValue::from_static("http"));
+    }
+    if !(from_proxy && headers.contains_key(X_FORWARDED_HOST)) {
+        match host {
+            Some(host) => {
+                headers.insert(X_FORWARDED_HOST, host);
+            }
+            None => {
+                headers.remove(X_FORWARDED_HOST);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forged() -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.append(X_FORWARDED_FOR, HeaderValue::from_static("10.0.0.1"));
+        headers.append(X_FORWARDED_FOR, HeaderValue::from_static("10.0.0.2"));
+        headers.insert(X_FORWARDED_PROTO, HeaderValue::from_static("https"));
+        headers.insert("x-forwarded-user", HeaderValue::from_static("admin"));
+        headers.insert(FORWARDED, HeaderValue::from_static("for=10.0.0.9"));
+        headers.insert(X_REAL_IP, HeaderValue::from_static("10.0.0.9"));
+        headers
+    }
+
+    #[test]
+    fn an_untrusted_client_has_its_forwarding_headers_replaced() {
+        let mut headers = forged();
+        let host = Some(HeaderValue::from_static("api.example"));
+        set_forwarded(
+            &mut headers,
+            Some([127, 0, 0, 1].into()),
+            host,
+            &TrustedProxies::default(),
+        );
+        assert_eq!(headers[X_FORWARDED_FOR], "127.0.0.1");
+        assert_eq!(headers.get_all(X_FORWARDED_FOR).iter().count(), 1);
+        assert_eq!(headers[X_FORWARDED_PROTO], "http");
+        assert_eq!(headers[X_FORWARDED_HOST], "api.example");
+        assert_eq!(headers[X_REAL_IP], "127.0.0.1");
+        assert!(!headers.contains_key("x-forwarded-user"));
+        assert!(!headers.contains_key(FORWARDED));
+    }
+
+    #[test]
+    fn a_trusted_proxy_has_its_chain_kept_and_extended() {
+        let mut headers = forged();
+        let trusted: TrustedProxies = "127.0.0.0/8".parse().unwrap();
+        set_forwarded(&mut headers, Some([127, 0, 0, 1].into()), None, &trusted);
+        assert_eq!(headers[X_FORWARDED_FOR], "10.0.0.1, 10.0.0.2, 127.0.0.1");
+        assert_eq!(headers[X_FORWARDED_PROTO], "https");
+        assert_eq!(headers[X_REAL_IP], "10.0.0.9");
+        assert_eq!(headers[FORWARDED], "for=10.0.0.9");
+    }
+
+    #[test]
+    fn blocks_match_by_prefix() {
+        let trusted: TrustedProxies = "192.168.4.0/22, fd00::/8, 0.0.0.0/0".parse().unwrap();
+        assert!(trusted.contains([192, 168, 7, 255].into()));
+        assert!(trusted.contains("fd12::1".parse().unwrap()));
+        assert!(trusted.contains("::ffff:8.8.8.8".parse().unwrap()));
+        assert!(!trusted.contains("fe80::1".parse().unwrap()));
+        let narrow: TrustedProxies = "192.168.4.0/22".parse().unwrap();
+        assert!(!narrow.contains([192, 168, 8, 0].into()));
+        for bad in ["10.0.0.0/33", "::/129", "10.0.0.0/x", "host", "10.0.0.0/"] {
+            assert!(bad.parse::<TrustedProxies>().is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! Dot-segment removal (RFC 3986 §5.2.4) on a request path before the
+//! upstream's prefix is joined to it.
+//!
+//! An upstream decodes `%2e` to `.` and often `%2f` to `/`, so
+//! `/api/v1/..%2f..%2fadmin` would leave the prefix the gateway was told
+//! to forward under. Segments are split on `/` and on `%2f`, a segment that
+//! reads `.` or `..` once `%2e` is decoded is a dot segment, and a `..`
+//! that would climb above the root is refused. Every other segment, and
+//! the separator before it, is sent exactly as the client wrote it.
+
+/// `path` (no query) with its dot segments resolved, or `None` when a `..`
+/// would climb above `/`. A path without dot segments comes back as it is.
+pub(crate) fn resolve(path: &str) -> Option<String> {
+    let pieces = split(path);
+    if !pieces.iter().any(|p| dot(p.segment).is_some()) {
+        return Some(path.to_owned());
+    }
+    // Explicit stack of the segments kept: work and memory linear in the path.
+    let mut kept: Vec<Piece<'_>> = Vec::with_capacity(pieces.len());
+    let last = pieces.len().saturating_sub(1);
+    for (i, piece) in pieces.into_iter().enumerate() {
+        match dot(piece.segment) {
+            Some(Dot::Parent) => {
+                // The first piece is the empty segment before the leading `/`.
+                if kept.len() <= 1 {
+                    return None;
+                }
+                kept.pop();
+            }
+            Some(Dot::Current) => {}
+            None => kept.push(piece),
+        }
+        // `/a/..` and `/a/.` end in a directory: `/`.
+        if i == last && dot(piece.segment).is_some() {
+            kept.push(Piece {
+                separator: "/",
+                segment: "",
+            });
+        }
+    }
+    let mut out = String::with_capacity(path.len());
+    for piece in &kept {
+        out.push_str(piece.separator);
+        out.push_str(piece.segment);
+    }
+    if out.is_empty() {
+        out.push('/');
+    }
+    Some(out)
+}
+
+#[derive(Clone, Copy)]
+struct Piece<'a> {
+    /// `""` for the first piece, else `/` or `%2f` as written.
+    separator: &'a str,
+    segment: &'a str,
+}
+
+enum Dot {
+    Current,
+    Parent,
+}
+
+/// The pieces of `path`, split on `/` and on `%2f` (any case).
+fn split(path: &str) -> Vec<Piece<'_>> {
+    let bytes = path.as_bytes();
+    let mut pieces = Vec::new();
+    let (mut start, mut separator, mut i) = (0, "", 0);
+    while i < bytes.len() {
+        let width = if bytes[i] == b'/' {
+            1
+        } else if bytes[i] == b'%'
+            && bytes.get(i + 1) == Some(&b'2')
+            && matches!(bytes.get(i + 2), Some(b'f' | b'F'))
+        {
+            3
+        } else {
+            i += 1;
+            continue;
+        };
+        pieces.push(Piece {
+            separator,
+            segment: &path[start..i],
+        });
+        separator = &path[i..i + width];
+        i += width;
+        start = i;
+    }
+    pieces.push(Piece {
+        separator,
+        segment: &path[start..],
+    });
+    pieces
+}
+
+/// Whether `segment` is `.` or `..`, with any dot written as `%2e`.
+fn dot(segment: &str) -> Option<Dot> {
+    let mut rest = segment.as_bytes();
+    let mut dots = 0;
+    while !rest.is_empty() {
+        if rest[0] == b'.' {
+            rest = &rest[1..];
+        } else if rest.len() >= 3
+            && rest[0] == b'%'
+            && rest[1] == b'2'
+            && matches!(rest[2], b'e' | b'E')
+        {
+            rest = &rest[3..];
+        } else {
+            return None;
+        }
+        dots += 1;
+    }
+    match dots {
+        1 => Some(Dot::Current),
+        2 => Some(Dot::Parent),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve;
+
+    #[test]
+    fn plain_paths_stay_as_written() {
+        for path in ["/", "/api/tasks", "/a%2Fb", "/a/.../b", "/a/.b/c..", "//x"] {
+            assert_eq!(resolve(path).as_deref(), Some(path));
+        }
+    }
+
+    #[test]
+    fn dot_segments_resolve() {
+        let cases = [
+            ("/a/../b", "/b"),
+            ("/a/./b", "/a/b"),
+            ("/a/b/..", "/a/"),
+            ("/a/.", "/a/"),
+            ("/a/%2e%2E/b", "/b"),
+            ("/a/b%2f..%2fc", "/a%2fc"),
+            ("/a/%2E/b", "/a/b"),
+            ("/..", ""),
+        ];
+        for (path, want) in cases {
+            if want.is_empty() {
+                assert_eq!(resolve(path), None, "{path}");
+            } else {
+                assert_eq!(resolve(path).as_deref(), Some(want), "{path}");
+            }
+        }
+    }
+
+    #[test]
+    fn climbing_above_the_root_is_refused() {
+        for path in [
+            "/../echo",
+            "/a/../../echo",
+            "/%2e%2e/echo",
+            "/..%2f..%2fecho",
+            "/a%2F..%2F..%2Fecho",
+            "/.%2e/x",
+        ] {
+            assert_eq!(resolve(path), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn long_paths_take_linear_work() {
+        let path = "/a".repeat(50_000) + &"/..".repeat(50_000);
+        assert_eq!(resolve(&path).as_deref(), Some("/"));
+    }
+}
