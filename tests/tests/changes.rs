@@ -7,9 +7,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use terse_tests::server::{TestServer, raw_client};
 use tower_terse::changes::{ChangeKind, Changes, Since, Timestamp};
 use tower_terse::{CompactLine, TerseLayer};
-use terse_tests::server::{TestServer, raw_client};
 
 #[derive(Clone, Serialize, Deserialize, CompactLine)]
 #[compact(noun = "task", line = "#{id} {title}")]

@@ -6,9 +6,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use axum::{Json, Router, routing::get};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use terse_tests::server::{TestServer, raw_client};
 use tower_terse::compact::{CompactResource, Template};
 use tower_terse::{CompactLine, TerseLayer};
-use terse_tests::server::{TestServer, raw_client};
 
 /// A router answering `body` on `/items` with `layer` around it.
 fn serving(body: Value, layer: TerseLayer) -> Router {

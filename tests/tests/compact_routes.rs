@@ -10,12 +10,12 @@ use axum::{Json, Router, routing::get};
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use terse_tests::server::{TestServer, raw_client};
+use tower::Layer;
 use tower_terse::changes::{ChangeKind, Changes, Timestamp};
 use tower_terse::compact::{CompactResource, Template};
 use tower_terse::tokens::estimate;
 use tower_terse::{CompactLine, TerseLayer};
-use terse_tests::server::{TestServer, raw_client};
-use tower::Layer;
 
 #[derive(Serialize, Deserialize, CompactLine)]
 #[compact(noun = "event", line = "{start_at|time} {title}{? @ {room}}")]

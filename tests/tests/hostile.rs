@@ -10,9 +10,9 @@ use axum::routing::{get as get_route, post};
 use axum::{Json, Router};
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{Value, json};
+use terse_tests::server::{TestServer, raw_client};
 use tower_terse::TerseLayer;
 use tower_terse::compact::{CompactResource, Template};
-use terse_tests::server::{TestServer, raw_client};
 
 /// The layer's answer: status, content type and body.
 struct Answer {

@@ -3,10 +3,10 @@
 
 use axum::{Json, Router, routing::get};
 use serde_json::{Value, json};
-use tower_terse::TerseLayer;
 use terse_tests::server::{TestServer, raw_client};
 use tower::ServiceBuilder;
 use tower_http::compression::CompressionLayer;
+use tower_terse::TerseLayer;
 
 fn tickets() -> Value {
     let rows: Vec<Value> = (1..=40)

@@ -3,9 +3,9 @@
 
 use axum::{Json, Router, routing::get};
 use serde_json::{Value, json};
+use terse_tests::server::TestServer;
 use tower_terse::TerseLayer;
 use tower_terse::tokens::{estimate, exact};
-use terse_tests::server::TestServer;
 
 fn events() -> Value {
     let rows: Vec<Value> = (0..40)

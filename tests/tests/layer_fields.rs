@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use axum::{Json, Router, routing::get};
 use http::HeaderName;
 use serde_json::{Value, json};
+use terse_tests::server::{TestServer, raw_client};
 use tower_terse::TerseLayer;
 use tower_terse::compact::{CompactResource, Template};
-use terse_tests::server::{TestServer, raw_client};
 
 fn repos() -> Value {
     json!([

@@ -8,9 +8,9 @@ use axum::{Router, routing::get};
 use bytes::Bytes;
 use futures_util::stream;
 use serde_json::{Value, json};
+use terse_tests::server::{TestServer, raw_client};
 use tower_terse::TerseLayer;
 use tower_terse::tokens::estimate;
-use terse_tests::server::{TestServer, raw_client};
 
 fn events() -> Value {
     json!({"data": [

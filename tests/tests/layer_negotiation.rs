@@ -6,9 +6,9 @@ use axum::response::IntoResponse;
 use axum::{Json, Router, routing::get};
 use http::HeaderName;
 use serde_json::{Value, json};
-use tower_terse::{Format, TerseLayer};
 use terse_tests::server::{TestServer, raw_client};
 use tower::ServiceBuilder;
+use tower_terse::{Format, TerseLayer};
 
 fn users() -> Value {
     json!([

@@ -10,10 +10,10 @@ use axum::{Json, Router, routing::get};
 use bytes::Bytes;
 use futures_util::stream;
 use serde_json::json;
-use tower_terse::TerseLayer;
 use terse_tests::server::{TestServer, raw_client};
 use tokio::sync::Notify;
 use tokio::time::timeout;
+use tower_terse::TerseLayer;
 
 const LIMIT: usize = 1024;
 

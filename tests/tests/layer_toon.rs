@@ -5,10 +5,10 @@ use axum::{
     routing::{get, post},
 };
 use serde_json::{Value, json};
+use terse_tests::server::{TestServer, raw_client};
 use tower_terse::TerseLayer;
 use tower_terse::tokens::estimate;
 use tower_terse::toon::{Delimiter, EncodeOptions};
-use terse_tests::server::{TestServer, raw_client};
 
 fn invoices() -> Value {
     json!({"data": [
@@ -152,7 +152,11 @@ async fn render_matches_what_the_layer_serves() {
         ("/nested?format=toon", nested()),
     ] {
         let (_, _, body) = fetch(&server, path).await;
-        assert_eq!(body, tower_terse::render(&value, tower_terse::Format::Toon), "{path}");
+        assert_eq!(
+            body,
+            tower_terse::render(&value, tower_terse::Format::Toon),
+            "{path}"
+        );
         assert_eq!(
             body,
             tower_terse::render_json(&value.to_string(), tower_terse::Format::Toon).unwrap()

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use axum::{Json, Router, routing::get};
 use serde_json::json;
+use terse_tests::server::{TestServer, raw_client};
 use tower_terse::TerseLayer;
 use tower_terse::compact::{CompactResource, Template};
-use terse_tests::server::{TestServer, raw_client};
 
 fn app() -> Router {
     let events = json!({"data": [

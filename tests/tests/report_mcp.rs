@@ -6,9 +6,9 @@
 
 use axum::{Json, Router, routing::post};
 use serde_json::{Value, json};
+use terse_tests::server::{TestServer, raw_client};
 use tower_terse::mcp::{McpLayer, McpTool};
 use tower_terse::tokens::estimate;
-use terse_tests::server::{TestServer, raw_client};
 
 fn events() -> Value {
     json!({"events": [

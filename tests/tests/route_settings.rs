@@ -2,9 +2,9 @@
 
 use axum::{Json, Router, routing::get};
 use serde_json::{Value, json};
+use terse_tests::server::{TestServer, raw_client};
 use tower_terse::compact::{CompactResource, Template};
 use tower_terse::{Format, RouteSettings, TerseLayer};
-use terse_tests::server::{TestServer, raw_client};
 
 fn rows() -> Value {
     json!([
@@ -55,7 +55,10 @@ async fn a_route_default_format_applies_only_to_its_route() {
     let server = TestServer::spawn(app(layer)).await;
     let a = get_path(&server, "/a").await;
     assert_eq!(a.content_type, "text/toon; charset=utf-8");
-    assert_eq!(a.body, tower_terse::toon::encode(&rows(), &Default::default()));
+    assert_eq!(
+        a.body,
+        tower_terse::toon::encode(&rows(), &Default::default())
+    );
     let b = get_path(&server, "/b").await;
     assert_eq!(b.content_type, "application/json");
     assert_eq!(serde_json::from_str::<Value>(&b.body).unwrap(), rows());
@@ -75,7 +78,10 @@ async fn settings_follow_the_layer_whatever_the_order_of_the_calls() {
     let a = get_path(&server, "/a?fields=name").await;
     assert_eq!(a.content_type, "text/toon; charset=utf-8");
     // `fields` is off on /a: every key is kept.
-    assert_eq!(a.body, tower_terse::toon::encode(&rows(), &Default::default()));
+    assert_eq!(
+        a.body,
+        tower_terse::toon::encode(&rows(), &Default::default())
+    );
     let b = get_path(&server, "/b?fields=name").await;
     assert_eq!(b.content_type, "text/toon; charset=utf-8");
     assert!(!b.body.contains("size"), "{}", b.body);
@@ -144,7 +150,8 @@ async fn toon_options_and_fallback_per_route_beside_compact_lines() {
             "/a",
             RouteSettings::new()
                 .toon_options(
-                    tower_terse::toon::EncodeOptions::new().with_delimiter(tower_terse::toon::Delimiter::Pipe),
+                    tower_terse::toon::EncodeOptions::new()
+                        .with_delimiter(tower_terse::toon::Delimiter::Pipe),
                 )
                 .smart_fallback(false),
         );

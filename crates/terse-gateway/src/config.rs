@@ -14,11 +14,11 @@ use std::time::Duration;
 
 use http::HeaderName;
 use serde::Deserialize;
+use toml::Spanned;
 use tower_terse::compact::{CompactResource, Template};
 use tower_terse::mcp::{McpLayer, McpTool};
 use tower_terse::toon::{Delimiter, EncodeOptions};
 use tower_terse::{Format, TerseLayer};
-use toml::Spanned;
 
 use crate::Gateway;
 use crate::server::ServerOptions;
@@ -70,7 +70,9 @@ pub const MAX_RESOURCES: usize = 1024;
 ///   `format_param`, `fields_param`, `prefer_header`, and `[layer.toon]`
 ///   with `delimiter` (`"comma"`, `"tab"`, `"pipe"`) and `indent`.
 /// - `[[resource]]`: `route` (axum syntax), `noun`, `plural`, `line` (a
-///   [`Template`]), `id`.
+///   [`Template`]), `id`, `list` (the one key its list sits under, instead
+///   of `list_keys`), `total_key` (where its total is, a dotted path such
+///   as `meta.hits`, instead of the common places).
 /// - `[mcp]`, an MCP endpoint on the upstream ([`McpLayer`]): `path`
 ///   (required, from `/`), `default_format`, `max_request_bytes`,
 ///   `max_message_bytes`, `max_output_bytes`; it shares `format_param`,
@@ -240,6 +242,8 @@ struct ResourceSection {
     plural: Option<Spanned<String>>,
     line: Spanned<String>,
     id: Option<Spanned<String>>,
+    list: Option<Spanned<String>>,
+    total_key: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -439,7 +443,15 @@ impl Checker<'_> {
     }
 
     fn resource(&self, r: &ResourceSection) -> Result<(String, CompactResource), ConfigError> {
-        let resource = self.compact(&r.noun, &r.plural, &r.line, &r.id)?;
+        let mut resource = self.compact(&r.noun, &r.plural, &r.line, &r.id)?;
+        self.name(&r.list, "list")?;
+        self.name(&r.total_key, "total_key")?;
+        if let Some(list) = &r.list {
+            resource = resource.with_list_key(list.get_ref().clone());
+        }
+        if let Some(total) = &r.total_key {
+            resource = resource.with_total_key(total.get_ref().clone());
+        }
         // The route is checked by the layer's own route table.
         if let Err(err) =
             TerseLayer::new().try_compact_resource(r.route.get_ref(), resource.clone())
@@ -959,6 +971,23 @@ mod tests {
                 "[mcp]\npath = \"/mcp\"\n{tool}line = \"{{a}}\"\nwhat = 1\n"
             ))
             .starts_with("t.toml:8: unknown field `what`")
+        );
+    }
+
+    #[test]
+    fn a_resource_names_its_list_and_total() {
+        let config = Config::parse(
+            "t.toml",
+            "[[resource]]\nroute = \"/t\"\nnoun = \"task\"\nline = \"{a}\"\nlist = \"tasks\"\ntotal_key = \"meta.hits\"\n",
+        )
+        .unwrap();
+        let debug = format!("{:?}", config.layer());
+        for part in ["list_key: \"tasks\"", "total_key: \"meta.hits\""] {
+            assert!(debug.contains(part), "{part}: {debug}");
+        }
+        assert!(
+            error("[[resource]]\nroute = \"/t\"\nnoun = \"t\"\nline = \"{a}\"\nlist = \"\"\n")
+                .starts_with("t.toml:5: `list` must be 1 to 256 bytes long")
         );
     }
 

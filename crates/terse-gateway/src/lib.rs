@@ -83,11 +83,11 @@ mod mcp;
 mod server;
 mod upstream;
 
-use tower_terse::mcp::{Mcp, McpLayer};
-use tower_terse::{Terse, TerseLayer};
 use tower::ServiceBuilder;
 use tower_http::compression::{Compression, CompressionLayer};
 use tower_http::decompression::{Decompression, DecompressionLayer};
+use tower_terse::mcp::{Mcp, McpLayer};
+use tower_terse::{Terse, TerseLayer};
 
 pub use config::{Config, ConfigError};
 pub use headers::remove_hop_by_hop;

@@ -21,8 +21,8 @@ use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use pin_project_lite::pin_project;
-use tower_terse::ErrorEnvelope;
 use tokio::time::Sleep;
+use tower_terse::ErrorEnvelope;
 
 use crate::headers::{add_forwarded, remove_hop_by_hop};
 

@@ -25,8 +25,8 @@ use std::time::Instant;
 
 use criterion::{Criterion, Throughput};
 use serde::{Deserialize, Serialize};
-use tower_terse::{CompactLine, TerseLayer};
 use tower_layer::Layer;
+use tower_terse::{CompactLine, TerseLayer};
 
 /// The records of [`common::list_body`].
 #[derive(Serialize, Deserialize, CompactLine)]
@@ -92,7 +92,12 @@ fn bench(c: &mut Criterion) {
 
 /// The layer with `Event` registered, and the plain layer, around a handler
 /// that answers `body`.
-fn services(body: &bytes::Bytes) -> (tower_terse::Terse<common::Handler>, tower_terse::Terse<common::Handler>) {
+fn services(
+    body: &bytes::Bytes,
+) -> (
+    tower_terse::Terse<common::Handler>,
+    tower_terse::Terse<common::Handler>,
+) {
     let compact = TerseLayer::new()
         .resource::<Event>("/")
         .layer(common::handler(body.clone()));

@@ -13,9 +13,9 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use http::{HeaderMap, StatusCode};
 use serde_json::{Value, json};
+use terse_tests::server::{TestServer, raw_client};
 use tower_terse::Format;
 use tower_terse::mcp::{McpLayer, McpTool};
-use terse_tests::server::{TestServer, raw_client};
 
 const ACCEPT: &str = "application/json, text/event-stream";
 const VERSION: &str = "2025-06-18";

@@ -8,9 +8,9 @@ use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use http::{Request, Response};
 use http_body_util::{BodyExt, Full};
 use serde_json::json;
-use tower_terse::{Terse, TerseLayer};
 use tower::{Service, ServiceExt, service_fn};
 use tower_layer::Layer;
+use tower_terse::{Terse, TerseLayer};
 
 const TITLES: [&str; 4] = [
     "Standup",

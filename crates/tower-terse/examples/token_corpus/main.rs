@@ -24,8 +24,8 @@ mod text;
 use records::{SHAPES, Style, envelope, record};
 use render::{ascii_escaped, lines, pretty};
 use rng::Rng;
-use tower_terse::toon::{Delimiter, EncodeOptions};
 use text::Lang;
+use tower_terse::toon::{Delimiter, EncodeOptions};
 
 /// How many samples to write; even-numbered ones train, odd-numbered ones test.
 const SAMPLES: usize = 480;

@@ -32,7 +32,7 @@ pub struct TerseLayer {
 impl TerseLayer {
     /// A layer with the defaults: JSON unless asked, 8 MiB limit, TOON with
     /// commas and two-space indent, smart fallback on, list keys `data`,
-    /// `items`, `results`, id key `id`, `?format=`, `?fields=`, `X-Prefer-Format`.
+    /// `results`, `items`, `records`, `rows`, `entries`, id key `id`, `?format=`, `?fields=`, `X-Prefer-Format`.
     pub fn new() -> Self {
         Self::default()
     }
@@ -199,7 +199,7 @@ impl TerseLayer {
     }
 
     /// The keys under which an object body holds its list of records, tried
-    /// in order. Default: `data`, `items`, `results`
+    /// in order. Default: `data`, `results`, `items`, `records`, `rows`, `entries`
     /// ([`DEFAULT_LIST_KEYS`](crate::compact::DEFAULT_LIST_KEYS)).
     pub fn list_keys<I, K>(mut self, keys: I) -> Self
     where
