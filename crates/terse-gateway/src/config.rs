@@ -21,6 +21,7 @@ use tower_terse::toon::{Delimiter, EncodeOptions};
 use tower_terse::{Format, TerseLayer};
 
 use crate::Gateway;
+use crate::consume::Consumed;
 use crate::server::ServerOptions;
 use crate::upstream::{Upstream, UpstreamError};
 
@@ -62,7 +63,11 @@ pub const MAX_RESOURCES: usize = 1024;
 ///
 /// - `[gateway]`: `upstream`, `listen`, `metrics_listen`, `connect_timeout`,
 ///   `response_timeout`, `idle_timeout`, `shutdown_timeout` (durations as
-///   `"250ms"`, `"5s"`, `"2m"`), `max_request_headers`, `max_header_bytes`.
+///   `"250ms"`, `"5s"`, `"2m"`), `max_request_headers`, `max_header_bytes`,
+///   `preserve_host` (see [`Upstream::preserve_host`]). The upstream never
+///   sees the layer's `format_param`, `fields_param` and `prefer_header`
+///   (see [`Consumed`]): a service that owns `?format=` keeps it by giving
+///   the layer another name (`format_param = "terse_format"`).
 /// - `[layer]`: `default_format`, `max_body_bytes`, `max_output_bytes`,
 ///   `offload_threshold`, `max_concurrent_rewrites`, `smart_fallback`,
 ///   `count_plain_responses`, `fields_enabled`, `max_fields`,
@@ -202,6 +207,8 @@ struct GatewaySection {
     shutdown_timeout: Option<Spanned<String>>,
     max_request_headers: Option<Spanned<usize>>,
     max_header_bytes: Option<Spanned<usize>>,
+    // What reaches the upstream: its own `Host` or the client's.
+    preserve_host: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -786,11 +793,30 @@ impl Config {
             duration_of(&g.response_timeout),
             Upstream::response_timeout,
         );
-        Ok(set(
+        let upstream = set(
             upstream,
             duration_of(&g.idle_timeout),
             Upstream::idle_timeout,
-        ))
+        );
+        let upstream = set(upstream, g.preserve_host, Upstream::preserve_host);
+        Ok(upstream.consume(self.consumed()))
+    }
+
+    /// What the layer reads and the upstream must not see: the layer's
+    /// `format_param`, its `fields_param` (unless `fields_enabled = false`
+    /// leaves it to the service) and its `prefer_header`.
+    fn consumed(&self) -> Consumed {
+        let l = &self.file.layer;
+        let format = string_of(&l.format_param).unwrap_or_else(|| "format".to_owned());
+        let fields = string_of(&l.fields_param).unwrap_or_else(|| "fields".to_owned());
+        let mut params = vec![format];
+        if l.fields_enabled != Some(false) {
+            params.push(fields);
+        }
+        let header = self
+            .prefer_header()
+            .unwrap_or_else(|| HeaderName::from_static("x-prefer-format"));
+        Consumed::new(params, Some(header))
     }
 }
 

@@ -77,11 +77,13 @@
 )]
 
 pub mod config;
+mod consume;
 mod headers;
 mod log;
 mod mcp;
 mod server;
 mod upstream;
+mod urls;
 
 use tower::ServiceBuilder;
 use tower_http::compression::{Compression, CompressionLayer};
@@ -90,6 +92,7 @@ use tower_terse::mcp::{Mcp, McpLayer};
 use tower_terse::{Terse, TerseLayer};
 
 pub use config::{Config, ConfigError};
+pub use consume::Consumed;
 pub use headers::remove_hop_by_hop;
 pub use log::{LogBody, RequestLog, RequestLogLayer};
 pub use mcp::{McpSplit, SplitFuture};

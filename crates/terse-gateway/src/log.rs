@@ -85,6 +85,7 @@ where
         let started = Instant::now();
         let wanted = tracing::enabled!(target: "terse_gateway", tracing::Level::INFO);
         let seen = wanted.then(|| (request.method().clone(), short_path(request.uri().path())));
+        let head = request.method() == Method::HEAD;
         let future = self.inner.call(request);
         Box::pin(async move {
             let response = future.await?;
@@ -111,9 +112,14 @@ where
                 complete: false,
                 first: true,
             };
+            // Nothing is sent after the head of these: the server never
+            // polls their body, and the answer is whole once the head is out.
+            let bodiless = head
+                || response.status().is_informational()
+                || matches!(response.status().as_u16(), 204 | 304);
             Ok(response.map(|body| {
                 let mut record = record;
-                record.complete = body.is_end_stream();
+                record.complete = bodiless || body.is_end_stream();
                 LogBody {
                     body,
                     record: Some(record),

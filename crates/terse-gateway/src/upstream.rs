@@ -24,7 +24,9 @@ use pin_project_lite::pin_project;
 use tokio::time::Sleep;
 use tower_terse::ErrorEnvelope;
 
+use crate::consume::Consumed;
 use crate::headers::{add_forwarded, remove_hop_by_hop};
+use crate::urls::Redirects;
 
 /// A boxed error, as bodies carry them.
 ///
@@ -122,6 +124,8 @@ pub struct Upstream {
     connect_timeout: Duration,
     response_timeout: Duration,
     idle_timeout: Duration,
+    consumed: Consumed,
+    preserve_host: bool,
 }
 
 impl fmt::Debug for Upstream {
@@ -132,6 +136,8 @@ impl fmt::Debug for Upstream {
             .field("connect_timeout", &self.connect_timeout)
             .field("response_timeout", &self.response_timeout)
             .field("idle_timeout", &self.idle_timeout)
+            .field("consumed", &self.consumed)
+            .field("preserve_host", &self.preserve_host)
             .finish()
     }
 }
@@ -169,6 +175,8 @@ impl Upstream {
             connect_timeout: CONNECT_TIMEOUT,
             response_timeout: RESPONSE_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
+            consumed: Consumed::default(),
+            preserve_host: false,
         })
     }
 
@@ -250,9 +258,45 @@ impl Upstream {
         self
     }
 
+    /// The query parameters and header the gateway reads and the upstream
+    /// never sees (see [`Consumed`]). Default: `format`, `fields` and
+    /// `X-Prefer-Format`, as the layer's defaults; `terse gateway` sets the
+    /// names of its `[layer]` section.
+    ///
+    /// ```
+    /// let upstream = terse_gateway::Upstream::new("http://127.0.0.1:8000")?
+    ///     .consume(terse_gateway::Consumed::new(["terse_format"], None));
+    /// # Ok::<(), terse_gateway::UpstreamError>(())
+    /// ```
+    pub fn consume(mut self, consumed: Consumed) -> Self {
+        self.consumed = consumed;
+        self
+    }
+
+    /// Sends the client's `Host` to the upstream rather than the upstream's
+    /// own, for services that build absolute URLs (pagination links,
+    /// redirects) from `Host`, such as Django (or Django REST framework's
+    /// `next`). Default: off (the upstream sees its own address, and the
+    /// client's in `X-Forwarded-Host`).
+    ///
+    /// ```
+    /// let upstream = terse_gateway::Upstream::new("http://127.0.0.1:8000")?.preserve_host(true);
+    /// # Ok::<(), terse_gateway::UpstreamError>(())
+    /// ```
+    pub fn preserve_host(mut self, preserve: bool) -> Self {
+        self.preserve_host = preserve;
+        self
+    }
+
     /// The URI of `original` on the upstream.
     fn target(&self, original: &Uri) -> Option<Uri> {
-        let path = original.path_and_query().map_or("/", PathAndQuery::as_str);
+        let consumed = original
+            .path_and_query()
+            .and_then(|pq| self.consumed.query(pq));
+        let path = consumed
+            .as_ref()
+            .or(original.path_and_query())
+            .map_or("/", PathAndQuery::as_str);
         let joined = if self.prefix.is_empty() {
             PathAndQuery::try_from(path).ok()?
         } else {
@@ -305,10 +349,23 @@ where
                 .authority()
                 .and_then(|a| HeaderValue::from_str(a.as_str()).ok())
         });
+        let redirects = host
+            .as_ref()
+            .and_then(|host| Redirects::new(self.authority.as_str(), &self.prefix, host));
         remove_hop_by_hop(&mut parts.headers);
-        add_forwarded(&mut parts.headers, client_addr, host);
-        // hyper sets `Host` from the upstream's URI.
-        parts.headers.remove(HOST);
+        self.consumed.headers(&mut parts.headers);
+        add_forwarded(&mut parts.headers, client_addr, host.clone());
+        // hyper sets `Host` from the upstream's URI when there is none.
+        match host.filter(|_| self.preserve_host) {
+            Some(host) => parts.headers.insert(HOST, host),
+            None => parts.headers.remove(HOST),
+        };
+        // A `HEAD` is answered with the headers of the `GET`: the length and
+        // token count of the body as served, which only the body gives. The
+        // server sends no body for a `HEAD`.
+        if parts.method == Method::HEAD {
+            parts.method = Method::GET;
+        }
         // The gateway compresses for its clients itself; an upstream that
         // compresses all the same is decompressed by the layer around.
         parts
@@ -329,6 +386,12 @@ where
                 Ok(Ok(response)) => {
                     let (mut parts, body) = response.into_parts();
                     remove_hop_by_hop(&mut parts.headers);
+                    // Clients get HTTP/1.1 (and keep-alive) whatever the
+                    // upstream speaks.
+                    parts.version = Version::HTTP_11;
+                    if let Some(redirects) = &redirects {
+                        redirects.apply(&mut parts.headers);
+                    }
                     Response::from_parts(parts, UpstreamBody::incoming(body, idle_timeout))
                 }
                 Ok(Err(err)) => failure(&err).into_http_response(),

@@ -185,14 +185,20 @@ fn could_rewrite(parts: &Parts, config: &Config) -> bool {
 fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<Config>) -> Started<B> {
     let (mut parts, body) = response.into_parts();
     if parts.status == StatusCode::NOT_MODIFIED {
-        // What was not modified is the representation the request chose.
+        // What was not modified is the representation the request chose,
+        // and its tag is that representation's (the request carried only
+        // such tags, see `untag_if_none_match`).
+        if plan.rewrites() {
+            let fields = plan.fields.as_ref().map(Fields::fingerprint);
+            mark_rewritten(&mut parts.headers, plan.format, fields);
+        }
         add_vary(&mut parts.headers, &config.vary);
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
     if !could_rewrite(&parts, &config) {
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
-    if !plan.reads_body(&config) {
+    if !plan.reads_body(&config, &body.size_hint()) {
         add_vary(&mut parts.headers, &config.vary);
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
