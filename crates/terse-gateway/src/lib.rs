@@ -35,8 +35,11 @@
 //! 4. tower-http's decompression, so an upstream that compresses (gzip, br,
 //!    zstd, deflate), even unasked, still gets rewritten;
 //! 5. [`Upstream`], the forwarding itself over hyper-util's pooled client:
-//!    hop-by-hop headers dropped both ways, `X-Forwarded-*` added,
-//!    timeouts answered with 502/504 in [`tower_terse::ErrorEnvelope`].
+//!    hop-by-hop headers dropped both ways, `X-Forwarded-*` added, the
+//!    gateway's own parameters and media types consumed ([`Consumed`]),
+//!    `HEAD` sent as `GET`, redirect and `Link` URLs pointed back at the
+//!    gateway, timeouts answered with 502/504 in
+//!    [`tower_terse::ErrorEnvelope`].
 //!
 //! Request bodies stream to the upstream unbuffered. Response bodies stream
 //! back unless the layer reads one to rewrite or count it, and the layer

@@ -112,11 +112,7 @@ where
                 complete: false,
                 first: true,
             };
-            // Nothing is sent after the head of these: the server never
-            // polls their body, and the answer is whole once the head is out.
-            let bodiless = head
-                || response.status().is_informational()
-                || matches!(response.status().as_u16(), 204 | 304);
+            let bodiless = bodiless(head, response.status());
             Ok(response.map(|body| {
                 let mut record = record;
                 record.complete = bodiless || body.is_end_stream();
@@ -127,6 +123,12 @@ where
             }))
         })
     }
+}
+
+/// Whether nothing is sent after the head: the server never polls such a
+/// body, and the answer is whole once the head is out.
+fn bodiless(head: bool, status: http::StatusCode) -> bool {
+    head || status.is_informational() || matches!(status.as_u16(), 204 | 304)
 }
 
 fn short_path(path: &str) -> String {
@@ -283,6 +285,16 @@ impl<B: Body> Body for LogBody<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn answers_without_a_body_are_complete_once_their_head_is_out() {
+        use http::StatusCode;
+        assert!(bodiless(true, StatusCode::OK));
+        assert!(bodiless(false, StatusCode::NOT_MODIFIED));
+        assert!(bodiless(false, StatusCode::NO_CONTENT));
+        assert!(!bodiless(false, StatusCode::OK));
+        assert!(!bodiless(false, StatusCode::NOT_FOUND));
+    }
 
     #[test]
     fn the_format_served_is_read_from_the_content_type() {

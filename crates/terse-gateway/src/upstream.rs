@@ -109,6 +109,16 @@ impl StdError for UpstreamError {}
 /// The request body streams, never buffered. On the way back it drops the
 /// hop-by-hop headers again.
 ///
+/// What is the gateway's never reaches the upstream ([`Consumed`]): the
+/// layer's query parameters (`format`, `fields`), its preference header,
+/// and terse's media types in `Accept`. A `HEAD` goes upstream as a `GET`,
+/// so the layer can give the headers of the body `GET` would get (its
+/// length and token count in the format asked); the server sends no body
+/// for a `HEAD`. Answers go to clients as HTTP/1.1 whatever the upstream
+/// speaks, and `Location`, `Content-Location` and `Link` URLs under the
+/// upstream's address point at the gateway's (the `Host` the client
+/// used); see [`preserve_host`](Self::preserve_host) for URLs in bodies.
+///
 /// An upstream that cannot be reached answers 502 `upstream_unavailable`;
 /// one that does not answer within the response timeout (or connect
 /// within the connect timeout) answers 504 `upstream_timeout`, both as
