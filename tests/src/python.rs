@@ -75,22 +75,14 @@ pub fn express_modules() -> Option<PathBuf> {
         let home = cached("terse-gateway-express-1", |dir| {
             let _ = std::fs::remove_dir_all(dir);
             std::fs::create_dir_all(dir).map_err(|err| err.to_string())?;
-            let output = Command::new("npm")
-                .args(["install", "--prefix"])
-                .arg(dir)
-                .args(["--no-audit", "--no-fund", "--loglevel=error", EXPRESS])
-                .stdin(Stdio::null())
-                .output()
-                .map_err(|err| format!("cannot run npm ({err}); {how}"))?;
-            if output.status.success() {
-                return Ok(());
-            }
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            Err(format!(
-                "`npm install {EXPRESS}` failed ({}: {first}); {how}",
-                output.status
-            ))
+            run(
+                Command::new("npm")
+                    .args(["install", "--prefix"])
+                    .arg(dir)
+                    .args(["--no-audit", "--no-fund", "--loglevel=error", EXPRESS]),
+                &format!("`npm install {EXPRESS}`"),
+                how,
+            )
         })?;
         Command::new("node")
             .arg("--version")
@@ -169,24 +161,28 @@ fn cached(name: &str, build: impl FnOnce(&Path) -> Result<(), String>) -> Result
     Ok(home)
 }
 
+/// Runs an install step; the error says what failed (the last line it
+/// wrote) and `how` to provide what is missing.
+fn run(command: &mut Command, what: &str, how: &str) -> Result<(), String> {
+    let output = command
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|err| format!("cannot run {what} ({err}); {how}"))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let last = stderr.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+    Err(format!("{what} failed ({}: {last}); {how}", output.status))
+}
+
 /// Makes a fresh virtual environment at `dir` (`python3 -m venv`) with
 /// `packages` installed from PyPI, and gives its interpreter. The error
 /// says what failed and what to install, for
 /// [`prerequisite::require`](crate::prerequisite::require).
 pub fn install_venv(dir: &Path, packages: &[&str]) -> Result<PathBuf, String> {
     let _ = std::fs::remove_dir_all(dir);
-    let run = |command: &mut Command, what: &str| -> Result<(), String> {
-        let output = command
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|err| format!("cannot run {what} ({err}); {HOW}"))?;
-        if output.status.success() {
-            return Ok(());
-        }
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
-        Err(format!("{what} failed ({}: {last}); {HOW}", output.status))
-    };
+    let run = |command: &mut Command, what: &str| run(command, what, HOW);
     run(
         Command::new("python3").args(["-m", "venv"]).arg(dir),
         "`python3 -m venv`",
