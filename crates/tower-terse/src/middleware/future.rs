@@ -198,8 +198,14 @@ fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<Config>) -> Sta
     if !could_rewrite(&parts, &config) {
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
-    if !plan.reads_body(&config, &body.size_hint()) {
-        add_vary(&mut parts.headers, &config.vary);
+    let hint = body.size_hint();
+    if !plan.reads_body(&config, &hint) {
+        // Sent as the handler made it; it varies on the format headers when
+        // another format could be served from it (a body that may fit the
+        // limit).
+        if hint.lower() <= config.max_body_bytes as u64 {
+            add_vary(&mut parts.headers, &config.vary);
+        }
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
     let body = Box::pin(body);
