@@ -1,8 +1,9 @@
-//! Real Python upstreams for the gateway tests, installed from PyPI into a
-//! virtual environment once and started as child processes: FastAPI on
-//! uvicorn (`tests/python/upstream.py`), and an MCP server on the official
-//! Python SDK (`tests/python/mcp_server.py`), whose environment also runs
-//! the SDK's client.
+//! Real upstreams for the gateway tests, installed once and started as
+//! child processes: FastAPI on uvicorn (`tests/python/upstream.py`), Django
+//! REST framework, Python's `http.server` and Express
+//! (`tests/frameworks/`), all Python ones from one virtual environment, and
+//! an MCP server on the official Python SDK (`tests/python/mcp_server.py`),
+//! whose environment also runs the SDK's client.
 //!
 //! The environment is built at most once per machine: in a folder of this
 //! process first, then renamed into place, so test binaries that race each
@@ -17,8 +18,22 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// What pip installs for the FastAPI upstream.
-pub const PACKAGES: [&str; 2] = ["fastapi>=0.110,<1", "uvicorn>=0.29,<1"];
+/// What pip installs for the Python upstreams: FastAPI, Django REST
+/// framework, and uvicorn to serve both.
+pub const PACKAGES: [&str; 4] = [
+    "fastapi>=0.110,<1",
+    "uvicorn>=0.29,<1",
+    "django>=5.0,<6",
+    "djangorestframework>=3.15,<4",
+];
+
+/// The Express version the Express upstream runs.
+pub const EXPRESS: &str = "express@4.21.2";
+
+/// The scripts of `tests/frameworks/`, by file name.
+pub fn framework_script(name: &str) -> String {
+    format!("{}/frameworks/{name}", env!("CARGO_MANIFEST_DIR"))
+}
 
 /// The FastAPI upstream's script.
 pub const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/upstream.py");
@@ -35,12 +50,47 @@ pub const MCP_CLIENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/mcp_cl
 const HOW: &str =
     "install python3 with its venv module (Debian: python3-venv), with access to PyPI";
 
-/// The interpreter of the FastAPI environment, installing it on first use.
+/// The interpreter of the environment with [`PACKAGES`], installing it on
+/// first use.
 fn python() -> Result<PathBuf, String> {
     static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     PYTHON
-        .get_or_init(|| install("terse-gateway-fastapi-venv-1", &PACKAGES))
+        .get_or_init(|| install("terse-gateway-python-venv-2", &PACKAGES))
         .clone()
+}
+
+/// The interpreter of the environment with [`PACKAGES`]; `None` when it
+/// cannot be had (see [`crate::prerequisite`]).
+pub fn frameworks_python() -> Option<PathBuf> {
+    crate::prerequisite::require(python())
+}
+
+/// The `node_modules` folder with [`EXPRESS`], installing it from the npm
+/// registry on first use; `None` when node, npm or the registry cannot be
+/// had (see [`crate::prerequisite`]).
+pub fn express_modules() -> Option<PathBuf> {
+    static MODULES: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let found = MODULES.get_or_init(|| {
+        let how = "install Node.js 18 or later and npm, with access to the npm registry";
+        let home = cached("terse-gateway-express-1", |dir| {
+            let _ = std::fs::remove_dir_all(dir);
+            std::fs::create_dir_all(dir).map_err(|err| err.to_string())?;
+            run(
+                Command::new("npm")
+                    .args(["install", "--prefix"])
+                    .arg(dir)
+                    .args(["--no-audit", "--no-fund", "--loglevel=error", EXPRESS]),
+                &format!("`npm install {EXPRESS}`"),
+                how,
+            )
+        })?;
+        Command::new("node")
+            .arg("--version")
+            .output()
+            .map_err(|err| format!("cannot run node ({err}); {how}"))?;
+        Ok(home.join("node_modules"))
+    });
+    crate::prerequisite::require(found.clone())
 }
 
 /// The interpreter of the environment with [`MCP_SDK`], installing it on
@@ -133,24 +183,46 @@ pub fn mcp_stdio_session(
 
 /// The environment `name` in the temporary folder, with `packages`.
 fn install(name: &str, packages: &[&str]) -> Result<PathBuf, String> {
-    let home = std::env::temp_dir().join(name);
-    let interpreter = |dir: &Path| dir.join("bin").join("python");
-    if home.join("ready").exists() {
-        return Ok(interpreter(&home));
-    }
-    let building = std::env::temp_dir().join(format!("{name}-build-{}", std::process::id()));
-    install_venv(&building, packages)?;
-    std::fs::write(building.join("ready"), b"").map_err(|err| err.to_string())?;
     // A venv's scripts name its folder; the interpreter (`bin/python`) does
     // not depend on it, and that is all the tests run.
+    let home = cached(name, |dir| install_venv(dir, packages).map(drop))?;
+    Ok(home.join("bin").join("python"))
+}
+
+/// The folder `name` in the temporary folder, made by `build` once per
+/// machine: in a folder of this process first, then renamed into place, so
+/// test binaries that race each other never see a half-made one.
+fn cached(name: &str, build: impl FnOnce(&Path) -> Result<(), String>) -> Result<PathBuf, String> {
+    let home = std::env::temp_dir().join(name);
+    if home.join("ready").exists() {
+        return Ok(home);
+    }
+    let building = std::env::temp_dir().join(format!("{name}-build-{}", std::process::id()));
+    build(&building)?;
+    std::fs::write(building.join("ready"), b"").map_err(|err| err.to_string())?;
     if std::fs::rename(&building, &home).is_err() {
         // Another process got there first.
         let _ = std::fs::remove_dir_all(&building);
         if !home.join("ready").exists() {
-            return Err(format!("cannot move the environment to {}", home.display()));
+            return Err(format!("cannot move {} into place", home.display()));
         }
     }
-    Ok(interpreter(&home))
+    Ok(home)
+}
+
+/// Runs an install step; the error says what failed (the last line it
+/// wrote) and `how` to provide what is missing.
+fn run(command: &mut Command, what: &str, how: &str) -> Result<(), String> {
+    let output = command
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|err| format!("cannot run {what} ({err}); {how}"))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let last = stderr.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+    Err(format!("{what} failed ({}: {last}); {how}", output.status))
 }
 
 /// Makes a fresh virtual environment at `dir` (`python3 -m venv`) with
@@ -159,18 +231,7 @@ fn install(name: &str, packages: &[&str]) -> Result<PathBuf, String> {
 /// [`prerequisite::require`](crate::prerequisite::require).
 pub fn install_venv(dir: &Path, packages: &[&str]) -> Result<PathBuf, String> {
     let _ = std::fs::remove_dir_all(dir);
-    let run = |command: &mut Command, what: &str| -> Result<(), String> {
-        let output = command
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|err| format!("cannot run {what} ({err}); {HOW}"))?;
-        if output.status.success() {
-            return Ok(());
-        }
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let last = stderr.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
-        Err(format!("{what} failed ({}: {last}); {HOW}", output.status))
-    };
+    let run = |command: &mut Command, what: &str| run(command, what, HOW);
     run(
         Command::new("python3").args(["-m", "venv"]).arg(dir),
         "`python3 -m venv`",
@@ -224,6 +285,23 @@ impl PythonUpstream {
     fn spawn(python: &Path, script: &str, args: &[impl AsRef<std::ffi::OsStr>]) -> PythonUpstream {
         let mut command = Command::new(python);
         command.arg(script).args(args);
+        Self::spawn_command(command)
+    }
+
+    /// Starts the script `name` of `tests/frameworks/` under `program`
+    /// (the frameworks' Python, or `node`) with `env` set. The script binds
+    /// a free port, prints `port N` and exits when its standard input
+    /// closes.
+    pub fn start_framework(program: &Path, name: &str, env: &[(&str, &Path)]) -> PythonUpstream {
+        let mut command = Command::new(program);
+        command.arg(framework_script(name));
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        Self::spawn_command(command)
+    }
+
+    fn spawn_command(mut command: Command) -> PythonUpstream {
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

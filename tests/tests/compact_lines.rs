@@ -240,7 +240,12 @@ async fn summary_counts_with_the_noun_and_the_total() {
         (
             json!({"data": events(2), "meta": {"next_cursor": "abc"}}),
             "2 events",
-            Some(json!({"next_cursor": "abc"})),
+            Some(json!({"next_cursor": "abc", "has_more": true})),
+        ),
+        (
+            json!({"results": events(2), "count": 57, "next": null, "previous": "/p"}),
+            "2 of 57 events",
+            Some(json!({"count": 57, "next": null, "previous": "/p", "has_more": false})),
         ),
         (
             json!({"data": events(2), "meta": {"total": 57, "has_more": false}}),

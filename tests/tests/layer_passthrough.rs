@@ -190,6 +190,17 @@ async fn assert_untouched(bare: &TestServer, layered: &TestServer, path: &str) {
             format!("{path}?{query}")
         };
         let got = snapshot(layered, &with_query, None).await;
+        // Plain JSON of unknown length is streamed unread when JSON is
+        // asked, so the layer cannot know it would fail to rewrite it: it
+        // varies on the format headers, as any body it could rewrite.
+        let streamed = path.contains("chunked") || path.contains("streamed");
+        if query == "format=json" && streamed {
+            let (status, mut headers, body) = expected.clone();
+            headers.push(("vary".to_owned(), "Accept, X-Prefer-Format".to_owned()));
+            headers.sort();
+            assert_eq!(got, (status, headers, body), "{with_query}");
+            continue;
+        }
         assert_eq!(got, expected, "{with_query}");
     }
     assert_eq!(
@@ -216,12 +227,27 @@ async fn not_modified_passes_through_varying_on_the_format_headers() {
     headers.push(("vary".to_owned(), "Accept, X-Prefer-Format".to_owned()));
     headers.sort();
     let expected = (status, headers, body);
-    for path in ["/not-modified", "/not-modified?format=toon"] {
-        assert_eq!(snapshot(&layered, path, None).await, expected, "{path}");
+    assert_eq!(
+        snapshot(&layered, "/not-modified", None).await,
+        expected,
+        "/not-modified"
+    );
+    // What was not modified is the TOON the client holds: its tag is the
+    // TOON's, as on the 200 it revalidates.
+    let (status, mut headers, body) = expected;
+    for (name, value) in &mut headers {
+        if name == "etag" {
+            *value = "W/\"v1-toon\"".to_owned();
+        }
     }
+    let toon = (status, headers, body);
+    assert_eq!(
+        snapshot(&layered, "/not-modified?format=toon", None).await,
+        toon
+    );
     assert_eq!(
         snapshot(&layered, "/not-modified", Some("toon")).await,
-        expected
+        toon
     );
 }
 

@@ -20,6 +20,7 @@ use tower_terse::settings::Route;
 use tower_terse::{Format, MemoryBudget, Settings, TerseLayer};
 
 use crate::Gateway;
+use crate::consume::Consumed;
 use crate::forwarded::TrustedProxies;
 use crate::server::ServerOptions;
 use crate::upstream::{Upstream, UpstreamError};
@@ -83,7 +84,11 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 ///   against hostile clients `header_read_timeout`, `keep_alive_timeout`,
 ///   `send_timeout`, `max_connections`, `max_concurrent_streams` (see
 ///   [`ServerOptions`]), `max_buffered_bytes` ([`memory_budget`](Self::memory_budget))
-///   and `trusted_proxies` (a list of CIDR blocks, [`TrustedProxies`]).
+///   and `trusted_proxies` (a list of CIDR blocks, [`TrustedProxies`]);
+///   `preserve_host` (see [`Upstream::preserve_host`]). The upstream never
+///   sees the layer's `format_param`, `fields_param` and `prefer_header`
+///   (see [`Consumed`]): a service that owns `?format=` keeps it by giving
+///   the layer another name (`format_param = "terse_format"`).
 ///   Every byte limit is checked against a range (at most
 ///   [`MAX_BODY_BYTES`] per body).
 /// - `[layer]`: every [`Settings`] key, each named as the [`TerseLayer`]
@@ -98,7 +103,9 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 /// - `[[route]]`: `path` (axum syntax) and any `[layer]` key, which replaces
 ///   the layer's for the requests that path matches.
 /// - `[[resource]]`: `route` (axum syntax), `noun`, `plural`, `line` (a
-///   [`Template`]), `id`.
+///   [`Template`]), `id`, `list` (the one key its list sits under, instead
+///   of `list_keys`), `total_key` (where its total is, a dotted path such
+///   as `meta.hits`, instead of the common places).
 /// - `[mcp]`, an MCP endpoint on the upstream ([`McpLayer`]): `path`
 ///   (from `/`; required by the gateway, not by `terse mcp` on stdio),
 ///   `default_format`, `max_request_bytes`, `max_message_bytes`,
@@ -265,6 +272,8 @@ struct GatewaySection {
     max_concurrent_streams: Option<Spanned<usize>>,
     max_buffered_bytes: Option<Spanned<usize>>,
     trusted_proxies: Option<Spanned<Vec<String>>>,
+    // What reaches the upstream: its own `Host` or the client's.
+    preserve_host: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -275,6 +284,8 @@ struct ResourceSection {
     plural: Option<Spanned<String>>,
     line: Spanned<String>,
     id: Option<Spanned<String>>,
+    list: Option<Spanned<String>>,
+    total_key: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -456,7 +467,15 @@ impl Checker<'_> {
     }
 
     fn resource(&self, r: &ResourceSection) -> Result<(String, CompactResource), ConfigError> {
-        let resource = self.compact(&r.noun, &r.plural, &r.line, &r.id)?;
+        let mut resource = self.compact(&r.noun, &r.plural, &r.line, &r.id)?;
+        self.name(&r.list, "list")?;
+        self.name(&r.total_key, "total_key")?;
+        if let Some(list) = &r.list {
+            resource = resource.with_list_key(list.get_ref().clone());
+        }
+        if let Some(total) = &r.total_key {
+            resource = resource.with_total_key(total.get_ref().clone());
+        }
         // The route is checked by the layer's own route table.
         if let Err(err) =
             TerseLayer::new().try_compact_resource(r.route.get_ref(), resource.clone())
@@ -893,7 +912,34 @@ impl Config {
             duration_of(&g.idle_timeout),
             Upstream::idle_timeout,
         );
-        Ok(upstream.trusted_proxies(self.trusted_proxies()))
+        let upstream = set(upstream, g.preserve_host, Upstream::preserve_host);
+        Ok(upstream
+            .trusted_proxies(self.trusted_proxies())
+            .consume(self.consumed()))
+    }
+
+    /// What the layer reads and the upstream must not see: the layer's
+    /// `format_param`, its `fields_param` (unless `fields_enabled = false`
+    /// leaves it to the service) and its `prefer_header`.
+    fn consumed(&self) -> Consumed {
+        let l = &self.file.layer;
+        let format = l
+            .format_param
+            .clone()
+            .unwrap_or_else(|| "format".to_owned());
+        let fields = l
+            .fields_param
+            .clone()
+            .unwrap_or_else(|| "fields".to_owned());
+        let mut params = vec![format];
+        if l.fields_enabled != Some(false) {
+            params.push(fields);
+        }
+        let header = l
+            .prefer_header
+            .clone()
+            .unwrap_or_else(|| http::HeaderName::from_static("x-prefer-format"));
+        Consumed::new(params, Some(header))
     }
 }
 
@@ -1191,6 +1237,23 @@ mod tests {
         assert!(error("[[mcp.tool]]\nname = \"a\"\n").starts_with(
             "t.toml:2: a tool needs `list`, `noun` and `line` together, or a `format`"
         ));
+    }
+
+    #[test]
+    fn a_resource_names_its_list_and_total() {
+        let config = Config::parse(
+            "t.toml",
+            "[[resource]]\nroute = \"/t\"\nnoun = \"task\"\nline = \"{a}\"\nlist = \"tasks\"\ntotal_key = \"meta.hits\"\n",
+        )
+        .unwrap();
+        let debug = format!("{:?}", config.layer());
+        for part in ["list_key: \"tasks\"", "total_key: \"meta.hits\""] {
+            assert!(debug.contains(part), "{part}: {debug}");
+        }
+        assert!(
+            error("[[resource]]\nroute = \"/t\"\nnoun = \"t\"\nline = \"{a}\"\nlist = \"\"\n")
+                .starts_with("t.toml:5: `list` must be 1 to 256 bytes long")
+        );
     }
 
     #[test]

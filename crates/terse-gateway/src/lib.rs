@@ -36,8 +36,10 @@
 //!    zstd, deflate), even unasked, still gets rewritten;
 //! 5. [`Upstream`], the forwarding itself over hyper-util's pooled client:
 //!    hop-by-hop headers dropped both ways, dot segments resolved,
-//!    forwarding headers replaced ([`TrustedProxies`]),
-//!    timeouts answered with 502/504 in [`tower_terse::ErrorEnvelope`].
+//!    forwarding headers replaced ([`TrustedProxies`]), the gateway's own
+//!    parameters and media types consumed ([`Consumed`]), `HEAD` sent as
+//!    `GET`, redirect and `Link` URLs pointed back at the gateway, timeouts
+//!    answered with 502/504 in [`tower_terse::ErrorEnvelope`].
 //!
 //! Request bodies stream to the upstream unbuffered. Response bodies stream
 //! back unless the layer reads one to rewrite or count it, and the layer
@@ -79,6 +81,7 @@
 
 pub mod config;
 mod conn;
+mod consume;
 mod forwarded;
 mod headers;
 mod limits;
@@ -87,6 +90,7 @@ mod mcp;
 mod path;
 mod server;
 mod upstream;
+mod urls;
 
 use tower::ServiceBuilder;
 use tower_http::compression::{Compression, CompressionLayer};
@@ -95,6 +99,7 @@ use tower_terse::mcp::{Mcp, McpLayer};
 use tower_terse::{Terse, TerseLayer};
 
 pub use config::{Config, ConfigError};
+pub use consume::Consumed;
 pub use forwarded::{CidrError, MAX_TRUSTED_PROXIES, TrustedProxies};
 pub use headers::remove_hop_by_hop;
 pub use log::{LogBody, RequestLog, RequestLogLayer};

@@ -88,6 +88,7 @@ where
         let started = Instant::now();
         let wanted = tracing::enabled!(target: "terse_gateway", tracing::Level::INFO);
         let seen = wanted.then(|| (request.method().clone(), short_path(request.uri().path())));
+        let head = request.method() == Method::HEAD;
         let future = self.inner.call(request);
         Box::pin(async move {
             let response = future.await?;
@@ -111,9 +112,10 @@ where
                 bytes: 0,
                 complete: false,
             };
+            let bodiless = bodiless(head, response.status());
             Ok(response.map(|body| {
                 let mut record = record;
-                record.complete = body.is_end_stream();
+                record.complete = bodiless || body.is_end_stream();
                 LogBody {
                     body,
                     record: Some(record),
@@ -121,6 +123,12 @@ where
             }))
         })
     }
+}
+
+/// Whether nothing is sent after the head: the server never polls such a
+/// body, and the answer is whole once the head is out.
+fn bodiless(head: bool, status: http::StatusCode) -> bool {
+    head || status.is_informational() || matches!(status.as_u16(), 204 | 304)
 }
 
 fn short_path(path: &str) -> String {
@@ -258,6 +266,16 @@ impl<B: Body> Body for LogBody<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn answers_without_a_body_are_complete_once_their_head_is_out() {
+        use http::StatusCode;
+        assert!(bodiless(true, StatusCode::OK));
+        assert!(bodiless(false, StatusCode::NOT_MODIFIED));
+        assert!(bodiless(false, StatusCode::NO_CONTENT));
+        assert!(!bodiless(false, StatusCode::OK));
+        assert!(!bodiless(false, StatusCode::NOT_FOUND));
+    }
 
     #[test]
     fn a_response_the_layer_did_not_read_is_json_by_its_content_type() {

@@ -26,9 +26,11 @@ use pin_project_lite::pin_project;
 use tokio::time::Sleep;
 use tower_terse::ErrorEnvelope;
 
+use crate::consume::Consumed;
 use crate::forwarded::{TrustedProxies, set_forwarded};
 use crate::headers::remove_hop_by_hop;
 use crate::path;
+use crate::urls::Redirects;
 
 /// A boxed error, as bodies carry them.
 ///
@@ -115,6 +117,16 @@ impl StdError for UpstreamError {}
 /// The request body streams, never buffered. On the way back it drops the
 /// hop-by-hop headers again.
 ///
+/// What is the gateway's never reaches the upstream ([`Consumed`]): the
+/// layer's query parameters (`format`, `fields`), its preference header,
+/// and terse's media types in `Accept`. A `HEAD` goes upstream as a `GET`,
+/// so the layer can give the headers of the body `GET` would get (its
+/// length and token count in the format asked); the server sends no body
+/// for a `HEAD`. Answers go to clients as HTTP/1.1 whatever the upstream
+/// speaks, and `Location`, `Content-Location` and `Link` URLs under the
+/// upstream's address point at the gateway's (the `Host` the client
+/// used); see [`preserve_host`](Self::preserve_host) for URLs in bodies.
+///
 /// An upstream that cannot be reached answers 502 `upstream_unavailable`;
 /// one that does not answer within the response timeout (or connect
 /// within the connect timeout) answers 504 `upstream_timeout`, both as
@@ -132,6 +144,8 @@ pub struct Upstream {
     response_timeout: Duration,
     idle_timeout: Duration,
     trusted_proxies: Arc<TrustedProxies>,
+    consumed: Consumed,
+    preserve_host: bool,
 }
 
 impl fmt::Debug for Upstream {
@@ -142,6 +156,8 @@ impl fmt::Debug for Upstream {
             .field("connect_timeout", &self.connect_timeout)
             .field("response_timeout", &self.response_timeout)
             .field("idle_timeout", &self.idle_timeout)
+            .field("consumed", &self.consumed)
+            .field("preserve_host", &self.preserve_host)
             .finish()
     }
 }
@@ -180,6 +196,8 @@ impl Upstream {
             response_timeout: RESPONSE_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
             trusted_proxies: Arc::default(),
+            consumed: Consumed::default(),
+            preserve_host: false,
         })
     }
 
@@ -275,6 +293,36 @@ impl Upstream {
         self
     }
 
+    /// The query parameters and header the gateway reads and the upstream
+    /// never sees (see [`Consumed`]). Default: `format`, `fields` and
+    /// `X-Prefer-Format`, as the layer's defaults; `terse gateway` sets the
+    /// names of its `[layer]` section.
+    ///
+    /// ```
+    /// let upstream = terse_gateway::Upstream::new("http://127.0.0.1:8000")?
+    ///     .consume(terse_gateway::Consumed::new(["terse_format"], None));
+    /// # Ok::<(), terse_gateway::UpstreamError>(())
+    /// ```
+    pub fn consume(mut self, consumed: Consumed) -> Self {
+        self.consumed = consumed;
+        self
+    }
+
+    /// Sends the client's `Host` to the upstream rather than the upstream's
+    /// own, for services that build absolute URLs (pagination links,
+    /// redirects) from `Host`, such as Django (or Django REST framework's
+    /// `next`). Default: off (the upstream sees its own address, and the
+    /// client's in `X-Forwarded-Host`).
+    ///
+    /// ```
+    /// let upstream = terse_gateway::Upstream::new("http://127.0.0.1:8000")?.preserve_host(true);
+    /// # Ok::<(), terse_gateway::UpstreamError>(())
+    /// ```
+    pub fn preserve_host(mut self, preserve: bool) -> Self {
+        self.preserve_host = preserve;
+        self
+    }
+
     /// The URI of `original` on the upstream: its path with dot segments
     /// resolved (a path climbing above `/` would leave the prefix), joined
     /// to the prefix.
@@ -294,10 +342,15 @@ impl Upstream {
             )
             .with_hint("send the path with its dot segments resolved"));
         };
-        let query = original
-            .query()
-            .map(|q| format!("?{q}"))
-            .unwrap_or_default();
+        let consumed = original
+            .path_and_query()
+            .and_then(|pq| self.consumed.query(pq));
+        let query = match &consumed {
+            Some(kept) => kept.query(),
+            None => original.query(),
+        }
+        .map(|q| format!("?{q}"))
+        .unwrap_or_default();
         let joined = PathAndQuery::try_from(format!("{}{path}{query}", self.prefix))
             .map_err(|_| unforwardable())?;
         Uri::builder()
@@ -343,10 +396,28 @@ where
                 .authority()
                 .and_then(|a| HeaderValue::from_str(a.as_str()).ok())
         });
+        let redirects = host
+            .as_ref()
+            .and_then(|host| Redirects::new(self.authority.as_str(), &self.prefix, host));
         remove_hop_by_hop(&mut parts.headers);
-        set_forwarded(&mut parts.headers, client_addr, host, &self.trusted_proxies);
-        // hyper sets `Host` from the upstream's URI.
-        parts.headers.remove(HOST);
+        self.consumed.headers(&mut parts.headers);
+        set_forwarded(
+            &mut parts.headers,
+            client_addr,
+            host.clone(),
+            &self.trusted_proxies,
+        );
+        // hyper sets `Host` from the upstream's URI when there is none.
+        match host.filter(|_| self.preserve_host) {
+            Some(host) => parts.headers.insert(HOST, host),
+            None => parts.headers.remove(HOST),
+        };
+        // A `HEAD` is answered with the headers of the `GET`: the length and
+        // token count of the body as served, which only the body gives. The
+        // server sends no body for a `HEAD`.
+        if parts.method == Method::HEAD {
+            parts.method = Method::GET;
+        }
         // The gateway compresses for its clients itself; an upstream that
         // compresses all the same is decompressed by the layer around.
         parts
@@ -379,6 +450,9 @@ where
                     // an HTTP/1.0 upstream must not make the gateway answer
                     // its clients in 1.0 and close their connections.
                     parts.version = Version::default();
+                    if let Some(redirects) = &redirects {
+                        redirects.apply(&mut parts.headers);
+                    }
                     Response::from_parts(parts, UpstreamBody::incoming(body, idle_timeout))
                 }
                 Ok(Err(_)) if client_failed.load(Ordering::Relaxed) => ErrorEnvelope::new(

@@ -65,8 +65,9 @@ impl std::error::Error for NotCompact {}
 /// {"format":"compact","summary":"20 of 57 events","lines":["..."],"ids":[1],"meta":{"total":57,"has_more":true}}
 /// ```
 ///
-/// - The list is the root array, or the first of `list_keys` in an object
-///   body that holds an array.
+/// - The list is the root array, or in an object body the array under the
+///   resource's [list key](CompactResource::with_list_key) when it names
+///   one, otherwise under the first of `list_keys` that holds an array.
 /// - `lines[i]` and `ids[i]` describe the `i`-th record; an id is the
 ///   record's value under the resource's id key, as written (string or
 ///   number).
@@ -75,13 +76,18 @@ impl std::error::Error for NotCompact {}
 ///   known.
 /// - `meta` is the body's own `meta` object when it has one, otherwise the
 ///   body's other top-level keys (so `total` or `next_cursor` written beside
-///   the list are kept). `has_more` is added, unless already there, when a
-///   total is known: `offset + count < total`. The total is read from
-///   `total`, `total_count` or `totalCount`; the offset from `offset`, or
+///   the list are kept). `has_more` is added, unless already there: `true`
+///   when a `next`, `next_cursor`, `nextCursor`, `next_page`, `nextPage` or
+///   `next_page_token` holds a URL, cursor or page number, `false` when it
+///   is `null` or empty; without one, when a total is known,
+///   `offset + count < total`. The total is read from the resource's
+///   [total key](CompactResource::with_total_key) when it names one,
+///   otherwise from `total`, `count`, `total_count` or `totalCount`, or
+///   json-server's `items` beside `pages`; the offset from `offset`, or
 ///   from `page` (1-based) and `per_page`, `page_size`, `perPage`,
-///   `pageSize` or `limit`; each in `meta` first, then beside the list. When
-///   there is nothing to carry (a root array, a body with only the list),
-///   `meta` is left out.
+///   `pageSize` or `limit`; each looked for in `meta`, `pagination` and
+///   `links` first, then beside the list. When there is nothing to carry
+///   (a root array, a body with only the list), `meta` is left out.
 /// - A change set (the answer to a `?since=` request) is not read here: this
 ///   function has no request to tell it that `since` was asked, and a list
 ///   route may well hold `created`, `updated` and `deleted` under `data`.
@@ -150,9 +156,12 @@ impl<'t> Envelope<'t> {
         let (records, outer, list_key) = match body.kind() {
             Kind::Array(_) => (body, None, None),
             Kind::Object(_) => {
-                let key = list_key(list_keys, |key| body.get(key).is_some_and(Node::is_array))
-                    .ok_or(NotCompact::NotAList)?;
-                let records = body.get(key).ok_or(NotCompact::NotAList)?;
+                let (key, records) = match resource.list_key() {
+                    Some(key) => list_under(body, key),
+                    None => list_key(list_keys, |key| body.get(key).is_some_and(Node::is_array))
+                        .and_then(|key| list_under(body, key)),
+                }
+                .ok_or(NotCompact::NotAList)?;
                 (records, Some(body), Some(key))
             }
             _ => return Err(NotCompact::NotAList),
@@ -161,11 +170,15 @@ impl<'t> Envelope<'t> {
         // The summary comes before the lines in the text, so it is written
         // from the record count before they render.
         let count = records.items().len();
-        let pagination = outer.map(Pagination::read);
+        let pagination = outer.map(|outer| Pagination::read(outer, resource.total_key()));
         let total = pagination.and_then(|p| p.total);
         let has_more = pagination.and_then(|p| {
-            let seen = p.offset.unwrap_or(0).saturating_add(count as u64);
-            Some(seen < p.total?)
+            // A `next` link or cursor says it outright; otherwise the
+            // records seen so far are weighed against the total.
+            p.next.or_else(|| {
+                let seen = p.offset.unwrap_or(0).saturating_add(count as u64);
+                Some(seen < p.total?)
+            })
         });
         let meta = match outer {
             None => Meta::NONE,
@@ -364,30 +377,101 @@ impl Serialize for Meta<'_> {
     }
 }
 
+/// The array under `key` of `object`, with the key as the document holds it.
+fn list_under<'t>(object: Node<'t>, key: &str) -> Option<(&'t str, Node<'t>)> {
+    let (position, records) = object.find(key)?;
+    let (key, _) = object.entry(position)?;
+    records.is_array().then_some((key, records))
+}
+
+/// The keys a total is read from, in order, in each place looked in.
+const TOTAL_KEYS: [&str; 4] = ["total", "count", "total_count", "totalCount"];
+
+/// The keys of a link or cursor to the next page.
+const NEXT_KEYS: [&str; 6] = [
+    "next",
+    "next_cursor",
+    "nextCursor",
+    "next_page",
+    "nextPage",
+    "next_page_token",
+];
+
+/// The objects pagination is looked for in, before the body itself.
+const PAGINATION_OBJECTS: [&str; 3] = ["meta", "pagination", "links"];
+
+/// The most segments of a resource's dotted `total_key` walked.
+const MAX_TOTAL_KEY_DEPTH: usize = 8;
+
 #[derive(Debug, Clone, Copy)]
 struct Pagination {
     total: Option<u64>,
     offset: Option<u64>,
+    /// Whether a next page is announced, when the body says.
+    next: Option<bool>,
 }
 
 impl Pagination {
-    fn read(body: Node<'_>) -> Self {
-        let meta = body.get("meta").filter(|m| m.is_object());
+    /// Reads `body`: in `meta`, `pagination` and `links` first, then beside
+    /// the list. `total_key`, when a resource names one, is the only place
+    /// a total is read from.
+    fn read(body: Node<'_>, total_key: Option<&str>) -> Self {
+        let places: Vec<Node<'_>> = PAGINATION_OBJECTS
+            .iter()
+            .filter_map(|key| body.get(key).filter(|o| o.is_object()))
+            .chain([body])
+            .collect();
+        let as_u64 = |node: Node<'_>| node.as_number()?.as_u64();
         let number = |keys: &[&str]| {
             keys.iter().find_map(|key| {
-                let as_u64 = |node: Node<'_>| node.as_number()?.as_u64();
-                meta.and_then(|m| m.get(key))
-                    .and_then(as_u64)
-                    .or_else(|| body.get(key).and_then(as_u64))
+                places
+                    .iter()
+                    .find_map(|place| place.get(key).and_then(as_u64))
             })
         };
-        let total = number(&["total", "total_count", "totalCount"]);
+        let total = match total_key {
+            Some(path) => path
+                .split('.')
+                .take(MAX_TOTAL_KEY_DEPTH)
+                .try_fold(body, |node, key| node.get(key))
+                .and_then(as_u64),
+            // json-server writes the total as `items` beside `pages`.
+            None => number(&TOTAL_KEYS).or_else(|| {
+                places
+                    .iter()
+                    .find(|place| place.get("pages").and_then(as_u64).is_some())
+                    .and_then(|place| place.get("items").and_then(as_u64))
+            }),
+        };
         let offset = number(&["offset"]).or_else(|| {
             let page = number(&["page"])?;
             let size = number(&["per_page", "page_size", "perPage", "pageSize", "limit"])?;
             Some(page.saturating_sub(1).saturating_mul(size))
         });
-        Pagination { total, offset }
+        let next = NEXT_KEYS.iter().find_map(|key| {
+            places
+                .iter()
+                .find_map(|place| place.get(key))
+                .and_then(announces_more)
+        });
+        Pagination {
+            total,
+            offset,
+            next,
+        }
+    }
+}
+
+/// Whether a `next` value announces another page: a URL, a cursor or a
+/// page number does; `null`, `false` and `""` do not; anything else says
+/// nothing.
+fn announces_more(next: Node<'_>) -> Option<bool> {
+    match next.kind() {
+        Kind::Null => Some(false),
+        Kind::Bool(more) => Some(more),
+        Kind::String(text) => Some(!text.is_empty()),
+        Kind::Number(_) => Some(true),
+        Kind::Array(_) | Kind::Object(_) => None,
     }
 }
 
@@ -516,7 +600,7 @@ mod tests {
                 Some(false),
                 "2 of 57 events",
             ),
-            (json!({"next_cursor": "abc"}), None, "2 events"),
+            (json!({"next_cursor": "abc"}), Some(true), "2 events"),
         ];
         for (meta, has_more, summary) in cases {
             let out = envelope(json!({"data": list, "meta": meta})).unwrap();
@@ -543,6 +627,108 @@ mod tests {
         // With a `meta` object, that object is what is carried.
         let out = envelope(json!({"data": [], "meta": {"total": 0}, "links": {}})).unwrap();
         assert_eq!(out["meta"], json!({"total": 0, "has_more": false}));
+    }
+
+    #[test]
+    fn totals_and_next_pages_of_common_frameworks() {
+        let rows = json!([{"id": 1, "title": "A"}, {"id": 2, "title": "B"}]);
+        let cases = [
+            // Django REST framework's page.
+            (
+                json!({"count": 57, "next": "http://x/?page=2", "previous": null, "results": rows}),
+                "2 of 57 events",
+                Some(true),
+            ),
+            (
+                json!({"count": 57, "next": null, "previous": "http://x/?page=28", "results": rows}),
+                "2 of 57 events",
+                Some(false),
+            ),
+            (
+                json!({"total_count": 9, "records": rows}),
+                "2 of 9 events",
+                Some(true),
+            ),
+            (
+                json!({"totalCount": 9, "rows": rows}),
+                "2 of 9 events",
+                Some(true),
+            ),
+            (
+                json!({"entries": rows, "meta": {"total": 4}}),
+                "2 of 4 events",
+                Some(true),
+            ),
+            (
+                json!({"data": rows, "pagination": {"total": 40, "next_cursor": null}}),
+                "2 of 40 events",
+                Some(false),
+            ),
+            // json-server: `items` is the total when `pages` is beside it.
+            (
+                json!({"first": 1, "prev": null, "next": 2, "last": 29, "pages": 29, "items": 57, "data": rows}),
+                "2 of 57 events",
+                Some(true),
+            ),
+            (
+                json!({"data": rows, "links": {"next": "/p?cursor=abc"}}),
+                "2 events",
+                Some(true),
+            ),
+            (
+                json!({"data": rows, "nextCursor": ""}),
+                "2 events",
+                Some(false),
+            ),
+            (json!({"data": rows, "next": {"odd": 1}}), "2 events", None),
+        ];
+        for (body, summary, has_more) in cases {
+            let out = envelope(body.clone()).unwrap();
+            assert_eq!(out["lines"], json!(["A", "B"]), "{body}");
+            assert_eq!(out["summary"], summary, "{body}");
+            assert_eq!(
+                out.get("meta")
+                    .and_then(|m| m.get("has_more"))
+                    .and_then(Value::as_bool),
+                has_more,
+                "{body}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_resource_names_its_list_and_total() {
+        let tasks = CompactResource::new("task", Template::parse("{t}").unwrap())
+            .with_list_key("tasks")
+            .with_total_key("hits.total.value");
+        let body = json!({
+            "data": [{"id": 9, "t": "not these"}],
+            "tasks": [{"id": 1, "t": "these"}],
+            "total": 99,
+            "hits": {"total": {"value": 12}},
+        });
+        let out =
+            compact_envelope(&body, DEFAULT_LIST_KEYS, &tasks, &RenderContext::at_unix(0)).unwrap();
+        assert_eq!(out["lines"], json!(["these"]));
+        assert_eq!(out["summary"], "1 of 12 tasks");
+        // The named list only: no fallback to the layer's keys.
+        let err = compact_envelope(
+            &json!({"data": [{"id": 1, "t": "x"}]}),
+            DEFAULT_LIST_KEYS,
+            &tasks,
+            &RenderContext::at_unix(0),
+        )
+        .unwrap_err();
+        assert_eq!(err, NotCompact::NotAList);
+        // A total key that leads nowhere gives no total.
+        let out = compact_envelope(
+            &json!({"tasks": [{"id": 1, "t": "x"}], "hits": 3}),
+            DEFAULT_LIST_KEYS,
+            &tasks,
+            &RenderContext::at_unix(0),
+        )
+        .unwrap();
+        assert_eq!(out["summary"], "1 task");
     }
 
     #[test]

@@ -123,7 +123,7 @@ pub use terse_template::DEFAULT_ID_KEY;
 
 /// The keys a list is looked for under in an object body, in order: the
 /// default of [`TerseLayer::list_keys`](crate::TerseLayer::list_keys).
-pub const DEFAULT_LIST_KEYS: &[&str] = &["data", "items", "results"];
+pub const DEFAULT_LIST_KEYS: &[&str] = &["data", "results", "items", "records", "rows", "entries"];
 
 /// What `#[derive(CompactLine)]` expands to refers to; not public API.
 #[doc(hidden)]

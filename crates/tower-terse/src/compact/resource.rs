@@ -32,6 +32,10 @@ use super::{CompactLine, Noun, Record, RecordError, RenderContext, Template};
 pub struct CompactResource {
     noun: Noun,
     id_key: Cow<'static, str>,
+    /// The one key the list sits under, instead of the layer's list keys.
+    list_key: Option<Cow<'static, str>>,
+    /// Where the total is, instead of the common places.
+    total_key: Option<Cow<'static, str>>,
     render: Render,
 }
 
@@ -54,6 +58,8 @@ impl CompactResource {
         CompactResource {
             noun: Noun::new(noun),
             id_key: Cow::Borrowed(super::DEFAULT_ID_KEY),
+            list_key: None,
+            total_key: None,
             render: Render::Template(Arc::new(template)),
         }
     }
@@ -63,6 +69,8 @@ impl CompactResource {
         CompactResource {
             noun: T::noun(),
             id_key: Cow::Borrowed(T::id_key()),
+            list_key: None,
+            total_key: None,
             render: Render::Typed {
                 type_name: std::any::type_name::<T>(),
                 write_line: T::write_line,
@@ -81,6 +89,55 @@ impl CompactResource {
     pub fn with_id_key(mut self, key: impl Into<Cow<'static, str>>) -> Self {
         self.id_key = key.into();
         self
+    }
+
+    /// Reads the list of an object body from `key` only, instead of the
+    /// layer's list keys (for a service that puts its rows under a key of
+    /// its own, such as `tasks`).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tower_terse::compact::{compact_envelope, CompactResource, RenderContext, Template};
+    ///
+    /// let tasks = CompactResource::new("task", Template::parse("{title}")?).with_list_key("tasks");
+    /// let body = json!({"tasks": [{"id": 1, "title": "Ship"}], "hits": 4});
+    /// let out = compact_envelope(&body, &["data"], &tasks, &RenderContext::now()).unwrap();
+    /// assert_eq!(out["lines"], json!(["Ship"]));
+    /// assert_eq!(tasks.list_key(), Some("tasks"));
+    /// # Ok::<(), tower_terse::compact::TemplateError>(())
+    /// ```
+    pub fn with_list_key(mut self, key: impl Into<Cow<'static, str>>) -> Self {
+        self.list_key = Some(key.into());
+        self
+    }
+
+    /// Reads the total number of records from `key` (a dotted path such as
+    /// `hits.total` walks into objects), instead of the common places
+    /// [`compact_envelope`](super::compact_envelope) looks in.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tower_terse::compact::{compact_envelope, CompactResource, RenderContext, Template};
+    ///
+    /// let tasks = CompactResource::new("task", Template::parse("{title}")?).with_total_key("hits.total");
+    /// let body = json!({"data": [{"id": 1, "title": "Ship"}], "hits": {"total": 4}});
+    /// let out = compact_envelope(&body, &["data"], &tasks, &RenderContext::now()).unwrap();
+    /// assert_eq!(out["summary"], "1 of 4 tasks");
+    /// # Ok::<(), tower_terse::compact::TemplateError>(())
+    /// ```
+    pub fn with_total_key(mut self, key: impl Into<Cow<'static, str>>) -> Self {
+        self.total_key = Some(key.into());
+        self
+    }
+
+    /// The key set by [`with_list_key`](Self::with_list_key).
+    pub fn list_key(&self) -> Option<&str> {
+        self.list_key.as_deref()
+    }
+
+    /// The key set by [`with_total_key`](Self::with_total_key).
+    pub fn total_key(&self) -> Option<&str> {
+        self.total_key.as_deref()
     }
 
     /// The noun summaries use.
@@ -161,6 +218,12 @@ impl fmt::Debug for CompactResource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut s = f.debug_struct("CompactResource");
         s.field("noun", &self.noun).field("id_key", &self.id_key);
+        if let Some(key) = &self.list_key {
+            s.field("list_key", key);
+        }
+        if let Some(key) = &self.total_key {
+            s.field("total_key", key);
+        }
         match &self.render {
             Render::Template(template) => s.field("template", &template.source()),
             Render::Typed { type_name, .. } => s.field("type", type_name),

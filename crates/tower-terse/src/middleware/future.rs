@@ -12,7 +12,7 @@ use http_body::{Body, SizeHint};
 use pin_project_lite::pin_project;
 
 use super::complete::Complete;
-use super::headers::{add_vary, no_transform, rewritable};
+use super::headers::{add_vary, mark_rewritten, no_transform, rewritable};
 use super::offload::Offload;
 use super::plan::Plan;
 use super::{Config, TerseBody};
@@ -20,6 +20,7 @@ use crate::Passthrough;
 use crate::bounded::Bounded;
 use crate::budget::Reservation;
 use crate::error_envelope::ErrorEnvelope;
+use crate::fields::Fields;
 
 pin_project! {
     /// Response future of [`Terse`](super::Terse).
@@ -183,15 +184,27 @@ fn could_rewrite(parts: &Parts, config: &Config) -> bool {
 fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<Config>) -> Started<B> {
     let (mut parts, body) = response.into_parts();
     if parts.status == StatusCode::NOT_MODIFIED {
-        // What was not modified is the representation the request chose.
+        // What was not modified is the representation the request chose,
+        // and its tag is that representation's (the request carried only
+        // such tags, see `untag_if_none_match`).
+        if plan.rewrites() {
+            let fields = plan.fields.as_ref().map(Fields::fingerprint);
+            mark_rewritten(&mut parts.headers, plan.format, fields);
+        }
         add_vary(&mut parts.headers, &config.vary);
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
     if !could_rewrite(&parts, &config) {
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
-    if !plan.reads_body(&config) {
-        add_vary(&mut parts.headers, &config.vary);
+    let hint = body.size_hint();
+    if !plan.reads_body(&config, &hint) {
+        // Sent as the handler made it; it varies on the format headers when
+        // another format could be served from it (a body that may fit the
+        // limit).
+        if hint.lower() <= config.max_body_bytes as u64 {
+            add_vary(&mut parts.headers, &config.vary);
+        }
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
     // Never trust a declared length: reserve at most the limit, and grow

@@ -3,7 +3,7 @@
 
 use http::header::{
     CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, ETAG, HeaderMap, HeaderName,
-    TRANSFER_ENCODING, VARY,
+    IF_NONE_MATCH, TRANSFER_ENCODING, VARY,
 };
 use http::{HeaderValue, StatusCode, response::Parts};
 
@@ -155,16 +155,63 @@ pub(crate) fn mark_rewritten(headers: &mut HeaderMap, served: Format, fields: Op
 fn representation_tag(tag: &[u8], served: Format, fields: Option<u32>) -> Option<HeaderValue> {
     let opaque = tag.strip_prefix(b"W/").unwrap_or(tag);
     let inner = opaque.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-    let mut weak = Vec::with_capacity(inner.len() + 24);
+    let suffix = representation_suffix(served, fields);
+    let mut weak = Vec::with_capacity(inner.len() + suffix.len() + 4);
     weak.extend_from_slice(b"W/\"");
     weak.extend_from_slice(inner);
-    weak.push(b'-');
-    weak.extend_from_slice(served.as_str().as_bytes());
-    if let Some(fields) = fields {
-        weak.extend_from_slice(format!("-f{fields:08x}").as_bytes());
-    }
+    weak.extend_from_slice(suffix.as_bytes());
     weak.push(b'"');
     HeaderValue::from_bytes(&weak).ok()
+}
+
+/// What [`mark_rewritten`] appends to a tag: `-toon`, `-json-f1a2b3c4d`.
+fn representation_suffix(served: Format, fields: Option<u32>) -> String {
+    match fields {
+        Some(fields) => format!("-{}-f{fields:08x}", served.as_str()),
+        None => format!("-{}", served.as_str()),
+    }
+}
+
+/// The most entity tags of an `If-None-Match` looked at; more are dropped
+/// (the handler then answers in full, which is always right).
+const MAX_CONDITIONAL_TAGS: usize = 64;
+
+/// Turns the client's `If-None-Match` into the handler's tags for the
+/// representation asked (`served`, `fields`): a tag this layer made for it
+/// (`W/"v1-toon"`) becomes the handler's (`"v1"`); every other tag is
+/// dropped, so the tag of another representation (the JSON's `"v1"`, the
+/// TOON's for a compact request) never earns a `304` for this one. `*`
+/// stays. Without a tag left, the header goes.
+pub(crate) fn untag_if_none_match(headers: &mut HeaderMap, served: Format, fields: Option<u32>) {
+    if !headers.contains_key(IF_NONE_MATCH) {
+        return;
+    }
+    let suffix = representation_suffix(served, fields);
+    let mut kept: Vec<String> = Vec::new();
+    let tags = headers
+        .get_all(IF_NONE_MATCH)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|text| text.split(','))
+        .map(str::trim)
+        .take(MAX_CONDITIONAL_TAGS);
+    for tag in tags {
+        if tag == "*" {
+            kept.push("*".to_owned());
+        } else if let Some(inner) = tag
+            .strip_prefix("W/\"")
+            .and_then(|rest| rest.strip_suffix('"'))
+            .and_then(|rest| rest.strip_suffix(suffix.as_str()))
+        {
+            kept.push(format!("\"{inner}\""));
+        }
+    }
+    headers.remove(IF_NONE_MATCH);
+    if let Ok(value) = HeaderValue::try_from(kept.join(", ")) {
+        if !kept.is_empty() {
+            headers.insert(IF_NONE_MATCH, value);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -293,5 +340,50 @@ mod tests {
         }
         // Not a quoted tag: dropped, never passed on unchanged.
         assert_eq!(tag("v1", Format::Toon, None), None);
+    }
+
+    #[test]
+    fn conditional_tags_are_the_handlers_for_the_representation_asked() {
+        let untag = |values: &[&'static str], served, fields| {
+            let mut headers = HeaderMap::new();
+            for value in values {
+                headers.append(IF_NONE_MATCH, HeaderValue::from_static(value));
+            }
+            untag_if_none_match(&mut headers, served, fields);
+            headers
+                .get(IF_NONE_MATCH)
+                .map(|v| v.to_str().unwrap().to_owned())
+        };
+        assert_eq!(
+            untag(&["W/\"v1-toon\""], Format::Toon, None).as_deref(),
+            Some("\"v1\"")
+        );
+        // The JSON's own tag, or another representation's, is not this one's.
+        assert_eq!(untag(&["\"v1\""], Format::Toon, None), None);
+        assert_eq!(untag(&["W/\"v1-toon\""], Format::Compact, None), None);
+        assert_eq!(
+            untag(&["W/\"v1-json-f000000ab\""], Format::Json, Some(0xac)),
+            None
+        );
+        assert_eq!(
+            untag(
+                &["W/\"v1-json-f000000ab\", \"v0\"", "W/\"v2-json-f000000ab\""],
+                Format::Json,
+                Some(0xab)
+            )
+            .as_deref(),
+            Some("\"v1\", \"v2\"")
+        );
+        assert_eq!(untag(&["*"], Format::Compact, None).as_deref(), Some("*"));
+        assert_eq!(untag(&[], Format::Toon, None), None);
+        // What `mark_rewritten` makes, `untag_if_none_match` takes back.
+        let mut headers = HeaderMap::new();
+        headers.insert(ETAG, HeaderValue::from_static("\"abc\""));
+        mark_rewritten(&mut headers, Format::Compact, Some(7));
+        let tag = headers[ETAG].to_str().unwrap().to_owned();
+        let mut request = HeaderMap::new();
+        request.insert(IF_NONE_MATCH, HeaderValue::try_from(tag).unwrap());
+        untag_if_none_match(&mut request, Format::Compact, Some(7));
+        assert_eq!(request[IF_NONE_MATCH], "\"abc\"");
     }
 }

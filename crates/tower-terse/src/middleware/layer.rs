@@ -33,7 +33,7 @@ pub struct TerseLayer {
 impl TerseLayer {
     /// A layer with the defaults: JSON unless asked, 8 MiB limit, TOON with
     /// commas and two-space indent, smart fallback on, list keys `data`,
-    /// `items`, `results`, id key `id`, `?format=`, `?fields=`, `X-Prefer-Format`.
+    /// `results`, `items`, `records`, `rows`, `entries`, id key `id`, `?format=`, `?fields=`, `X-Prefer-Format`.
     pub fn new() -> Self {
         Self::default()
     }
@@ -184,15 +184,19 @@ impl TerseLayer {
     }
 
     /// Read and count plain JSON responses that nobody asked to rewrite, so
-    /// that every 2xx JSON response within
-    /// [`max_body_bytes`](Self::max_body_bytes) carries `X-Token-Count`.
+    /// that every 2xx JSON response known to be complete and small carries
+    /// `X-Token-Count`: one with an exact size (a declared
+    /// `Content-Length`, a body held whole such as axum's `Json`) of at
+    /// most 1 MiB and at most [`max_body_bytes`](Self::max_body_bytes).
     /// Default: on.
     ///
     /// The body is sent as the handler made it, byte for byte, once read
-    /// (it is counted as sent, without checking that it parses). Turn this
-    /// off for services that want plain JSON streamed straight through;
-    /// streams (SSE, NDJSON), non-JSON, compressed and over-limit bodies
-    /// always are.
+    /// (it is counted as sent, without checking that it parses). Any other
+    /// plain body (chunked, larger) is sent on as it comes, never held back,
+    /// and carries no count: it may be a stream (NDJSON or a long poll
+    /// served as `application/json`). Turn this off for services that want
+    /// plain JSON streamed straight through always; streams (SSE, NDJSON),
+    /// non-JSON, compressed and over-limit bodies always are.
     ///
     /// ```
     /// let streaming = tower_terse::TerseLayer::new().count_plain_responses(false);
@@ -239,7 +243,7 @@ impl TerseLayer {
     }
 
     /// The keys under which an object body holds its list of records, tried
-    /// in order. Default: `data`, `items`, `results`
+    /// in order. Default: `data`, `results`, `items`, `records`, `rows`, `entries`
     /// ([`DEFAULT_LIST_KEYS`](crate::compact::DEFAULT_LIST_KEYS)).
     pub fn list_keys<I, K>(mut self, keys: I) -> Self
     where

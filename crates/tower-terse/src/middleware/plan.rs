@@ -1,6 +1,7 @@
 //! What the layer will do with a response, decided from the request alone.
 
 use http::{Method, Request, StatusCode};
+use http_body::SizeHint;
 
 use super::Config;
 use crate::error_envelope::ErrorEnvelope;
@@ -8,6 +9,10 @@ use crate::fields::{Fields, FieldsError};
 use crate::format::Format;
 use crate::negotiate::{Negotiated, negotiate};
 use crate::query::query_param;
+
+/// The largest plain JSON body read only to be counted (1 MiB); see
+/// [`TerseLayer::count_plain_responses`](crate::TerseLayer::count_plain_responses).
+pub(crate) const MAX_COUNTED_PLAIN_BYTES: usize = 1 << 20;
 
 /// The request's wishes, carried to the response.
 #[derive(Debug, Clone)]
@@ -81,10 +86,22 @@ impl Route {
 
 impl Plan {
     /// Whether the body has to be read: to rewrite it, or to count its
-    /// tokens. Plain JSON nobody asked about streams only when counting it is
-    /// turned off.
-    pub(crate) fn reads_body(&self, config: &Config) -> bool {
-        config.count_plain || self.asked || self.fields.is_some() || self.format != Format::Json
+    /// tokens. Plain JSON nobody asked to rewrite is read to be counted only
+    /// when counting is on (or the client named JSON) and the body is known
+    /// to be complete and small: an exact size (a declared length) of at
+    /// most [`MAX_COUNTED_PLAIN_BYTES`] and `max_body_bytes`. Any other
+    /// plain body may be a stream (NDJSON, a long poll) and is sent on as
+    /// it comes, without a count.
+    pub(crate) fn reads_body(&self, config: &Config, hint: &SizeHint) -> bool {
+        let small = config.max_body_bytes.min(MAX_COUNTED_PLAIN_BYTES) as u64;
+        self.rewrites()
+            || (config.count_plain || self.asked) && hint.exact().is_some_and(|len| len <= small)
+    }
+
+    /// Whether the body is to be served other than as the handler made it:
+    /// in another format, or with some fields only.
+    pub(crate) fn rewrites(&self) -> bool {
+        self.fields.is_some() || self.format != Format::Json
     }
 
     /// The route to report the response under: the router's pattern, or the

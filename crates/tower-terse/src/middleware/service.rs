@@ -7,8 +7,10 @@ use http::{Request, Response};
 use http_body::Body;
 use tower_service::Service;
 
+use super::headers::untag_if_none_match;
 use super::plan::{Planned, plan};
 use super::{Config, ResponseFuture, TerseBody};
+use crate::fields::Fields;
 
 /// Middleware that negotiates a format and rewrites eligible JSON responses.
 ///
@@ -69,6 +71,13 @@ where
             Planned::Refuse(refusal) => ResponseFuture::refuse(refusal, config),
             Planned::Serve(plan) => {
                 let config = config.clone();
+                let mut req = req;
+                if plan.rewrites() {
+                    // The handler knows its own tags, not the ones the layer
+                    // made for this representation.
+                    let fields = plan.fields.as_ref().map(Fields::fingerprint);
+                    untag_if_none_match(req.headers_mut(), plan.format, fields);
+                }
                 ResponseFuture::serve(self.inner.call(req), plan, config)
             }
         }

@@ -1,0 +1,182 @@
+//! URLs in response headers that point at the upstream, pointed back at the
+//! gateway (what nginx's `proxy_redirect default` does): a client cannot
+//! reach the upstream's address, or should not use it.
+
+use http::header::{CONTENT_LOCATION, LINK, LOCATION};
+use http::{HeaderMap, HeaderValue};
+
+/// The most `Link` header values rewritten; more pass as they are.
+const MAX_LINKS: usize = 64;
+
+/// Rewrites absolute URLs from one origin and path prefix to another.
+#[derive(Debug, Clone)]
+pub(crate) struct Redirects {
+    /// `http://host:port/prefix`, the upstream as configured.
+    from: String,
+    /// `http://host:port`, the gateway as the client named it.
+    to: String,
+}
+
+impl Redirects {
+    /// From the upstream's `authority` and `prefix` to the gateway at
+    /// `host` (the `Host` the client sent).
+    pub(crate) fn new(authority: &str, prefix: &str, host: &HeaderValue) -> Option<Self> {
+        let host = host.to_str().ok()?;
+        // A `Host` with anything but a host and port is not used in a URL.
+        if host.is_empty()
+            || host
+                .bytes()
+                .any(|b| matches!(b, b'/' | b'?' | b'#' | b'@' | b'\\' | b' ' | b'<' | b'>'))
+        {
+            return None;
+        }
+        Some(Redirects {
+            from: format!("http://{authority}{prefix}"),
+            to: format!("http://{host}"),
+        })
+    }
+
+    /// `Location`, `Content-Location` and every `Link` URL that point under
+    /// the upstream's prefix, now under the gateway's root.
+    pub(crate) fn apply(&self, headers: &mut HeaderMap) {
+        for name in [LOCATION, CONTENT_LOCATION] {
+            let rewritten = headers
+                .get(&name)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|url| self.url(url));
+            if let Some(value) = rewritten.and_then(|url| HeaderValue::try_from(url).ok()) {
+                headers.insert(name, value);
+            }
+        }
+        if !headers.contains_key(LINK) || headers.get_all(LINK).iter().count() > MAX_LINKS {
+            return;
+        }
+        let links: Vec<HeaderValue> = headers
+            .get_all(LINK)
+            .iter()
+            .map(|value| {
+                value
+                    .to_str()
+                    .ok()
+                    .and_then(|text| self.links(text))
+                    .and_then(|text| HeaderValue::try_from(text).ok())
+                    .unwrap_or_else(|| value.clone())
+            })
+            .collect();
+        headers.remove(LINK);
+        for link in links {
+            headers.append(LINK, link);
+        }
+    }
+
+    /// `url` moved to the gateway, when it points under the upstream.
+    fn url(&self, url: &str) -> Option<String> {
+        let head = url.get(..self.from.len())?;
+        if !head.eq_ignore_ascii_case(&self.from) {
+            return None;
+        }
+        let rest = &url[self.from.len()..];
+        match rest.bytes().next() {
+            None => Some(format!("{}/", self.to)),
+            Some(b'/') => Some(format!("{}{rest}", self.to)),
+            Some(b'?' | b'#') => Some(format!("{}/{rest}", self.to)),
+            // `http://up:80001` is another port, `/apix` another path.
+            Some(_) => None,
+        }
+    }
+
+    /// A `Link` value with each `<URL>` moved (RFC 8288: URLs are in angle
+    /// brackets, which they cannot contain).
+    fn links(&self, text: &str) -> Option<String> {
+        let mut out = String::with_capacity(text.len() + 16);
+        let mut rest = text;
+        let mut changed = false;
+        while let Some(open) = rest.find('<') {
+            let close = open + rest[open..].find('>')?;
+            out.push_str(&rest[..=open]);
+            let url = &rest[open + 1..close];
+            match self.url(url) {
+                Some(moved) => {
+                    out.push_str(&moved);
+                    changed = true;
+                }
+                None => out.push_str(url),
+            }
+            rest = &rest[close..];
+            out.push('>');
+            rest = &rest[1..];
+        }
+        out.push_str(rest);
+        changed.then_some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn redirects(prefix: &str) -> Redirects {
+        Redirects::new(
+            "127.0.0.1:8000",
+            prefix,
+            &HeaderValue::from_static("gw.local:3000"),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn urls_under_the_upstream_move_to_the_gateway() {
+        let r = redirects("");
+        assert_eq!(
+            r.url("http://127.0.0.1:8000/tasks/2?x=1").as_deref(),
+            Some("http://gw.local:3000/tasks/2?x=1")
+        );
+        assert_eq!(
+            r.url("HTTP://127.0.0.1:8000").as_deref(),
+            Some("http://gw.local:3000/")
+        );
+        assert_eq!(
+            r.url("http://127.0.0.1:8000?a").as_deref(),
+            Some("http://gw.local:3000/?a")
+        );
+        assert_eq!(r.url("http://127.0.0.1:80001/x"), None);
+        assert_eq!(r.url("https://example.com/x"), None);
+        assert_eq!(r.url("/tasks/2"), None);
+        let r = redirects("/api");
+        assert_eq!(
+            r.url("http://127.0.0.1:8000/api/tasks").as_deref(),
+            Some("http://gw.local:3000/tasks")
+        );
+        assert_eq!(r.url("http://127.0.0.1:8000/apix"), None);
+        assert_eq!(r.url("http://127.0.0.1:8000/other"), None);
+    }
+
+    #[test]
+    fn headers_are_rewritten_in_place() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            LOCATION,
+            HeaderValue::from_static("http://127.0.0.1:8000/a"),
+        );
+        headers.insert(CONTENT_LOCATION, HeaderValue::from_static("/b"));
+        headers.append(
+            LINK,
+            HeaderValue::from_static(
+                r#"<http://127.0.0.1:8000/t?page=2>; rel="next", <https://docs.example/>; rel="help""#,
+            ),
+        );
+        headers.append(LINK, HeaderValue::from_static("<broken"));
+        redirects("").apply(&mut headers);
+        assert_eq!(headers[LOCATION], "http://gw.local:3000/a");
+        assert_eq!(headers[CONTENT_LOCATION], "/b");
+        let links: Vec<_> = headers.get_all(LINK).iter().collect();
+        assert_eq!(
+            links,
+            [
+                r#"<http://gw.local:3000/t?page=2>; rel="next", <https://docs.example/>; rel="help""#,
+                "<broken"
+            ]
+        );
+        assert!(Redirects::new("a:1", "", &HeaderValue::from_static("evil/x")).is_none());
+    }
+}
