@@ -3,7 +3,6 @@
 //! `metrics` feature three counters.
 
 use crate::format::Format;
-use crate::render::Outcome;
 
 /// Whether a report would reach anyone: the `metrics` feature is on, or a
 /// `tracing` subscriber wants the event. Work done only for reports (the
@@ -33,21 +32,6 @@ pub(crate) struct Report<'a> {
 }
 
 impl<'a> Report<'a> {
-    /// The report of what the core decided for a body under `route`;
-    /// `None` for a body that is not JSON, or whose JSON was not counted
-    /// (no report was wanted while it rendered).
-    pub(crate) fn of(route: &'a str, outcome: &Outcome) -> Option<Self> {
-        Some(Report {
-            route,
-            asked: outcome.asked.then_some(outcome.planned),
-            planned: outcome.planned,
-            served: outcome.served?,
-            bytes: outcome.bytes,
-            tokens: outcome.tokens?,
-            json_tokens: outcome.json_tokens?,
-        })
-    }
-
     /// Emits the event (target `terse`, level debug) and, with the `metrics`
     /// feature, `terse_responses_total{route,format}`,
     /// `terse_tokens_total{route,format}` and `terse_json_tokens_total{route}`.

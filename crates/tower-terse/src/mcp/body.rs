@@ -4,137 +4,18 @@
 use std::collections::VecDeque;
 use std::fmt;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 use bytes::{Buf, Bytes};
 use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 
-use super::Config;
+use super::exchange::Exchange;
+use super::mode::{Mode, finish};
 use super::offload;
-use super::session::Session;
-use super::sse::{Splitter, rewrite_event};
+use super::sse::Splitter;
 use crate::bounded::Bounded;
-use crate::format::Format;
-
-/// What one exchange (a POST and its answer) shares between the request
-/// body, as the server reads it, and the response body.
-#[derive(Debug)]
-pub(crate) struct Exchange {
-    pub(crate) config: Arc<Config>,
-    pub(crate) format: Format,
-    /// Whether the client named the format (not only the layer's default).
-    pub(crate) asked: bool,
-    capture: Mutex<Capture>,
-}
-
-/// The request's bytes read whole, in place of any copy.
-const WHOLE: usize = usize::MAX;
-
-#[derive(Debug, Default)]
-struct Capture {
-    /// The request's first bytes; emptied once it passes the limit.
-    bytes: Vec<u8>,
-    over_limit: bool,
-    /// The session that read the request, and how many bytes it read
-    /// ([`WHOLE`] once the held request was read).
-    session: Option<(usize, Session)>,
-}
-
-impl Exchange {
-    pub(crate) fn new(config: Arc<Config>, format: Format, asked: bool) -> Self {
-        Exchange {
-            config,
-            format,
-            asked,
-            capture: Mutex::new(Capture::default()),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Capture> {
-        // A panic elsewhere while holding it leaves plain data behind.
-        self.capture
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Whether the request body is held whole to be rewritten (the
-    /// `format` argument removed) rather than copied aside.
-    pub(crate) fn holds_request(&self) -> bool {
-        self.config.format_argument
-    }
-
-    fn copy(&self, data: &[u8]) {
-        let mut capture = self.lock();
-        if capture.over_limit {
-            return;
-        }
-        if capture.bytes.len().saturating_add(data.len()) > self.config.max_request_bytes {
-            capture.over_limit = true;
-            capture.bytes = Vec::new();
-        } else {
-            capture.bytes.extend_from_slice(data);
-        }
-    }
-
-    /// The request is past the limit: its answer is not rewritten.
-    fn give_up(&self) {
-        let mut capture = self.lock();
-        capture.over_limit = true;
-        capture.bytes = Vec::new();
-    }
-
-    fn session(&self, text: &[u8]) -> Session {
-        let mut session = Session::with_format(self.config.clone(), self.format, self.asked);
-        if let Ok(text) = std::str::from_utf8(text) {
-            session.client_message(text);
-        }
-        session
-    }
-
-    /// Runs `f` with the session that read the request: once the request
-    /// is complete JSON (read again only when more of it arrived); `None`
-    /// past the limit.
-    fn with_session<T>(&self, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
-        let mut capture = self.lock();
-        if capture.over_limit {
-            return None;
-        }
-        let read = capture.bytes.len();
-        if capture
-            .session
-            .as_ref()
-            .is_none_or(|(at, _)| *at != read && *at != WHOLE)
-        {
-            let session = self.session(&capture.bytes);
-            capture.session = Some((read, session));
-        }
-        capture.session.as_mut().map(|(_, session)| f(session))
-    }
-
-    /// The whole held request: read by the session, and rewritten when it
-    /// changed.
-    fn read_whole(&self, body: &[u8]) -> Option<String> {
-        let mut session = Session::with_format(self.config.clone(), self.format, self.asked);
-        let rewritten = std::str::from_utf8(body)
-            .ok()
-            .and_then(|text| session.client_message(text));
-        self.lock().session = Some((WHOLE, session));
-        rewritten
-    }
-
-    /// Whether the request holds a request whose answer may be rewritten.
-    pub(crate) fn has_calls(&self) -> bool {
-        self.with_session(|session| session.pending() > 0) == Some(true)
-    }
-
-    /// A JSON-RPC message (or batch) rewritten by the session.
-    fn rewrite(&self, text: &str) -> Option<String> {
-        self.with_session(|session| session.server_message(text))
-            .flatten()
-    }
-}
 
 pin_project! {
     /// The request body the inner service reads: the client's body,
@@ -271,31 +152,6 @@ fn into_bytes<D: Buf>(mut data: D) -> Bytes {
     data.copy_to_bytes(data.remaining())
 }
 
-/// How the response body is read.
-pub(crate) enum Mode {
-    /// Streamed through as it comes.
-    Plain,
-    /// One JSON-RPC message or batch, held up to the limit.
-    Json { held: Bounded, passing: bool },
-    /// An event stream, rewritten event by event.
-    Events(Splitter),
-    /// On the blocking pool with a large rewrite (see [`offload`]).
-    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
-    Away,
-}
-
-impl Mode {
-    /// The bytes held for a rewrite.
-    #[cfg(feature = "tokio")]
-    pub(crate) fn held(&self) -> usize {
-        match self {
-            Mode::Json { held, .. } => held.len(),
-            Mode::Events(splitter) => splitter.held(),
-            Mode::Plain | Mode::Away => 0,
-        }
-    }
-}
-
 pin_project! {
     /// The response body of [`Mcp`](super::Mcp): the server's body streamed
     /// as it comes, with the text blocks of `tools/call` results rewritten
@@ -344,54 +200,6 @@ impl<B: Body> McpBody<B> {
             ..Self::plain(inner)
         }
     }
-}
-
-/// Feeds `data` to the mode; what may go out now.
-pub(crate) fn push(mode: &mut Mode, exchange: Option<&Exchange>, data: Bytes) -> Vec<u8> {
-    match (mode, exchange) {
-        (Mode::Json { held, passing }, Some(_)) => {
-            if *passing {
-                return data.into();
-            }
-            if held.push(data).is_err() {
-                *passing = true;
-                return held.take().into();
-            }
-            Vec::new()
-        }
-        (Mode::Events(splitter), Some(exchange)) => {
-            let mut out = Vec::new();
-            splitter.feed(&data, &mut out, &mut |event| rewrite_one(exchange, event));
-            out
-        }
-        _ => data.into(),
-    }
-}
-
-/// The stream ended (or failed): whatever is held, rewritten when whole.
-pub(crate) fn finish(mode: &mut Mode, exchange: Option<&Exchange>, complete: bool) -> Vec<u8> {
-    match (mode, exchange) {
-        (Mode::Json { held, passing }, Some(exchange)) => {
-            let held = held.take();
-            if *passing || !complete {
-                return held.into();
-            }
-            std::str::from_utf8(&held)
-                .ok()
-                .and_then(|text| exchange.rewrite(text))
-                .map_or_else(|| held.into(), String::into_bytes)
-        }
-        (Mode::Events(splitter), Some(exchange)) => {
-            let mut out = Vec::new();
-            splitter.finish(&mut out, &mut |event| rewrite_one(exchange, event));
-            out
-        }
-        _ => Vec::new(),
-    }
-}
-
-fn rewrite_one(exchange: &Exchange, event: &[u8]) -> Option<Vec<u8>> {
-    rewrite_event(event, |data| exchange.rewrite(data))
 }
 
 impl<B: Body> Body for McpBody<B> {

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use super::{Config, McpTool};
 use crate::format::Format;
 use crate::render::{self, LineStyle, Lines, Plan, Rendered};
-use crate::report::{self, Report};
+use crate::report;
 
 /// The `tools/call` requests a rewrite answers: JSON-RPC id (as canonical
 /// JSON text) to tool name (the [`Session`](super::Session) tracks them).
@@ -174,7 +174,7 @@ impl Rewrite<'_> {
         let Rendered { body, outcome } =
             render::render(json.as_bytes(), None, &plan, &config.render_settings());
         if report::wanted() {
-            if let Some(report) = Report::of(&label, &outcome) {
+            if let Some(report) = outcome.report(&label) {
                 report.emit();
             }
         }

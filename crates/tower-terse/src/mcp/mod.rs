@@ -65,11 +65,13 @@
 //! ```
 
 mod body;
+mod exchange;
 mod format_argument;
 mod hint;
 mod lines;
 mod message;
 mod meta;
+mod mode;
 mod offload;
 mod service;
 mod session;

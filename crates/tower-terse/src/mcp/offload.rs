@@ -6,7 +6,8 @@ use std::task::{Context, Poll};
 
 use bytes::Bytes;
 
-use super::body::{Exchange, Mode, finish, push};
+use super::exchange::Exchange;
+use super::mode::{Mode, finish, push};
 
 /// What the body does with the mode next.
 pub(crate) enum Work {

@@ -12,7 +12,8 @@ use http_body::Body;
 use pin_project_lite::pin_project;
 use tower_service::Service;
 
-use super::body::{Exchange, McpBody, McpRequestBody};
+use super::body::{McpBody, McpRequestBody};
+use super::exchange::Exchange;
 use super::{Config, McpHint};
 use crate::format::Format;
 use crate::negotiate::{Negotiated, negotiate};

@@ -14,7 +14,7 @@ use super::{Config, TerseBody};
 use crate::budget::Reservation;
 use crate::fields::Fields;
 use crate::render::Rendered;
-use crate::report::{self, Report};
+use crate::report;
 
 /// A body read whole, with what its response needs to go out.
 pub(super) struct Complete {
@@ -98,7 +98,7 @@ impl Complete {
         add_vary(&mut parts.headers, &config.vary);
         // A `HEAD` answer serves nothing.
         if !plan.head && report::wanted() {
-            if let Some(report) = Report::of(plan.route_label(&config), &outcome) {
+            if let Some(report) = outcome.report(plan.route_label(&config)) {
                 report.emit();
             }
         }

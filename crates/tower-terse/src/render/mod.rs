@@ -13,6 +13,7 @@ mod decide;
 pub(crate) mod log_gate;
 mod media;
 mod outcome;
+pub(crate) mod public;
 
 pub use media::{is_identity_coding, is_json_media_type};
 pub use outcome::{Fallback, Outcome};

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use crate::format::Format;
+use crate::report::Report;
 
 /// What the layer did with one response body (or the MCP layer with one
 /// text block): the format it planned, the one it served and why they
@@ -91,5 +92,22 @@ impl Fallback {
 impl fmt::Display for Fallback {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+impl Outcome {
+    /// The report of this decision for a body under `route`; `None` for a
+    /// body that is not JSON, or whose JSON was not counted (no report was
+    /// wanted while it rendered).
+    pub(crate) fn report<'a>(&self, route: &'a str) -> Option<Report<'a>> {
+        Some(Report {
+            route,
+            asked: self.asked.then_some(self.planned),
+            planned: self.planned,
+            served: self.served?,
+            bytes: self.bytes,
+            tokens: self.tokens?,
+            json_tokens: self.json_tokens?,
+        })
     }
 }

@@ -1,0 +1,127 @@
+//! What one exchange (a POST and its answer) shares between the request
+//! body, as the server reads it, and the response body: the session that
+//! read the request, for the rewrite of the answer.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::Config;
+use super::session::Session;
+use crate::format::Format;
+
+/// What one exchange (a POST and its answer) shares between the request
+/// body, as the server reads it, and the response body.
+#[derive(Debug)]
+pub(crate) struct Exchange {
+    pub(crate) config: Arc<Config>,
+    pub(crate) format: Format,
+    /// Whether the client named the format (not only the layer's default).
+    pub(crate) asked: bool,
+    capture: Mutex<Capture>,
+}
+
+/// The request's bytes read whole, in place of any copy.
+const WHOLE: usize = usize::MAX;
+
+#[derive(Debug, Default)]
+struct Capture {
+    /// The request's first bytes; emptied once it passes the limit.
+    bytes: Vec<u8>,
+    over_limit: bool,
+    /// The session that read the request, and how many bytes it read
+    /// ([`WHOLE`] once the held request was read).
+    session: Option<(usize, Session)>,
+}
+
+impl Exchange {
+    pub(crate) fn new(config: Arc<Config>, format: Format, asked: bool) -> Self {
+        Exchange {
+            config,
+            format,
+            asked,
+            capture: Mutex::new(Capture::default()),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Capture> {
+        // A panic elsewhere while holding it leaves plain data behind.
+        self.capture
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Whether the request body is held whole to be rewritten (the
+    /// `format` argument removed) rather than copied aside.
+    pub(crate) fn holds_request(&self) -> bool {
+        self.config.format_argument
+    }
+
+    pub(crate) fn copy(&self, data: &[u8]) {
+        let mut capture = self.lock();
+        if capture.over_limit {
+            return;
+        }
+        if capture.bytes.len().saturating_add(data.len()) > self.config.max_request_bytes {
+            capture.over_limit = true;
+            capture.bytes = Vec::new();
+        } else {
+            capture.bytes.extend_from_slice(data);
+        }
+    }
+
+    /// The request is past the limit: its answer is not rewritten.
+    pub(crate) fn give_up(&self) {
+        let mut capture = self.lock();
+        capture.over_limit = true;
+        capture.bytes = Vec::new();
+    }
+
+    fn session(&self, text: &[u8]) -> Session {
+        let mut session = Session::with_format(self.config.clone(), self.format, self.asked);
+        if let Ok(text) = std::str::from_utf8(text) {
+            session.client_message(text);
+        }
+        session
+    }
+
+    /// Runs `f` with the session that read the request: once the request
+    /// is complete JSON (read again only when more of it arrived); `None`
+    /// past the limit.
+    fn with_session<T>(&self, f: impl FnOnce(&mut Session) -> T) -> Option<T> {
+        let mut capture = self.lock();
+        if capture.over_limit {
+            return None;
+        }
+        let read = capture.bytes.len();
+        if capture
+            .session
+            .as_ref()
+            .is_none_or(|(at, _)| *at != read && *at != WHOLE)
+        {
+            let session = self.session(&capture.bytes);
+            capture.session = Some((read, session));
+        }
+        capture.session.as_mut().map(|(_, session)| f(session))
+    }
+
+    /// The whole held request: read by the session, and rewritten when it
+    /// changed.
+    pub(crate) fn read_whole(&self, body: &[u8]) -> Option<String> {
+        let mut session = Session::with_format(self.config.clone(), self.format, self.asked);
+        let rewritten = std::str::from_utf8(body)
+            .ok()
+            .and_then(|text| session.client_message(text));
+        self.lock().session = Some((WHOLE, session));
+        rewritten
+    }
+
+    /// Whether the request holds a request whose answer may be rewritten.
+    pub(crate) fn has_calls(&self) -> bool {
+        self.with_session(|session| session.pending() > 0) == Some(true)
+    }
+
+    /// A JSON-RPC message (or batch) rewritten by the session.
+    pub(crate) fn rewrite(&self, text: &str) -> Option<String> {
+        self.with_session(|session| session.server_message(text))
+            .flatten()
+    }
+}
