@@ -27,8 +27,25 @@ pub const PIECE_MAX: usize = 1200;
 pub const ASCII: usize = 1 + ASCII_FEATURES;
 pub const FEATURES: usize = ASCII + CLASSES * CLASSES;
 
+/// The exact o200k_base count of `text`, remembered: leaving each family
+/// out in turn counts the same texts many times.
 pub fn exact(text: &str) -> f64 {
-    tower_terse::tokens::exact(text) as f64
+    use std::collections::HashMap;
+    use std::sync::{Mutex, PoisonError};
+    static COUNTS: Mutex<Option<HashMap<String, f64>>> = Mutex::new(None);
+    let remembered = |counts: &mut Option<HashMap<String, f64>>| {
+        counts.get_or_insert_with(HashMap::new).get(text).copied()
+    };
+    if let Some(count) = remembered(&mut COUNTS.lock().unwrap_or_else(PoisonError::into_inner)) {
+        return count;
+    }
+    let count = tower_terse::tokens::exact(text) as f64;
+    COUNTS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get_or_insert_with(HashMap::new)
+        .insert(text.to_owned(), count);
+    count
 }
 
 /// How often each weight is added: ASCII pairs, each ASCII feature, each
@@ -141,8 +158,26 @@ pub fn solve(a: &[f64], b: &[f64], fixed: &[(usize, f64)]) -> Vec<f64> {
         a[f * n + f] = 1.0;
         b[f] = value;
     }
-    cholesky_solve(&mut a, &mut b, n);
-    b
+    // A weight coupled with no other (a class pair the rows never have, a
+    // weight held fixed) is its own equation; the rest are solved as one
+    // system, which is far smaller than all of them (Cholesky is cubic).
+    let coupled: Vec<usize> = (0..n)
+        .filter(|&i| (0..n).any(|j| j != i && a[i * n + j] != 0.0))
+        .collect();
+    let mut x: Vec<f64> = (0..n).map(|i| b[i] / a[i * n + i]).collect();
+    let m = coupled.len();
+    let mut system = vec![0.0; m * m];
+    let mut rhs: Vec<f64> = coupled.iter().map(|&i| b[i]).collect();
+    for (r, &i) in coupled.iter().enumerate() {
+        for (c, &j) in coupled.iter().enumerate() {
+            system[r * m + c] = a[i * n + j];
+        }
+    }
+    cholesky_solve(&mut system, &mut rhs, m);
+    for (r, &i) in coupled.iter().enumerate() {
+        x[i] = rhs[r];
+    }
+    x
 }
 
 /// Fits, then rounds the weights to fixed point: the ASCII ones one at a

@@ -7,17 +7,23 @@
 //! current model (pair features and byte classes) does not reach it on every
 //! family (`cargo run --release -p terse-tools --bin cross_family` prints the
 //! table). The bounds below hold what it reaches, so the error cannot grow
-//! unnoticed while the model is improved towards the goal.
+//! unnoticed while the model is improved towards the goal, and the README
+//! quotes the figures over all families as this test computes them.
 
 use terse_tools::families::{CrossFamily, FAMILIES, cross_family, samples};
 use terse_tools::fit::{DEFAULT_RIDGE, mean_p95};
 
 /// Mean error allowed on a family the fit never saw.
 const MAX_MEAN: f64 = 0.12;
-/// 95th-percentile error allowed on a family the fit never saw.
-const MAX_P95: f64 = 0.30;
+/// 95th-percentile error allowed on a family the fit never saw. The prose
+/// family (seven languages, 32 texts) sits near it: its p95 is its
+/// second-worst text, a short piece of Hindi or Arabic, which moves a point
+/// or two whenever the other weights are refitted.
+const MAX_P95: f64 = 0.32;
 /// Mean error allowed over all families, each left out in turn.
-const MAX_OVERALL_MEAN: f64 = 0.05;
+const MAX_OVERALL_MEAN: f64 = 0.04;
+/// 95th-percentile error allowed over all families, each left out in turn.
+const MAX_OVERALL_P95: f64 = 0.10;
 
 #[test]
 fn leave_one_family_out_error_stays_within_its_bounds() {
@@ -48,6 +54,20 @@ fn leave_one_family_out_error_stays_within_its_bounds() {
         mean * 100.0,
         p95 * 100.0
     );
+    let sentence = format!(
+        "left out of the fit in turn: `cargo run --release -p terse-tools --bin cross_family`) \
+         it is {:.1}% off on average ({:.1}% at p95)",
+        mean * 100.0,
+        p95 * 100.0
+    );
+    let readme = std::fs::read_to_string(terse_tools::families::root().join("README.md"))
+        .expect("README.md");
+    let flat = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat(&readme).contains(&flat(&sentence)),
+        "the README should say: {sentence}"
+    );
     assert!(failures.is_empty(), "over the bounds: {failures:?}");
     assert!(mean <= MAX_OVERALL_MEAN, "overall mean {mean:.4}");
+    assert!(p95 <= MAX_OVERALL_P95, "overall p95 {p95:.4}");
 }

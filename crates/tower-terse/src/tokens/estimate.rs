@@ -8,10 +8,12 @@ use super::weights::SCALE_BITS;
 /// Estimates how many o200k_base tokens `text` takes, without a tokenizer.
 ///
 /// One pass over the bytes adds a fitted weight for each pair of adjacent
-/// bytes. A pair of two ASCII bytes is weighed by eight features: does a run
+/// bytes. A pair of two ASCII bytes is weighed by ten features: does a run
 /// of digits start (after a space or not), does a capital follow a lowercase
-/// letter, does a run of lowercase letters start, is the byte a letter past
-/// `f` (ids and hashes are dense), a line break, a space or a dash. They are
+/// letter, does a run of lowercase letters start, does a lowercase letter
+/// follow one (inside a word, which o200k merges most), is the byte a letter
+/// past `f` (ids and hashes are dense), a line break, the first space of a
+/// line (indentation), a space or a dash. They are
 /// tested on many pairs at once with vector compares, with no table: 32 at
 /// a time with AVX2 on x86-64 CPUs that have it, 16 with SSE2 on the rest.
 /// A pair
@@ -25,10 +27,14 @@ use super::weights::SCALE_BITS;
 /// under 4.5% off for 95% of samples; the test holds it to 2% and 5%. Text
 /// of a kind the weights were not fitted on is further off: fitted without
 /// each family of text in turn and measured on it (`cargo run --release -p
-/// terse-tools --bin cross_family`), it is 2.6% (URLs and ids) to 10.6%
-/// (prose) off on average, 3.8% over all families, and 10.2% at the 95th
-/// percentile. So the smart fallback does not trust it on near ties: see
-/// [`choose`](super::choose()).
+/// terse-tools --bin cross_family`), it is 2.3% (URLs and ids) to 11.0%
+/// (prose) off on average, 3.6% over all families, and 9.6% at the 95th
+/// percentile. Prose is the limit of a model of byte pairs: it comes out
+/// low (Hindi by a quarter, Arabic by a fifth, English by a twelfth),
+/// because real prose uses rarer words, split into more tokens, than the
+/// records the weights are fitted on, and nothing in a pair of bytes tells
+/// a rare word from a common one. So the smart fallback does not trust the
+/// estimate on near ties: see [`choose`](super::choose()).
 ///
 /// On JSON bodies of 10 KB to 1 MB, on a shared 2-core machine, it ran at
 /// 8.8 to 9.9 GB/s with AVX2, 0.155 to 0.174 of a `memchr` scan of the same

@@ -11,7 +11,7 @@
 //! weights and the estimator always agree on what a feature is.
 
 /// How many features there are.
-pub const FEATURES: usize = 8;
+pub const FEATURES: usize = 10;
 
 /// `byte > bound`, both below `0x80`: a signed compare, which SSE2 has for
 /// bytes (it has no unsigned one).
@@ -24,6 +24,12 @@ const fn above(byte: u8, bound: u8) -> bool {
 #[inline(always)]
 const fn upper(b: u8) -> bool {
     above(b, b'A' - 1) & !above(b, b'Z')
+}
+
+/// `a`-`z`.
+#[inline(always)]
+const fn lower(b: u8) -> bool {
+    above(b, b'a' - 1) & !above(b, b'z')
 }
 
 /// `0`-`9`.
@@ -56,6 +62,12 @@ pub const fn features(prev: u8, byte: u8) -> [bool; FEATURES] {
         (byte == b'\n') & (prev != b'\n'),
         byte == b' ',
         byte == b'-',
+        // A lowercase letter after one: inside a word, where o200k merges
+        // most (a common English word is one token however long).
+        lower(byte) & lower(prev),
+        // Indentation: the first space of a line starts a run of spaces
+        // that o200k takes as one token.
+        (byte == b' ') & (prev == b'\n'),
     ]
 }
 
@@ -71,4 +83,6 @@ pub const NAMES: [&str; FEATURES] = [
     "line_break",
     "space",
     "dash",
+    "lower_after_lower",
+    "space_after_line_break",
 ];
