@@ -771,7 +771,9 @@ impl Config {
     /// ```
     pub fn mcp_layer(&self) -> Option<McpLayer> {
         let m = self.file.mcp.as_ref()?;
-        let layer = McpLayer::new().settings(&self.file.layer);
+        let layer = McpLayer::new()
+            .settings(&self.file.layer)
+            .memory_budget(self.budget.clone());
         let layer = set(layer, m.default_format, McpLayer::default_format);
         let layer = set(
             layer,

@@ -16,6 +16,7 @@ use super::mode::{Mode, finish};
 use super::offload;
 use super::sse::Splitter;
 use crate::bounded::Bounded;
+use crate::budget::Reservation;
 
 pin_project! {
     /// The request body the inner service reads: the client's body,
@@ -167,6 +168,8 @@ pin_project! {
         ready: VecDeque<Result<Frame<Bytes>, B::Error>>,
         ended: bool,
         offloaded: Option<offload::Task>,
+        // The bytes held against the layer's memory budget, if it has one.
+        held: Option<Reservation>,
     }
 }
 
@@ -179,6 +182,7 @@ impl<B: Body> McpBody<B> {
             ready: VecDeque::new(),
             ended: false,
             offloaded: None,
+            held: None,
         }
     }
 
@@ -202,6 +206,34 @@ impl<B: Body> McpBody<B> {
     }
 }
 
+/// Whether the bytes held, and `more`, fit the layer's memory budget
+/// (growing the reservation when they do); always with no budget.
+fn within_budget(
+    mode: &Mode,
+    reserved: &mut Option<Reservation>,
+    exchange: Option<&Arc<Exchange>>,
+    more: usize,
+) -> bool {
+    let Some(budget) = exchange.and_then(|e| e.config.budget.as_ref()) else {
+        return true;
+    };
+    if matches!(mode, Mode::Plain | Mode::Away) {
+        return true;
+    }
+    let needed = mode.held().saturating_add(more);
+    match reserved {
+        Some(held) if needed <= held.bytes() => true,
+        Some(held) => held.try_grow(needed - held.bytes()),
+        None => match budget.try_reserve(needed) {
+            Some(held) => {
+                *reserved = Some(held);
+                true
+            }
+            None => false,
+        },
+    }
+}
+
 impl<B: Body> Body for McpBody<B> {
     type Data = Bytes;
     type Error = B::Error;
@@ -211,7 +243,7 @@ impl<B: Body> Body for McpBody<B> {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
         let mut this = self.project();
-        if let Mode::Plain = this.mode {
+        if matches!(this.mode, Mode::Plain) && this.ready.is_empty() {
             let frame = ready!(this.inner.poll_frame(cx));
             return Poll::Ready(frame.map(|frame| frame.map(|frame| frame.map_data(into_bytes))));
         }
@@ -249,7 +281,19 @@ impl<B: Body> Body for McpBody<B> {
                     continue;
                 }
                 Some(Ok(frame)) => match frame.into_data() {
-                    Ok(bytes) => offload::Work::Push(into_bytes(bytes)),
+                    Ok(bytes) => {
+                        let bytes = into_bytes(bytes);
+                        if !within_budget(this.mode, this.held, exchange, bytes.len()) {
+                            // No room to hold it: what was held goes first,
+                            // then everything streams as it comes.
+                            *this.held = None;
+                            let held = this.mode.let_go();
+                            this.ready.extend(data(held));
+                            this.ready.extend(data(bytes.into()));
+                            continue;
+                        }
+                        offload::Work::Push(bytes)
+                    }
                     Err(frame) => {
                         // Trailers end the body: what is held goes first.
                         *this.ended = true;

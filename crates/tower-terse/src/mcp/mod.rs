@@ -221,6 +221,8 @@ pub(crate) struct Config {
     /// only their calls lose it. Shared by every session of the layer
     /// (one server), so HTTP requests see what an earlier one listed.
     pub(crate) offered: Arc<Mutex<HashSet<String>>>,
+    /// The bound on the bytes every answer held for a rewrite takes, if any.
+    pub(crate) budget: Option<crate::MemoryBudget>,
 }
 
 impl Config {
@@ -263,6 +265,7 @@ impl Default for Config {
             hint: McpHint::Off,
             meta_counts: false,
             offered: Arc::default(),
+            budget: None,
         }
     }
 }
@@ -380,6 +383,25 @@ impl McpLayer {
     /// ```
     pub fn max_message_bytes(mut self, limit: usize) -> Self {
         self.config().max_message_bytes = limit;
+        self
+    }
+
+    /// The bound on the bytes all answers held for a rewrite take
+    /// together. An answer that would pass it is not held: what was held
+    /// goes out as it came, and the rest streams through unchanged. Share
+    /// the budget of a [`TerseLayer`](crate::TerseLayer) to bound both
+    /// together, as the gateway does. Default: none.
+    ///
+    /// ```
+    /// use tower_terse::MemoryBudget;
+    /// use tower_terse::mcp::McpLayer;
+    ///
+    /// let budget = MemoryBudget::new(256 << 20);
+    /// let layer = McpLayer::new().memory_budget(budget.clone());
+    /// assert_eq!(budget.in_use(), 0);
+    /// ```
+    pub fn memory_budget(mut self, budget: crate::MemoryBudget) -> Self {
+        self.config().budget = Some(budget);
         self
     }
 

@@ -22,13 +22,30 @@ pub(crate) enum Mode {
 
 impl Mode {
     /// The bytes held for a rewrite.
-    #[cfg(feature = "tokio")]
     pub(crate) fn held(&self) -> usize {
         match self {
             Mode::Json { held, .. } => held.len(),
             Mode::Events(splitter) => splitter.held(),
             Mode::Plain | Mode::Away => 0,
         }
+    }
+}
+
+impl Mode {
+    /// Stops holding: what is held goes out as it came, and from now on
+    /// the body streams through.
+    pub(crate) fn let_go(&mut self) -> Vec<u8> {
+        let out = match self {
+            Mode::Json { held, .. } => held.take().into(),
+            Mode::Events(splitter) => {
+                let mut out = Vec::new();
+                splitter.finish(&mut out, &mut |_| None);
+                out
+            }
+            Mode::Plain | Mode::Away => Vec::new(),
+        };
+        *self = Mode::Plain;
+        out
     }
 }
 

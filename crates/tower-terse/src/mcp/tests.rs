@@ -358,3 +358,36 @@ async fn layer_settings_change_blocks_as_they_change_responses() {
     );
     assert_eq!(text(&toon), "[1]: 1");
 }
+
+#[tokio::test]
+async fn an_answer_past_the_memory_budget_streams_through_unchanged() {
+    let answer = result(json!(3), &users());
+    let budget = crate::MemoryBudget::new(answer.len() / 2);
+    let layer = McpLayer::new().memory_budget(budget.clone());
+    let (_, body) = call(
+        layer,
+        post(Some("toon")),
+        "application/json",
+        answer.clone(),
+    )
+    .await;
+    assert_eq!(body, answer, "not held, so not rewritten");
+    assert_eq!(budget.in_use(), 0);
+    assert!(budget.refused() >= 1);
+
+    // With room, the same answer is held and rewritten, and the room is
+    // given back once the body is gone.
+    let budget = crate::MemoryBudget::new(answer.len() * 4);
+    let layer = McpLayer::new().memory_budget(budget.clone());
+    let (_, body) = call(
+        layer,
+        post(Some("toon")),
+        "application/json",
+        answer.clone(),
+    )
+    .await;
+    assert_ne!(body, answer);
+    assert!(body.contains("users[3]{id,name,role}:"), "{body}");
+    assert_eq!(budget.in_use(), 0);
+    assert_eq!(budget.refused(), 0);
+}

@@ -248,6 +248,14 @@ struct Reading<B: Body> {
     config: Arc<Config>,
 }
 
+/// What one frame did.
+enum Step<E> {
+    /// Bytes were read (0 for trailers).
+    Read(usize),
+    End(ReadEnd<E>),
+    Pending,
+}
+
 /// Why reading stopped.
 enum ReadEnd<E> {
     Complete,
@@ -256,39 +264,75 @@ enum ReadEnd<E> {
 }
 
 impl<B: Body> Reading<B> {
+    /// Reads until the body ends, passes a limit or has nothing ready.
+    ///
+    /// A body whose frames keep coming ready (a decompressed gzip bomb, a
+    /// large upstream answer already in the socket buffer) is CPU work, not
+    /// waiting: once one call has read `offload_threshold` bytes, the rest
+    /// is read on a thread the runtime lets block
+    /// ([`super::offload::reading_off_the_workers`]), so the other
+    /// connections of this worker move on.
     fn poll_read(&mut self, cx: &mut Context<'_>) -> Poll<ReadEnd<B::Error>> {
+        let mut read_here = 0usize;
         loop {
-            let frame = match ready!(self.body.as_mut().poll_frame(cx)) {
-                None => return Poll::Ready(ReadEnd::Complete),
-                Some(Err(err)) => return Poll::Ready(ReadEnd::Failed(err)),
-                Some(Ok(frame)) => frame,
-            };
-            match frame.into_data() {
-                Ok(mut data) => {
-                    let needed = self.buffer.len().saturating_add(data.remaining());
-                    if let Some(held) = &mut self.held {
-                        if needed > held.bytes() && !held.try_grow(needed - held.bytes()) {
-                            // The budget is full: what was read streams on.
-                            let _ = self.buffer.push(data.copy_to_bytes(data.remaining()));
-                            return Poll::Ready(ReadEnd::OverLimit);
-                        }
-                    }
-                    if self
-                        .buffer
-                        .push(data.copy_to_bytes(data.remaining()))
-                        .is_err()
-                    {
-                        return Poll::Ready(ReadEnd::OverLimit);
+            if read_here >= self.config.offload_threshold {
+                if let Some(end) = super::offload::reading_off_the_workers(|| self.read_ready(cx)) {
+                    return end;
+                }
+                // No runtime that can move its other tasks: read here.
+                read_here = 0;
+            }
+            match self.step(cx) {
+                Step::Read(bytes) => read_here = read_here.saturating_add(bytes),
+                Step::End(end) => return Poll::Ready(end),
+                Step::Pending => return Poll::Pending,
+            }
+        }
+    }
+
+    /// Reads every frame that is ready.
+    fn read_ready(&mut self, cx: &mut Context<'_>) -> Poll<ReadEnd<B::Error>> {
+        loop {
+            match self.step(cx) {
+                Step::Read(_) => {}
+                Step::End(end) => return Poll::Ready(end),
+                Step::Pending => return Poll::Pending,
+            }
+        }
+    }
+
+    /// Reads one frame.
+    fn step(&mut self, cx: &mut Context<'_>) -> Step<B::Error> {
+        let frame = match self.body.as_mut().poll_frame(cx) {
+            Poll::Pending => return Step::Pending,
+            Poll::Ready(None) => return Step::End(ReadEnd::Complete),
+            Poll::Ready(Some(Err(err))) => return Step::End(ReadEnd::Failed(err)),
+            Poll::Ready(Some(Ok(frame))) => frame,
+        };
+        match frame.into_data() {
+            Ok(mut data) => {
+                let len = data.remaining();
+                let needed = self.buffer.len().saturating_add(len);
+                if let Some(held) = &mut self.held {
+                    if needed > held.bytes() && !held.try_grow(needed - held.bytes()) {
+                        // The budget is full: what was read streams on.
+                        let _ = self.buffer.push(data.copy_to_bytes(len));
+                        return Step::End(ReadEnd::OverLimit);
                     }
                 }
-                Err(frame) => {
-                    if let Ok(trailers) = frame.into_trailers() {
-                        match &mut self.trailers {
-                            Some(all) => all.extend(trailers),
-                            None => self.trailers = Some(trailers),
-                        }
+                if self.buffer.push(data.copy_to_bytes(len)).is_err() {
+                    return Step::End(ReadEnd::OverLimit);
+                }
+                Step::Read(len)
+            }
+            Err(frame) => {
+                if let Ok(trailers) = frame.into_trailers() {
+                    match &mut self.trailers {
+                        Some(all) => all.extend(trailers),
+                        None => self.trailers = Some(trailers),
                     }
                 }
+                Step::Read(0)
             }
         }
     }

@@ -140,3 +140,22 @@ impl<B: Body> Offload<B> {
         }
     }
 }
+
+/// Runs `read` (reading frames that are ready, which may take a while: a
+/// decompressing body does the decompression as it is polled) where it may
+/// block: inside [`tokio::task::block_in_place`], which hands this worker's
+/// other tasks to another thread first. `None` where that is not possible
+/// (no tokio runtime, or one with a single thread): the caller reads in
+/// place.
+pub(super) fn reading_off_the_workers<T>(read: impl FnOnce() -> T) -> Option<T> {
+    #[cfg(feature = "tokio")]
+    {
+        let runtime = tokio::runtime::Handle::try_current().ok()?;
+        if runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread {
+            return Some(tokio::task::block_in_place(read));
+        }
+    }
+    #[cfg(not(feature = "tokio"))]
+    let _ = read;
+    None
+}

@@ -1,0 +1,134 @@
+//! A body whose frames keep coming ready (a decompressing gzip bomb, a
+//! large answer already in the socket buffer) is CPU work for the layer
+//! that reads it. Past `offload_threshold` bytes in one go, the layer reads
+//! the rest where the runtime lets it block, so the other connections of
+//! its worker are served meanwhile.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use axum::body::Body;
+use axum::{Json, Router, routing::get};
+use bytes::Bytes;
+use serde_json::{Value, json};
+use terse_tests::server::{TestServer, raw_client};
+use tower_terse::TerseLayer;
+
+/// How many frames the big body has, each of `FRAME` bytes: about 96 MiB,
+/// every frame ready at once.
+const FRAMES: usize = 3 * 1024;
+const FRAME: usize = 32 * 1024;
+
+/// The big body's progress, shared with the small route.
+#[derive(Default)]
+struct Progress {
+    frames: AtomicUsize,
+    done: AtomicBool,
+}
+
+/// One frame of the list `[0,0,…,0]`: `[` first, `]` last.
+fn frame(index: usize) -> Bytes {
+    let mut text = "0,".repeat(FRAME / 2);
+    if index == 0 {
+        text.replace_range(0..1, "[");
+    }
+    if index + 1 == FRAMES {
+        text.pop();
+        text.push(']');
+    }
+    Bytes::from(text)
+}
+
+fn app(progress: Arc<Progress>, layer: TerseLayer) -> Router {
+    let big = {
+        let progress = progress.clone();
+        move || {
+            let progress = progress.clone();
+            async move {
+                let frames = futures_util::stream::iter((0..FRAMES).map(move |index| {
+                    progress.frames.fetch_add(1, Ordering::SeqCst);
+                    if index + 1 == FRAMES {
+                        progress.done.store(true, Ordering::SeqCst);
+                    }
+                    Ok::<_, std::convert::Infallible>(frame(index))
+                }));
+                axum::response::Response::builder()
+                    .header("content-type", "application/json")
+                    .body(Body::from_stream(frames))
+                    .expect("response")
+            }
+        }
+    };
+    let small = move || {
+        let progress = progress.clone();
+        async move {
+            Json(json!({
+                "frames_read": progress.frames.load(Ordering::SeqCst),
+                "big_done": progress.done.load(Ordering::SeqCst),
+            }))
+        }
+    };
+    Router::new()
+        .route("/big", get(big))
+        .route("/small", get(small))
+        .layer(layer)
+}
+
+/// Serves `app` on a one-worker multi-thread runtime, asks `/big` as TOON
+/// and, once the layer is reading it, `/small` from another thread: what
+/// `/small` saw of the big body's progress.
+fn small_while_big_is_read(layer: TerseLayer) -> Value {
+    let progress = Arc::new(Progress::default());
+    let server_runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("server runtime");
+    let server = server_runtime.block_on(TestServer::spawn(app(progress.clone(), layer)));
+    let (big_url, small_url) = (server.url("/big?format=toon"), server.url("/small"));
+    let client_runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("client runtime");
+    client_runtime.block_on(async move {
+        let big =
+            tokio::spawn(async move { raw_client().get(big_url).send().await?.bytes().await });
+        // The layer has started reading: the first frames are out.
+        while progress.frames.load(Ordering::SeqCst) < 8 {
+            tokio::task::yield_now().await;
+        }
+        let small = raw_client()
+            .get(small_url)
+            .send()
+            .await
+            .expect("small")
+            .bytes()
+            .await
+            .expect("small body");
+        let seen: Value = serde_json::from_slice(&small).expect("JSON");
+        big.await.expect("task").expect("big body");
+        seen
+    })
+}
+
+#[test]
+fn a_body_read_past_the_threshold_leaves_the_worker_to_other_connections() {
+    let seen = small_while_big_is_read(TerseLayer::new().max_body_bytes(128 << 20));
+    assert_eq!(
+        seen["big_done"], false,
+        "/small was served while the big body was still being read: {seen}"
+    );
+}
+
+#[test]
+fn without_offloading_the_reading_worker_serves_nobody_else() {
+    // The control: read on the worker (threshold past the body), the one
+    // worker answers `/small` only once the big body is read whole, which
+    // shows the first test measures what it claims.
+    let layer = TerseLayer::new()
+        .max_body_bytes(128 << 20)
+        .offload_threshold(usize::MAX);
+    let seen = small_while_big_is_read(layer);
+    assert_eq!(seen["big_done"], true, "{seen}");
+}
