@@ -3,8 +3,8 @@
 //! and the generated `weights.rs`.
 
 use tower_terse::tokens::model::{
-    BYTE_CLASS, CLASS_NAMES as NAMES, CLASSES, FEATURE_NAMES, FEATURES as ASCII_FEATURES,
-    features as ascii_features,
+    BYTE_CLASS, CLASS_NAMES as NAMES, CLASSES, FEATURE_NAMES, FEATURES as ASCII_FEATURES, RUN,
+    features as ascii_features, lower,
 };
 
 /// Fixed-point scale of the class-pair weights: 12 fractional bits keep the
@@ -22,10 +22,18 @@ pub const DEFAULT_RIDGE: f64 = 1e-4;
 pub const PIECE_MIN: usize = 160;
 pub const PIECE_MAX: usize = 1200;
 
-/// The base weight of an ASCII pair, the ASCII features, then the class
-/// pairs.
+/// The base weight of an ASCII pair, the ASCII features, the class pairs,
+/// then the runs of lowercase letters.
 pub const ASCII: usize = 1 + ASCII_FEATURES;
-pub const FEATURES: usize = ASCII + CLASSES * CLASSES;
+pub const RUNS: usize = ASCII + CLASSES * CLASSES;
+pub const FEATURES: usize = RUNS + 1;
+
+/// How many windows of `RUN` bytes of `text` are all lowercase letters.
+pub fn run_count(text: &[u8]) -> usize {
+    text.windows(RUN)
+        .filter(|w| w.iter().all(|&b| lower(b)))
+        .count()
+}
 
 /// The exact o200k_base count of `text`, remembered: leaving each family
 /// out in turn counts the same texts many times.
@@ -49,8 +57,8 @@ pub fn exact(text: &str) -> f64 {
 }
 
 /// How often each weight is added: ASCII pairs, each ASCII feature, each
-/// (previous class, class) pair of the others; the first byte paired with a
-/// line break exactly as the estimator does.
+/// (previous class, class) pair of the others, runs of lowercase letters;
+/// the first byte paired with a line break exactly as the estimator does.
 pub fn pair_counts(text: &[u8]) -> Vec<f64> {
     let mut counts = vec![0.0; FEATURES];
     let mut prev = START_BYTE;
@@ -68,6 +76,7 @@ pub fn pair_counts(text: &[u8]) -> Vec<f64> {
         }
         prev = b;
     }
+    counts[RUNS] = run_count(text) as f64;
     counts
 }
 
@@ -137,7 +146,7 @@ pub fn normal_equations(rows: &[(Vec<f64>, f64)], ridge: f64, prior: f64) -> (Ve
     for i in 0..n {
         a[i * n + i] += lambda;
         // The ASCII features adjust the base weight: pulled towards zero.
-        if i == 0 || i >= ASCII {
+        if i == 0 || (ASCII..RUNS).contains(&i) {
             b[i] += lambda * prior;
         }
     }
@@ -227,7 +236,8 @@ pub fn fit_fixed_point(
         ascii_base: ascii[0],
         ascii_offset: -low,
         features: ascii[1..].to_vec(),
-        pairs: quantise(&weights[ASCII..]),
+        pairs: quantise(&weights[ASCII..RUNS]),
+        run: quantise(&weights[RUNS..])[0],
     })
 }
 
@@ -241,6 +251,8 @@ pub struct Fixed {
     pub features: Vec<i32>,
     /// The class-pair weights, in 4096ths of a token.
     pub pairs: Vec<i16>,
+    /// The weight of a run of lowercase letters, in 4096ths of a token.
+    pub run: i16,
 }
 
 impl Fixed {
@@ -317,6 +329,7 @@ pub fn estimate(fixed: &Fixed, text: &[u8]) -> f64 {
         sum += fixed.pair(prev, b);
         prev = b;
     }
+    sum += run_count(text) as i64 * i64::from(fixed.run);
     if text.is_empty() {
         return 0.0;
     }
@@ -364,11 +377,15 @@ pub fn render(fixed: &Fixed, ridge: f64) -> String {
     }
     out.push_str(&format!(
         "];\n\n\
+         /// Tokens added by each run of `features::RUN` lowercase letters, times\n\
+         /// 2^SCALE_BITS.\n\
+         pub(super) const RUN_WEIGHT: i16 = {};\n\n\
          /// Tokens per byte, times 2^SCALE_BITS, indexed by [previous class][class]\n\
          /// (ridge {ridge:e}); used for pairs with a byte of 0x80 or above (pairs of\n\
          /// two ASCII bytes are weighed by the features above).\n\
          #[rustfmt::skip]\n\
-         pub(super) const WEIGHTS: [[i16; super::classes::CLASSES]; super::classes::CLASSES] = [\n"
+         pub(super) const WEIGHTS: [[i16; super::classes::CLASSES]; super::classes::CLASSES] = [\n",
+        fixed.run
     ));
     for (prev, row) in fixed.pairs.chunks(CLASSES).enumerate() {
         let cells: Vec<String> = row.iter().map(|w| format!("{w:>6}")).collect();
@@ -400,7 +417,7 @@ pub fn fit(
 ) -> Result<(Fixed, f64), Box<dyn std::error::Error>> {
     let bytes: f64 = rows
         .iter()
-        .map(|(x, _)| x[0] + x[ASCII..].iter().sum::<f64>())
+        .map(|(x, _)| x[0] + x[ASCII..RUNS].iter().sum::<f64>())
         .sum();
     let tokens: f64 = rows.iter().map(|(_, y)| y).sum();
     let prior = tokens / bytes;

@@ -8,8 +8,9 @@
 //! The estimator adds one weight per pair of adjacent bytes: for two ASCII
 //! bytes a base weight plus the weights of the features the pair has
 //! (`crates/tower-terse/src/tokens/features.rs`), for any other pair the weight of its (class of
-//! previous byte, class of this byte). Its estimate is therefore linear in
-//! the feature and class-pair counts of a text. This tool counts those on the
+//! previous byte, class of this byte); and one weight for each window of
+//! `RUN` lowercase letters. Its estimate is therefore linear in the feature,
+//! class-pair and run counts of a text. This tool counts those on the
 //! corpus in `tests/data/tokens/`, fits the weights by ridge least squares on
 //! the even-numbered samples (plus pieces of them, for more rows than
 //! weights), rounds them to the estimator's fixed point (the ASCII weights

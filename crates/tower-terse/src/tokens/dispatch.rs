@@ -14,23 +14,24 @@
 
 use super::kernel;
 
-/// The kernel's sum over `bytes`, with AVX2 when the CPU has it.
+/// The kernel's sum over the first `pairs` pairs of `bytes`, with AVX2 when
+/// the CPU has it.
 #[inline]
-pub(super) fn chunk_sum(bytes: &[u8]) -> i64 {
+pub(super) fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         #[allow(unsafe_code)]
         // SAFETY: `chunk_sum_avx2` needs AVX2, and the CPU has just said it
         // has it. It reads nothing but `bytes`, in bounds-checked safe code.
-        return unsafe { chunk_sum_avx2(bytes) };
+        return unsafe { chunk_sum_avx2(bytes, pairs) };
     }
-    baseline(bytes)
+    baseline(bytes, pairs)
 }
 
 /// The kernel compiled for the target's baseline instruction set.
 #[inline(never)]
-pub(super) fn baseline(bytes: &[u8]) -> i64 {
-    kernel::chunk_sum(bytes)
+pub(super) fn baseline(bytes: &[u8], pairs: usize) -> i64 {
+    kernel::chunk_sum(bytes, pairs)
 }
 
 /// The kernel compiled with AVX2.
@@ -42,6 +43,6 @@ pub(super) fn baseline(bytes: &[u8]) -> i64 {
 #[target_feature(enable = "avx2")]
 #[inline(never)]
 #[allow(unsafe_code)]
-unsafe fn chunk_sum_avx2(bytes: &[u8]) -> i64 {
-    kernel::chunk_sum(bytes)
+unsafe fn chunk_sum_avx2(bytes: &[u8], pairs: usize) -> i64 {
+    kernel::chunk_sum(bytes, pairs)
 }

@@ -11,7 +11,7 @@
 //! weights and the estimator always agree on what a feature is.
 
 /// How many features there are.
-pub const FEATURES: usize = 10;
+pub const FEATURES: usize = 9;
 
 /// `byte > bound`, both below `0x80`: a signed compare, which SSE2 has for
 /// bytes (it has no unsigned one).
@@ -28,7 +28,7 @@ const fn upper(b: u8) -> bool {
 
 /// `a`-`z`.
 #[inline(always)]
-const fn lower(b: u8) -> bool {
+pub const fn lower(b: u8) -> bool {
     above(b, b'a' - 1) & !above(b, b'z')
 }
 
@@ -62,14 +62,20 @@ pub const fn features(prev: u8, byte: u8) -> [bool; FEATURES] {
         (byte == b'\n') & (prev != b'\n'),
         byte == b' ',
         byte == b'-',
-        // A lowercase letter after one: inside a word, where o200k merges
-        // most (a common English word is one token however long).
-        lower(byte) & lower(prev),
         // Indentation: the first space of a line starts a run of spaces
         // that o200k takes as one token.
         (byte == b' ') & (prev == b'\n'),
     ]
 }
+
+/// How many lowercase letters in a row make a run: the estimator counts
+/// every window of this many bytes that are all `a`-`z`, so a word of `n`
+/// letters has `n - RUN + 1` of them and a shorter one none.
+///
+/// o200k merges common words into one token however long they are, so the
+/// letters of a long word cost less each than those of a short one; a
+/// weight for each pair cannot see how long the word is, this count can.
+pub const RUN: usize = 5;
 
 /// Short names of the features, in order, for the fitting tool's report and
 /// the generated weights.
@@ -83,6 +89,5 @@ pub const NAMES: [&str; FEATURES] = [
     "line_break",
     "space",
     "dash",
-    "lower_after_lower",
     "space_after_line_break",
 ];

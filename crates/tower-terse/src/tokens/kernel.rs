@@ -1,14 +1,14 @@
 //! The estimator's kernel: the weight of every pair of bytes, and their sum
-//! over a chunk, vectorized on ASCII.
+//! over a chunk with the runs of lowercase letters, vectorized on ASCII.
 //!
 //! `dispatch` compiles [`chunk_sum`] once per instruction set and `estimate`
 //! adds the chunks up; this module depends on neither, so the three form a
 //! line: `estimate` -> `dispatch` -> `kernel`.
 
 use super::classes::{BYTE_CLASS, START};
-use super::features::{FEATURES, features};
+use super::features::{FEATURES, RUN, features, lower};
 use super::weights::{
-    ASCII_BASE, ASCII_OFFSET, ASCII_SCALE_BITS, FEATURE_WEIGHTS, SCALE_BITS, WEIGHTS,
+    ASCII_BASE, ASCII_OFFSET, ASCII_SCALE_BITS, FEATURE_WEIGHTS, RUN_WEIGHT, SCALE_BITS, WEIGHTS,
 };
 
 /// The weight of the pair (`prev`, `byte`), times 2^SCALE_BITS.
@@ -100,26 +100,34 @@ pub(super) const CHUNK: usize = 1 << 15;
 /// Bytes the fast path takes at a time: four vectors of sixteen.
 const BLOCK: usize = 64;
 
-/// The sum of the weights of the pairs `(bytes[i], bytes[i + 1])`; at most
-/// `CHUNK + 1` bytes.
+/// The sum of the weights of the first `pairs` pairs `(bytes[i], bytes[i +
+/// 1])` and of the runs of lowercase letters that start at their first
+/// bytes; `pairs` is at most `CHUNK`. `bytes` may go on past the last pair,
+/// by up to `RUN - 1` bytes, for the runs that start in the chunk and end
+/// after it.
 ///
 /// Blocks of 64 pairs whose 65 bytes are all ASCII take the vector path. A
 /// block that is not all ASCII is taken lane by lane (16 pairs): the lanes
 /// with a byte of 0x80 or above go through the pair table, as does the
-/// tail.
+/// tail. Runs are counted with vectors in every block (a byte of 0x80 or
+/// above is simply not a letter), one at a time in the tail.
 ///
 /// Always inlined, so that each caller in `dispatch` compiles it for its own
 /// instruction set.
 #[inline(always)]
-pub(super) fn chunk_sum(bytes: &[u8]) -> i64 {
-    debug_assert!(bytes.len() <= CHUNK + 1);
+pub(super) fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
+    debug_assert!(pairs <= CHUNK && pairs < bytes.len().max(1));
     // Scores of ASCII pairs, offset by ASCII_OFFSET each: at most
     // 255 * CHUNK < 2^23.
     let mut scores = 0u32;
     let mut ascii_pairs = 0u32;
+    let mut runs = 0u32;
     let mut table = 0i32;
     let mut i = 0;
-    while let Some(block) = bytes[i..].first_chunk::<{ BLOCK + 1 }>() {
+    while i + BLOCK <= pairs {
+        let Some(block) = bytes[i..].first_chunk::<{ BLOCK + 1 }>() else {
+            break; // never: pair `i + BLOCK - 1` ends at byte `i + BLOCK`
+        };
         // Four lanes of sixteen pairs, each a window of seventeen bytes.
         let window = |at: usize| block[at..].first_chunk::<{ LANE + 1 }>();
         let lanes = (window(0), window(LANE), window(2 * LANE), window(3 * LANE));
@@ -141,11 +149,52 @@ pub(super) fn chunk_sum(bytes: &[u8]) -> i64 {
                 }
             }
         }
+        runs += match bytes[i..].first_chunk::<{ BLOCK + RUN - 1 }>() {
+            Some(ahead) => block_runs(ahead),
+            None => scalar_runs(&bytes[i..], BLOCK),
+        };
         i += BLOCK;
     }
-    table += pair_sum(&bytes[i..]);
+    table += pair_sum(bytes.get(i..pairs + 1).unwrap_or_default());
+    runs += scalar_runs(&bytes[i..], pairs.saturating_sub(i));
     let ascii = i64::from(scores) - i64::from(ascii_pairs) * i64::from(ASCII_OFFSET);
-    (ascii << (SCALE_BITS - ASCII_SCALE_BITS)) + i64::from(table)
+    (ascii << (SCALE_BITS - ASCII_SCALE_BITS))
+        + i64::from(table)
+        + i64::from(runs) * i64::from(RUN_WEIGHT)
+}
+
+/// How many of the 64 windows of `RUN` bytes starting at `ahead[0..64]`
+/// are all lowercase letters: one mask per byte, ANDed `RUN` times, summed;
+/// LLVM turns it into vector compares and adds.
+#[inline(always)]
+fn block_runs(ahead: &[u8; BLOCK + RUN - 1]) -> u32 {
+    let mut letters = [0u8; BLOCK + RUN - 1];
+    for (mask, &b) in letters.iter_mut().zip(ahead) {
+        *mask = u8::from(lower(b));
+    }
+    let mut all = [0u8; BLOCK];
+    all.copy_from_slice(&letters[..BLOCK]);
+    for shift in 1..RUN {
+        for (k, mask) in all.iter_mut().enumerate() {
+            *mask &= letters[k + shift];
+        }
+    }
+    all.iter().map(|&m| u32::from(m)).sum()
+}
+
+/// How many windows of `RUN` lowercase letters start at `bytes[0..starts]`,
+/// one at a time.
+#[inline]
+pub(super) fn scalar_runs(bytes: &[u8], starts: usize) -> u32 {
+    let mut runs = 0;
+    for start in 0..starts {
+        if let Some(window) = bytes.get(start..start + RUN)
+            && window.iter().all(|&b| lower(b))
+        {
+            runs += 1;
+        }
+    }
+    runs
 }
 
 /// Pairs in a vector.

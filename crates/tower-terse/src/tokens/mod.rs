@@ -41,7 +41,7 @@ pub use estimate::estimate;
 #[doc(hidden)]
 pub mod model {
     pub use super::classes::{BYTE_CLASS, CLASSES, NAMES as CLASS_NAMES};
-    pub use super::features::{FEATURES, NAMES as FEATURE_NAMES, features};
+    pub use super::features::{FEATURES, NAMES as FEATURE_NAMES, RUN, features, lower};
 }
 #[cfg(feature = "exact-tokens")]
 pub use exact::exact;
