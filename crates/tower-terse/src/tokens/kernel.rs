@@ -164,19 +164,17 @@ pub(super) fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
 }
 
 /// How many of the 64 windows of `RUN` bytes starting at `ahead[0..64]`
-/// are all lowercase letters: one mask per byte, ANDed `RUN` times, summed;
-/// LLVM turns it into vector compares and adds.
+/// are all lowercase letters: the 64 bytes at each of the `RUN` offsets
+/// tested with vector compares, the masks ANDed, then summed.
 #[inline(always)]
 fn block_runs(ahead: &[u8; BLOCK + RUN - 1]) -> u32 {
-    let mut letters = [0u8; BLOCK + RUN - 1];
-    for (mask, &b) in letters.iter_mut().zip(ahead) {
-        *mask = u8::from(lower(b));
-    }
-    let mut all = [0u8; BLOCK];
-    all.copy_from_slice(&letters[..BLOCK]);
-    for shift in 1..RUN {
-        for (k, mask) in all.iter_mut().enumerate() {
-            *mask &= letters[k + shift];
+    let mut all = [1u8; BLOCK];
+    for shift in 0..RUN {
+        let Some(window) = ahead[shift..].first_chunk::<BLOCK>() else {
+            continue; // never: `ahead` has `RUN - 1` bytes past the block
+        };
+        for (mask, &b) in all.iter_mut().zip(window) {
+            *mask &= u8::from(lower(b));
         }
     }
     all.iter().map(|&m| u32::from(m)).sum()
