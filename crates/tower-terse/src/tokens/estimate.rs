@@ -41,11 +41,14 @@ use super::weights::SCALE_BITS;
 /// estimate on near ties: see [`choose`](super::choose()).
 ///
 /// On JSON bodies of 10 KB to 1 MB, on a shared 2-core machine, it ran at
-/// 8.8 to 9.9 GB/s with AVX2, 0.155 to 0.174 of a `memchr` scan of the same
-/// bytes (which uses AVX2 too), and at 5.5 to 5.6 GB/s with SSE2 alone
-/// (0.095 to 0.096), as `cargo bench -p tower-terse --bench tokens` prints them
-/// side by side. Text mostly in other scripts goes through the table, one
-/// lookup per byte: the whole corpus, eleven languages, runs at 6.0 GB/s.
+/// 4.2 to 4.9 GB/s with AVX2, 0.107 to 0.116 of a `memchr` scan of the same
+/// bytes (which uses AVX2 too), as `cargo bench -p tower-terse --bench
+/// tokens` prints them side by side; the model without the runs of letters
+/// and the indentation feature ran at 0.152 to 0.162 of the scan on the same
+/// machine. Text mostly in other scripts goes through the table, one lookup
+/// per byte: the whole corpus, eleven languages, runs at 0.079 of the scan
+/// (3.0 GB/s). Without AVX2 the same code runs on 16-byte SSE2 vectors
+/// (see `dispatch`).
 ///
 /// Any bytes are accepted: invalid UTF-8 is estimated, never rejected. An
 /// empty input is 0 tokens and any other input at least 1.
