@@ -7,7 +7,7 @@ inflate to ~64 MB of JSON) and whose `/small` answers a few bytes, then
 `terse gateway` in front of it twice: with the default
 `offload_threshold` (reads and rewrites of large bodies off the async
 workers) and with `offload_threshold` at its maximum (everything on the
-workers, as before). In each run BOMBERS clients keep asking
+workers, as before), after a baseline run without bombs. In each run BOMBERS clients keep asking
 `/bomb?format=toon` while one client measures `/small` for DURATION
 seconds. Prints `name p50_ms p99_ms small_requests bombs` per run.
 Outside CI: numbers from a shared machine are for the ratio between runs.
@@ -67,7 +67,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run(name, threshold):
+def run(name, threshold, bombers=BOMBERS):
     upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
     threading.Thread(target=upstream.serve_forever, daemon=True).start()
     port = free_port()
@@ -100,7 +100,7 @@ def run(name, threshold):
             c.close()
             bombs[0] += 1
 
-    threads = [threading.Thread(target=bomber, daemon=True) for _ in range(BOMBERS)]
+    threads = [threading.Thread(target=bomber, daemon=True) for _ in range(bombers)]
     for t in threads:
         t.start()
     time.sleep(0.5)
@@ -125,5 +125,6 @@ def run(name, threshold):
 
 
 print(f"bomb: {len(BOMB)} bytes gzip, {INFLATED_MB} MB inflated; {BOMBERS} bombers, {DURATION:.0f} s per run", flush=True)
+run("no_bombs", 262144, bombers=0)
 run("offloaded", 262144)
 run("on_the_workers", 1073741824)
