@@ -60,11 +60,11 @@
 //! | feature | default | adds |
 //! | --- | --- | --- |
 //! | `axum` | yes | Reads axum's `MatchedPath`, so resources and route settings match the router's pattern. |
-//! | `tokio` | yes | Rewrites of large bodies on tokio's blocking pool ([`TerseLayer::offload_threshold`]). |
+//! | `tokio` | yes | Rewrites of large bodies on tokio's blocking pool, and long reads of ready bodies off the async workers ([`TerseLayer::offload_threshold`]). |
 //! | `changes` | yes | `?since=` change sets: [`Changes`], [`Timestamp`], the `Since` extractor (with `axum`). |
 //! | `mcp` | no | `mcp::McpLayer` for MCP Streamable HTTP endpoints. |
 //! | `metrics` | no | The `terse_responses_total`, `terse_tokens_total` and `terse_json_tokens_total` counters through the `metrics` facade. |
-//! | `exact-tokens` | no | Exact o200k_base token counts (`TerseLayer::exact_token_count`; embeds about 3 MB of ranks). |
+//! | `exact-tokens` | yes | Exact o200k_base counts (`bpe-openai`): near ties of the TOON-or-JSON choice are settled on them, and `TerseLayer::exact_token_count` counts everything with them. |
 //!
 //! # Minimum supported Rust version
 //!

@@ -5,7 +5,7 @@
 //! to the client on its own stdin and stdout, starts COMMAND with piped
 //! stdin and stdout (its stderr is the proxy's), and relays every message
 //! both ways, in order and full duplex. Each message goes through one
-//! [`Session`](tower_terse::mcp::Session), the rewrite `McpLayer` uses over
+//! [`Session`], the rewrite `McpLayer` uses over
 //! HTTP: `tools/call` results as TOON or compact lines, the optional
 //! `format` argument, hint and `_meta` counts (see [`relay`]).
 //!
