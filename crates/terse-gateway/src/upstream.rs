@@ -543,6 +543,9 @@ pin_project! {
             #[pin]
             idle: Sleep,
             timeout: Duration,
+            // An error held back for one poll, until what was written
+            // before it has had a chance to go out.
+            failed: Option<BoxError>,
         },
         Full {
             data: Option<Bytes>,
@@ -557,6 +560,7 @@ impl UpstreamBody {
                 body,
                 idle: tokio::time::sleep_until(deadline(timeout)),
                 timeout,
+                failed: None,
             },
         }
     }
@@ -617,23 +621,44 @@ impl Body for UpstreamBody {
                 body,
                 mut idle,
                 timeout,
-            } => match body.poll_frame(cx) {
-                Poll::Ready(frame) => {
-                    idle.as_mut().reset(deadline(*timeout));
-                    Poll::Ready(frame.map(|f| f.map_err(Into::into)))
+                failed,
+            } => {
+                if let Some(err) = failed.take() {
+                    return Poll::Ready(Some(Err(err)));
                 }
-                Poll::Pending => {
-                    ready!(idle.poll(cx));
-                    Poll::Ready(Some(Err(Box::new(IdleTimeout(*timeout)))))
+                let frame = match body.poll_frame(cx) {
+                    Poll::Ready(frame) => {
+                        idle.as_mut().reset(deadline(*timeout));
+                        frame.map(|f| f.map_err(Into::into))
+                    }
+                    Poll::Pending => {
+                        ready!(idle.poll(cx));
+                        Some(Err(Box::new(IdleTimeout(*timeout)) as BoxError))
+                    }
+                };
+                match frame {
+                    // A server writes the response head with the first
+                    // data and flushes when the body is pending; a body
+                    // error closes the connection with whatever is still
+                    // buffered unsent. One pending poll before the error
+                    // lets the head and the bytes read so far out, so a
+                    // client sees the status and then the cut, never an
+                    // empty reply.
+                    Some(Err(err)) => {
+                        *failed = Some(err);
+                        cx.waker().wake_by_ref();
+                        Poll::Pending
+                    }
+                    other => Poll::Ready(other),
                 }
-            },
+            }
             KindProj::Full { data } => Poll::Ready(data.take().map(|d| Ok(Frame::data(d)))),
         }
     }
 
     fn is_end_stream(&self) -> bool {
         match &self.kind {
-            Kind::Incoming { body, .. } => body.is_end_stream(),
+            Kind::Incoming { body, failed, .. } => failed.is_none() && body.is_end_stream(),
             Kind::Full { data } => data.is_none(),
         }
     }
