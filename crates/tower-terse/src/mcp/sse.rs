@@ -42,7 +42,6 @@ impl Splitter {
     }
 
     /// The bytes of the unfinished event held.
-    #[cfg(feature = "tokio")]
     pub(crate) fn held(&self) -> usize {
         self.held.len()
     }
