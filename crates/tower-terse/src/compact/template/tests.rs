@@ -374,3 +374,16 @@ fn a_hand_built_template_nested_10_000_deep_renders_on_a_small_stack() {
         segments = inner;
     }
 }
+
+#[test]
+fn an_object_value_with_controls_json_leaves_alone_stays_on_one_line() {
+    // serde_json escapes C0 controls, not DEL, C1 controls or U+2028.
+    let line = render("{a}", json!({"a": {"b": "x\u{7f}\u{85}\u{2028}y"}}));
+    assert!(
+        !line
+            .chars()
+            .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}'),
+        "{line:?}"
+    );
+    assert!(line.starts_with("{\"b\":\"x"), "{line}");
+}

@@ -107,10 +107,11 @@ impl<'t> Val<'t> {
                     }
                     len == 0
                 }
-                // serde_json escapes control characters inside strings itself.
+                // serde_json escapes the C0 controls inside strings, but
+                // leaves DEL, the C1 controls and U+2028/U+2029 as they are.
                 Kind::Object(len) => {
                     if let Ok(json) = serde_json::to_string(node) {
-                        out.push_str(&json);
+                        push_escaped(&json, out);
                     }
                     len == 0
                 }
