@@ -42,10 +42,13 @@ pub(crate) fn messages(text: &str) -> Option<Vec<&RawValue>> {
 /// An id as canonical JSON text, so `"a"` written with an escape matches;
 /// only strings and numbers are ids.
 fn id_key(id: &RawValue) -> Option<String> {
-    match serde_json::from_str::<Value>(id.get()).ok()? {
-        id @ (Value::String(_) | Value::Number(_)) => Some(id.to_string()),
-        _ => None,
-    }
+    value_id_key(&serde_json::from_str::<Value>(id.get()).ok()?)
+}
+
+/// [`id_key`] of a parsed id: the one rule both the session (which
+/// records calls) and the rewrite (which looks them up) key calls by.
+pub(crate) fn value_id_key(id: &Value) -> Option<String> {
+    matches!(id, Value::String(_) | Value::Number(_)).then(|| id.to_string())
 }
 
 #[derive(Deserialize)]

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::format_argument::{self, Offer};
 use super::hint::{self, McpHint};
-use super::message::{Calls, Rewrite, messages};
+use super::message::{Calls, Rewrite, messages, value_id_key};
 use super::{Config, McpLayer, meta};
 use crate::format::Format;
 
@@ -139,7 +139,7 @@ impl Session {
         let Some(message) = message.as_object_mut() else {
             return false;
         };
-        let Some(id) = message.get("id").and_then(id_key) else {
+        let Some(id) = message.get("id").and_then(value_id_key) else {
             return false;
         };
         let config = &self.config;
@@ -226,7 +226,7 @@ impl Session {
             let Some(id) = serde_json::from_str(id.get())
                 .ok()
                 .as_ref()
-                .and_then(id_key)
+                .and_then(value_id_key)
             else {
                 continue;
             };
@@ -282,7 +282,7 @@ impl Session {
             message => vec![message],
         };
         for message in messages {
-            let Some(id) = message.get("id").and_then(id_key) else {
+            let Some(id) = message.get("id").and_then(value_id_key) else {
                 continue;
             };
             let Some((_, edit)) = edits.iter().find(|(pending, _)| *pending == id) else {
@@ -353,12 +353,6 @@ fn lock(offered: &Mutex<HashSet<String>>) -> MutexGuard<'_, HashSet<String>> {
     offered
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// An id as canonical JSON text (the key `message.rs` reads calls by);
-/// only strings and numbers are ids.
-fn id_key(id: &Value) -> Option<String> {
-    matches!(id, Value::String(_) | Value::Number(_)).then(|| id.to_string())
 }
 
 #[cfg(test)]
