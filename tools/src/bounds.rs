@@ -240,7 +240,9 @@ fn fit(rows: &[(Row, f64)], ridge: f64) -> Vec<f64> {
         tokens += y;
     }
     let prior = tokens / bytes;
-    let lambda = ridge * (0..n).map(|i| a[i * n + i]).sum::<f64>() / n as f64;
+    // Relative to the mean diagonal over the estimator's own weights, as
+    // `fit::normal_equations` has it, whatever a model adds.
+    let lambda = ridge * (0..MORE).map(|i| a[i * n + i]).sum::<f64>() / MORE as f64;
     for i in 0..n {
         a[i * n + i] += lambda;
         if per_byte(i) {
