@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 
 use super::{Config, McpTool};
 use crate::format::Format;
-use crate::render::{self, LineStyle, Lines, Plan, Rendered};
+use crate::render::{self, LineStyle, Lines, Outcome, Plan, Rendered};
 use crate::report;
 
 /// The `tools/call` requests a rewrite answers: JSON-RPC id (as canonical
@@ -79,6 +79,28 @@ struct ContentBlock<'a> {
     text: Option<&'a RawValue>,
 }
 
+/// The tokens of the text blocks a rewrite changed, as the rendering core
+/// counted them: before (the JSON) and after (what is served).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Counts {
+    pub(crate) json: usize,
+    pub(crate) served: usize,
+    /// Whether every count came from the o200k_base tokenizer.
+    pub(crate) exact: bool,
+}
+
+impl Counts {
+    /// The counts with those of one more changed block added; `None` when
+    /// the block's JSON was not counted (nobody asked the core to).
+    fn add(self, outcome: &Outcome) -> Option<Counts> {
+        Some(Counts {
+            json: self.json + outcome.json_tokens?,
+            served: self.served + outcome.tokens?,
+            exact: self.exact && outcome.exact,
+        })
+    }
+}
+
 /// What a response is rewritten with.
 pub(crate) struct Rewrite<'c> {
     pub(crate) config: &'c Config,
@@ -90,8 +112,9 @@ pub(crate) struct Rewrite<'c> {
 
 impl Rewrite<'_> {
     /// The message (or batch) `text` with the text blocks of its
-    /// `tools/call` results rewritten; `None` when nothing changed.
-    pub(crate) fn message(&self, text: &str) -> Option<String> {
+    /// `tools/call` results rewritten, and the tokens of the blocks that
+    /// changed when they were all counted; `None` when nothing changed.
+    pub(crate) fn message(&self, text: &str) -> Option<(String, Option<Counts>)> {
         let mut splices = Vec::new();
         for message in messages(text)? {
             self.splices(message, &mut splices);
@@ -99,21 +122,32 @@ impl Rewrite<'_> {
         if splices.is_empty() {
             return None;
         }
+        let start = Counts {
+            exact: true,
+            ..Counts::default()
+        };
+        let counts = splices
+            .iter()
+            .try_fold(start, |counts, (_, _, outcome)| counts.add(outcome));
         let mut out = String::with_capacity(text.len());
         let mut at = 0;
-        for (range, replacement) in splices {
+        for (range, replacement, _) in splices {
             let start = span(text, range)?.start;
             out.push_str(text.get(at..start)?);
             out.push_str(&replacement);
             at = start + range.get().len();
         }
         out.push_str(text.get(at..)?);
-        Some(out)
+        Some((out, counts))
     }
 
     /// The new JSON string of each text block of `message` that is
-    /// rewritten, with the raw string it replaces.
-    fn splices<'t>(&self, message: &'t RawValue, splices: &mut Vec<(&'t RawValue, String)>) {
+    /// rewritten, with the raw string it replaces and how it was rendered.
+    fn splices<'t>(
+        &self,
+        message: &'t RawValue,
+        splices: &mut Vec<(&'t RawValue, String, Outcome)>,
+    ) {
         let Ok(response) = serde_json::from_str::<ResponseMessage<'t>>(message.get()) else {
             return;
         };
@@ -145,15 +179,15 @@ impl Rewrite<'_> {
             let Ok(text) = serde_json::from_str::<Cow<'_, str>>(raw.get()) else {
                 continue;
             };
-            if let Some(new) = self.block(&text, tool) {
-                splices.push((raw, Value::String(new).to_string()));
+            if let Some((new, outcome)) = self.block(&text, tool) {
+                splices.push((raw, Value::String(new).to_string(), outcome));
             }
         }
     }
 
-    /// The new text of a block that holds `json`, or `None` to keep it;
-    /// a block that holds JSON is reported either way.
-    fn block(&self, json: &str, tool: Option<(&String, &McpTool)>) -> Option<String> {
+    /// The new text of a block that holds `json` and how it was rendered,
+    /// or `None` to keep it; a block that holds JSON is reported either way.
+    fn block(&self, json: &str, tool: Option<(&String, &McpTool)>) -> Option<(String, Outcome)> {
         if !matches!(json.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
             return None;
         }
@@ -181,7 +215,7 @@ impl Rewrite<'_> {
                 report.emit();
             }
         }
-        body
+        Some((body?, outcome))
     }
 }
 

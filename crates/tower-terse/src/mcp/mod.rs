@@ -236,12 +236,15 @@ impl Config {
         crate::render::Settings {
             toon_options: &self.toon_options,
             smart_fallback: self.smart_fallback,
-            exact_tokens: self.exact_tokens,
+            // `_meta` counts are exact with the `exact-tokens` feature: the
+            // same counts then decide the format.
+            exact_tokens: self.exact_tokens || self.meta_counts,
             max_output_bytes: self.max_output_bytes(),
             // Tool results take no `?fields=` projection.
             list_keys: &[],
             id_key: crate::compact::DEFAULT_ID_KEY,
             log_gate: Some(&self.log_gate),
+            count_json: self.meta_counts,
         }
     }
 }
@@ -529,9 +532,10 @@ impl McpLayer {
     }
 
     /// Adds `_meta["terse/tokens"]` to each rewritten tool result: the
-    /// format served and the tokens of its text blocks before and after,
-    /// counted exactly with the `exact-tokens` feature (else estimated, and
-    /// labelled so). Default: off.
+    /// format served and the tokens of its rewritten text blocks before and
+    /// after, counted exactly with the `exact-tokens` feature (else
+    /// estimated, and labelled so). They are the counts the smart fallback
+    /// decides on, counted once. Default: off.
     ///
     /// ```
     /// let layer = tower_terse::mcp::McpLayer::new().meta_counts(true);

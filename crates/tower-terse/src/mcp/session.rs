@@ -259,9 +259,9 @@ impl Session {
                 asked,
                 calls: &one,
             };
-            if let Some(mut new) = rewrite.message(&text) {
-                if self.config.meta_counts {
-                    new = meta::add(&text, &new, &id, format).unwrap_or(new);
+            if let Some((mut new, counts)) = rewrite.message(&text) {
+                if let (true, Some(counts)) = (self.config.meta_counts, counts) {
+                    new = meta::add(&new, &id, format, counts).unwrap_or(new);
                 }
                 text = Cow::Owned(new);
             }

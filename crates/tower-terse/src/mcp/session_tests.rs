@@ -189,7 +189,42 @@ fn counts_go_in_meta_when_asked() {
     let counts = &meta["terse/tokens"];
     assert_eq!(counts["format"], "toon");
     assert!(counts["served"].as_u64().unwrap() < counts["json"].as_u64().unwrap());
-    assert!(counts["counted"].is_string());
+    // The rendering core's counts, exact with the tokenizer compiled in.
+    #[cfg(feature = "exact-tokens")]
+    {
+        let served = out["result"]["content"][0]["text"].as_str().unwrap();
+        assert_eq!(counts["counted"], "exact o200k_base");
+        assert_eq!(counts["json"], crate::tokens::exact(&users()));
+        assert_eq!(counts["served"], crate::tokens::exact(served));
+    }
+    #[cfg(not(feature = "exact-tokens"))]
+    assert_eq!(counts["counted"], "estimate");
+}
+
+#[test]
+fn counts_cover_every_rewritten_block_and_only_those() {
+    let layer = McpLayer::new()
+        .default_format(Format::Toon)
+        .meta_counts(true);
+    let mut session = Session::new(&layer);
+    session.client_message(&call(2, "list_users", json!({})));
+    let result = json!({"content": [
+        {"type": "text", "text": users()},
+        {"type": "text", "text": "not JSON, left alone"},
+        {"type": "text", "text": users()},
+    ]});
+    let out = parse(&session.server_message(&answer(2, result)).unwrap());
+    let counts = &out["result"]["_meta"]["terse/tokens"];
+    let one = {
+        let mut session = Session::new(&layer);
+        session.client_message(&call(3, "list_users", json!({})));
+        let result = json!({"content": [{"type": "text", "text": users()}]});
+        parse(&session.server_message(&answer(3, result)).unwrap())["result"]["_meta"]
+            ["terse/tokens"]
+            .clone()
+    };
+    assert_eq!(counts["json"], 2 * one["json"].as_u64().unwrap());
+    assert_eq!(counts["served"], 2 * one["served"].as_u64().unwrap());
 }
 
 #[test]

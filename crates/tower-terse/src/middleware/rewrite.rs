@@ -34,6 +34,7 @@ impl Config {
             list_keys: &self.list_keys,
             id_key: &self.id_key,
             log_gate: Some(&self.log_gate),
+            count_json: false,
         }
     }
 }

@@ -38,6 +38,7 @@ mod tests {
             list_keys: &[],
             id_key: "id",
             log_gate: None,
+            count_json: false,
         }
     }
 

@@ -50,6 +50,9 @@ pub(crate) struct Settings<'a> {
     pub(crate) id_key: &'a str,
     /// Holds back repeated warnings about records that do not fit.
     pub(crate) log_gate: Option<&'a LogGate>,
+    /// Count the handler's JSON of a rewritten body even when no report
+    /// listens (`Outcome::json_tokens`): MCP's `_meta` counts read it.
+    pub(crate) count_json: bool,
 }
 
 impl Settings<'_> {
@@ -222,11 +225,11 @@ impl Source<'_> {
         fallback: Option<Fallback>,
     ) -> Rendered {
         let tokens = tokens.unwrap_or_else(|| self.settings.count_tokens(body.as_bytes()));
-        // Only reports need the JSON's count; a second pass over the body
-        // is not paid for when nobody listens.
+        // Only reports and MCP's `_meta` need the JSON's count; a second
+        // pass over the body is not paid for when nobody reads it.
         let json_tokens = match self.tokens.get() {
             Some(tokens) => Some(tokens),
-            None => report::wanted().then(|| self.tokens()),
+            None => (self.settings.count_json || report::wanted()).then(|| self.tokens()),
         };
         Rendered {
             outcome: Outcome {

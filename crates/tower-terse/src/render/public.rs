@@ -115,6 +115,7 @@ pub fn render_json_with(
             .as_deref()
             .unwrap_or(crate::compact::DEFAULT_ID_KEY),
         log_gate: None,
+        count_json: false,
     };
     let plan = super::Plan::new(format, true);
     let rendered = super::render(json.as_bytes(), None, &plan, &core);
