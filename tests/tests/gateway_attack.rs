@@ -93,7 +93,10 @@ fn big_list(records: usize) -> Bytes {
     Bytes::from(serde_json::to_vec(&rows).expect("JSON"))
 }
 
-/// The upstream: `/small`, `/big`, and `/echo` (any path ending in it),
+/// How many `/slow` requests reached the upstream.
+static SLOW_STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The upstream: `/small`, `/big`, `/slow` (answers after 2 s), and `/echo` (any path ending in it),
 /// which answers the path and headers it received.
 async fn upstream(big: Bytes) -> TestServer {
     let echo = any(|uri: Uri, headers: HeaderMap| async move {
@@ -118,6 +121,14 @@ async fn upstream(big: Bytes) -> TestServer {
                         .body(Body::from(big))
                         .expect("response")
                 }
+            }),
+        )
+        .route(
+            "/slow",
+            get(|| async {
+                SLOW_STARTED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_secs(2)).await;
+                axum::Json(json!({"slow": true}))
             }),
         )
         .route("/echo", echo.clone())
@@ -255,36 +266,126 @@ fn cpu_time() -> Option<Duration> {
     Some(Duration::from_millis(ticks * 10))
 }
 
+/// `CONFIG` with every connection deadline far beyond a test, and a cap of
+/// `cap` connections: only the cap decides what happens.
+fn capped(cap: usize) -> String {
+    CONFIG
+        .replace(
+            "header_read_timeout = \"1s\"",
+            "header_read_timeout = \"60s\"",
+        )
+        .replace(
+            "keep_alive_timeout = \"1s\"",
+            "keep_alive_timeout = \"60s\"",
+        )
+        .replace("idle_timeout = \"2s\"", "idle_timeout = \"60s\"")
+        .replace("[layer]", &format!("max_connections = {cap}\n\n[layer]"))
+}
+
+/// Reads one HTTP/1.1 answer to `/small?format=json` on a kept-alive
+/// connection: up to the end of its (small, known) body.
+async fn read_small_answer(stream: &mut TcpStream) -> String {
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains(r#""name":"small"}"#) {
+        let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf))
+            .await
+            .expect("an answer in time")
+            .expect("read");
+        assert!(n > 0, "closed before the answer");
+        seen.extend_from_slice(&buf[..n]);
+    }
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn past_the_connection_cap_clients_wait_and_are_served() {
+async fn at_the_connection_cap_the_connection_idle_the_longest_makes_room() {
     let _alone = PROCESS.write().await;
-    let config = format!("{CONFIG}\n").replace("[layer]", "max_connections = 4\n\n[layer]");
-    let (gateway, _up) = setup(&config).await;
-    let mut attackers = Vec::new();
-    for _ in 0..12 {
-        attackers.push(TcpStream::connect(gateway.addr).await.expect("connect"));
+    let (gateway, _up) = setup(&capped(4)).await;
+    // A keep-alive connection that has had its answer, then three that
+    // send nothing: the cap is reached, and no deadline will pass.
+    let mut kept = TcpStream::connect(gateway.addr).await.expect("connect");
+    kept.write_all(b"GET /small?format=json HTTP/1.1\r\nHost: t\r\n\r\n")
+        .await
+        .expect("write");
+    assert!(
+        read_small_answer(&mut kept)
+            .await
+            .starts_with("HTTP/1.1 200")
+    );
+    let mut silent = Vec::new();
+    for _ in 0..3 {
+        silent.push(TcpStream::connect(gateway.addr).await.expect("connect"));
     }
     let cpu_before = cpu_time();
     let started = Instant::now();
-    // The ordinary client queues behind the attackers, whose connections
-    // time out in turn, four at a time.
+
+    // A new client is served: the keep-alive connection, idle the
+    // longest, is closed to make room (its answer was complete).
     gateway.assert_alive().await;
     let waited = started.elapsed();
     assert!(
-        waited >= Duration::from_millis(900),
-        "served after {waited:?}"
+        closed_within(&mut kept, CLOSE_WITHIN).await.is_some(),
+        "the connection idle the longest is closed"
     );
-    assert!(waited < Duration::from_secs(10), "served after {waited:?}");
-    if let (Some(before), Some(after)) = (cpu_before, cpu_time()) {
-        // Waiting at the cap is not spinning: well under one core busy.
+    for stream in &mut silent {
         assert!(
-            after.saturating_sub(before) < waited / 2,
+            closed_within(stream, Duration::from_millis(200))
+                .await
+                .is_none(),
+            "the newer idle connections stay open"
+        );
+    }
+    if let (Some(before), Some(after)) = (cpu_before, cpu_time()) {
+        // Making room is not spinning.
+        assert!(
+            after.saturating_sub(before) < waited / 2 + Duration::from_millis(200),
             "{:?} of CPU in {waited:?}",
             after - before
         );
     }
-    drop(attackers);
+
+    // The next one makes room by closing the oldest silent connection.
     gateway.assert_alive().await;
+    let (oldest, _) = silent.split_at_mut(1);
+    assert!(
+        closed_within(&mut oldest[0], CLOSE_WITHIN).await.is_some(),
+        "the oldest silent connection is closed next"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_the_connection_cap_with_every_connection_busy_clients_wait_and_are_served() {
+    let _alone = PROCESS.write().await;
+    let (gateway, _up) = setup(&capped(2)).await;
+    // Two requests in flight (the upstream answers `/slow` after 2 s):
+    // both connections busy, neither may be closed.
+    let slow = |gateway_url: String| async move {
+        let response = raw_client()
+            .get(gateway_url)
+            .timeout(Duration::from_secs(20))
+            .send()
+            .await
+            .expect("the slow request is answered");
+        assert_eq!(response.status(), 200);
+        let _ = response.bytes().await.expect("body");
+        Instant::now()
+    };
+    let before = SLOW_STARTED.load(std::sync::atomic::Ordering::SeqCst);
+    let first = tokio::spawn(slow(gateway.url("/slow?format=json")));
+    let second = tokio::spawn(slow(gateway.url("/slow?format=json")));
+    while SLOW_STARTED.load(std::sync::atomic::Ordering::SeqCst) < before + 2 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+
+    // A new client waits for one of them to end, then is served.
+    gateway.assert_alive().await;
+    let served = Instant::now();
+    let (first, second) = (first.await.expect("task"), second.await.expect("task"));
+    assert!(
+        served >= first.min(second),
+        "served before any busy connection ended"
+    );
 }
 
 /// Resident memory of this process, from `/proc/self/status`.

@@ -99,6 +99,25 @@ impl Activity {
         InFlight(self.clone())
     }
 
+    /// Whether a request head (or the HTTP/2 handshake) has arrived.
+    pub(crate) fn handshake_done(&self) -> bool {
+        self.handshake_done.load(Ordering::Relaxed)
+    }
+
+    /// Since when nothing has been in flight: since accept before the first
+    /// request, since the last answer after it; `None` while a request is
+    /// in flight.
+    pub(crate) fn idle_since(&self) -> Option<Instant> {
+        if !self.handshake_done.load(Ordering::Relaxed) {
+            return Some(self.accepted);
+        }
+        if self.in_flight.load(Ordering::Relaxed) > 0 {
+            return None;
+        }
+        let ms = self.last_request.load(Ordering::Relaxed);
+        Some(self.accepted + Duration::from_millis(ms))
+    }
+
     /// The stall at `now` (ms since accept), or how long until the next
     /// deadline could pass.
     fn check(&self, deadlines: &Deadlines) -> Result<Duration, Stall> {

@@ -89,6 +89,7 @@ mod log;
 mod mcp;
 mod path;
 mod server;
+mod shed;
 mod upstream;
 mod urls;
 

@@ -12,11 +12,12 @@ use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
 use std::sync::Arc;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, TryAcquireError};
 use tower::{Service, ServiceExt};
 
 use crate::conn::{Activity, Deadlines, Stall, Tracked, Watched, watchdog};
 use crate::limits;
+use crate::shed::Open;
 use crate::upstream::{BoxError, ClientAddr};
 
 /// Settings of [`serve`].
@@ -53,8 +54,12 @@ pub struct ServerOptions {
     /// buffer, or an HTTP/2 stream window left at 0); then the connection
     /// is closed and everything held for it freed. Default: 60 s.
     pub send_timeout: Duration,
-    /// Most client connections open at once; past it new connections wait
-    /// in the listen backlog. `None`: derived from the file-descriptor
+    /// Most client connections open at once. At the cap, a new client is
+    /// taken (one descriptor over the cap) and the connection that has
+    /// waited longest with no request in flight, of a sample of 64, is
+    /// closed to make room (gracefully, if it has had a request); when all
+    /// of them are busy, the new client waits until one ends, and the
+    /// clients after it in the listen backlog. `None`: derived from the file-descriptor
     /// limit, which [`serve`] raises from its soft to its hard value.
     /// Default: `None`.
     pub max_connections: Option<usize>,
@@ -149,17 +154,36 @@ pub async fn serve<S, B>(
     let (stop, stopping) = tokio::sync::watch::channel(false);
     let mut accept_errors = AcceptErrors::default();
     let mut shutdown = std::pin::pin!(shutdown);
+    let open = Arc::new(Open::default());
     loop {
-        // At the cap, wait for a connection to end: new ones queue in the
-        // kernel's backlog meanwhile, costing no descriptor.
-        let slot = tokio::select! {
-            slot = slots.clone().acquire_owned() => slot,
-            () = &mut shutdown => break,
+        let accept = async {
+            tokio::select! {
+                accepted = listener.accept() => Some(accepted),
+                () = &mut shutdown => None,
+            }
         };
-        let Ok(slot) = slot else { break };
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            () = &mut shutdown => break,
+        let (slot, accepted) = match slots.clone().try_acquire_owned() {
+            Ok(slot) => {
+                let Some(accepted) = accept.await else { break };
+                (slot, accepted)
+            }
+            Err(TryAcquireError::Closed) => break,
+            // At the cap: the next client is taken (one descriptor over the
+            // cap) and the connection idle the longest is asked to close to
+            // make room; the client waits for its slot meanwhile, and if
+            // every connection is busy, until one ends.
+            Err(TryAcquireError::NoPermits) => {
+                let Some(accepted) = accept.await else { break };
+                if accepted.is_ok() && !open.shed_one() {
+                    tracing::debug!(target: "terse_gateway", "at the connection cap with every connection busy");
+                }
+                let slot = tokio::select! {
+                    slot = slots.clone().acquire_owned() => slot,
+                    () = &mut shutdown => break,
+                };
+                let Ok(slot) = slot else { break };
+                (slot, accepted)
+            }
         };
         let (stream, peer) = match accepted {
             Ok(accepted) => {
@@ -192,6 +216,7 @@ pub async fn serve<S, B>(
                     Ok::<_, S::Error>(response.map(|body| Tracked::new(body, request)))
                 }
             });
+        let (registration, shed) = open.register(activity.clone());
         let io = TokioIo::new(Watched::new(stream, activity.clone()));
         let builder = builder.clone();
         let mut stopping = stopping.clone();
@@ -209,6 +234,15 @@ pub async fn serve<S, B>(
                     None
                 }
                 _ = stopping.wait_for(|stop| *stop) => {
+                    connection.as_mut().graceful_shutdown();
+                    None
+                }
+                () = shed.asked() => {
+                    tracing::debug!(target: "terse_gateway", %peer, "closing an idle connection to make room at the connection cap");
+                    // No request yet: nothing owed, nothing to say goodbye with.
+                    if !activity.handshake_done() {
+                        return;
+                    }
                     connection.as_mut().graceful_shutdown();
                     None
                 }
@@ -232,6 +266,7 @@ pub async fn serve<S, B>(
             if let Err(err) = ended {
                 tracing::debug!(target: "terse_gateway", %peer, "connection ended: {err}");
             }
+            drop(registration);
             drop(slot);
         });
     }
