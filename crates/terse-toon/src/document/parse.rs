@@ -26,7 +26,20 @@
 
 use super::{NumberClass, Slot, Text};
 use crate::encode::number;
+use std::collections::HashSet;
+use std::hash::{BuildHasher, RandomState};
 use std::str::FromStr;
+
+/// Keys of one object checked for repeats through the 128-bit filter; past
+/// them, through a hash set.
+const KEYS_BY_FILTER: usize = 32;
+
+#[cfg(test)]
+thread_local! {
+    /// How many times a key was compared with all the earlier keys of its
+    /// object, on this thread: the tests hold it to linear work.
+    pub(super) static KEY_SCANS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 /// The deepest nesting of arrays and objects `serde_json` accepts.
 const MAX_DEPTH: u32 = 127;
@@ -153,8 +166,12 @@ impl<'a> Parser<'a> {
         self.nodes.push(Slot::Object { len: 0, end: 0 });
         let keys_start = self.keys.len();
         // A 128-bit filter over a cheap key hash: only a key whose bit is
-        // already set is compared with the earlier keys.
+        // already set is compared with the earlier keys. Past
+        // `KEYS_BY_FILTER` keys the filter is full and that comparison
+        // would make the object quadratic, so the keys' hashes go in a set
+        // (keyed per process, so no input can make them collide).
         let mut seen = 0u128;
+        let mut hashed: Option<(RandomState, HashSet<u64>)> = None;
         let mut len = 0u32;
         self.skip_whitespace();
         if self.peek() == Some(b'}') {
@@ -166,13 +183,31 @@ impl<'a> Parser<'a> {
                     return Err(Bail);
                 }
                 let key = self.string()?;
-                let bit = 1u128 << key_hash(self.text(key));
-                if seen & bit != 0 && self.is_repeated(keys_start, key) {
+                let suspect = match &mut hashed {
+                    Some((state, hashes)) => !hashes.insert(state.hash_one(self.text(key))),
+                    None => {
+                        let bit = 1u128 << key_hash(self.text(key));
+                        let set = seen & bit != 0;
+                        seen |= bit;
+                        set
+                    }
+                };
+                if suspect && self.is_repeated(keys_start, key) {
                     return Err(Bail);
                 }
-                seen |= bit;
                 self.keys.push(self.nodes.len() as u32);
                 self.nodes.push(Slot::String(key));
+                if hashed.is_none() && self.keys.len() - keys_start > KEYS_BY_FILTER {
+                    let state = RandomState::new();
+                    let hashes = self.keys[keys_start..]
+                        .iter()
+                        .filter_map(|&at| match self.nodes[at as usize] {
+                            Slot::String(text) => Some(state.hash_one(self.text(text))),
+                            _ => None,
+                        })
+                        .collect();
+                    hashed = Some((state, hashes));
+                }
                 self.skip_whitespace();
                 if self.peek() != Some(b':') {
                     return Err(Bail);
@@ -206,6 +241,8 @@ impl<'a> Parser<'a> {
     /// `keys_start` on the key stack).
     #[cold]
     fn is_repeated(&self, keys_start: usize, key: Text) -> bool {
+        #[cfg(test)]
+        KEY_SCANS.with(|scans| scans.set(scans.get() + 1));
         let key = self.text(key);
         self.keys[keys_start..]
             .iter()

@@ -177,6 +177,58 @@ fn strings_borrow_from_the_text() {
     assert_eq!(texts, [None, None, Some("")]);
 }
 
+/// An object of `keys` distinct keys, then `extra` more entries.
+fn wide_object(keys: usize, extra: &str) -> String {
+    let entries: Vec<String> = (0..keys).map(|k| format!("\"k{k}\":{k}")).collect();
+    format!("{{{}{extra}}}", entries.join(","))
+}
+
+#[test]
+fn a_wide_object_is_checked_for_repeated_keys_in_linear_work() {
+    // Each key of a wide object used to be compared with every earlier
+    // key once the 128-bit filter was full: an 80 000-key object (1 MB)
+    // took 13 s. Now a key is compared with the earlier ones only when its
+    // hash was seen before.
+    let json = wide_object(100_000, "");
+    super::parse::KEY_SCANS.with(|scans| scans.set(0));
+    let document = Document::parse(&json).unwrap();
+    let scans = super::parse::KEY_SCANS.with(std::cell::Cell::get);
+    assert!(scans < 100, "{scans} full scans for 100 000 distinct keys");
+    assert_eq!(document.root().entries().count(), 100_000);
+}
+
+#[test]
+fn repeated_keys_of_wide_objects_are_found_wherever_they_are() {
+    for (keys, extra) in [
+        // Past the filter, repeating an early key, the last one, a middle one.
+        (100, r#","k0":"last""#),
+        (100, r#","k99":"last""#),
+        (40, r#","k33":"last""#),
+        // At the switch from the filter to the set.
+        (32, r#","k31":"last""#),
+        (33, r#","k32":"last""#),
+        // Repeated twice.
+        (64, r#","k5":"again","k5":"last""#),
+    ] {
+        let json = wide_object(keys, extra);
+        check(&json);
+        let value: Value = serde_json::from_str(&json).unwrap();
+        let document = Document::parse(&json).unwrap();
+        assert_eq!(
+            document.root().to_value(),
+            value,
+            "{keys} keys then {extra}"
+        );
+        assert_eq!(
+            document.root().entries().count(),
+            keys,
+            "{keys} keys then {extra}"
+        );
+    }
+    // Distinct keys past the switch stay on the one-pass path.
+    check(&wide_object(200, r#","other":true"#));
+}
+
 #[test]
 fn repeated_keys_and_errors_go_through_serde_json() {
     let document = Document::parse(r#"{"a": 1, "b": 2, "a": 3}"#).unwrap();
