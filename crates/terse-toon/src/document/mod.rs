@@ -40,6 +40,7 @@ mod from_value;
 mod number;
 mod parse;
 mod ser;
+pub(crate) mod validate;
 
 #[cfg(test)]
 mod tests;
@@ -160,9 +161,11 @@ impl<'a> Document<'a> {
     }
 
     /// Text the one-pass parser does not take: `serde_json` reports invalid
-    /// JSON with its own message and resolves repeated keys its way.
+    /// JSON with its own message, found without building what comes
+    /// before the error.
     #[cold]
     fn parse_slow(json: &str) -> Result<Self, Error> {
+        validate::check(json)?;
         let value: Value = serde_json::from_str(json)?;
         let (slots, owned) = from_value::flatten(&value).ok_or_else(|| {
             Error::Json(serde::de::Error::custom(

@@ -9,24 +9,14 @@
 //! The parser accepts exactly what `serde_json::from_str::<Value>` accepts
 //! and produces the same data: numbers are read the way `serde_json` reads
 //! them (an `f64` outside the `u64`/`i64` ranges), and nesting deeper than
-//! `serde_json`'s limit is refused. Anything it does not take on itself,
-//! invalid input and objects with duplicate keys (where `serde_json` keeps
-//! the last value at the first key's position), is reported as [`Bail`] so
-//! the caller can hand the text to `serde_json` instead.
-
-//! The one-pass parser behind [`Document::parse`](super::Document::parse).
-//!
-//! It accepts exactly what `serde_json::from_str::<Value>` accepts and
-//! produces the same data: numbers are read the way `serde_json` reads them
-//! (an `f64` outside the `u64`/`i64` ranges), and nesting deeper than
-//! `serde_json`'s limit is refused. Anything it does not take on itself,
-//! invalid input and objects with duplicate keys (where `serde_json` keeps the
-//! last value at the first key's position), is reported as [`Bail`] so the
-//! caller can hand the text to `serde_json` instead.
+//! `serde_json`'s limit is refused. A key repeated in an object keeps its
+//! first position and its last value, as `serde_json` keeps it. Invalid
+//! input is reported as [`Bail`] so the caller can have `serde_json` say
+//! what is wrong with it.
 
 use super::{NumberClass, Slot, Text};
 use crate::encode::number;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, RandomState};
 use std::str::FromStr;
 
@@ -44,8 +34,8 @@ thread_local! {
 /// The deepest nesting of arrays and objects `serde_json` accepts.
 const MAX_DEPTH: u32 = 127;
 
-/// The input is not handled on the fast path (invalid, too deep, or an
-/// object with duplicate keys); `serde_json` decides what it is.
+/// The input is not handled on the fast path (invalid, too deep, or over
+/// 4 GiB); `serde_json` decides what it is.
 #[derive(Debug)]
 pub(super) struct Bail;
 
@@ -172,6 +162,8 @@ impl<'a> Parser<'a> {
         // (keyed per process, so no input can make them collide).
         let mut seen = 0u128;
         let mut hashed: Option<(RandomState, HashSet<u64>)> = None;
+        // Repeated keys: (first occurrence, repeat), key node indexes.
+        let mut repeats: Vec<(u32, u32)> = Vec::new();
         let mut len = 0u32;
         self.skip_whitespace();
         if self.peek() == Some(b'}') {
@@ -192,8 +184,10 @@ impl<'a> Parser<'a> {
                         set
                     }
                 };
-                if suspect && self.is_repeated(keys_start, key) {
-                    return Err(Bail);
+                if suspect {
+                    if let Some(first) = self.earlier_key(keys_start, key) {
+                        repeats.push((first, self.nodes.len() as u32));
+                    }
                 }
                 self.keys.push(self.nodes.len() as u32);
                 self.nodes.push(Slot::String(key));
@@ -227,26 +221,85 @@ impl<'a> Parser<'a> {
             }
         }
         self.keys.truncate(keys_start);
+        if !repeats.is_empty() {
+            len = self.keep_last_values(at, &repeats);
+        }
         let end = self.nodes.len() as u32;
         self.nodes[at as usize] = Slot::Object { len, end };
         self.depth -= 1;
         Ok(())
     }
 
+    /// Rewrites the entries of the object at `at` (the last node, parsed
+    /// whole) as `serde_json` reads repeated keys: each key once, at its
+    /// first position, with the value of its last occurrence. Returns the
+    /// number of entries left.
+    ///
+    /// Every slot of the object is copied at most once, into one buffer:
+    /// linear in the object, however many keys repeat. A moved array or
+    /// object has its `end` shifted with it (its descendants' are shifted
+    /// as they are copied).
+    #[cold]
+    fn keep_last_values(&mut self, at: u32, repeats: &[(u32, u32)]) -> u32 {
+        let first = at as usize + 1;
+        // The value of each first occurrence, and the repeats to skip.
+        let mut last: HashMap<u32, u32> = HashMap::new();
+        let mut skipped: HashSet<u32> = HashSet::new();
+        for &(first_key, repeat) in repeats {
+            last.insert(first_key, repeat + 1);
+            skipped.insert(repeat);
+        }
+        let subtree_end = |nodes: &[Slot], node: usize| match nodes[node] {
+            Slot::Array { end, .. } | Slot::Object { end, .. } => end as usize,
+            _ => node + 1,
+        };
+        let mut rebuilt: Vec<Slot> = Vec::with_capacity(self.nodes.len() - first);
+        let mut entries = 0;
+        let mut key = first;
+        while key < self.nodes.len() {
+            let value = key + 1;
+            let next = subtree_end(&self.nodes, value);
+            if !skipped.contains(&(key as u32)) {
+                rebuilt.push(self.nodes[key]);
+                let from = last.get(&(key as u32)).map_or(value, |&v| v as usize);
+                let to = subtree_end(&self.nodes, from);
+                // Where the value lands, minus where it was.
+                let shift = (first + rebuilt.len()) as i64 - from as i64;
+                rebuilt.extend(self.nodes[from..to].iter().map(|slot| match *slot {
+                    Slot::Array { len, end } => Slot::Array {
+                        len,
+                        end: (i64::from(end) + shift) as u32,
+                    },
+                    Slot::Object { len, end } => Slot::Object {
+                        len,
+                        end: (i64::from(end) + shift) as u32,
+                    },
+                    other => other,
+                }));
+                entries += 1;
+            }
+            key = next;
+        }
+        self.nodes.truncate(first);
+        self.nodes.extend(rebuilt);
+        entries
+    }
+
     fn text(&self, text: Text) -> &str {
         text.resolve(self.src, &self.owned)
     }
 
-    /// Whether `key` equals a key of the current object (those after
-    /// `keys_start` on the key stack).
+    /// The node index of the first key of the current object (those after
+    /// `keys_start` on the key stack) equal to `key`, if any.
     #[cold]
-    fn is_repeated(&self, keys_start: usize, key: Text) -> bool {
+    fn earlier_key(&self, keys_start: usize, key: Text) -> Option<u32> {
         #[cfg(test)]
         KEY_SCANS.with(|scans| scans.set(scans.get() + 1));
         let key = self.text(key);
         self.keys[keys_start..]
             .iter()
-            .any(|&idx| match self.nodes[idx as usize] {
+            .copied()
+            .find(|&idx| match self.nodes[idx as usize] {
                 Slot::String(other) => self.text(other) == key,
                 _ => false,
             })

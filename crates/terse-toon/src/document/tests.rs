@@ -230,6 +230,17 @@ fn repeated_keys_of_wide_objects_are_found_wherever_they_are() {
 }
 
 #[test]
+fn repeated_keys_with_nested_values_keep_the_last_one_in_place() {
+    for json in [
+        r#"{"a":{"x":[1,{"y":2}]},"b":[3],"a":{"z":{"w":[4,5]}},"c":1}"#,
+        r#"[{"a":[1,[2,[3]]],"a":[],"b":{"a":1,"a":{"a":2,"a":[3]}}},{"a":0}]"#,
+        r#"{"k":1,"k":2,"k":3,"j":{"k":[{"k":1,"k":{}}]},"k":[[]]}"#,
+    ] {
+        check(json);
+    }
+}
+
+#[test]
 fn repeated_keys_and_errors_go_through_serde_json() {
     let document = Document::parse(r#"{"a": 1, "b": 2, "a": 3}"#).unwrap();
     assert_eq!(

@@ -62,9 +62,10 @@ pub(crate) fn encode_json_text(
 }
 
 /// Lets `serde_json` read the text: it reports invalid JSON with its own
-/// message and resolves repeated keys its way.
+/// message, found without building what comes before the error.
 #[cold]
 fn slow_path(json: &str, options: &EncodeOptions, limit: usize) -> Result<String, Error> {
+    crate::document::validate::check(json)?;
     let value: Value = serde_json::from_str(json)?;
     encode_value(&value, options, limit)
 }
