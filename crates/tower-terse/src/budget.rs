@@ -1,7 +1,8 @@
 //! [`MemoryBudget`]: one bound on the bytes all rewrites in flight hold.
 //!
-//! Each rewrite holds its body and then its output until the client has
-//! taken it. `max_body_bytes` bounds one of them; a budget bounds the sum,
+//! Each rewrite holds its body, with what rendering it may take (counted
+//! from the body before it starts), and then its output until the client
+//! has taken it. `max_body_bytes` bounds one of them; a budget bounds the sum,
 //! so 200 clients that ask for large rewrites and never read cannot make a
 //! server hold 200 times that. A rewrite the budget cannot cover is not
 //! started: the response streams through unchanged, and backpressure from

@@ -13,7 +13,7 @@ use super::rewrite::rewrite;
 use super::{Config, TerseBody};
 use crate::budget::Reservation;
 use crate::fields::Fields;
-use crate::render::Rendered;
+use crate::render::{self, Rendered};
 use crate::report;
 
 /// A body read whole, with what its response needs to go out.
@@ -43,19 +43,44 @@ impl Complete {
         move || rewrite(&config, &plan, &read, content_type.as_ref())
     }
 
-    /// The response exactly as the handler made it.
-    #[cfg(feature = "tokio")]
+    /// The response exactly as the handler made it, holding what it sends.
     pub(super) fn unchanged<B: Body>(self) -> Response<TerseBody<B>> {
         let Complete {
             parts,
             hint,
             read,
-            held,
+            mut held,
             trailers,
             ..
         } = self;
+        if let Some(held) = &mut held {
+            held.resize(read.len());
+        }
         let body = TerseBody::unchanged(read, trailers, hint).holding(held);
         Response::from_parts(parts, body)
+    }
+
+    /// Holds, beside the body, the memory rendering it may take
+    /// ([`render::working_bytes`]); `false` when the budget cannot, and
+    /// the body is to go out as the handler made it ([`Self::refused`]).
+    pub(super) fn affords_rendering(&mut self) -> bool {
+        let Some(held) = &mut self.held else {
+            return true;
+        };
+        let working = render::working_bytes(
+            &self.read,
+            self.plan.format,
+            self.plan.fields.is_some(),
+            self.config.max_output_bytes(),
+        );
+        held.try_grow(working)
+    }
+
+    /// The response as the handler made it, for a rewrite the budget
+    /// refused: like one refused before reading.
+    pub(super) fn refused<B: Body>(mut self) -> Response<TerseBody<B>> {
+        add_vary(&mut self.parts.headers, &self.config.vary);
+        self.unchanged()
     }
 
     /// The response for what the core rendered. The [`Outcome`] goes in
@@ -76,6 +101,9 @@ impl Complete {
         parts.extensions.insert(outcome);
         let (Some(served), Some(tokens)) = (outcome.served, outcome.tokens) else {
             // Not JSON after all: exactly as the handler made it.
+            if let Some(held) = &mut held {
+                held.resize(read.len());
+            }
             let body = TerseBody::unchanged(read, trailers, hint).holding(held);
             return Response::from_parts(parts, body);
         };

@@ -128,7 +128,10 @@ where
                     };
                     match reading.finish(end) {
                         Read::Sent(response) => return Poll::Ready(Ok(response)),
-                        Read::Complete(read) => {
+                        Read::Complete(mut read) => {
+                            if !read.affords_rendering() {
+                                return Poll::Ready(Ok(read.refused()));
+                            }
                             let mut read = Some(read);
                             match (Offload::start(&mut read), read) {
                                 (Some(offload), _) => State::Rewrite { offload },

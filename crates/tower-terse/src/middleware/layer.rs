@@ -122,10 +122,14 @@ impl TerseLayer {
     }
 
     /// The bound on the bytes all rewrites in flight hold together: each
-    /// body read, then each rewritten body until the client has taken it.
-    /// A rewrite that would pass it is not started (or, for a body of
-    /// unknown length, given up on mid-read): the response streams through
-    /// unchanged, and the refusal is counted ([`MemoryBudget::refused`],
+    /// body read, with what rendering it may take (its parsed document and
+    /// output: an upper bound counted from the body's values and depth
+    /// before it starts, up to hundreds of bytes per value where a
+    /// `?fields=` projection or compact lines build a `serde_json` tree),
+    /// then each rewritten body until the client has taken it. A rewrite
+    /// that would pass it is not started (or, for a body of unknown length,
+    /// given up on mid-read): the response goes out unchanged, and the
+    /// refusal is counted ([`MemoryBudget::refused`],
     /// and `terse_budget_refusals_total` with the `metrics` feature) and
     /// logged. Share one budget between layers (and an
     /// [`McpLayer`](crate::mcp::McpLayer)) to bound them together.

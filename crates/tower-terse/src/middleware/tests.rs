@@ -137,6 +137,56 @@ async fn a_rewritten_body_is_held_against_the_budget_until_dropped() {
 }
 
 #[tokio::test]
+async fn the_budget_holds_what_rendering_may_take_not_only_the_body() {
+    // 20 000 records of two fields: 360 KB of JSON, 100 000 values. TOON's
+    // document takes a few bytes per value; the tree `?fields=` builds
+    // takes far more, which a budget of 12 MB cannot hold beside it.
+    let records: Vec<String> = (0..20_000)
+        .map(|i| format!(r#"{{"id":{i},"a":0}}"#))
+        .collect();
+    let big = format!("[{}]", records.join(","));
+    let big: &'static str = Box::leak(big.into_boxed_str());
+    let budget = crate::MemoryBudget::new(12 << 20);
+    let max_output = super::DEFAULT_MAX_BODY_BYTES;
+    let bound = |format, projected| {
+        crate::render::working_bytes(big.as_bytes(), format, projected, max_output)
+    };
+    let (toon, tree) = (
+        bound(crate::Format::Toon, false),
+        bound(crate::Format::Json, true),
+    );
+    assert!(big.len() + toon < budget.limit(), "{toon}");
+    assert!(budget.limit() < big.len() + tree, "{tree}");
+
+    let projected = budgeted(&budget, big)
+        .oneshot(Request::get("/?format=json&fields=id").body(()).unwrap())
+        .await
+        .unwrap();
+    let vary = projected.headers()["vary"].to_str().unwrap().to_owned();
+    assert!(vary.contains("Accept"), "{vary}");
+    let body = http_body_util::BodyExt::collect(projected.into_body())
+        .await
+        .unwrap()
+        .to_bytes();
+    assert_eq!(&body[..], big.as_bytes(), "refused: the body as it came");
+    assert_eq!((budget.refused(), budget.in_use()), (1, 0));
+
+    let toon = budgeted(&budget, big)
+        .oneshot(Request::get("/?format=toon").body(()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(toon.headers()["content-type"], "text/toon; charset=utf-8");
+    let length: usize = toon.headers()["content-length"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(budget.in_use(), length, "only the output is held once made");
+    drop(toon);
+    assert_eq!((budget.refused(), budget.in_use()), (1, 0));
+}
+
+#[tokio::test]
 async fn a_large_body_goes_out_in_bounded_frames() {
     let big = format!("[{}1]", "1,".repeat(100_000));
     let big: &'static str = Box::leak(big.into_boxed_str());

@@ -14,6 +14,8 @@ pub(crate) mod log_gate;
 mod media;
 mod outcome;
 pub(crate) mod public;
+mod working;
+pub(crate) use working::working_bytes;
 
 pub use media::{is_identity_coding, is_json_media_type};
 pub use outcome::{Fallback, Outcome};

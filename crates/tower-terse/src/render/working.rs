@@ -1,0 +1,341 @@
+//! How much memory a rendering may take beyond the body, known before it
+//! starts, so that the memory budget can hold it.
+//!
+//! A rewrite holds more than its body and its output while it runs: the
+//! parsed document. That is what a hostile body inflates: a list of empty
+//! arrays (`[[],[],...]`) is three bytes of JSON per value, and each value
+//! is a 12-byte slot in TOON's document, and a `serde_json::Value` of 80
+//! bytes and more where `?fields=` or compact lines parse the body. So the
+//! bound is counted per value: one pass over the body counts the bytes that
+//! can start a value or a key (`,` `:` `[` `{`, inside strings too, so it is
+//! an upper bound), times what one value can take on the path the plan
+//! takes, plus room for unescaped strings and for the output (up to where
+//! the encoder stops, `max_output_bytes`).
+//! `tests/working_memory.rs` measures renderings with a counting allocator
+//! and holds them under this bound.
+
+use crate::format::Format;
+
+/// Bytes per value on the TOON path: the document's 12-byte slot, twice
+/// over while its vector grows, and the encoder's bookkeeping.
+const DOCUMENT_VALUE_BYTES: usize = 32;
+
+/// Bytes per value where a `serde_json::Value` tree is built: `?fields=`
+/// projections and compact lines (whose envelope is read back as a tree).
+const TREE_VALUE_BYTES: usize = 224;
+
+/// What any rendering may take whatever the body: first capacities of
+/// buffers, the encoder's small tables.
+const FIXED_BYTES: usize = 8 << 10;
+
+/// Bytes of output per value beyond the text it comes from: TOON indents
+/// two spaces per level of nesting, and adds a few bytes of syntax.
+const fn output_value_bytes(depth: usize) -> usize {
+    2 * depth + 8
+}
+
+/// An upper bound on the bytes rendering `body` as `format` (projected with
+/// `?fields=` when `projected`) allocates while it runs beyond the body
+/// itself: its structure, unescaped strings, and its output, which the
+/// encoder stops at `max_output_bytes`.
+pub(crate) fn working_bytes(
+    body: &[u8],
+    format: Format,
+    projected: bool,
+    max_output_bytes: usize,
+) -> usize {
+    let per_value = match (format, projected) {
+        // Counted as it is: nothing is built.
+        (Format::Json, false) => return 0,
+        (Format::Toon, false) => DOCUMENT_VALUE_BYTES,
+        _ => TREE_VALUE_BYTES,
+    };
+    let Shape { values, depth } = shape(body);
+    // Twice: a growing `String` may hold double what it has written.
+    let output = values
+        .saturating_mul(output_value_bytes(depth))
+        .saturating_add(body.len().saturating_mul(2))
+        .min(max_output_bytes)
+        .saturating_mul(2);
+    // Unescaped strings and numbers: at most the body, twice while their
+    // buffer grows.
+    values
+        .saturating_mul(per_value)
+        .saturating_add(body.len().saturating_mul(2))
+        .saturating_add(output)
+        .saturating_add(FIXED_BYTES)
+}
+
+/// What the bound needs to know of a body.
+#[derive(Debug, PartialEq, Eq)]
+struct Shape {
+    /// An upper bound on the values and keys: every one but the first
+    /// follows one of `,` `:` `[` `{` outside strings.
+    values: usize,
+    /// The deepest nesting of arrays and objects.
+    depth: usize,
+}
+
+/// One pass over `body`, strings skipped (a quote ends a string unless
+/// escaped). Text that is not JSON gets some shape; rendering it stops at
+/// its first error anyway.
+fn shape(body: &[u8]) -> Shape {
+    let (mut values, mut depth, mut deepest) = (1usize, 0usize, 0usize);
+    let mut i = 0;
+    while i < body.len() {
+        match body[i] {
+            b'"' => {
+                // To the closing quote: `memchr`-like search for either a
+                // quote or a backslash.
+                i += 1;
+                loop {
+                    let rest = body.get(i..).unwrap_or_default();
+                    match rest.iter().position(|&b| b == b'"' || b == b'\\') {
+                        // An escape: the byte after the backslash is text.
+                        Some(at) if rest[at] == b'\\' => i += at + 2,
+                        Some(at) => {
+                            i += at;
+                            break;
+                        }
+                        // Unterminated: the rest is text.
+                        None => {
+                            i = body.len();
+                            break;
+                        }
+                    }
+                }
+            }
+            b'[' | b'{' => {
+                values += 1;
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b',' | b':' => values += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    Shape {
+        values,
+        depth: deepest,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fields::{Fields, FieldsLimits};
+    use crate::render::{Plan, Settings, render};
+    use crate::toon::EncodeOptions;
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    /// Counts the bytes this thread holds, and the most it held, so that a
+    /// rendering's peak is measured while other tests run on other threads.
+    struct Counting;
+
+    thread_local! {
+        static HELD: Cell<isize> = const { Cell::new(0) };
+        static PEAK: Cell<isize> = const { Cell::new(0) };
+    }
+
+    fn held(change: isize) {
+        // `try_with`: nothing to count while the thread's locals are torn down.
+        let _ = HELD.try_with(|held| {
+            let now = held.get() + change;
+            held.set(now);
+            let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+        });
+    }
+
+    // SAFETY: every call is passed on to `System` unchanged; the counting
+    // touches only `const` thread-locals, which never allocate.
+    #[allow(unsafe_code)]
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            held(layout.size() as isize);
+            // SAFETY: the caller's contract, passed on.
+            unsafe { System.alloc(layout) }
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            held(-(layout.size() as isize));
+            // SAFETY: the caller's contract, passed on.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            held(new_size as isize - layout.size() as isize);
+            // SAFETY: the caller's contract, passed on.
+            unsafe { System.realloc(ptr, layout, new_size) }
+        }
+    }
+
+    #[global_allocator]
+    static COUNTING: Counting = Counting;
+
+    /// The most this thread held beyond what it held before, while `f` ran.
+    fn peak_of(f: impl FnOnce()) -> usize {
+        let base = HELD.with(Cell::get);
+        PEAK.with(|peak| peak.set(base));
+        f();
+        (PEAK.with(Cell::get) - base).max(0) as usize
+    }
+
+    /// Renders `body` as TOON, and as JSON projected with `?fields=`, and
+    /// holds the peak of each under its bound. The smart fallback is off:
+    /// counting tokens builds nothing from the body (the tokenizer it may
+    /// settle a near tie with is built once per process, and its caches
+    /// once per thread).
+    fn within_bound(name: &str, body: &[u8]) {
+        let options = EncodeOptions::default();
+        let list_keys = ["data".to_owned()];
+        let settings = Settings {
+            toon_options: &options,
+            smart_fallback: false,
+            exact_tokens: false,
+            max_output_bytes: usize::MAX,
+            list_keys: &list_keys,
+            id_key: "id",
+            log_gate: None,
+            count_json: false,
+        };
+        let fields = Fields::parse("a,b.c,id", FieldsLimits::default())
+            .ok()
+            .flatten();
+        for (format, fields) in [
+            (Format::Toon, None),
+            (Format::Toon, fields.as_ref()),
+            (Format::Json, fields.as_ref()),
+        ] {
+            let plan = Plan {
+                fields,
+                ..Plan::new(format, true)
+            };
+            let bound = working_bytes(body, format, fields.is_some(), usize::MAX);
+            let peak = peak_of(|| drop(render(body, None, &plan, &settings)));
+            assert!(
+                peak <= bound,
+                "{name} as {format:?}, fields {}: {peak} bytes held, bound {bound}: {}",
+                fields.is_some(),
+                String::from_utf8_lossy(&body[..body.len().min(200)])
+            );
+        }
+    }
+
+    #[test]
+    fn renderings_stay_within_their_bound() {
+        let n = 20_000;
+        let shapes = [
+            ("zeros", format!("[{}0]", "0,".repeat(n))),
+            ("empty arrays", format!("[{}[]]", "[],".repeat(n))),
+            ("empty objects", format!("[{}{{}}]", "{},".repeat(n))),
+            ("rows of zeros", format!("[{}[0]]", "[0],".repeat(n))),
+            (
+                "small records",
+                format!("[{}{{\"a\":0}}]", "{\"a\":0},".repeat(n)),
+            ),
+            (
+                "records with the fields",
+                format!(
+                    "[{}{{\"a\":1}}]",
+                    "{\"a\":1,\"b\":{\"c\":2},\"id\":3},".repeat(n)
+                ),
+            ),
+            (
+                "repeated keys",
+                format!("{{{}\"k\":1}}", "\"k\":[0],".repeat(n)),
+            ),
+            ("deep", format!("{}0{}", "[".repeat(120), "]".repeat(120))),
+            (
+                "enveloped",
+                format!(
+                    "{{\"data\":[{}{{}}],\"total\":1}}",
+                    "{\"a\":[1,2]},".repeat(n)
+                ),
+            ),
+            ("escapes", format!("[\"{}\"]", "\\u00e9\\n".repeat(n))),
+            ("broken at the end", format!("[{}[0]", "[0],".repeat(n))),
+        ];
+        for (name, body) in &shapes {
+            within_bound(name, body.as_bytes());
+        }
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        for entry in std::fs::read_dir(corpus).expect("tests/corpus") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let body = std::fs::read(&path).expect("read");
+                within_bound(&path.display().to_string(), &body);
+            }
+        }
+    }
+
+    /// JSON values of every kind, nested, with keys from a small pool (so
+    /// that records share fields, and keys repeat in text).
+    fn json_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        use serde_json::Value;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            "[a-z ,:\"\\\\é]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(6, 256, 8, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+                proptest::collection::vec(("[abcid]{1,2}", inner), 0..6)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn any_json_renders_within_its_bound(value in json_value()) {
+            within_bound("generated", value.to_string().as_bytes());
+        }
+
+        #[test]
+        fn any_bytes_have_a_shape(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
+            let Shape { values, depth } = shape(&bytes);
+            proptest::prop_assert!(values <= bytes.len() + 1 && depth <= bytes.len());
+        }
+    }
+
+    #[test]
+    fn the_shape_counts_values_and_depth_outside_strings() {
+        let shape_of = |json: &str| {
+            let Shape { values, depth } = shape(json.as_bytes());
+            (values, depth)
+        };
+        assert_eq!(shape_of(""), (1, 0));
+        assert_eq!(shape_of("0"), (1, 0));
+        assert_eq!(shape_of("[1,2,3]"), (4, 1));
+        assert_eq!(shape_of(r#"{"a":1,"b":[2]}"#), (6, 2));
+        assert_eq!(shape_of(&"[0],".repeat(1000)), (2001, 1));
+        // Brackets and separators inside strings are text.
+        assert_eq!(shape_of(r#"["[[,:{", "\"]]", "\\"]"#), (4, 1));
+        // An unterminated string ends the text.
+        assert_eq!(shape_of(r#"["abc"#), (2, 1));
+        assert_eq!(shape_of(r#"["\"#), (2, 1));
+    }
+
+    #[test]
+    fn a_tree_costs_more_than_the_document() {
+        let body = br#"[{"a":1},{"a":2}]"#;
+        let bound = |format, projected| working_bytes(body, format, projected, usize::MAX);
+        let toon = bound(Format::Toon, false);
+        assert!(toon >= 2 * body.len());
+        assert!(bound(Format::Toon, true) > toon);
+        assert!(bound(Format::Compact, false) > toon);
+        assert_eq!(bound(Format::Json, false), 0);
+        assert!(bound(Format::Json, true) > toon);
+        // The output is counted up to where the encoder stops.
+        assert!(working_bytes(body, Format::Toon, false, 10) < toon);
+    }
+}
