@@ -208,6 +208,18 @@ impl Rewrite<'_> {
             otherwise: Format::Toon,
             ..Plan::new(self.format, self.asked)
         };
+        // What rendering may take is held against the budget while it
+        // runs; a block the budget cannot cover is kept as it is.
+        let working = render::working_bytes(
+            json.as_bytes(),
+            plan.format,
+            false,
+            config.max_output_bytes(),
+        );
+        let _working = match &config.budget {
+            Some(budget) => Some(budget.try_reserve(working)?),
+            None => None,
+        };
         let Rendered { body, outcome } =
             render::render(json.as_bytes(), None, &plan, &config.render_settings());
         if report::wanted() {

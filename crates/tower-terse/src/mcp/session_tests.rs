@@ -273,3 +273,41 @@ fn a_large_result_is_rewritten() {
     let out = session.server_message(&answer(2, text_result(&text)));
     assert!(out.is_some());
 }
+
+#[test]
+fn a_block_whose_rendering_the_budget_cannot_hold_is_kept_as_it_is() {
+    let users = users();
+    let working = crate::render::working_bytes(
+        users.as_bytes(),
+        Format::Toon,
+        false,
+        crate::mcp::Config::default().max_output_bytes(),
+    );
+    // Room for less than the rendering: refused, the block kept.
+    let budget = crate::MemoryBudget::new(working - 1);
+    let layer = McpLayer::new()
+        .default_format(Format::Toon)
+        .memory_budget(budget.clone());
+    let mut session = Session::new(&layer);
+    session.client_message(&call(1, "list_users", json!({})));
+    let result = json!({"content": [{"type": "text", "text": users.clone()}]});
+    assert_eq!(session.server_message(&answer(1, result)), None);
+    assert_eq!((budget.refused(), budget.in_use()), (1, 0));
+
+    // Room for it: rewritten, and nothing is held once it is done.
+    let budget = crate::MemoryBudget::new(working);
+    let layer = McpLayer::new()
+        .default_format(Format::Toon)
+        .memory_budget(budget.clone());
+    let mut session = Session::new(&layer);
+    session.client_message(&call(1, "list_users", json!({})));
+    let result = json!({"content": [{"type": "text", "text": users}]});
+    let out = parse(&session.server_message(&answer(1, result)).unwrap());
+    assert!(
+        out["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with('[')
+    );
+    assert_eq!((budget.refused(), budget.in_use()), (0, 0));
+}
