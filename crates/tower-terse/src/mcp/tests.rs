@@ -375,9 +375,16 @@ async fn an_answer_past_the_memory_budget_streams_through_unchanged() {
     assert_eq!(budget.in_use(), 0);
     assert!(budget.refused() >= 1);
 
-    // With room, the same answer is held and rewritten, and the room is
-    // given back once the body is gone.
-    let budget = crate::MemoryBudget::new(answer.len() * 4);
+    // With room for the answer and for rendering its block, the same
+    // answer is held and rewritten, and the room is given back once the
+    // body is gone.
+    let rendering = crate::render::working_bytes(
+        users().as_bytes(),
+        Format::Toon,
+        false,
+        crate::mcp::Config::default().max_output_bytes(),
+    );
+    let budget = crate::MemoryBudget::new(answer.len() * 2 + rendering);
     let layer = McpLayer::new().memory_budget(budget.clone());
     let (_, body) = call(
         layer,
