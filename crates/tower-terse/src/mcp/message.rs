@@ -214,6 +214,7 @@ impl Rewrite<'_> {
             json.as_bytes(),
             plan.format,
             false,
+            &config.toon_options,
             config.max_output_bytes(),
         );
         let _working = match &config.budget {

@@ -382,6 +382,7 @@ async fn an_answer_past_the_memory_budget_streams_through_unchanged() {
         users().as_bytes(),
         Format::Toon,
         false,
+        &crate::toon::EncodeOptions::default(),
         crate::mcp::Config::default().max_output_bytes(),
     );
     let budget = crate::MemoryBudget::new(answer.len() * 2 + rendering);

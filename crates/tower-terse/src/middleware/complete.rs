@@ -71,6 +71,7 @@ impl Complete {
             &self.read,
             self.plan.format,
             self.plan.fields.is_some(),
+            &self.config.toon_options,
             self.config.max_output_bytes(),
         );
         held.try_grow(working)

@@ -149,7 +149,8 @@ async fn the_budget_holds_what_rendering_may_take_not_only_the_body() {
     let budget = crate::MemoryBudget::new(12 << 20);
     let max_output = super::DEFAULT_MAX_BODY_BYTES;
     let bound = |format, projected| {
-        crate::render::working_bytes(big.as_bytes(), format, projected, max_output)
+        let options = crate::toon::EncodeOptions::default();
+        crate::render::working_bytes(big.as_bytes(), format, projected, &options, max_output)
     };
     let (toon, tree) = (
         bound(crate::Format::Toon, false),

@@ -15,6 +15,7 @@
 //! and holds them under this bound.
 
 use crate::format::Format;
+use crate::toon::EncodeOptions;
 
 /// Bytes per value on the TOON path: the document's 12-byte slot, twice
 /// over while its vector grows, and the encoder's bookkeeping.
@@ -29,19 +30,20 @@ const TREE_VALUE_BYTES: usize = 224;
 const FIXED_BYTES: usize = 8 << 10;
 
 /// Bytes of output per value beyond the text it comes from: TOON indents
-/// two spaces per level of nesting, and adds a few bytes of syntax.
-const fn output_value_bytes(depth: usize) -> usize {
-    2 * depth + 8
+/// `indent` spaces per level of nesting, and adds a few bytes of syntax.
+const fn output_value_bytes(depth: usize, indent: usize) -> usize {
+    depth.saturating_mul(indent).saturating_add(8)
 }
 
 /// An upper bound on the bytes rendering `body` as `format` (projected with
-/// `?fields=` when `projected`) allocates while it runs beyond the body
-/// itself: its structure, unescaped strings, and its output, which the
-/// encoder stops at `max_output_bytes`.
+/// `?fields=` when `projected`) with TOON's `options` allocates while it
+/// runs beyond the body itself: its structure, unescaped strings, and its
+/// output, which the encoder stops at `max_output_bytes`.
 pub(crate) fn working_bytes(
     body: &[u8],
     format: Format,
     projected: bool,
+    options: &EncodeOptions,
     max_output_bytes: usize,
 ) -> usize {
     let per_value = match (format, projected) {
@@ -53,7 +55,7 @@ pub(crate) fn working_bytes(
     let Shape { values, depth } = shape(body);
     // Twice: a growing `String` may hold double what it has written.
     let output = values
-        .saturating_mul(output_value_bytes(depth))
+        .saturating_mul(output_value_bytes(depth, options.indent_size))
         .saturating_add(body.len().saturating_mul(2))
         .min(max_output_bytes)
         .saturating_mul(2);
@@ -127,7 +129,6 @@ mod tests {
     use super::*;
     use crate::fields::{Fields, FieldsLimits};
     use crate::render::{Plan, Settings, render};
-    use crate::toon::EncodeOptions;
     use std::alloc::{GlobalAlloc, Layout, System};
     use std::cell::Cell;
 
@@ -189,7 +190,13 @@ mod tests {
     /// settle a near tie with is built once per process, and its caches
     /// once per thread).
     fn within_bound(name: &str, body: &[u8]) {
-        let options = EncodeOptions::default();
+        for indent in [2, 16] {
+            within_bound_indented(name, body, indent);
+        }
+    }
+
+    fn within_bound_indented(name: &str, body: &[u8], indent: usize) {
+        let options = EncodeOptions::default().with_indent_size(indent);
         let list_keys = ["data".to_owned()];
         let settings = Settings {
             toon_options: &options,
@@ -213,11 +220,11 @@ mod tests {
                 fields,
                 ..Plan::new(format, true)
             };
-            let bound = working_bytes(body, format, fields.is_some(), usize::MAX);
+            let bound = working_bytes(body, format, fields.is_some(), &options, usize::MAX);
             let peak = peak_of(|| drop(render(body, None, &plan, &settings)));
             assert!(
                 peak <= bound,
-                "{name} as {format:?}, fields {}: {peak} bytes held, bound {bound}: {}",
+                "{name} as {format:?}, fields {}, indent {indent}: {peak} bytes held, bound {bound}: {}",
                 fields.is_some(),
                 String::from_utf8_lossy(&body[..body.len().min(200)])
             );
@@ -328,7 +335,9 @@ mod tests {
     #[test]
     fn a_tree_costs_more_than_the_document() {
         let body = br#"[{"a":1},{"a":2}]"#;
-        let bound = |format, projected| working_bytes(body, format, projected, usize::MAX);
+        let options = EncodeOptions::default();
+        let bound =
+            |format, projected| working_bytes(body, format, projected, &options, usize::MAX);
         let toon = bound(Format::Toon, false);
         assert!(toon >= 2 * body.len());
         assert!(bound(Format::Toon, true) > toon);
@@ -336,6 +345,6 @@ mod tests {
         assert_eq!(bound(Format::Json, false), 0);
         assert!(bound(Format::Json, true) > toon);
         // The output is counted up to where the encoder stops.
-        assert!(working_bytes(body, Format::Toon, false, 10) < toon);
+        assert!(working_bytes(body, Format::Toon, false, &options, 10) < toon);
     }
 }
