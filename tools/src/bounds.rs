@@ -16,7 +16,7 @@ use tower_terse::tokens::model::{
 };
 
 use crate::families::{FAMILIES, Sample, samples, validation_texts};
-use crate::fit::{cholesky_solve, exact, mean_p95, pieces};
+use crate::fit::{exact, mean_p95, pieces, solve_symmetric};
 
 /// One model: which counts of a text it weighs.
 #[derive(Clone, Copy)]
@@ -249,22 +249,7 @@ fn fit(rows: &[(Row, f64)], ridge: f64) -> Vec<f64> {
             b[i] += lambda * prior;
         }
     }
-    // Weights no row has are their own equations; the rest one system.
-    let used: Vec<usize> = (0..n).filter(|&i| a[i * n + i] > lambda).collect();
-    let mut w: Vec<f64> = (0..n).map(|i| b[i] / a[i * n + i]).collect();
-    let m = used.len();
-    let mut system = vec![0.0; m * m];
-    let mut rhs: Vec<f64> = used.iter().map(|&i| b[i]).collect();
-    for (r, &i) in used.iter().enumerate() {
-        for (c, &j) in used.iter().enumerate() {
-            system[r * m + c] = a[i * n + j];
-        }
-    }
-    cholesky_solve(&mut system, &mut rhs, m);
-    for (r, &i) in used.iter().enumerate() {
-        w[i] = rhs[r];
-    }
-    w
+    solve_symmetric(&a, &b, n)
 }
 
 /// The rounded estimate of a row with weights `w`, at least one token.

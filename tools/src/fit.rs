@@ -167,9 +167,15 @@ pub fn solve(a: &[f64], b: &[f64], fixed: &[(usize, f64)]) -> Vec<f64> {
         a[f * n + f] = 1.0;
         b[f] = value;
     }
-    // A weight coupled with no other (a class pair the rows never have, a
-    // weight held fixed) is its own equation; the rest are solved as one
-    // system, which is far smaller than all of them (Cholesky is cubic).
+    solve_symmetric(&a, &b, n)
+}
+
+/// Solves `a x = b` for `n` unknowns, `a` symmetric positive definite.
+///
+/// An unknown coupled with no other (a class pair the rows never have, a
+/// weight held fixed) is its own equation; the rest are solved as one
+/// system, which is far smaller than all of them (Cholesky is cubic).
+pub fn solve_symmetric(a: &[f64], b: &[f64], n: usize) -> Vec<f64> {
     let coupled: Vec<usize> = (0..n)
         .filter(|&i| (0..n).any(|j| j != i && a[i * n + j] != 0.0))
         .collect();
