@@ -15,6 +15,7 @@
 //! and holds them under this bound.
 
 use crate::format::Format;
+use crate::scan;
 use crate::toon::EncodeOptions;
 
 /// Bytes per value on the TOON path: the document's 12-byte slot, twice
@@ -87,12 +88,16 @@ fn shape(body: &[u8]) -> Shape {
     while i < body.len() {
         match body[i] {
             b'"' => {
-                // To the closing quote: `memchr`-like search for either a
-                // quote or a backslash.
+                // To the closing quote, eight bytes at a time.
                 i += 1;
                 loop {
                     let rest = body.get(i..).unwrap_or_default();
-                    match rest.iter().position(|&b| b == b'"' || b == b'\\') {
+                    let special = scan::find(
+                        rest,
+                        |word| scan::bytes_equal(word, b'"') | scan::bytes_equal(word, b'\\'),
+                        |b| b == b'"' || b == b'\\',
+                    );
+                    match special {
                         // An escape: the byte after the backslash is text.
                         Some(at) if rest[at] == b'\\' => i += at + 2,
                         Some(at) => {
