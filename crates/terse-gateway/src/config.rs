@@ -802,6 +802,26 @@ impl Config {
         Some(layer)
     }
 
+    /// What `terse mcp` rewrites a stdio server's messages with: the
+    /// [`mcp_layer`](Self::mcp_layer) of the `[mcp]` section, or, without
+    /// one, an [`McpLayer`] with the `[layer]` settings and the memory
+    /// budget, so that both apply to a stdio server as to the gateway.
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[layer]\nsmart_fallback = false")?;
+    /// assert!(config.mcp_layer().is_none());
+    /// let layer = config.stdio_mcp_layer();
+    /// # drop(layer);
+    /// # Ok::<(), terse_gateway::ConfigError>(())
+    /// ```
+    pub fn stdio_mcp_layer(&self) -> McpLayer {
+        self.mcp_layer().unwrap_or_else(|| {
+            McpLayer::new()
+                .settings(&self.file.layer)
+                .memory_budget(self.budget.clone())
+        })
+    }
+
     /// The whole gateway in front of `upstream`: [`layer`](Self::layer),
     /// and the MCP endpoint of [`mcp`](Self::mcp) when there is one.
     ///
@@ -1239,6 +1259,25 @@ mod tests {
         assert!(error("[[mcp.tool]]\nname = \"a\"\n").starts_with(
             "t.toml:2: a tool needs `list`, `noun` and `line` together, or a `format`"
         ));
+    }
+
+    #[test]
+    fn a_stdio_layer_without_an_mcp_section_keeps_the_layer_settings_and_budget() {
+        let config = Config::parse(
+            "t.toml",
+            "[gateway]\nmax_buffered_bytes = 2097152\n[layer]\nsmart_fallback = false\n",
+        )
+        .unwrap();
+        assert!(config.mcp_layer().is_none());
+        let debug = format!("{:?}", config.stdio_mcp_layer());
+        for part in ["smart_fallback: false", "limit: 2097152"] {
+            assert!(debug.contains(part), "{part}: {debug}");
+        }
+        let debug = format!("{:?}", Config::default().stdio_mcp_layer());
+        assert!(
+            debug.contains(&format!("limit: {DEFAULT_BUFFERED_BYTES}")),
+            "{debug}"
+        );
     }
 
     #[test]

@@ -91,7 +91,7 @@ fn layer(args: &Args) -> Result<McpLayer, String> {
         Some(path) => terse_gateway::Config::load(path).map_err(|err| err.to_string())?,
         None => terse_gateway::Config::default(),
     };
-    let mut layer = config.mcp_layer().unwrap_or_default();
+    let mut layer = config.stdio_mcp_layer();
     if let Some(format) = args.format {
         layer = layer.default_format(format);
     }
