@@ -6,13 +6,13 @@
 //! arrays (`[[],[],...]`) is three bytes of JSON per value, and each value
 //! is a 12-byte slot in TOON's document, and a `serde_json::Value` of 80
 //! bytes and more where `?fields=` or compact lines parse the body. So the
-//! bound is counted per value: one pass over the body counts the bytes that
-//! can start a value or a key (`,` `:` `[` `{`, inside strings too, so it is
-//! an upper bound), times what one value can take on the path the plan
-//! takes, plus room for unescaped strings and for the output (up to where
-//! the encoder stops, `max_output_bytes`).
-//! `tests/working_memory.rs` measures renderings with a counting allocator
-//! and holds them under this bound.
+//! bound is counted per value: one pass over the body, strings skipped,
+//! counts the values (each but the first follows `,` `:` `[` or `{`) and
+//! the deepest nesting. Then the bound is what one value can take on the
+//! path the plan takes, room for unescaped strings, and the output up to
+//! where the encoder stops (`max_output_bytes`), with the indentation the
+//! depth costs. This module's tests measure renderings with a counting
+//! allocator and hold them under the bound.
 
 use crate::format::Format;
 use crate::scan;
