@@ -84,6 +84,18 @@ pub(crate) enum Slot {
     },
 }
 
+impl Slot {
+    /// The index just past this slot's subtree, when it sits at `idx`: its
+    /// next sibling's.
+    #[inline]
+    pub(crate) fn after(self, idx: u32) -> u32 {
+        match self {
+            Slot::Array { end, .. } | Slot::Object { end, .. } => end,
+            _ => idx + 1,
+        }
+    }
+}
+
 // The document's memory is about 1.5 bytes per byte of JSON only at this size.
 const _: () = assert!(std::mem::size_of::<Slot>() == 12);
 
@@ -124,9 +136,8 @@ impl<'a> Document<'a> {
     /// with the same result: numbers are `u64`, `i64` or `f64` as
     /// `serde_json` would hold them, a repeated key keeps its last value at
     /// its first position, and nesting deeper than 127 levels is refused.
-    /// Most text is parsed by a one-pass parser of this crate; text it does
-    /// not take on itself (invalid JSON, repeated keys) is read by
-    /// `serde_json`.
+    /// Text is parsed by a one-pass parser of this crate; text it does not
+    /// take on itself (invalid JSON, over 4 GiB) is left to `serde_json`.
     ///
     /// # Errors
     ///
@@ -150,7 +161,7 @@ impl<'a> Document<'a> {
     }
 
     /// The one-pass parser alone: `None` for text it does not take on itself
-    /// (invalid JSON, repeated keys, over 4 GiB).
+    /// (invalid JSON, over 4 GiB).
     pub(crate) fn parse_fast(json: &'a str) -> Option<Self> {
         let (slots, owned) = parse::parse(json).ok()?;
         Some(Document {
@@ -229,10 +240,7 @@ impl<'a> Document<'a> {
     /// The index of the next sibling of slot `idx`.
     #[inline]
     fn after(&self, idx: u32) -> u32 {
-        match self.slots[idx as usize] {
-            Slot::Array { end, .. } | Slot::Object { end, .. } => end,
-            _ => idx + 1,
-        }
+        self.slots[idx as usize].after(idx)
     }
 }
 

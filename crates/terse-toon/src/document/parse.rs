@@ -249,20 +249,17 @@ impl<'a> Parser<'a> {
             last.insert(first_key, repeat + 1);
             skipped.insert(repeat);
         }
-        let subtree_end = |nodes: &[Slot], node: usize| match nodes[node] {
-            Slot::Array { end, .. } | Slot::Object { end, .. } => end as usize,
-            _ => node + 1,
-        };
+        let subtree_end = |node: usize| self.nodes[node].after(node as u32) as usize;
         let mut rebuilt: Vec<Slot> = Vec::with_capacity(self.nodes.len() - first);
         let mut entries = 0;
         let mut key = first;
         while key < self.nodes.len() {
             let value = key + 1;
-            let next = subtree_end(&self.nodes, value);
+            let next = subtree_end(value);
             if !skipped.contains(&(key as u32)) {
                 rebuilt.push(self.nodes[key]);
                 let from = last.get(&(key as u32)).map_or(value, |&v| v as usize);
-                let to = subtree_end(&self.nodes, from);
+                let to = subtree_end(from);
                 // Where the value lands, minus where it was.
                 let shift = (first + rebuilt.len()) as i64 - from as i64;
                 rebuilt.extend(self.nodes[from..to].iter().map(|slot| match *slot {

@@ -241,7 +241,7 @@ fn repeated_keys_with_nested_values_keep_the_last_one_in_place() {
 }
 
 #[test]
-fn repeated_keys_and_errors_go_through_serde_json() {
+fn repeated_keys_read_as_serde_json_reads_them_and_errors_are_its_own() {
     let document = Document::parse(r#"{"a": 1, "b": 2, "a": 3}"#).unwrap();
     assert_eq!(
         serde_json::to_string(&document.root()).unwrap(),
