@@ -208,21 +208,21 @@ impl Rewrite<'_> {
             otherwise: Format::Toon,
             ..Plan::new(self.format, self.asked)
         };
+        let settings = config.render_settings();
         // What rendering may take is held against the budget while it
         // runs; a block the budget cannot cover is kept as it is.
         let working = render::working_bytes(
             json.as_bytes(),
             plan.format,
             false,
-            &config.toon_options,
-            config.max_output_bytes(),
+            settings.toon_options,
+            settings.max_output_bytes,
         );
         let _working = match &config.budget {
             Some(budget) => Some(budget.try_reserve(working)?),
             None => None,
         };
-        let Rendered { body, outcome } =
-            render::render(json.as_bytes(), None, &plan, &config.render_settings());
+        let Rendered { body, outcome } = render::render(json.as_bytes(), None, &plan, &settings);
         if report::wanted() {
             if let Some(report) = outcome.report(&label) {
                 report.emit();

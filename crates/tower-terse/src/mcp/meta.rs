@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::message::Counts;
+use super::message::{Counts, value_id_key};
 use crate::format::Format;
 
 /// The `_meta` key of the counts.
@@ -38,7 +38,7 @@ fn is_response(message: &Value, id: &str) -> bool {
     message.get("method").is_none()
         && message
             .get("id")
-            .and_then(|found| serde_json::to_string(found).ok())
+            .and_then(value_id_key)
             .is_some_and(|found| found == id)
 }
 

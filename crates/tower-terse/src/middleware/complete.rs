@@ -88,26 +88,22 @@ impl Complete {
     /// its extensions, for the layers outside.
     ///
     /// [`Outcome`]: crate::Outcome
-    pub(super) fn send<B: Body>(self, rendered: Rendered) -> Response<TerseBody<B>> {
+    pub(super) fn send<B: Body>(mut self, rendered: Rendered) -> Response<TerseBody<B>> {
+        let Rendered { body, outcome } = rendered;
+        self.parts.extensions.insert(outcome);
+        let (Some(served), Some(tokens)) = (outcome.served, outcome.tokens) else {
+            // Not JSON after all: exactly as the handler made it.
+            return self.unchanged();
+        };
         let Complete {
             mut parts,
-            hint,
             read,
             mut held,
             trailers,
             plan,
             config,
+            ..
         } = self;
-        let Rendered { body, outcome } = rendered;
-        parts.extensions.insert(outcome);
-        let (Some(served), Some(tokens)) = (outcome.served, outcome.tokens) else {
-            // Not JSON after all: exactly as the handler made it.
-            if let Some(held) = &mut held {
-                held.resize(read.len());
-            }
-            let body = TerseBody::unchanged(read, trailers, hint).holding(held);
-            return Response::from_parts(parts, body);
-        };
         let send = match body {
             None => {
                 set_length_and_count(&mut parts.headers, read.len(), tokens);

@@ -103,6 +103,15 @@ fn budgeted(
         .layer(handler)
 }
 
+/// The `Content-Length` a response declares.
+fn content_length<B>(response: &Response<B>) -> usize {
+    response.headers()["content-length"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
 #[tokio::test]
 async fn a_rewrite_past_the_budget_is_not_started() {
     let budget = crate::MemoryBudget::new(8);
@@ -126,11 +135,7 @@ async fn a_rewritten_body_is_held_against_the_budget_until_dropped() {
         .oneshot(Request::get("/?format=toon").body(()).unwrap())
         .await
         .unwrap();
-    let length: usize = response.headers()["content-length"]
-        .to_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let length = content_length(&response);
     assert_eq!(budget.in_use(), length);
     drop(response);
     assert_eq!((budget.in_use(), budget.refused()), (0, 0));
@@ -177,11 +182,7 @@ async fn the_budget_holds_what_rendering_may_take_not_only_the_body() {
         .await
         .unwrap();
     assert_eq!(toon.headers()["content-type"], "text/toon; charset=utf-8");
-    let length: usize = toon.headers()["content-length"]
-        .to_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let length = content_length(&toon);
     assert_eq!(budget.in_use(), length, "only the output is held once made");
     drop(toon);
     assert_eq!((budget.refused(), budget.in_use()), (1, 0));
