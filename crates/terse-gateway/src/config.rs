@@ -771,9 +771,7 @@ impl Config {
     /// ```
     pub fn mcp_layer(&self) -> Option<McpLayer> {
         let m = self.file.mcp.as_ref()?;
-        let layer = McpLayer::new()
-            .settings(&self.file.layer)
-            .memory_budget(self.budget.clone());
+        let layer = self.layer_for_mcp();
         let layer = set(layer, m.default_format, McpLayer::default_format);
         let layer = set(
             layer,
@@ -815,11 +813,15 @@ impl Config {
     /// # Ok::<(), terse_gateway::ConfigError>(())
     /// ```
     pub fn stdio_mcp_layer(&self) -> McpLayer {
-        self.mcp_layer().unwrap_or_else(|| {
-            McpLayer::new()
-                .settings(&self.file.layer)
-                .memory_budget(self.budget.clone())
-        })
+        self.mcp_layer().unwrap_or_else(|| self.layer_for_mcp())
+    }
+
+    /// An [`McpLayer`] with what every MCP rewrite takes from the config,
+    /// `[mcp]` or not: the `[layer]` settings and the memory budget.
+    fn layer_for_mcp(&self) -> McpLayer {
+        McpLayer::new()
+            .settings(&self.file.layer)
+            .memory_budget(self.budget.clone())
     }
 
     /// The whole gateway in front of `upstream`: [`layer`](Self::layer),

@@ -108,7 +108,7 @@ impl Activity {
     /// request, since the last answer after it; `None` while a request is
     /// in flight.
     pub(crate) fn idle_since(&self) -> Option<Instant> {
-        if !self.handshake_done.load(Ordering::Relaxed) {
+        if !self.handshake_done() {
             return Some(self.accepted);
         }
         if self.in_flight.load(Ordering::Relaxed) > 0 {

@@ -59,8 +59,9 @@ pub struct ServerOptions {
     /// waited longest with no request in flight, of a sample of 64, is
     /// closed to make room (gracefully, if it has had a request); when all
     /// of them are busy, the new client waits until one ends, and the
-    /// clients after it in the listen backlog. `None`: derived from the file-descriptor
-    /// limit, which [`serve`] raises from its soft to its hard value.
+    /// clients after it in the listen backlog. `None`: derived from the
+    /// file-descriptor limit, which [`serve`] raises from its soft to its
+    /// hard value.
     /// Default: `None`.
     pub max_connections: Option<usize>,
     /// Most concurrent streams per HTTP/2 connection. Default: 100.
