@@ -8,15 +8,16 @@
 //! a goal is out of reach of the estimator's kind of model, or only of its
 //! current features.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use tower_terse::tokens::model::{
-    BYTE_CLASS, CLASSES, FEATURES as ASCII_FEATURES, RUN, features as ascii_features, lower,
-};
+use tower_terse::tokens::model::{BYTE_CLASS, CLASSES};
 
 use crate::families::{FAMILIES, Sample, samples, validation_texts};
-use crate::fit::{exact, mean_p95, pieces, solve_symmetric};
+use crate::fit::{
+    ASCII, FEATURES as ESTIMATOR, RUNS, START_BYTE, exact, mean_p95, pair_counts, pieces,
+    run_count, solve_symmetric,
+};
 
 /// One model: which counts of a text it weighs.
 #[derive(Clone, Copy)]
@@ -96,13 +97,9 @@ const MORE_RUNS: [(usize, Kind); 11] = [
     (3, |b| b.is_ascii_punctuation()),
 ];
 
-const PAIRS: usize = CLASSES * CLASSES;
-/// Where each group of counts starts in a row.
-const BASE: usize = 0;
-const FEATURE: usize = 1;
-const PAIR: usize = FEATURE + ASCII_FEATURES;
-const LETTER_RUN: usize = PAIR + PAIRS;
-const MORE: usize = LETTER_RUN + 1;
+/// Where each group of counts starts in a row: first the estimator's own
+/// (`fit::pair_counts`), then the richer models'.
+const MORE: usize = ESTIMATOR;
 const WORDS: usize = MORE + MORE_RUNS.len();
 /// Counts in a row.
 const WIDTH: usize = WORDS + 6;
@@ -112,35 +109,38 @@ type Row = Vec<(usize, f64)>;
 
 /// What `model` counts in `text`.
 fn counts(model: &Model, text: &[u8]) -> Row {
-    let mut row: HashMap<usize, f64> = HashMap::new();
-    let mut prev = b'\n';
-    for &b in text {
-        if prev < 0x80 && b < 0x80 && !model.ascii_class_pairs {
-            *row.entry(BASE).or_default() += 1.0;
-            for (f, has) in ascii_features(prev, b).into_iter().enumerate() {
-                if has {
-                    *row.entry(FEATURE + f).or_default() += 1.0;
-                }
-            }
-        } else {
-            let (p, c) = (BYTE_CLASS[usize::from(prev)], BYTE_CLASS[usize::from(b)]);
-            *row.entry(PAIR + usize::from(p) * CLASSES + usize::from(c))
-                .or_default() += 1.0;
-        }
-        prev = b;
-    }
-    row.insert(LETTER_RUN, windows(text, RUN, lower));
+    let mut row = if model.ascii_class_pairs {
+        class_pair_counts(text)
+    } else {
+        pair_counts(text)
+    };
+    row.resize(WIDTH, 0.0);
     if model.more_runs {
         for (k, (len, kind)) in MORE_RUNS.iter().enumerate() {
-            row.insert(MORE + k, windows(text, *len, *kind));
+            row[MORE + k] = windows(text, *len, *kind);
         }
     }
     if model.vocabulary || model.word_oracle {
-        for (k, value) in word_counts(model, text).into_iter().enumerate() {
-            row.insert(WORDS + k, value);
-        }
+        row[WORDS..].copy_from_slice(&word_counts(model, text));
     }
-    row.into_iter().filter(|&(_, v)| v != 0.0).collect()
+    row.into_iter()
+        .enumerate()
+        .filter(|&(_, v)| v != 0.0)
+        .collect()
+}
+
+/// The estimator's counts with every pair of bytes weighed by its pair of
+/// classes, ASCII pairs too, instead of by the nine ASCII features.
+fn class_pair_counts(text: &[u8]) -> Vec<f64> {
+    let mut counts = vec![0.0; ESTIMATOR];
+    let mut prev = START_BYTE;
+    for &b in text {
+        let (p, c) = (BYTE_CLASS[usize::from(prev)], BYTE_CLASS[usize::from(b)]);
+        counts[ASCII + usize::from(p) * CLASSES + usize::from(c)] += 1.0;
+        prev = b;
+    }
+    counts[RUNS] = run_count(text) as f64;
+    counts
 }
 
 /// Windows of `len` consecutive bytes that are all `kind`.
@@ -222,7 +222,7 @@ fn vocabulary() -> &'static HashSet<Vec<u8>> {
 /// are pulled towards the rows' tokens per byte, the rest towards zero.
 fn fit(rows: &[(Row, f64)], ridge: f64) -> Vec<f64> {
     let n = WIDTH;
-    let per_byte = |i: usize| i == BASE || (PAIR..LETTER_RUN).contains(&i);
+    let per_byte = |i: usize| i == 0 || (ASCII..RUNS).contains(&i);
     let mut a = vec![0.0; n * n];
     let mut b = vec![0.0; n];
     let (mut bytes, mut tokens) = (0.0, 0.0);
