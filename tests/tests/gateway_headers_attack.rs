@@ -423,13 +423,14 @@ async fn environ(gateway: &str, headers: &[(&str, &str)]) -> serde_json::Map<Str
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    let answer: Value = request
+    let body = request
         .send()
         .await
         .expect("request")
-        .json()
+        .bytes()
         .await
-        .expect("JSON");
+        .expect("body");
+    let answer: Value = serde_json::from_slice(&body).expect("JSON");
     answer["environ"].as_object().expect("environ").clone()
 }
 

@@ -12,7 +12,7 @@ use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http::header::{ACCEPT_ENCODING, HOST};
+use http::header::{ACCEPT_ENCODING, CONTENT_LENGTH, HOST};
 use http::uri::{Authority, PathAndQuery, Scheme};
 use http::{HeaderValue, Method, Request, Response, StatusCode, Uri, Version};
 use http_body::{Body, Frame, SizeHint};
@@ -479,6 +479,15 @@ where
                 Ok(Ok(response)) => {
                     let (mut parts, body) = response.into_parts();
                     remove_hop_by_hop(&mut parts.headers);
+                    // A 304 has no body whatever length it names (the
+                    // 200's, RFC 9110 §8.6), and caches never take a length
+                    // from one (RFC 9111 §3.2). The server frames an answer
+                    // by its body, which the decompression around reports
+                    // as empty without saying it has ended: a declared
+                    // length would disagree with it.
+                    if parts.status == StatusCode::NOT_MODIFIED {
+                        parts.headers.remove(CONTENT_LENGTH);
+                    }
                     // The upstream's HTTP version is its own connection's:
                     // an HTTP/1.0 upstream must not make the gateway answer
                     // its clients in 1.0 and close their connections.
