@@ -17,7 +17,7 @@ use axum::response::Response;
 use axum::routing::get;
 use serde_json::{Value, json};
 use terse_tests::python::{PythonUpstream, spawn_gateway};
-use terse_tests::server::{TestServer, raw_client};
+use terse_tests::server::{TestServer, body_of, raw_client, status_of};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tower_terse::TerseLayer;
@@ -82,19 +82,6 @@ async fn raw(addr: &str, request: &[u8]) -> String {
         .expect("the gateway answers and closes")
         .expect("read");
     String::from_utf8_lossy(&answer).into_owned()
-}
-
-fn status_of(answer: &str) -> u16 {
-    answer
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in {answer:?}"))
-}
-
-fn body_of(answer: &str) -> Value {
-    let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    serde_json::from_str(body).unwrap_or_else(|err| panic!("not JSON ({err}): {answer:?}"))
 }
 
 /// The value of header `name` in a raw answer's head.

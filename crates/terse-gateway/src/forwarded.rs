@@ -18,6 +18,8 @@ use std::str::FromStr;
 use http::header::{FORWARDED, HeaderName};
 use http::{HeaderMap, HeaderValue};
 
+use crate::headers::remove_matching;
+
 const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
 const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
 const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host");
@@ -173,14 +175,8 @@ pub(crate) fn set_forwarded(
 ) {
     let from_proxy = client.is_some_and(|ip| trusted.contains(ip));
     if !from_proxy {
-        let forged: Vec<HeaderName> = headers
-            .keys()
-            .filter(|name| name.as_str().starts_with("x-forwarded-"))
-            .cloned()
-            .chain([FORWARDED, X_REAL_IP])
-            .chain(CLIENT_ADDRESS)
-            .collect();
-        for name in forged {
+        remove_matching(headers, |name| name.starts_with("x-forwarded-"));
+        for name in [FORWARDED, X_REAL_IP].into_iter().chain(CLIENT_ADDRESS) {
             headers.remove(name);
         }
     }

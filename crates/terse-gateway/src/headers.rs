@@ -42,12 +42,17 @@ pub fn remove_hop_by_hop(headers: &mut HeaderMap) {
     ] {
         headers.remove(name);
     }
-    let proxy: Vec<HeaderName> = headers
+    remove_matching(headers, |name| name.starts_with("proxy-"));
+}
+
+/// Removes every header whose (lowercase) name `matches`.
+pub(crate) fn remove_matching(headers: &mut HeaderMap, matches: impl Fn(&str) -> bool) {
+    let names: Vec<HeaderName> = headers
         .keys()
-        .filter(|name| name.as_str().starts_with("proxy-"))
+        .filter(|name| matches(name.as_str()))
         .cloned()
         .collect();
-    for name in proxy {
+    for name in names {
         headers.remove(name);
     }
 }
@@ -76,12 +81,5 @@ pub fn remove_hop_by_hop(headers: &mut HeaderMap) {
 /// assert_eq!(headers.keys().collect::<Vec<_>>(), ["x-kept"]);
 /// ```
 pub fn remove_underscored(headers: &mut HeaderMap) {
-    let underscored: Vec<HeaderName> = headers
-        .keys()
-        .filter(|name| name.as_str().contains('_'))
-        .cloned()
-        .collect();
-    for name in underscored {
-        headers.remove(name);
-    }
+    remove_matching(headers, |name| name.contains('_'));
 }
