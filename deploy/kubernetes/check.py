@@ -54,11 +54,12 @@ def check_terse(where, pod, container, configs):
         for resource in ("cpu", "memory"):
             need(resource in resources.get(kind, {}), where, f"resources.{kind}.{resource}")
     ports = {p.get("name"): p["containerPort"] for p in container.get("ports", [])}
+    probe_ports = set()
     for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
         get = container.get(probe, {}).get("httpGet", {})
         need(get.get("path") == path, where, f"{probe} on {path}")
         port = ports.get(get.get("port"), get.get("port"))
-        probes_port = port
+        probe_ports.add(port)
         need(port in ports.values(), where, f"{probe} on a port the container declares")
     args = container.get("args", [])
     need(args[:1] == ["gateway"] and f"{CONFIG_DIR}/terse.toml" in args, where, f"args: gateway --config {CONFIG_DIR}/terse.toml")
@@ -73,7 +74,7 @@ def check_terse(where, pod, container, configs):
     gateway = config.get("gateway", {})
     need(gateway.get("listen", "").startswith("0.0.0.0:"), where, "the config listens on 0.0.0.0")
     need(port_of(gateway.get("listen", ":0")) == ports.get("http"), where, "the port named http is the config's listen port")
-    need(port_of(gateway.get("metrics_listen", ":0")) == probes_port, where, "the probes' port is the config's metrics_listen port")
+    need(probe_ports == {port_of(gateway.get("metrics_listen", ":0"))}, where, "the probes' port is the config's metrics_listen port")
     stop = seconds(gateway.get("shutdown_timeout", "30s"))
     pre_stop = container.get("lifecycle", {}).get("preStop", {}).get("sleep", {}).get("seconds", 0)
     need(pod.get("terminationGracePeriodSeconds", 30) > stop + pre_stop, where,
