@@ -354,6 +354,31 @@ impl Upstream {
         self
     }
 
+    /// Whether the upstream takes a TCP connection within `within`: what a
+    /// readiness probe asks before traffic is sent this way. The connection
+    /// is closed at once, with no request on it, so the probe costs the
+    /// upstream nothing it would log.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let service = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let upstream = terse_gateway::Upstream::new(&format!("http://{}", service.local_addr()?))?;
+    /// assert!(upstream.reachable(std::time::Duration::from_secs(1)).await);
+    /// # Ok(()) }
+    /// ```
+    pub async fn reachable(&self, within: Duration) -> bool {
+        // `host()` keeps an IPv6 literal's brackets; the resolver takes it bare.
+        let host = self.authority.host();
+        let host = host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(host);
+        let port = self.authority.port_u16().unwrap_or(80);
+        let connect = tokio::net::TcpStream::connect((host, port));
+        matches!(tokio::time::timeout(within, connect).await, Ok(Ok(_)))
+    }
+
     /// The URI of `original` on the upstream: its path with dot segments
     /// resolved (a path climbing above `/` would leave the prefix), joined
     /// to the prefix.
