@@ -29,12 +29,16 @@ pub enum Served {
 pub struct Choice {
     /// The text to serve.
     pub served: Served,
-    /// The JSON's tokens, counted the caller's way ([`Counting`]).
+    /// The JSON's tokens: estimated, or exact when `exact` is set.
     pub json_tokens: usize,
-    /// The TOON's tokens, counted the caller's way.
+    /// The TOON's tokens: estimated, or exact when `exact` is set. When a
+    /// near tie was settled exactly and the JSON is served, the TOON's
+    /// count may have stopped once it passed the JSON's: then it is at
+    /// least `json_tokens`, not its exact count.
     pub toon_tokens: usize,
-    /// Whether `json_tokens` and `toon_tokens` are exact counts (with
-    /// [`Counting::Exact`]) rather than estimates.
+    /// Whether `json_tokens` and the served text's tokens are exact counts:
+    /// always with [`Counting::Exact`], and with [`Counting::Estimate`] when
+    /// a near tie was settled exactly (they were counted anyway).
     pub exact: bool,
     /// Whether the choice was made on exact counts: always with
     /// [`Counting::Exact`], and for a near tie with [`Counting::Estimate`].
@@ -75,8 +79,9 @@ pub const EXACT_TIE_MAX_BYTES: usize = 1 << 20;
 /// are within the estimator's error band of each other (a near tie) and the
 /// `exact-tokens` feature is on, both are counted exactly and the exact
 /// counts decide, so the choice is the one with fewer exact tokens; the
-/// counts returned stay estimates (what `X-Token-Count` shows in that
-/// mode). Texts over [`EXACT_TIE_MAX_BYTES`] are decided on the estimates.
+/// counts returned are then the exact ones (`exact` is set), since they were
+/// paid for. The TOON is counted only until it passes the JSON. Texts over
+/// [`EXACT_TIE_MAX_BYTES`] are decided on the estimates.
 /// With [`Counting::Exact`] both are counted exactly.
 ///
 /// ```
@@ -97,15 +102,17 @@ pub fn choose(json: &str, toon: &str, counting: Counting) -> Choice {
         Counting::Estimate => {
             let json_tokens = super::estimate(json.as_bytes());
             let toon_tokens = super::estimate(toon.as_bytes());
-            let decided = near_tie(json_tokens, toon_tokens)
-                .then(|| exactly_cheaper(json, toon))
-                .flatten();
-            Choice {
-                served: decided.unwrap_or(cheaper(json_tokens, toon_tokens)),
+            let estimated = Choice {
+                served: cheaper(json_tokens, toon_tokens),
                 json_tokens,
                 toon_tokens,
                 exact: false,
-                decided_exactly: decided.is_some(),
+                decided_exactly: false,
+            };
+            if near_tie(json_tokens, toon_tokens) {
+                exactly(json, toon).unwrap_or(estimated)
+            } else {
+                estimated
             }
         }
         #[cfg(feature = "exact-tokens")]
@@ -137,16 +144,34 @@ fn near_tie(json_tokens: usize, toon_tokens: usize) -> bool {
     json_tokens.abs_diff(toon_tokens) <= larger * TIE_PERCENT / 100 + TIE_TOKENS
 }
 
-/// The cheaper one by exact counts, when the feature is on and both texts
-/// are small enough to count on the request path.
+/// The choice on exact counts, when the feature is on and both texts are
+/// small enough to count on the request path. The JSON is counted whole
+/// (reports want its count), the TOON only until it passes the JSON.
 #[cfg(feature = "exact-tokens")]
-fn exactly_cheaper(json: &str, toon: &str) -> Option<Served> {
-    (json.len().max(toon.len()) <= EXACT_TIE_MAX_BYTES)
-        .then(|| cheaper(super::exact(json), super::exact(toon)))
+fn exactly(json: &str, toon: &str) -> Option<Choice> {
+    if json.len().max(toon.len()) > EXACT_TIE_MAX_BYTES {
+        return None;
+    }
+    let json_tokens = super::exact(json);
+    // TOON is served only with fewer tokens than the JSON.
+    let toon_tokens = json_tokens
+        .checked_sub(1)
+        .and_then(|below| super::exact::exact_till(toon, below));
+    Some(Choice {
+        served: if toon_tokens.is_some() {
+            Served::Toon
+        } else {
+            Served::Json
+        },
+        json_tokens,
+        toon_tokens: toon_tokens.unwrap_or(json_tokens),
+        exact: true,
+        decided_exactly: true,
+    })
 }
 
 #[cfg(not(feature = "exact-tokens"))]
-fn exactly_cheaper(_json: &str, _toon: &str) -> Option<Served> {
+fn exactly(_json: &str, _toon: &str) -> Option<Choice> {
     None
 }
 
@@ -191,11 +216,14 @@ mod tests {
     fn near_ties_are_decided_exactly() {
         let choice = choose(r#"{"a":1}"#, "a: 1", Counting::Estimate);
         assert!(choice.decided_exactly);
-        assert!(!choice.exact);
+        // Counted exactly anyway: the counts are the exact ones.
+        assert!(choice.exact);
         let exact = choose(r#"{"a":1}"#, "a: 1", Counting::Exact);
         assert!(exact.exact && exact.decided_exactly);
         assert_eq!(exact.served, choice.served);
         assert_eq!(exact.json_tokens, super::super::exact(r#"{"a":1}"#));
+        assert_eq!(choice.json_tokens, exact.json_tokens);
+        assert_eq!(choice.served_tokens(), exact.served_tokens());
     }
 
     #[cfg(feature = "exact-tokens")]
