@@ -137,7 +137,9 @@ pub fn choose(json: &str, toon: &str, counting: Counting) -> Choice {
 /// pretty JSON, where that never happens. The `": "` of pretty JSON is in
 /// the fit, so colons count only in JSON that has spaced commas.
 fn spaced_separators(json: &[u8]) -> usize {
-    let n = json.len().saturating_sub(2);
+    let Some(n) = json.len().checked_sub(2) else {
+        return 0;
+    };
     // Three slices of one length, so the loop has no bounds checks and
     // LLVM runs it on vectors.
     let (before, space, after) = (&json[..n], &json[1..n + 1], &json[2..n + 2]);
@@ -215,6 +217,18 @@ mod tests {
         assert_eq!(spaced_separators(br#"{"a":1,"b":2}"#), 0);
         assert_eq!(spaced_separators(b""), 0);
         assert_eq!(spaced_separators(b", "), 0);
+        let json = r#"[{"id": 1, "name": "Ada"}, {"id": 2, "name": "Linus"}]"#;
+        let choice = choose(
+            json,
+            "[2]{id,name}:\n  1,Ada\n  2,Linus",
+            Counting::Estimate,
+        );
+        if !choice.exact {
+            assert_eq!(
+                choice.json_tokens,
+                super::super::estimate(json.as_bytes()) + 7
+            );
+        }
     }
 
     #[test]
