@@ -2,11 +2,11 @@
 //!
 //! [`McpLayer`] wraps an MCP server's Streamable HTTP endpoint (JSON-RPC
 //! over POST, answered as `application/json` or as a `text/event-stream` of
-//! JSON-RPC messages). When the client asks for a format, with the header
-//! `X-Prefer-Format: toon` (MCP SDKs overwrite `Accept`, so the header is
-//! the way), `?format=toon` on the endpoint's URL, or the layer's
-//! [`default_format`](McpLayer::default_format), each `tools/call` result is
-//! rewritten:
+//! JSON-RPC messages). By default (TOON, the layer's
+//! [`default_format`](McpLayer::default_format)), or in the format the
+//! client asks for with the header `X-Prefer-Format` (MCP SDKs overwrite
+//! `Accept`, so the header is the way) or `?format=` on the endpoint's URL,
+//! each `tools/call` result is rewritten:
 //!
 //! - each `content[]` text block that holds a JSON object or array becomes
 //!   TOON, block by block, where the TOON costs fewer tokens than the JSON
@@ -15,6 +15,9 @@
 //!   holds a list (a root array, or an object with the records under the
 //!   tool's list key) becomes a summary, then one `id: line` per record
 //!   (see [`McpTool`]); any other block gets the TOON rule;
+//! - the results of tools whose text is a file's content (see
+//!   [`verbatim_tools`](McpLayer::verbatim_tools)) are never rewritten
+//!   unless a call asks: the model may quote them back verbatim;
 //! - `structuredContent`, `isError: true` results, JSON-RPC errors,
 //!   notifications, requests and every other method pass through untouched,
 //!   and so does every byte of a rewritten message outside its text blocks
