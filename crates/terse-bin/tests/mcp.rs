@@ -20,6 +20,13 @@ fn start(args: &[&str], script: &str) -> Child {
         .expect("start terse mcp")
 }
 
+/// All that is left to read from a pipe of the proxy, as text.
+fn read_all(pipe: Option<impl Read>) -> String {
+    let mut out = String::new();
+    pipe.expect("piped").read_to_string(&mut out).expect("read");
+    out
+}
+
 /// Waits for the proxy to exit, at most `limit`.
 fn wait(child: &mut Child, limit: Duration) -> ExitStatus {
     let started = Instant::now();
@@ -62,13 +69,7 @@ fn closing_stdin_closes_the_servers_and_passes_its_last_words() {
         .expect("write");
     drop(stdin);
     let status = wait(&mut proxy, Duration::from_secs(10));
-    let mut out = String::new();
-    proxy
-        .stdout
-        .take()
-        .expect("stdout")
-        .read_to_string(&mut out)
-        .expect("read");
+    let out = read_all(proxy.stdout.take());
     assert_eq!(
         out,
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n{\"bye\":true}\n"
@@ -369,13 +370,7 @@ fn the_last_answer_reaches_the_client_when_the_server_exits_at_once() {
     let mut proxy = start(&[], &script);
     let mut stdin = proxy.stdin.take().expect("stdin");
     writeln!(stdin, "{}", call_line(1)).expect("write");
-    let mut out = String::new();
-    proxy
-        .stdout
-        .take()
-        .expect("stdout")
-        .read_to_string(&mut out)
-        .expect("read");
+    let out = read_all(proxy.stdout.take());
     assert_eq!(wait(&mut proxy, Duration::from_secs(60)).code(), Some(0));
     assert!(out.ends_with("}\n"), "the whole answer");
     assert!(out.contains("[60000]{id,name,role}:"), "rewritten");
@@ -384,16 +379,14 @@ fn the_last_answer_reaches_the_client_when_the_server_exits_at_once() {
 
 #[test]
 fn past_the_pending_limit_a_new_call_is_still_rewritten() {
-    let script = "i=0; while [ $i -lt 5001 ]; do IFS= read -r line; i=$((i+1)); done; \
-        echo \"$ANSWER\"; exec cat >/dev/null";
-    let mut proxy = Command::new(env!("CARGO_BIN_EXE_terse"))
-        .args(["mcp", "--", "sh", "-c", script])
-        .env("ANSWER", answer_line(5000, 3))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start terse mcp");
+    let answer = temp("pending-answer");
+    std::fs::write(&answer, answer_line(5000, 3) + "\n").expect("answer");
+    let script = format!(
+        "i=0; while [ $i -lt 5001 ]; do IFS= read -r line; i=$((i+1)); done; \
+         cat '{}'; exec cat >/dev/null",
+        answer.display()
+    );
+    let mut proxy = start(&[], &script);
     let mut stdin = proxy.stdin.take().expect("stdin");
     // 5000 calls never answered, then one that is.
     let calls: String = (0..=5000).map(|id| call_line(id) + "\n").collect();
@@ -405,14 +398,9 @@ fn past_the_pending_limit_a_new_call_is_still_rewritten() {
     assert!(line.contains("[3]{id,name,role}:"), "{line}");
     drop(stdin);
     wait(&mut proxy, Duration::from_secs(30));
-    let mut stderr = String::new();
-    proxy
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut stderr)
-        .expect("read");
+    let stderr = read_all(proxy.stderr.take());
     assert!(stderr.contains("the oldest is forgotten"), "{stderr}");
+    let _ = std::fs::remove_file(answer);
 }
 
 /// Whether a process is running (not gone, not a zombie) (Linux).

@@ -350,7 +350,9 @@ impl Session {
                 continue;
             };
             match (head.id, head.method) {
-                (Some(id), None) => heads.extend(id_key(id).map(|id| (message, id, head.result))),
+                (Some(raw), None) => {
+                    heads.extend(id_key(raw).map(|id| (message, id, raw, head.result)));
+                }
                 (None, Some(method)) if method.get() == "\"notifications/cancelled\"" => {
                     let request = head
                         .params
@@ -362,27 +364,25 @@ impl Session {
                 _ => {}
             }
         }
-        let claimed: Vec<(&RawValue, Option<&RawValue>, Pending)> = {
+        let claimed: Vec<(&RawValue, &RawValue, Option<&RawValue>, Pending)> = {
             let mut table = self.table();
             for id in &cancelled {
                 table.remove(id);
             }
             heads
                 .into_iter()
-                .filter_map(|(message, id, result)| {
-                    table.remove(&id).map(|pending| (message, result, pending))
+                .filter_map(|(message, id, raw, result)| {
+                    table
+                        .remove(&id)
+                        .map(|pending| (message, raw, result, pending))
                 })
                 .collect()
         };
         let mut splices = Vec::new();
-        for (message, result, pending) in claimed {
+        for (message, id, result, pending) in claimed {
             let new = match pending {
                 Pending::Refused(refusal) => {
-                    let id = serde_json::from_str::<Head<'_>>(message.get())
-                        .ok()
-                        .and_then(|head| head.id)
-                        .map_or("null", RawValue::get);
-                    Some(format_argument::error_answer(id, &refusal))
+                    Some(format_argument::error_answer(id.get(), &refusal))
                 }
                 _ if result.is_none() => None,
                 Pending::Call {
