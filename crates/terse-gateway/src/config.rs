@@ -112,7 +112,10 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 ///   (from `/`; required by the gateway, not by `terse mcp` on stdio),
 ///   `default_format`, `max_request_bytes`, `max_message_bytes`,
 ///   `max_output_bytes`, `format_argument`, `hint` (`"off"`,
-///   `"instructions"`, `"descriptions"`), `meta_counts`; it shares
+///   `"instructions"`, `"descriptions"`), `meta_counts`, `verbatim_tools`
+///   (tool name patterns whose results are a file's content, never
+///   rewritten; default [`DEFAULT_VERBATIM_TOOLS`](tower_terse::mcp::DEFAULT_VERBATIM_TOOLS));
+///   `default_format` is `"toon"` unless set (TOON where cheaper); it shares
 ///   `format_param`, `prefer_header` and `[layer.toon]` with the layer.
 /// - `[[mcp.tool]]`: one tool's `name`, and its `format` (`"json"` leaves
 ///   it alone) and/or compact lines for its results ([`McpTool`]): `list`
@@ -306,6 +309,7 @@ struct McpSection {
     format_argument: Option<bool>,
     hint: Option<Spanned<String>>,
     meta_counts: Option<bool>,
+    verbatim_tools: Option<Vec<String>>,
     #[serde(default, rename = "tool")]
     tools: Vec<McpToolSection>,
 }
@@ -1011,7 +1015,8 @@ fn mcp_agent_layer(layer: McpLayer, keys: &McpSection) -> McpLayer {
     let layer = set(layer, keys.format_argument, McpLayer::format_argument);
     let hint = keys.hint.as_ref().and_then(|h| h.get_ref().parse().ok());
     let layer = set(layer, hint, McpLayer::hint);
-    set(layer, keys.meta_counts, McpLayer::meta_counts)
+    let layer = set(layer, keys.meta_counts, McpLayer::meta_counts);
+    set(layer, keys.verbatim_tools.clone(), McpLayer::verbatim_tools)
 }
 
 fn duration_of(value: &Option<Spanned<String>>) -> Option<Duration> {
