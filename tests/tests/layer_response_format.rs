@@ -84,7 +84,8 @@ fn routes() -> Router {
             "/events/{id}",
             get(|| async { Json(json!({"id": "evt_01", "title": "Planning", "room": "Blue"})) }),
         )
-        .route("/one", get(|| async { Json(json!({"id": 1})) }))
+        // Nested lists of a few numbers: TOON would cost more than the JSON.
+        .route("/one", get(|| async { Json(json!([[[[1, 2]]], [[[3]]]])) }))
         .route(
             "/chunked",
             get(|| async { json_reply(&[], chunked(events().to_string())) }),
@@ -128,6 +129,10 @@ async fn fetch(server: &TestServer, path: &str) -> reqwest::Response {
     raw_client().get(server.url(path)).send().await.unwrap()
 }
 
+async fn body_json(response: reqwest::Response) -> Value {
+    serde_json::from_slice(&response.bytes().await.unwrap()).unwrap()
+}
+
 fn header(response: &reqwest::Response, name: &str) -> Option<String> {
     response
         .headers()
@@ -167,7 +172,7 @@ async fn every_answer_says_which_format_it_is_and_why() {
     );
     let compact = expect(&server, "/events?format=compact", Some("compact")).await;
     assert_eq!(
-        compact.json::<Value>().await.unwrap()["format"],
+        body_json(compact).await["format"],
         "compact",
         "a compact envelope is application/json too: the header tells them apart"
     );
@@ -303,7 +308,7 @@ async fn fields_keep_the_resources_own_id_and_list_key() {
     let server = TestServer::spawn(routes().layer(layer())).await;
     let response = expect(&server, "/users?fields=email", Some("json")).await;
     assert_eq!(
-        response.json::<Value>().await.unwrap(),
+        body_json(response).await,
         json!({"users": [
             {"login": "ada", "email": "ada@example.com"},
             {"login": "linus", "email": "linus@example.com"},
@@ -311,7 +316,7 @@ async fn fields_keep_the_resources_own_id_and_list_key() {
     );
     // The derive's list key reaches compact lines.
     let compact = expect(&server, "/users?format=compact", Some("compact")).await;
-    let envelope = compact.json::<Value>().await.unwrap();
+    let envelope = body_json(compact).await;
     assert_eq!(envelope["ids"], json!(["ada", "linus"]));
     assert_eq!(
         envelope["lines"],
@@ -327,8 +332,8 @@ async fn a_resource_registered_with_a_trailing_slash_serves_the_route() {
     let server = TestServer::spawn(routes().layer(layer())).await;
     let response = expect(&server, "/api/tickets?format=compact", Some("compact")).await;
     assert_eq!(
-        response.json::<Value>().await.unwrap()["summary"],
-        "12 of 12 events"
+        body_json(response).await["summary"],
+        "12 events"
     );
 }
 
