@@ -13,7 +13,7 @@ use http_body::{Body, SizeHint};
 use pin_project_lite::pin_project;
 
 use super::complete::Complete;
-use super::headers::{Rewritable, add_vary, mark_format, mark_rewritten, rewritable};
+use super::headers::{Rewritable, add_vary, mark_format, rewritable};
 use super::not_modified::relabel_not_modified;
 use super::offload::Offload;
 use super::plan::Plan;
@@ -22,7 +22,6 @@ use crate::Passthrough;
 use crate::bounded::Bounded;
 use crate::budget::Reservation;
 use crate::error_envelope::ErrorEnvelope;
-use crate::fields::Fields;
 use crate::format::Format;
 use crate::render::{Fallback, ResponseFormat};
 
