@@ -15,6 +15,7 @@ use bytes::Bytes;
 use futures_util::stream;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use terse_tests::python::spawn_gateway;
 use terse_tests::server::{TestServer, raw_client};
 use tower::ServiceBuilder;
 use tower_http::compression::CompressionLayer;
@@ -219,6 +220,28 @@ async fn every_answer_says_which_format_it_is_and_why() {
     // `response_format`), where the gateway's request log reads it.
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_says_which_format_it_served() {
+    let upstream = TestServer::spawn(routes()).await;
+    let (gateway, _task) = spawn_gateway("", &upstream.url("")).await;
+    let through = |path: &str| raw_client().get(format!("{gateway}{path}")).send();
+    for (path, format) in [
+        ("/events", Some("json")),
+        ("/events?format=toon", Some("toon")),
+        ("/one?format=toon", Some("json; fallback=not-cheaper")),
+        ("/one?format=compact", Some("json; fallback=no-template")),
+        ("/fixed?format=toon", Some("json; fallback=no-transform")),
+        ("/missing?format=toon", None),
+    ] {
+        let response = through(path).await.unwrap();
+        assert_eq!(
+            header(&response, "x-response-format").as_deref(),
+            format,
+            "{path}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn limits_and_the_budget_are_named_as_fallbacks() {
     let small_output = TestServer::spawn(routes().layer(layer().max_output_bytes(64))).await;
@@ -331,10 +354,7 @@ async fn fields_keep_the_resources_own_id_and_list_key() {
 async fn a_resource_registered_with_a_trailing_slash_serves_the_route() {
     let server = TestServer::spawn(routes().layer(layer())).await;
     let response = expect(&server, "/api/tickets?format=compact", Some("compact")).await;
-    assert_eq!(
-        body_json(response).await["summary"],
-        "12 events"
-    );
+    assert_eq!(body_json(response).await["summary"], "12 events");
 }
 
 /// Keeps every warning from the layer.
