@@ -15,6 +15,7 @@ use bytes::Bytes;
 use futures_util::stream;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use terse_tests::python::spawn_gateway;
 use terse_tests::server::{TestServer, raw_client};
 use tower::ServiceBuilder;
 use tower_http::compression::CompressionLayer;
@@ -217,6 +218,28 @@ async fn every_answer_says_which_format_it_is_and_why() {
     expect(&server, "/events?format=csv", None).await;
     // The same reason goes in the response's extensions (the `Outcome`'s
     // `response_format`), where the gateway's request log reads it.
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_says_which_format_it_served() {
+    let upstream = TestServer::spawn(routes()).await;
+    let (gateway, _task) = spawn_gateway("", &upstream.url("")).await;
+    let through = |path: &str| raw_client().get(format!("{gateway}{path}")).send();
+    for (path, format) in [
+        ("/events", Some("json")),
+        ("/events?format=toon", Some("toon")),
+        ("/one?format=toon", Some("json; fallback=not-cheaper")),
+        ("/one?format=compact", Some("json; fallback=no-template")),
+        ("/fixed?format=toon", Some("json; fallback=no-transform")),
+        ("/missing?format=toon", None),
+    ] {
+        let response = through(path).await.unwrap();
+        assert_eq!(
+            header(&response, "x-response-format").as_deref(),
+            format,
+            "{path}"
+        );
+    }
 }
 
 #[tokio::test]
