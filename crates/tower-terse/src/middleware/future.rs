@@ -12,7 +12,8 @@ use http_body::{Body, SizeHint};
 use pin_project_lite::pin_project;
 
 use super::complete::Complete;
-use super::headers::{add_vary, mark_rewritten, no_transform, rewritable};
+use super::headers::{add_vary, no_transform, rewritable};
+use super::not_modified::relabel_not_modified;
 use super::offload::Offload;
 use super::plan::Plan;
 use super::{Config, TerseBody};
@@ -20,7 +21,6 @@ use crate::Passthrough;
 use crate::bounded::Bounded;
 use crate::budget::Reservation;
 use crate::error_envelope::ErrorEnvelope;
-use crate::fields::Fields;
 
 pin_project! {
     /// Response future of [`Terse`](super::Terse).
@@ -190,10 +190,7 @@ fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<Config>) -> Sta
         // What was not modified is the representation the request chose,
         // and its tag is that representation's (the request carried only
         // such tags, see `untag_if_none_match`).
-        if plan.rewrites() {
-            let fields = plan.fields.as_ref().map(Fields::fingerprint);
-            mark_rewritten(&mut parts.headers, plan.format, fields);
-        }
+        relabel_not_modified(&mut parts.headers, &plan);
         add_vary(&mut parts.headers, &config.vary);
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
