@@ -17,8 +17,10 @@ pub(crate) struct Shape {
     /// An upper bound on the values and keys: every one but the first
     /// follows a delimiter, a colon or a line break.
     pub(crate) values: usize,
-    /// An upper bound on the field-name bytes the rows of tables repeat:
-    /// for every line under a tabular header, the bytes of its field list.
+    /// The field-name bytes the rows of tables repeat: for every line under a
+    /// tabular header, the bytes of its field list. The JSON of a document
+    /// that decodes is longer, so past the output bound it is refused
+    /// before it is decoded.
     pub(crate) repeated_key_bytes: usize,
 }
 
@@ -45,14 +47,22 @@ pub(crate) fn shape(toon: &[u8]) -> Shape {
         while open.last().is_some_and(|&(at, _)| at >= indent) {
             open.pop();
         }
-        // Every line under a header counts as one of its rows: exact for a
-        // table, and an over-count only for the fields beside a table that
-        // opens a list item.
+        // Every line under a header is one of its rows (in a document that
+        // decodes; in one that does not, the count only grows).
         if let Some(&(_, keys)) = open.last() {
             repeated_key_bytes = repeated_key_bytes.saturating_add(keys);
         }
         if let Some(keys) = field_list_bytes(content) {
-            open.push((indent, keys));
+            // A table that opens a list item (`- rows[2]{a}:`) has the
+            // item's other fields beside it, at the item's indentation
+            // past the hyphen; its rows are deeper.
+            let mut item = content;
+            let mut at = indent;
+            while let Some(rest) = item.strip_prefix(b"- ") {
+                item = rest;
+                at += 2;
+            }
+            open.push((at, keys));
         }
     }
     Shape {
@@ -125,6 +135,12 @@ mod tests {
     }
 
     #[test]
+    fn fields_beside_a_table_in_a_list_item_are_not_its_rows() {
+        let toon = b"items[1]:\n  - rows[2]{a,b}:\n      1,2\n      3,4\n    x: 1\n    y: 2";
+        assert_eq!(shape(toon).repeated_key_bytes, 2 * 3);
+    }
+
+    #[test]
     fn a_long_key_over_many_rows_is_counted_not_built() {
         let key = "k".repeat(1 << 16);
         let mut toon = format!("t[1000]{{{key}}}:\n");
@@ -138,7 +154,7 @@ mod tests {
     fn the_decoded_json_stays_under_the_bound() {
         let docs = [
             "a: 1\nb[3]: x,\"y z\",1e19",
-            "rows[2]{id,tags}:\n  1,\"\\u0001\"\n  2,",
+            "rows[2]{id,tags}:\n  1,\"\\t\"\n  2,",
             "[3]: ,,",
             "o:\n  p:\n    q[2|]{a|b}:\n      1|2\n      3|4",
         ];
