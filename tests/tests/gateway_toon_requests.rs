@@ -10,7 +10,7 @@ use std::path::Path;
 
 use axum::Router;
 use axum::http::HeaderMap;
-use axum::routing::post;
+use axum::routing;
 use serde_json::{Value, json};
 use terse_tests::python::{PythonUpstream, express_modules, frameworks_python, spawn_gateway};
 use terse_tests::server::{TestServer, raw_client};
@@ -61,7 +61,7 @@ async fn seen(headers: HeaderMap, body: axum::body::Bytes) -> axum::Json<Value> 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_upstream_gets_json_with_its_length_and_the_tokens_are_counted() {
     let (counters, events) = terse_tests::reports::install();
-    let upstream = TestServer::spawn(Router::new().route("/tasks", post(seen))).await;
+    let upstream = TestServer::spawn(Router::new().route("/tasks", routing::post(seen))).await;
     let (gateway, _task) =
         spawn_gateway("[gateway]\n", &format!("http://{}", upstream.addr())).await;
     let url = format!("{gateway}/tasks");
