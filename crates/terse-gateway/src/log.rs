@@ -13,7 +13,7 @@ use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
-use tower_terse::{Fallback, Format, Outcome, RequestTokens, is_json_media_type};
+use tower_terse::{Fallback, Format, Outcome, RequestTokens, ResponseFormat, is_json_media_type};
 
 use crate::upstream::UpstreamLatency;
 
@@ -107,7 +107,12 @@ where
                 path,
                 status: response.status().as_u16(),
                 format,
-                fallback: outcome.and_then(|outcome| outcome.fallback),
+                // Set also where the layer did not read the body (a
+                // compressed one, the budget full).
+                fallback: response
+                    .extensions()
+                    .get::<ResponseFormat>()
+                    .and_then(|served| served.fallback),
                 tokens: outcome.and_then(|outcome| outcome.tokens),
                 request: response.extensions().get::<RequestTokens>().copied(),
                 upstream: response.extensions().get::<UpstreamLatency>().map(|l| l.0),
