@@ -65,6 +65,15 @@ class TaskViewSet(viewsets.ViewSet):
     def retrieve(self, request, pk=None):
         return Response(TASKS[int(pk) - 1])
 
+    def create(self, request):
+        # Parsed by DRF's JSONParser: a body of another type is a 415.
+        return Response({
+            "created": request.data,
+            "content_type": request.META.get("CONTENT_TYPE"),
+            "content_length": request.META.get("CONTENT_LENGTH"),
+            "transfer_encoding": request.META.get("HTTP_TRANSFER_ENCODING"),
+        }, status=201)
+
 
 @api_view(["GET"])
 def echo(request):

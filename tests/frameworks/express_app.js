@@ -41,6 +41,17 @@ app.get('/tasks', (req, res) => {
   });
 });
 
+// express.json() parses only JSON bodies: any other type leaves `req.body`
+// empty.
+app.post('/tasks', express.json(), (req, res) => {
+  res.status(201).json({
+    created: req.body,
+    content_type: req.get('content-type') || null,
+    content_length: req.get('content-length') || null,
+    transfer_encoding: req.get('transfer-encoding') || null,
+  });
+});
+
 app.get('/echo', (req, res) => {
   res.json({
     query: req.originalUrl.includes('?') ? req.originalUrl.split('?')[1] : '',

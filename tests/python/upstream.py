@@ -17,6 +17,7 @@ import threading
 import uvicorn
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
+from pydantic import BaseModel
 
 app = FastAPI()
 
@@ -34,6 +35,31 @@ released = asyncio.Event()
 async def tasks(limit: int = 20, offset: int = 0):
     page = TASKS[offset:offset + limit]
     return {"data": page, "meta": {"total": len(TASKS), "limit": limit, "offset": offset}}
+
+
+class NewTask(BaseModel):
+    title: str
+    project: str | None = None
+    done: bool = False
+    estimate: float | None = None
+    due: str | None = None
+
+
+def created(request: Request, data):
+    return {"created": data, "content_type": request.headers.get("content-type"),
+            "content_length": request.headers.get("content-length"),
+            "transfer_encoding": request.headers.get("transfer-encoding")}
+
+
+@app.post("/api/tasks", status_code=201)
+async def create_task(task: NewTask, request: Request):
+    # A typed body: FastAPI reads JSON only, anything else is a 422.
+    return created(request, task.model_dump())
+
+
+@app.post("/api/tasks/bulk", status_code=201)
+async def create_tasks(tasks: list[NewTask], request: Request):
+    return created(request, [task.model_dump() for task in tasks])
 
 
 @app.get("/api/users/{user}/tasks")

@@ -103,11 +103,9 @@ fn the_format_examples_count_what_they_show() {
     check.finish();
 }
 
-#[test]
-fn the_stats_table_is_what_terse_stats_prints() {
-    let mut check = Check::default();
-    let text = std::fs::read_to_string(terse_tests::corpus::corpus_dir().join("orders.json"))
-        .expect("orders.json");
+/// The rows `terse stats` prints for the JSON file at `path`.
+fn stats_rows(path: &std::path::Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).expect("a JSON file");
     let value: Value = serde_json::from_str(&text).expect("JSON");
     let toon =
         |delimiter| terse_toon::encode(&value, &EncodeOptions::new().with_delimiter(delimiter));
@@ -125,19 +123,53 @@ fn the_stats_table_is_what_terse_stats_prints() {
     let saved = |base: usize, size: usize| {
         format!("{:.1}%", (base as f64 - size as f64) / base as f64 * 100.0)
     };
-    for (index, (label, text)) in rows.iter().enumerate() {
-        let (bytes_saved, tokens_saved) = if index == 0 {
-            ("-".to_owned(), "-".to_owned())
-        } else {
-            (saved(base.0, text.len()), saved(base.1, exact(text)))
-        };
-        check.says(&format!(
-            "{label} {} {bytes_saved} {} {} {tokens_saved}",
-            text.len(),
-            estimate(text.as_bytes()),
-            exact(text)
-        ));
+    rows.iter()
+        .enumerate()
+        .map(|(index, (label, text))| {
+            let (bytes_saved, tokens_saved) = if index == 0 {
+                ("-".to_owned(), "-".to_owned())
+            } else {
+                (saved(base.0, text.len()), saved(base.1, exact(text)))
+            };
+            format!(
+                "{label} {} {bytes_saved} {} {} {tokens_saved}",
+                text.len(),
+                estimate(text.as_bytes()),
+                exact(text)
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_stats_table_is_what_terse_stats_prints() {
+    let mut check = Check::default();
+    for row in stats_rows(&terse_tests::corpus::corpus_dir().join("orders.json")) {
+        check.says(&row);
     }
+    check.finish();
+}
+
+/// The bulk request body agents may send as TOON: its table, and the ratio
+/// the README quotes.
+#[test]
+fn the_bulk_request_table_is_what_terse_stats_prints() {
+    let mut check = Check::default();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("requests/tasks_bulk.json");
+    let rows = stats_rows(&path);
+    for row in &rows {
+        check.says(row);
+    }
+    let value: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).expect("JSON");
+    let (json, toon) = (
+        exact(&value.to_string()),
+        exact(&terse_toon::encode(&value, &EncodeOptions::default())),
+    );
+    check.says(&format!(
+        "{toon} o200k tokens as TOON against {json} as compact JSON ({:.0}%)",
+        toon as f64 / json as f64 * 100.0
+    ));
     check.finish();
 }
 

@@ -1142,7 +1142,7 @@ mod tests {
     fn every_kind_of_mistake_names_its_line() {
         assert_eq!(
             error("[layer]\nsmart_fallback = true\nnope = 1\n"),
-            "t.toml:3: unknown field `nope`, expected one of `enabled`, `default_format`, `max_body_bytes`, `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`, `count_plain_responses`, `smart_fallback`, `exact_token_count`, `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`, `toon`"
+            "t.toml:3: unknown field `nope`, expected one of `enabled`, `default_format`, `max_body_bytes`, `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`, `count_plain_responses`, `smart_fallback`, `exact_token_count`, `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`, `toon`, `decode_toon_requests`"
         );
         assert!(error("[layer]\n\nmax_body_bytes = -1\n").starts_with("t.toml:3: "));
         assert_eq!(

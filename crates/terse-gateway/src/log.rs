@@ -13,7 +13,7 @@ use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
-use tower_terse::{Fallback, Format, Outcome, ResponseFormat, is_json_media_type};
+use tower_terse::{Fallback, Format, Outcome, RequestTokens, ResponseFormat, is_json_media_type};
 
 use crate::upstream::UpstreamLatency;
 
@@ -29,7 +29,9 @@ const MAX_LOGGED_PATH: usize = 256;
 /// was sent to the end. The format, fallback and tokens are what the layer
 /// decided, read from the [`Outcome`] it leaves on the response; a response
 /// the layer streamed without reading is `json` when its content type is
-/// JSON. The line is written when the body is done or
+/// JSON. For a request body sent as TOON, `request_tokens` is what the
+/// client sent and `forwarded_tokens` the JSON the upstream got
+/// ([`RequestTokens`]); `-` for other requests. The line is written when the body is done or
 /// dropped, so a stream's line comes when the stream ends.
 ///
 /// ```
@@ -112,6 +114,7 @@ where
                     .get::<ResponseFormat>()
                     .and_then(|served| served.fallback),
                 tokens: outcome.and_then(|outcome| outcome.tokens),
+                request: response.extensions().get::<RequestTokens>().copied(),
                 upstream: response.extensions().get::<UpstreamLatency>().map(|l| l.0),
                 started,
                 bytes: 0,
@@ -176,6 +179,7 @@ struct Record {
     format: Served,
     fallback: Option<Fallback>,
     tokens: Option<usize>,
+    request: Option<RequestTokens>,
     upstream: Option<Duration>,
     started: Instant,
     bytes: u64,
@@ -192,6 +196,8 @@ impl Drop for Record {
             format = %self.format,
             fallback = %Optional(self.fallback),
             tokens = %Optional(self.tokens),
+            request_tokens = %Optional(self.request.map(|r| r.received)),
+            forwarded_tokens = %Optional(self.request.map(|r| r.forwarded)),
             upstream_ms = %Optional(self.upstream.map(|d| d.as_millis())),
             total_ms = self.started.elapsed().as_millis() as u64,
             bytes = self.bytes,

@@ -135,7 +135,7 @@ trait Call {
 impl<S> Call for S
 where
     S: tower::Service<
-            http::Request<()>,
+            http::Request<String>,
             Response = http::Response<tower_terse::TerseBody<http_body_util::Full<bytes::Bytes>>>,
             Error = std::convert::Infallible,
         >,

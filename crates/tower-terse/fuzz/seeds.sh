@@ -191,3 +191,24 @@ for file in "$here/regressions/mcp_stdio"/*; do
   [ -e "$file" ] || continue
   cp "$file" "$out/mcp_stdio/regression-$(basename "$file")"
 done
+
+# request_body: choice byte (content type, framing, declared length), then
+# the body: the decoder seeds' TOON (the corpus encoded by `terse`) as TOON
+# and as JSON, and a few malformed and oversized bodies.
+rm -rf "$out/request_body"
+mkdir -p "$out/request_body"
+count=0
+for file in "$out"/decode/corpus-*-comma; do
+  [ -e "$file" ] || continue
+  for choice in '\000' '\005' '\016' '\002'; do
+    { printf "$choice"; tail -c +2 "$file"; } >"$out/request_body/$(basename "$file")-$count"
+    count=$((count + 1))
+  done
+done
+printf '\000a: 1\nusers[2]{id,name}:\n  1,Ada' >"$out/request_body/short-table"
+printf '\004t[3]{kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk}:\n  x\n  y\n  z' >"$out/request_body/repeated-keys"
+printf '\001items[1]:\n  - rows[2]{a,b}:\n      1,2\n      3,4\n    x: 1' >"$out/request_body/list-item-table"
+for file in "$here/regressions/request_body"/*; do
+  [ -e "$file" ] && cp "$file" "$out/request_body/regression-$(basename "$file")"
+done
+echo "$(ls "$out/request_body" | wc -l) request_body seeds"

@@ -107,7 +107,9 @@ pub mod tokens;
 pub use budget::{MemoryBudget, Reservation};
 pub use error_envelope::ErrorEnvelope;
 pub use format::{Format, UnknownFormat};
-pub use middleware::{ResponseFuture, Terse, TerseBody, TerseLayer};
+pub use middleware::{
+    PendingRequest, RequestTokens, ResponseFuture, Terse, TerseBody, TerseLayer, TerseRequestBody,
+};
 pub use passthrough::Passthrough;
 pub use render::public::{render, render_json, render_json_with};
 pub use render::{Fallback, Outcome, ResponseFormat, is_identity_coding, is_json_media_type};

@@ -159,6 +159,9 @@ pub struct Settings {
     /// the MCP layer follows it too.
     #[serde(default)]
     pub toon: ToonSettings,
+    /// [`TerseLayer::decode_toon_requests`](crate::TerseLayer::decode_toon_requests).
+    #[serde(default)]
+    pub decode_toon_requests: Option<bool>,
 }
 }
 
@@ -260,6 +263,12 @@ impl Settings {
     /// Sets [`count_plain_responses`](Self::count_plain_responses).
     pub fn count_plain_responses(mut self, enabled: bool) -> Self {
         self.count_plain_responses = Some(enabled);
+        self
+    }
+
+    /// Sets [`decode_toon_requests`](Self::decode_toon_requests).
+    pub fn decode_toon_requests(mut self, enabled: bool) -> Self {
+        self.decode_toon_requests = Some(enabled);
         self
     }
 

@@ -8,7 +8,7 @@ use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use http::{Request, Response};
 use http_body_util::{BodyExt, Full};
 use serde_json::json;
-use tower::{Service, ServiceExt, service_fn};
+use tower::{Service, ServiceExt};
 use tower_layer::Layer;
 use tower_terse::{Terse, TerseLayer};
 
@@ -39,21 +39,38 @@ pub fn list_body(records: usize) -> Bytes {
     Bytes::from(body.to_string())
 }
 
-/// The service [`handler`] makes.
-pub type Handler = tower::util::ServiceFn<
-    Box<dyn FnMut(Request<()>) -> std::future::Ready<Result<Response<Full<Bytes>>, Infallible>>>,
->;
+/// The service [`handler`] makes: it answers its body as JSON to any
+/// request (cloned cheaply, as the layer clones the service it wraps).
+#[derive(Clone)]
+pub struct Handler {
+    body: Bytes,
+}
+
+impl<B> Service<Request<B>> for Handler {
+    type Response = Response<Full<Bytes>>;
+    type Error = Infallible;
+    type Future = std::future::Ready<Result<Response<Full<Bytes>>, Infallible>>;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _request: Request<B>) -> Self::Future {
+        let response = Response::builder()
+            .header(CONTENT_TYPE, "application/json")
+            .header(CONTENT_LENGTH, self.body.len())
+            .body(Full::new(self.body.clone()))
+            .expect("valid response");
+        std::future::ready(Ok(response))
+    }
+}
 
 /// A handler that answers `body` as JSON.
 pub fn handler(body: Bytes) -> Handler {
-    service_fn(Box::new(move |_request| {
-        let response = Response::builder()
-            .header(CONTENT_TYPE, "application/json")
-            .header(CONTENT_LENGTH, body.len())
-            .body(Full::new(body.clone()))
-            .expect("valid response");
-        std::future::ready(Ok(response))
-    }))
+    Handler { body }
 }
 
 /// The layer around [`handler`].
@@ -64,11 +81,13 @@ pub fn layered(body: Bytes) -> Terse<Handler> {
 /// One request through `service`: headers and the whole body out.
 pub async fn call<S, B>(service: &mut S, uri: &str) -> (http::response::Parts, Bytes)
 where
-    S: Service<Request<()>, Response = Response<B>, Error = Infallible>,
+    S: Service<Request<String>, Response = Response<B>, Error = Infallible>,
     B: http_body::Body,
     B::Error: std::fmt::Debug,
 {
-    let request = Request::get(uri).body(()).expect("valid request");
+    let request = Request::get(uri)
+        .body(String::new())
+        .expect("valid request");
     let response = service
         .ready()
         .await

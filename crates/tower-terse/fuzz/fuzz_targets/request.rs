@@ -75,7 +75,7 @@ fuzz_target!(|data: &[u8]| {
     let Some(uri) = uri(path, query) else {
         return;
     };
-    let mut request = Request::new(());
+    let mut request = Request::new(http_body_util::Empty::<Bytes>::new());
     *request.uri_mut() = uri;
     *request.method_mut() = if head { Method::HEAD } else { Method::GET };
     for line in lines {

@@ -87,7 +87,7 @@ fuzz_target!(|data: &[u8]| {
         length: (choice & 4 != 0).then_some(input.len()),
         etag: Some(TAG),
     };
-    let mut request = Request::new(());
+    let mut request = Request::new(http_body_util::Empty::<Bytes>::new());
     *request.uri_mut() = uri;
     *request.method_mut() = if head { Method::HEAD } else { Method::GET };
 

@@ -113,7 +113,7 @@ impl<B: Body> TerseBody<B> {
     }
 }
 
-fn into_bytes<D: Buf>(mut data: D) -> Bytes {
+pub(super) fn into_bytes<D: Buf>(mut data: D) -> Bytes {
     // `Bytes` hands itself over without copying.
     data.copy_to_bytes(data.remaining())
 }

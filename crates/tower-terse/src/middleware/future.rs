@@ -8,15 +8,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
 
 use bytes::{Buf, Bytes};
-use http::{HeaderMap, Response, StatusCode, response::Parts};
+use http::{HeaderMap, Request, Response, StatusCode, response::Parts};
 use http_body::{Body, SizeHint};
 use pin_project_lite::pin_project;
+use tower_service::Service;
 
 use super::complete::Complete;
 use super::headers::{Rewritable, add_vary, mark_format, rewritable};
 use super::not_modified::relabel_not_modified;
 use super::offload::Offload;
 use super::plan::Plan;
+use super::request_body::TerseRequestBody;
+use super::toon_request::{Called, PendingRequest, RequestTokens};
 use super::{Config, TerseBody};
 use crate::Passthrough;
 use crate::bounded::Bounded;
@@ -26,28 +29,38 @@ use crate::format::Format;
 use crate::render::{Fallback, ResponseFormat};
 
 pin_project! {
-    /// Response future of [`Terse`](super::Terse).
-    pub struct ResponseFuture<F, B>
+    /// Response future of [`Terse`](super::Terse): `F` is the service's
+    /// future, `B` its response body, `P` a request whose TOON body is
+    /// decoded before the service is called.
+    pub struct ResponseFuture<F, B, P>
     where
         B: Body,
     {
         #[pin]
-        state: State<F, B>,
+        state: State<F, B, P>,
     }
 }
 
 pin_project! {
     #[project = StateProj]
-    enum State<F, B>
+    enum State<F, B, P>
     where
         B: Body,
     {
+        // Reading and decoding a TOON request body; then the service is
+        // called, and the plan goes on to `Call`.
+        Decode {
+            pending: P,
+            then: Option<(Option<Plan>, Arc<Config>)>,
+        },
         // Waiting for the handler; the plan is `None` when the layer steps
         // aside. Taken when the response arrives.
         Call {
             #[pin]
             future: F,
             plan: Option<(Option<Plan>, Arc<Config>)>,
+            // The tokens of a decoded request body, for the response.
+            request: Option<RequestTokens>,
         },
         Read {
             reading: Option<Reading<B>>,
@@ -62,40 +75,51 @@ pin_project! {
     }
 }
 
-impl<F, B: Body> ResponseFuture<F, B> {
-    pub(crate) fn step_aside(future: F, config: Arc<Config>) -> Self {
+impl<F, B: Body, P> ResponseFuture<F, B, P> {
+    /// The service's answer to come, served as `plan` says (`None`: the
+    /// layer steps aside).
+    pub(crate) fn call(future: F, plan: Option<Plan>, config: Arc<Config>) -> Self {
         ResponseFuture {
             state: State::Call {
                 future,
-                plan: Some((None, config)),
+                plan: Some((plan, config)),
+                request: None,
             },
         }
     }
 
-    pub(crate) fn serve(future: F, plan: Plan, config: Arc<Config>) -> Self {
+    /// A request to decode first, then served as `plan` says.
+    pub(crate) fn decode(pending: P, plan: Option<Plan>, config: Arc<Config>) -> Self {
         ResponseFuture {
-            state: State::Call {
-                future,
-                plan: Some((Some(plan), config)),
+            state: State::Decode {
+                pending,
+                then: Some((plan, config)),
             },
         }
     }
 
     pub(crate) fn refuse(refusal: ErrorEnvelope, config: &Config) -> Self {
-        let mut response = refusal.into_http_response();
-        add_vary(response.headers_mut(), &config.vary);
         ResponseFuture {
-            state: State::Refused {
-                response: Some(response),
-            },
+            state: refused(refusal, config),
         }
     }
 }
 
-impl<F, B, E> Future for ResponseFuture<F, B>
+/// The state that answers `refusal` in the error envelope.
+fn refused<F, B: Body, P>(refusal: ErrorEnvelope, config: &Config) -> State<F, B, P> {
+    let mut response = refusal.into_http_response();
+    add_vary(response.headers_mut(), &config.vary);
+    State::Refused {
+        response: Some(response),
+    }
+}
+
+impl<F, B, E, S, ReqB> Future for ResponseFuture<F, B, PendingRequest<S, ReqB>>
 where
     F: Future<Output = Result<Response<B>, E>>,
     B: Body,
+    S: Service<Request<TerseRequestBody<ReqB>>, Future = F>,
+    ReqB: Body,
 {
     type Output = Result<Response<TerseBody<B>>, E>;
 
@@ -103,11 +127,32 @@ where
         let mut state = self.project().state;
         loop {
             let next = match state.as_mut().project() {
-                StateProj::Call { future, plan } => {
-                    let response = ready!(future.poll(cx))?;
+                StateProj::Decode { pending, then } => {
+                    let called = ready!(pending.poll_call(cx));
+                    let Some((plan, config)) = then.take() else {
+                        return Poll::Pending;
+                    };
+                    match called {
+                        Called::Service(future, tokens) => State::Call {
+                            future,
+                            plan: Some((plan, config)),
+                            request: Some(tokens),
+                        },
+                        Called::Refused(refusal) => refused(refusal, &config),
+                    }
+                }
+                StateProj::Call {
+                    future,
+                    plan,
+                    request,
+                } => {
+                    let mut response = ready!(future.poll(cx))?;
                     let Some((plan, config)) = plan.take() else {
                         return Poll::Pending;
                     };
+                    if let Some(tokens) = request.take() {
+                        response.extensions_mut().insert(tokens);
+                    }
                     if response.extensions().get::<Passthrough>().is_some() {
                         return Poll::Ready(Ok(response.map(TerseBody::stream)));
                     }

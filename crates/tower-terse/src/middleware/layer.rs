@@ -210,6 +210,27 @@ impl TerseLayer {
         self
     }
 
+    /// Whether a request body sent as TOON (`Content-Type: text/toon` or
+    /// `application/toon`, any parameters) is decoded into JSON before the
+    /// service sees it. Default: on.
+    ///
+    /// The service gets `Content-Type: application/json` and a
+    /// `Content-Length` for the JSON; TOON that does not decode (strictly)
+    /// is a 400 in the error envelope with its line and column, a body over
+    /// `max_body_bytes` (or decoding to more JSON than `max_output_bytes`)
+    /// a 413, a compressed one a 415; the service is not called. Requests
+    /// of any other type, and those without a body, pass untouched. The
+    /// tokens before and after are left in the response's extensions as
+    /// [`RequestTokens`](crate::RequestTokens).
+    ///
+    /// ```
+    /// let layer = tower_terse::TerseLayer::new().decode_toon_requests(false);
+    /// ```
+    pub fn decode_toon_requests(mut self, enabled: bool) -> Self {
+        self.config().decode_toon_requests = enabled;
+        self
+    }
+
     /// How TOON is written (delimiter, indent).
     ///
     /// ```

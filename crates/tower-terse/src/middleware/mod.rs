@@ -1,7 +1,7 @@
 //! The tower middleware: [`TerseLayer`] wraps a service in [`Terse`].
 //!
-//! The request side only negotiates (it never changes the request); the
-//! response side decides from the headers whether the body may be rewritten,
+//! The request side negotiates, and decodes a body sent as TOON into JSON
+//! (every other request passes on untouched); the response side decides from the headers whether the body may be rewritten,
 //! reads it only when a rewrite or a token count was asked for, and streams
 //! everything else through untouched.
 
@@ -13,16 +13,21 @@ mod layer;
 mod not_modified;
 mod offload;
 mod plan;
+mod request_body;
 mod rewrite;
 mod route_settings;
 mod service;
 #[cfg(test)]
 mod tests;
+mod toon_request;
+mod toon_shape;
 
 pub use body::TerseBody;
 pub use future::ResponseFuture;
 pub use layer::TerseLayer;
+pub use request_body::TerseRequestBody;
 pub use service::Terse;
+pub use toon_request::{PendingRequest, RequestTokens};
 
 use http::{HeaderName, HeaderValue};
 use terse_toon::EncodeOptions;
@@ -52,6 +57,8 @@ pub(crate) struct Config {
     pub(crate) budget: Option<crate::MemoryBudget>,
     /// Read and count plain JSON responses nobody asked to rewrite.
     pub(crate) count_plain: bool,
+    /// Decode request bodies sent as TOON into JSON for the service.
+    pub(crate) decode_toon_requests: bool,
     /// Whether the layer reads `?fields=` at all.
     pub(crate) fields_enabled: bool,
     /// How large a `?fields=` list may be.
@@ -114,6 +121,7 @@ impl Default for Config {
             budget: None,
             fields_limits: FieldsLimits::default(),
             fields_enabled: true,
+            decode_toon_requests: true,
             count_plain: true,
             toon_options: EncodeOptions::default(),
             smart_fallback: true,

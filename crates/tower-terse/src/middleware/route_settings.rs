@@ -37,6 +37,7 @@ impl Config {
             fields_param,
             prefer_header,
             toon,
+            decode_toon_requests,
         } = settings;
         set(&mut self.enabled, enabled);
         set(&mut self.default_format, default_format);
@@ -55,6 +56,7 @@ impl Config {
         #[cfg(not(feature = "exact-tokens"))]
         let _ = exact_token_count;
         set(&mut self.fields_enabled, fields_enabled);
+        set(&mut self.decode_toon_requests, decode_toon_requests);
         set(&mut self.fields_limits.max_paths, max_fields);
         set(&mut self.fields_limits.max_depth, max_field_depth);
         set(&mut self.fields_limits.max_length, max_fields_length);

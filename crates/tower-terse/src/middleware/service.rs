@@ -9,10 +9,18 @@ use tower_service::Service;
 
 use super::headers::untag_if_none_match;
 use super::plan::{Planned, plan};
+use super::request_body::TerseRequestBody;
+use super::toon_request::{PendingRequest, decodes, refusal_before_reading};
 use super::{Config, ResponseFuture, TerseBody};
 use crate::fields::Fields;
 
-/// Middleware that negotiates a format and rewrites eligible JSON responses.
+/// Middleware that negotiates a format and rewrites eligible JSON
+/// responses, and decodes request bodies sent as TOON into JSON.
+///
+/// The service it wraps reads [`TerseRequestBody`] (the client's body as it
+/// came, or the decoded JSON); axum's `Router` takes any body, so
+/// `Router::layer` works as before. The service is cloned for a request
+/// whose body is read before it is called, as tower services are.
 ///
 /// Made by [`TerseLayer`](super::TerseLayer); [`Terse::new`] wraps a service
 /// with the defaults.
@@ -50,12 +58,13 @@ impl<S> Terse<S> {
 
 impl<S, B, ResBody> Service<Request<B>> for Terse<S>
 where
-    S: Service<Request<B>, Response = Response<ResBody>>,
+    S: Service<Request<TerseRequestBody<B>>, Response = Response<ResBody>> + Clone,
+    B: Body,
     ResBody: Body,
 {
     type Response = Response<TerseBody<ResBody>>;
     type Error = S::Error;
-    type Future = ResponseFuture<S::Future, ResBody>;
+    type Future = ResponseFuture<S::Future, ResBody, PendingRequest<S, B>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
@@ -64,22 +73,34 @@ where
     fn call(&mut self, req: Request<B>) -> Self::Future {
         let config = self.config.for_request(&req);
         if !config.enabled {
-            return ResponseFuture::step_aside(self.inner.call(req), config.clone());
+            let future = self.inner.call(req.map(TerseRequestBody::new));
+            return ResponseFuture::call(future, None, config.clone());
         }
-        match plan(config, &req) {
-            Planned::StepAside => ResponseFuture::step_aside(self.inner.call(req), config.clone()),
-            Planned::Refuse(refusal) => ResponseFuture::refuse(refusal, config),
-            Planned::Serve(plan) => {
-                let config = config.clone();
-                let mut req = req;
-                if plan.rewrites() {
-                    // The handler knows its own tags, not the ones the layer
-                    // made for this representation.
-                    let fields = plan.fields.as_ref().map(Fields::fingerprint);
-                    untag_if_none_match(req.headers_mut(), plan.format, fields);
-                }
-                ResponseFuture::serve(self.inner.call(req), plan, config)
+        let plan = match plan(config, &req) {
+            Planned::StepAside => None,
+            Planned::Refuse(refusal) => return ResponseFuture::refuse(refusal, config),
+            Planned::Serve(plan) => Some(plan),
+        };
+        let config = config.clone();
+        let mut req = req;
+        if let Some(plan) = plan.as_ref().filter(|plan| plan.rewrites()) {
+            // The handler knows its own tags, not the ones the layer made
+            // for this representation.
+            let fields = plan.fields.as_ref().map(Fields::fingerprint);
+            untag_if_none_match(req.headers_mut(), plan.format, fields);
+        }
+        if decodes(&config, &req) {
+            if let Some(refusal) = refusal_before_reading(&req) {
+                return ResponseFuture::refuse(refusal, &config);
             }
+            // The service polled ready goes with the request; this one
+            // takes its place (tower's way for a call made later).
+            let fresh = self.inner.clone();
+            let ready = std::mem::replace(&mut self.inner, fresh);
+            let pending = PendingRequest::new(ready, req, config.clone());
+            return ResponseFuture::decode(pending, plan, config);
         }
+        let future = self.inner.call(req.map(TerseRequestBody::new));
+        ResponseFuture::call(future, plan, config)
     }
 }

@@ -12,7 +12,7 @@ use http_body::{Body, Frame};
 use tower::{ServiceExt, service_fn};
 use tower_layer::Layer;
 
-use super::TerseLayer;
+use super::{TerseLayer, TerseRequestBody};
 
 /// A body that yields prepared frames and errors, in order.
 struct Script(VecDeque<Result<Frame<Bytes>, &'static str>>);
@@ -49,8 +49,9 @@ async fn frames<B: Body<Data = Bytes, Error = &'static str>>(body: B) -> Vec<Str
 }
 
 async fn through_layer(uri: &str, script: Vec<Result<Frame<Bytes>, &'static str>>) -> Vec<String> {
-    let script = std::sync::Mutex::new(Some(script));
-    let handler = service_fn(move |_request: Request<()>| {
+    // Shared, so that the handler can be cloned as the layer needs.
+    let script = std::sync::Arc::new(std::sync::Mutex::new(Some(script)));
+    let handler = service_fn(move |_request: Request<TerseRequestBody<String>>| {
         let frames = script.lock().unwrap().take().unwrap();
         async move {
             let response = Response::builder()
@@ -62,7 +63,7 @@ async fn through_layer(uri: &str, script: Vec<Result<Frame<Bytes>, &'static str>
     });
     let service = TerseLayer::new().max_body_bytes(16).layer(handler);
     let response = service
-        .oneshot(Request::get(uri).body(()).unwrap())
+        .oneshot(Request::get(uri).body(String::new()).unwrap())
         .await
         .unwrap();
     frames(response.into_body()).await
@@ -85,19 +86,21 @@ fn budgeted(
     budget: &crate::MemoryBudget,
     body: &'static str,
 ) -> impl tower::Service<
-    Request<()>,
+    Request<String>,
     Response = Response<super::TerseBody<http_body_util::Full<Bytes>>>,
     Error = Infallible,
 > {
-    let handler = service_fn(move |_request: Request<()>| async move {
-        let response = Response::builder()
-            .header("content-type", "application/json")
-            .body(http_body_util::Full::new(Bytes::from_static(
-                body.as_bytes(),
-            )))
-            .unwrap();
-        Ok::<_, Infallible>(response)
-    });
+    let handler = service_fn(
+        move |_request: Request<TerseRequestBody<String>>| async move {
+            let response = Response::builder()
+                .header("content-type", "application/json")
+                .body(http_body_util::Full::new(Bytes::from_static(
+                    body.as_bytes(),
+                )))
+                .unwrap();
+            Ok::<_, Infallible>(response)
+        },
+    );
     TerseLayer::new()
         .memory_budget(budget.clone())
         .layer(handler)
@@ -116,7 +119,7 @@ fn content_length<B>(response: &Response<B>) -> usize {
 async fn a_rewrite_past_the_budget_is_not_started() {
     let budget = crate::MemoryBudget::new(8);
     let response = budgeted(&budget, r#"[{"a":1},{"a":2}]"#)
-        .oneshot(Request::get("/?format=toon").body(()).unwrap())
+        .oneshot(Request::get("/?format=toon").body(String::new()).unwrap())
         .await
         .unwrap();
     assert_eq!(response.headers()["content-type"], "application/json");
@@ -132,7 +135,7 @@ async fn a_rewrite_past_the_budget_is_not_started() {
 async fn a_rewritten_body_is_held_against_the_budget_until_dropped() {
     let budget = crate::MemoryBudget::new(1 << 20);
     let response = budgeted(&budget, r#"[{"a":1},{"a":2}]"#)
-        .oneshot(Request::get("/?format=toon").body(()).unwrap())
+        .oneshot(Request::get("/?format=toon").body(String::new()).unwrap())
         .await
         .unwrap();
     let length = content_length(&response);
@@ -165,7 +168,11 @@ async fn the_budget_holds_what_rendering_may_take_not_only_the_body() {
     assert!(budget.limit() < big.len() + tree, "{tree}");
 
     let projected = budgeted(&budget, big)
-        .oneshot(Request::get("/?format=json&fields=id").body(()).unwrap())
+        .oneshot(
+            Request::get("/?format=json&fields=id")
+                .body(String::new())
+                .unwrap(),
+        )
         .await
         .unwrap();
     let vary = projected.headers()["vary"].to_str().unwrap().to_owned();
@@ -178,7 +185,7 @@ async fn the_budget_holds_what_rendering_may_take_not_only_the_body() {
     assert_eq!((budget.refused(), budget.in_use()), (1, 0));
 
     let toon = budgeted(&budget, big)
-        .oneshot(Request::get("/?format=toon").body(()).unwrap())
+        .oneshot(Request::get("/?format=toon").body(String::new()).unwrap())
         .await
         .unwrap();
     assert_eq!(toon.headers()["content-type"], "text/toon; charset=utf-8");
@@ -194,7 +201,7 @@ async fn a_large_body_goes_out_in_bounded_frames() {
     let big: &'static str = Box::leak(big.into_boxed_str());
     let budget = crate::MemoryBudget::default();
     let response = budgeted(&budget, big)
-        .oneshot(Request::get("/?format=json").body(()).unwrap())
+        .oneshot(Request::get("/?format=json").body(String::new()).unwrap())
         .await
         .unwrap();
     let mut body = Box::pin(response.into_body());

@@ -24,11 +24,11 @@ const DOCUMENT_VALUE_BYTES: usize = 32;
 
 /// Bytes per value where a `serde_json::Value` tree is built: `?fields=`
 /// projections and compact lines (whose envelope is read back as a tree).
-const TREE_VALUE_BYTES: usize = 224;
+pub(crate) const TREE_VALUE_BYTES: usize = 224;
 
 /// What any rendering may take whatever the body: first capacities of
 /// buffers, the encoder's small tables.
-const FIXED_BYTES: usize = 8 << 10;
+pub(crate) const FIXED_BYTES: usize = 8 << 10;
 
 /// Bytes of output per value beyond the text it comes from: TOON indents
 /// `indent` spaces per level of nesting, and adds a few bytes of syntax.

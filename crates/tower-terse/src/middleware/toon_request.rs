@@ -1,0 +1,407 @@
+//! Request bodies sent as TOON, decoded to JSON before the wrapped service
+//! is called: agents pay for every token they write, and TOON takes far
+//! fewer than JSON for a list of records.
+//!
+//! The layer reads such a body whole (up to `max_body_bytes`), decodes it
+//! strictly, and calls the service with the JSON: `Content-Type:
+//! application/json`, `Content-Length` set, `Transfer-Encoding` gone.
+//! Malformed TOON is a 400 with its line and column, and the service is
+//! never called. Every other request passes on untouched and streamed.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bytes::{Buf, Bytes};
+use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING};
+use http::{HeaderMap, HeaderValue, Request, StatusCode, request::Parts};
+use http_body::Body;
+use tower_service::Service;
+
+use super::Config;
+use super::request_body::TerseRequestBody;
+use super::toon_shape::shape;
+use crate::bounded::Bounded;
+use crate::budget::Reservation;
+use crate::error_envelope::ErrorEnvelope;
+use crate::render::is_identity_coding;
+use crate::toon::{DecodeOptions, decode_slice};
+
+/// The hint every refusal of a TOON request ends with.
+const HOW: &str = "Send the body as TOON (`Content-Type: text/toon`; `terse encode` writes it from JSON) or as JSON";
+
+/// The tokens of a request body the layer decoded: as the client sent it
+/// (TOON) and as the service got it (JSON). Left in the extensions of the
+/// response, for the layers outside to log and count, and counted the way
+/// `X-Token-Count` is.
+///
+/// ```
+/// use tower_terse::RequestTokens;
+///
+/// let tokens = RequestTokens { received: 120, forwarded: 310 };
+/// assert_eq!(tokens.saved(), 190);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestTokens {
+    /// The TOON body's tokens.
+    pub received: usize,
+    /// The tokens of the JSON it was decoded into.
+    pub forwarded: usize,
+}
+
+impl RequestTokens {
+    /// The tokens the client did not have to write.
+    pub fn saved(&self) -> usize {
+        self.forwarded.saturating_sub(self.received)
+    }
+}
+
+/// Whether a `Content-Type` names TOON: `text/toon` or `application/toon`,
+/// in any case, with any parameters.
+pub(crate) fn is_toon_media_type(value: &HeaderValue) -> bool {
+    value.to_str().is_ok_and(|text| {
+        let media = text.split(';').next().unwrap_or("").trim();
+        media.eq_ignore_ascii_case("text/toon") || media.eq_ignore_ascii_case("application/toon")
+    })
+}
+
+/// Whether the layer decodes this request's body: decoding is on, the body
+/// is labelled TOON, and there is a body (one declared empty passes as it is).
+pub(crate) fn decodes<B: Body>(config: &Config, req: &Request<B>) -> bool {
+    config.decode_toon_requests
+        && req
+            .headers()
+            .get(CONTENT_TYPE)
+            .is_some_and(is_toon_media_type)
+        && !req.body().is_end_stream()
+        && req.body().size_hint().exact() != Some(0)
+}
+
+/// A request whose TOON body is being read and decoded, with the service
+/// (ready) that will be called with the JSON.
+pub struct PendingRequest<S, B> {
+    service: Option<S>,
+    parts: Option<Parts>,
+    body: Pin<Box<B>>,
+    buffer: Option<Bounded>,
+    held: Option<Reservation>,
+    config: Arc<Config>,
+}
+
+impl<S, B> std::fmt::Debug for PendingRequest<S, B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingRequest")
+            .field("called", &self.service.is_none())
+            .finish()
+    }
+}
+
+/// What the request came to.
+pub(crate) enum Called<F> {
+    /// The service was called with the JSON.
+    Service(F, RequestTokens),
+    /// The layer answers for it.
+    Refused(ErrorEnvelope),
+}
+
+impl<S, B> PendingRequest<S, B>
+where
+    S: Service<Request<TerseRequestBody<B>>>,
+    B: Body,
+{
+    pub(crate) fn new(service: S, req: Request<B>, config: Arc<Config>) -> Self {
+        let (parts, body) = req.into_parts();
+        // Never trust a declared length: reserve at most the limit, and
+        // grow as bytes arrive.
+        let expected = body.size_hint().lower().min(config.max_body_bytes as u64) as usize;
+        let held = config
+            .budget
+            .as_ref()
+            .map(|budget| budget.try_reserve(expected));
+        let (held, buffer) = match held {
+            Some(None) => (None, None),
+            Some(held) => (held, Some(Bounded::new(config.max_body_bytes, expected))),
+            None => (None, Some(Bounded::new(config.max_body_bytes, expected))),
+        };
+        PendingRequest {
+            service: Some(service),
+            parts: Some(parts),
+            body: Box::pin(body),
+            buffer,
+            held,
+            config,
+        }
+    }
+
+    /// Reads the body to its end, decodes it, and calls the service.
+    pub(crate) fn poll_call(&mut self, cx: &mut Context<'_>) -> Poll<Called<S::Future>> {
+        let Some(buffer) = self.buffer.as_mut() else {
+            return Poll::Ready(Called::Refused(busy()));
+        };
+        loop {
+            match self.body.as_mut().poll_frame(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(None) => break,
+                Poll::Ready(Some(Err(_))) => {
+                    return Poll::Ready(Called::Refused(
+                        ErrorEnvelope::new(
+                            StatusCode::BAD_REQUEST,
+                            "bad_request_body",
+                            "the request body failed before it was complete",
+                        )
+                        .with_hint(HOW),
+                    ));
+                }
+                Poll::Ready(Some(Ok(frame))) => {
+                    // Trailers of a request body have nowhere to go in JSON.
+                    let Ok(mut data) = frame.into_data() else {
+                        continue;
+                    };
+                    let len = data.remaining();
+                    let needed = buffer.len().saturating_add(len);
+                    if let Some(held) = &mut self.held {
+                        if needed > held.bytes() && !held.try_grow(needed - held.bytes()) {
+                            return Poll::Ready(Called::Refused(busy()));
+                        }
+                    }
+                    if buffer.push(data.copy_to_bytes(len)).is_err() {
+                        return Poll::Ready(Called::Refused(too_large(&self.config)));
+                    }
+                }
+            }
+        }
+        let toon = self
+            .buffer
+            .take()
+            .map(Bounded::into_bytes)
+            .unwrap_or_default();
+        Poll::Ready(self.call(toon))
+    }
+
+    fn call(&mut self, toon: Bytes) -> Called<S::Future> {
+        let (Some(mut service), Some(mut parts)) = (self.service.take(), self.parts.take()) else {
+            return Called::Refused(busy());
+        };
+        let config = &self.config;
+        let mut held = self.held.take();
+        // A large body is CPU work: decoded where the runtime lets a
+        // thread block, so the other connections of this worker move on.
+        let offloaded = (toon.len() >= config.offload_threshold)
+            .then(|| {
+                super::offload::reading_off_the_workers(|| decode(&toon, config, held.as_mut()))
+            })
+            .flatten();
+        let decoded = match offloaded {
+            Some(decoded) => decoded,
+            None => decode(&toon, config, held.as_mut()),
+        };
+        let (json, tokens) = match decoded {
+            Ok(decoded) => decoded,
+            Err(refusal) => return Called::Refused(refusal),
+        };
+        forward_as_json(&mut parts.headers, json.len());
+        let mut body = TerseRequestBody::decoded(json);
+        body.hold(held);
+        Called::Service(service.call(Request::from_parts(parts, body)), tokens)
+    }
+}
+
+/// The headers of a request whose body is now `length` bytes of JSON.
+fn forward_as_json(headers: &mut HeaderMap, length: usize) {
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.remove(TRANSFER_ENCODING);
+    headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
+}
+
+/// The refusal of a TOON body the layer cannot read: one with a content
+/// coding (the layer holds no decompressor for requests), checked before
+/// anything is read.
+pub(crate) fn refusal_before_reading<B>(req: &Request<B>) -> Option<ErrorEnvelope> {
+    let coded = !req
+        .headers()
+        .get_all(CONTENT_ENCODING)
+        .iter()
+        .all(is_identity_coding);
+    coded.then(|| {
+        ErrorEnvelope::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "toon_request_encoded",
+            "a TOON request body cannot have a Content-Encoding",
+        )
+        .with_hint(format!("{HOW}, without compression"))
+    })
+}
+
+/// `toon` decoded to JSON text within the layer's output bound, with its
+/// tokens before and after; holds what decoding takes against `held`.
+fn decode(
+    toon: &[u8],
+    config: &Config,
+    held: Option<&mut Reservation>,
+) -> Result<(Bytes, RequestTokens), ErrorEnvelope> {
+    let limit = config.max_output_bytes();
+    let shape = shape(toon);
+    if shape.repeated_key_bytes > limit {
+        return Err(decoded_too_large(limit));
+    }
+    if let Some(held) = held {
+        if !held.try_grow(shape.working_bytes(toon.len(), limit)) {
+            return Err(busy());
+        }
+    }
+    let value = decode_slice(toon, &DecodeOptions::default()).map_err(|err| {
+        ErrorEnvelope::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_toon",
+            format!(
+                "the TOON request body does not decode: line {}, column {}: {}",
+                err.line(),
+                err.column(),
+                err.message()
+            ),
+        )
+        .with_hint(HOW)
+    })?;
+    let mut json = Limited {
+        out: Vec::new(),
+        limit,
+    };
+    serde_json::to_writer(&mut json, &value).map_err(|_| decoded_too_large(limit))?;
+    let settings = config.render_settings();
+    let tokens = RequestTokens {
+        received: settings.count_tokens(toon),
+        forwarded: settings.count_tokens(&json.out),
+    };
+    tokens.emit();
+    Ok((Bytes::from(json.out), tokens))
+}
+
+impl RequestTokens {
+    /// Emits the event (target `terse`, level debug) and, with the `metrics`
+    /// feature, `terse_request_tokens_received_total` and
+    /// `terse_request_tokens_forwarded_total`.
+    fn emit(&self) {
+        tracing::debug!(
+            target: "terse",
+            received = self.received,
+            forwarded = self.forwarded,
+            "TOON request decoded"
+        );
+        #[cfg(feature = "metrics")]
+        {
+            metrics::counter!("terse_toon_requests_total").increment(1);
+            metrics::counter!("terse_request_tokens_received_total")
+                .increment(self.received as u64);
+            metrics::counter!("terse_request_tokens_forwarded_total")
+                .increment(self.forwarded as u64);
+        }
+    }
+}
+
+/// A buffer that refuses to grow past `limit` bytes.
+struct Limited {
+    out: Vec<u8>,
+    limit: usize,
+}
+
+impl io::Write for Limited {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.out.len().saturating_add(buf.len()) > self.limit {
+            return Err(io::ErrorKind::OutOfMemory.into());
+        }
+        self.out.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn too_large(config: &Config) -> ErrorEnvelope {
+    ErrorEnvelope::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "toon_request_too_large",
+        format!(
+            "the TOON request body is larger than {} bytes",
+            config.max_body_bytes
+        ),
+    )
+    .with_hint("Send fewer records per request")
+}
+
+fn decoded_too_large(limit: usize) -> ErrorEnvelope {
+    ErrorEnvelope::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "toon_request_too_large",
+        format!("the TOON request body decodes to more than {limit} bytes of JSON"),
+    )
+    .with_hint("Send fewer records per request")
+}
+
+/// The memory budget cannot hold the body and its decoding now.
+fn busy() -> ErrorEnvelope {
+    ErrorEnvelope::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "busy",
+        "the server cannot hold this TOON request body now",
+    )
+    .with_hint("Retry later, or send the body as JSON")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toon_media_types_in_any_case_with_parameters() {
+        for yes in [
+            "text/toon",
+            "Application/TOON; charset=utf-8",
+            " text/toon ;x=y",
+        ] {
+            assert!(is_toon_media_type(&HeaderValue::from_static(yes)), "{yes}");
+        }
+        for no in [
+            "application/json",
+            "text/toonx",
+            "text/plain; x=text/toon",
+            "",
+        ] {
+            assert!(!is_toon_media_type(&HeaderValue::from_static(no)), "{no}");
+        }
+    }
+
+    #[test]
+    fn malformed_toon_names_its_line_and_column() {
+        let err = decode(b"a: 1\nusers[2]{id}:\n  1", &Config::default(), None).unwrap_err();
+        assert_eq!(err.status(), StatusCode::BAD_REQUEST);
+        assert!(
+            err.message().contains("line 2, column "),
+            "{}",
+            err.message()
+        );
+    }
+
+    #[test]
+    fn keys_repeated_past_the_bound_are_refused_before_decoding() {
+        let config = Config {
+            max_output_bytes: Some(1000),
+            ..Config::default()
+        };
+        let toon = format!("t[100]{{{}}}:\n{}", "k".repeat(50), "  x\n".repeat(100));
+        let err = decode(toon.as_bytes(), &config, None).unwrap_err();
+        assert_eq!(err.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    }
+
+    #[test]
+    fn the_budget_holds_the_decoding() {
+        let mut config = Config::default();
+        let budget = crate::MemoryBudget::new(64);
+        config.budget = Some(budget.clone());
+        let mut held = budget.try_reserve(10).unwrap();
+        let err = decode(b"a: 1", &config, Some(&mut held)).unwrap_err();
+        assert_eq!(err.status(), StatusCode::SERVICE_UNAVAILABLE);
+    }
+}
