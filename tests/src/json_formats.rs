@@ -9,8 +9,11 @@ use serde::Serialize;
 use serde_json::Value;
 use serde_json::ser::{Formatter, PrettyFormatter};
 
+/// Writes a JSON value in one formatting.
+pub type Writer = fn(&Value) -> String;
+
 /// The JSON formattings services send: name and writer.
-pub const FORMATTINGS: [(&str, fn(&Value) -> String); 7] = [
+pub const FORMATTINGS: [(&str, Writer); 7] = [
     ("minified", |v| v.to_string()),
     ("spaced", |v| write(v, Spaced { ascii: false })),
     ("python", |v| write(v, Spaced { ascii: true })),
