@@ -15,7 +15,7 @@ use tower::Layer;
 use tower_terse::changes::{ChangeKind, Changes, Timestamp};
 use tower_terse::compact::{CompactResource, Template};
 use tower_terse::tokens::estimate;
-use tower_terse::{CompactLine, TerseLayer};
+use tower_terse::{CompactLine, TerseLayer, TerseRequestBody};
 
 #[derive(Serialize, Deserialize, CompactLine)]
 #[compact(noun = "event", line = "{start_at|time} {title}{? @ {room}}")]
@@ -229,7 +229,7 @@ async fn a_path_parameter_route_matches_through_the_router() {
 /// the request path.
 #[tokio::test]
 async fn a_path_parameter_route_matches_without_matched_path() {
-    let service = tower::service_fn(|request: Request<Body>| async move {
+    let service = tower::service_fn(|request: Request<TerseRequestBody<Body>>| async move {
         let mut body = event_list();
         body["meta"]["had_matched_path"] =
             json!(request.extensions().get::<MatchedPath>().is_some());

@@ -80,7 +80,6 @@ fn a_json_file_read_through_terse_mcp_comes_back_byte_identical() {
         .expect("text")
         .to_owned();
     assert!(text.contains(FILE), "{text}");
-    drop(send);
     drop(stdin);
     let status = proxy.wait().expect("wait");
     assert!(status.success() || status.code() == Some(143), "{status}");
