@@ -15,7 +15,7 @@ mod media;
 mod outcome;
 pub(crate) mod public;
 mod working;
-pub(crate) use working::working_bytes;
+pub(crate) use working::{Cost, cost, working_bytes};
 
 pub use media::{is_identity_coding, is_json_media_type};
 pub use outcome::{Fallback, Outcome};

@@ -73,11 +73,14 @@ pub enum Fallback {
     NotCompact,
     /// The body is not JSON.
     NotJson,
+    /// No slot of the [`BlockingLimit`](crate::BlockingLimit) came free
+    /// in time: the body went out unchanged.
+    Busy,
 }
 
 impl Fallback {
     /// A short name, for logs: `not_cheaper`, `output_limit`,
-    /// `no_resource`, `not_compact`, `not_json`.
+    /// `no_resource`, `not_compact`, `not_json`, `busy`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Fallback::NotCheaper => "not_cheaper",
@@ -85,6 +88,7 @@ impl Fallback {
             Fallback::NoResource => "no_resource",
             Fallback::NotCompact => "not_compact",
             Fallback::NotJson => "not_json",
+            Fallback::Busy => "busy",
         }
     }
 }
