@@ -132,3 +132,77 @@ fn without_offloading_the_reading_worker_serves_nobody_else() {
     let seen = small_while_big_is_read(layer);
     assert_eq!(seen["big_done"], true, "{seen}");
 }
+
+/// An object nested `depth` levels around a list of `rows` small records:
+/// costly to render as TOON (each line indented by its depth) for its size.
+fn deep_body(depth: usize, rows: usize) -> String {
+    let mut body = format!(
+        "[{}]",
+        (0..rows)
+            .map(|i| format!(r#"{{"id":{i},"name":"row {i}","tags":["a","b"]}}"#))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    for level in 0..depth {
+        body = format!(r#"{{"level":{level},"child":{body}}}"#);
+    }
+    body
+}
+
+/// Serves `/deep` (a costly rewrite) and `/small` behind `layer`.
+async fn costly_app(layer: TerseLayer) -> TestServer {
+    let deep: &'static str = Box::leak(deep_body(40, 20_000).into_boxed_str());
+    let small = || async { Json(json!([{"id": 1, "name": "small"}, {"id": 2, "name": "small"}])) };
+    let deep = move || async move {
+        axum::response::Response::builder()
+            .header("content-type", "application/json")
+            .body(Body::from(deep))
+            .expect("response")
+    };
+    TestServer::spawn(
+        Router::new()
+            .route("/deep", get(deep))
+            .route("/small", get(small))
+            .layer(layer),
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rewrite_with_no_slot_in_time_goes_out_unchanged_and_is_counted() {
+    // One slot, no wait, and every rewrite off the workers: while `/deep`
+    // renders, `/small` finds the slot taken.
+    let limit = tower_terse::BlockingLimit::new(1).with_wait(std::time::Duration::ZERO);
+    let layer = TerseLayer::new()
+        .offload_threshold(0)
+        .smart_fallback(false)
+        .blocking_limit(limit.clone());
+    let server = costly_app(layer).await;
+    let deep_url = server.url("/deep?format=toon");
+    let deep = tokio::spawn(async move { raw_client().get(deep_url).send().await?.text().await });
+    while limit.available() > 0 {
+        tokio::task::yield_now().await;
+    }
+    let busy =
+        terse_tests::server::answer(raw_client().get(server.url("/small?format=toon"))).await;
+    assert_eq!(busy.status, 200);
+    assert_eq!(busy.content_type, "application/json", "{busy:?}");
+    let sent: Value = serde_json::from_str(&busy.body).expect("the JSON, whole");
+    assert_eq!(sent[1]["name"], "small");
+    assert!(
+        busy.token_count.is_some() && busy.vary.is_some(),
+        "{busy:?}"
+    );
+    assert_eq!(limit.busy(), 1);
+    let deep = deep.await.expect("task").expect("deep body");
+    assert!(
+        deep.contains("level: 39"),
+        "the costly rewrite ran: {}",
+        &deep[..80]
+    );
+    // With the slot free again, the same request is rewritten.
+    let rewritten =
+        terse_tests::server::answer(raw_client().get(server.url("/small?format=toon"))).await;
+    assert!(rewritten.is_toon(), "{rewritten:?}");
+    assert_eq!(limit.busy(), 1);
+}

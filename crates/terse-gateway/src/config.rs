@@ -17,7 +17,7 @@ use toml::Spanned;
 use tower_terse::compact::{CompactResource, Template};
 use tower_terse::mcp::{McpHint, McpLayer, McpTool};
 use tower_terse::settings::Route;
-use tower_terse::{Format, MemoryBudget, Settings, TerseLayer};
+use tower_terse::{BlockingLimit, Format, MemoryBudget, Settings, TerseLayer};
 
 use crate::Gateway;
 use crate::consume::Consumed;
@@ -96,6 +96,7 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 /// - `[layer]`: every [`Settings`] key, each named as the [`TerseLayer`]
 ///   builder method it sets: `enabled`, `default_format`, `max_body_bytes`,
 ///   `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`,
+///   `max_rewrite_wait_ms`,
 ///   `smart_fallback`, `exact_token_count`, `count_plain_responses`,
 ///   `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`,
 ///   `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`,
@@ -144,6 +145,9 @@ pub struct Config {
     resources: Vec<(String, CompactResource)>,
     mcp_tools: Vec<McpToolEntry>,
     budget: MemoryBudget,
+    /// The slots of the blocking work of every layer: `[layer]`
+    /// `max_concurrent_rewrites` and `max_rewrite_wait_ms`.
+    limit: BlockingLimit,
 }
 
 /// Why a config was refused: the file, the line when known, and the problem.
@@ -653,11 +657,13 @@ impl Config {
         let budget = MemoryBudget::new(
             number(&parsed.gateway.max_buffered_bytes).unwrap_or(DEFAULT_BUFFERED_BYTES),
         );
+        let limit = BlockingLimit::per_core().with_settings(&parsed.layer);
         Ok(Config {
             file: parsed,
             resources,
             mcp_tools,
             budget,
+            limit,
         })
     }
 
@@ -736,7 +742,8 @@ impl Config {
     pub fn layer(&self) -> TerseLayer {
         let mut layer = TerseLayer::new()
             .settings(&self.file.layer)
-            .memory_budget(self.budget.clone());
+            .memory_budget(self.budget.clone())
+            .blocking_limit(self.limit.clone());
         for (route, resource) in &self.resources {
             // Every route was checked by `parse`; a failure here cannot
             // happen, and would only leave the route out.
@@ -835,6 +842,7 @@ impl Config {
         McpLayer::new()
             .settings(&self.file.layer)
             .memory_budget(self.budget.clone())
+            .blocking_limit(self.limit.clone())
     }
 
     /// The whole gateway in front of `upstream`: [`layer`](Self::layer),
@@ -901,6 +909,20 @@ impl Config {
     /// ```
     pub fn memory_budget(&self) -> &MemoryBudget {
         &self.budget
+    }
+
+    /// The [`BlockingLimit`] of `[layer]` `max_concurrent_rewrites` (default:
+    /// one slot per core) and `max_rewrite_wait_ms`, shared by the layer,
+    /// the MCP endpoint and every clone of this config: together they run
+    /// at most that many rewrites off the async workers.
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[layer]\nmax_concurrent_rewrites = 3")?;
+    /// assert_eq!(config.blocking_limit().slots(), 3);
+    /// # Ok::<(), terse_gateway::ConfigError>(())
+    /// ```
+    pub fn blocking_limit(&self) -> &BlockingLimit {
+        &self.limit
     }
 
     /// `[gateway] trusted_proxies`: empty when the file gives none.
@@ -993,6 +1015,7 @@ impl Default for Config {
             resources: Vec::new(),
             mcp_tools: Vec::new(),
             budget: MemoryBudget::new(DEFAULT_BUFFERED_BYTES),
+            limit: BlockingLimit::per_core(),
         }
     }
 }
@@ -1142,7 +1165,7 @@ mod tests {
     fn every_kind_of_mistake_names_its_line() {
         assert_eq!(
             error("[layer]\nsmart_fallback = true\nnope = 1\n"),
-            "t.toml:3: unknown field `nope`, expected one of `enabled`, `default_format`, `max_body_bytes`, `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`, `count_plain_responses`, `smart_fallback`, `exact_token_count`, `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`, `toon`, `decode_toon_requests`"
+            "t.toml:3: unknown field `nope`, expected one of `enabled`, `default_format`, `max_body_bytes`, `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`, `max_rewrite_wait_ms`, `count_plain_responses`, `smart_fallback`, `exact_token_count`, `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`, `toon`, `decode_toon_requests`"
         );
         assert!(error("[layer]\n\nmax_body_bytes = -1\n").starts_with("t.toml:3: "));
         assert_eq!(

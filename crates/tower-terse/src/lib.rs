@@ -82,6 +82,7 @@
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+mod blocking;
 mod bounded;
 mod budget;
 mod calendar;
@@ -104,6 +105,7 @@ mod scan;
 pub mod settings;
 pub mod tokens;
 
+pub use blocking::{BlockingLimit, DEFAULT_REWRITE_WAIT};
 pub use budget::{MemoryBudget, Reservation};
 pub use error_envelope::ErrorEnvelope;
 pub use format::{Format, UnknownFormat};

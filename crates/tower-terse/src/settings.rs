@@ -112,6 +112,10 @@ pub struct Settings {
     /// 1 to 4096.
     #[serde(default, deserialize_with = "rewrites")]
     pub max_concurrent_rewrites: Option<usize>,
+    /// [`TerseLayer::max_rewrite_wait_ms`](crate::TerseLayer::max_rewrite_wait_ms),
+    /// 0 to 60 000.
+    #[serde(default, deserialize_with = "rewrite_wait")]
+    pub max_rewrite_wait_ms: Option<u64>,
     /// [`TerseLayer::count_plain_responses`](crate::TerseLayer::count_plain_responses).
     #[serde(default)]
     pub count_plain_responses: Option<bool>,
@@ -329,6 +333,12 @@ fn offload_bytes<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::E
 
 fn rewrites<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
     in_range(de, "max_concurrent_rewrites", 1..=4096)
+}
+
+fn rewrite_wait<'de, D: Deserializer<'de>>(de: D) -> Result<Option<u64>, D::Error> {
+    // A minute at most: a rewrite waiting longer holds its client longer
+    // than rewriting it would ever save.
+    Ok(in_range(de, "max_rewrite_wait_ms", 0..=60_000)?.map(|ms| ms as u64))
 }
 
 fn indent<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {

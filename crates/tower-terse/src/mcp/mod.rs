@@ -231,6 +231,8 @@ pub(crate) struct Config {
     pub(crate) verbatim: Vec<String>,
     /// The bound on the bytes every answer held for a rewrite takes, if any.
     pub(crate) budget: Option<crate::MemoryBudget>,
+    /// The slots large rewrites take on the blocking pool.
+    pub(crate) limit: crate::BlockingLimit,
 }
 
 impl Config {
@@ -281,6 +283,7 @@ impl Default for Config {
                 .map(|name| (*name).to_owned())
                 .collect(),
             budget: None,
+            limit: crate::BlockingLimit::per_core(),
         }
     }
 }
@@ -322,7 +325,8 @@ impl McpLayer {
 
     /// Lays the layer-wide [`Settings`](crate::Settings) that apply to tool
     /// results over this layer's: `smart_fallback`, `exact_token_count`,
-    /// `toon`, `format_param` and `prefer_header`, so a block renders as
+    /// `toon`, `format_param`, `prefer_header`, `max_concurrent_rewrites` and
+    /// `max_rewrite_wait_ms`, so a block renders as
     /// [`TerseLayer`](crate::TerseLayer) with the same settings renders a
     /// response. The HTTP-only ones (`fields`, body limits, offload, routes)
     /// have no meaning here and are left alone.
@@ -349,6 +353,25 @@ impl McpLayer {
             config.prefer_header = name.clone();
         }
         config.toon_options = settings.toon.over(config.toon_options.clone());
+        config.limit = config.limit.clone().with_settings(settings);
+        self
+    }
+
+    /// The [`BlockingLimit`](crate::BlockingLimit) large rewrites take
+    /// their slots from: give a [`TerseLayer`](crate::TerseLayer) the same
+    /// one to bound both together. Past its wait, an answer goes out as the
+    /// server wrote it. Default: a limit of its own, one slot per core.
+    ///
+    /// ```
+    /// use tower_terse::{BlockingLimit, TerseLayer, mcp::McpLayer};
+    ///
+    /// let limit = BlockingLimit::per_core();
+    /// let http = TerseLayer::new().blocking_limit(limit.clone());
+    /// let mcp = McpLayer::new().blocking_limit(limit);
+    /// # drop((http, mcp));
+    /// ```
+    pub fn blocking_limit(mut self, limit: crate::BlockingLimit) -> Self {
+        self.config().limit = limit;
         self
     }
 

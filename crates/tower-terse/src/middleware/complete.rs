@@ -14,7 +14,7 @@ use super::{Config, TerseBody};
 use crate::budget::Reservation;
 use crate::fields::Fields;
 use crate::format::Format;
-use crate::render::{self, Fallback, Rendered, ResponseFormat};
+use crate::render::{self, Cost, Fallback, Rendered, ResponseFormat};
 use crate::report;
 
 /// A body read whole, with what its response needs to go out.
@@ -61,21 +61,58 @@ impl Complete {
         Response::from_parts(parts, body)
     }
 
-    /// Holds, beside the body, the memory rendering it may take
-    /// ([`render::working_bytes`]); `false` when the budget cannot, and
-    /// the body is to go out as the handler made it ([`Self::refused`]).
-    pub(super) fn affords_rendering(&mut self) -> bool {
-        let Some(held) = &mut self.held else {
-            return true;
-        };
-        let working = render::working_bytes(
+    /// What rendering the body will cost ([`render::cost`]).
+    pub(super) fn cost(&self) -> Cost {
+        let config = &self.config;
+        // Exact counts: asked for, or a near tie of the smart fallback
+        // settled by counting both renderings.
+        #[cfg(feature = "exact-tokens")]
+        let exact = config.exact_tokens || (config.smart_fallback && self.plan.rewrites());
+        #[cfg(not(feature = "exact-tokens"))]
+        let exact = false;
+        render::cost(
             &self.read,
             self.plan.format,
             self.plan.fields.is_some(),
-            &self.config.toon_options,
-            self.config.max_output_bytes(),
-        );
-        held.try_grow(working)
+            &config.toon_options,
+            config.max_output_bytes(),
+            exact,
+        )
+    }
+
+    /// Holds, beside the body, the `memory` rendering it may take
+    /// ([`Cost::memory`]); `false` when the budget cannot, and the body is
+    /// to go out as the handler made it ([`Self::refused`]).
+    pub(super) fn affords(&mut self, memory: usize) -> bool {
+        match &mut self.held {
+            Some(held) => held.try_grow(memory),
+            None => true,
+        }
+    }
+
+    /// The response for a rewrite that found no slot of the
+    /// [`BlockingLimit`](crate::BlockingLimit) in time: the body as the
+    /// handler made it, with its usual headers, its tokens estimated (an
+    /// exact count is the work there was no room for), and an [`Outcome`]
+    /// whose fallback is [`Fallback::Busy`].
+    ///
+    /// [`Outcome`]: crate::Outcome
+    pub(super) fn busy<B: Body>(self) -> Response<TerseBody<B>> {
+        let settings = render::Settings {
+            exact_tokens: false,
+            smart_fallback: false,
+            ..self.config.render_settings()
+        };
+        // Not asked: counted as sent, not parsed.
+        let plan = render::Plan::new(Format::Json, false);
+        let content_type = self.parts.headers.get(CONTENT_TYPE);
+        let mut rendered = render::render(&self.read, content_type, &plan, &settings);
+        if rendered.outcome.served.is_some() {
+            rendered.outcome.planned = self.plan.format;
+            rendered.outcome.asked = self.plan.asked;
+            rendered.outcome.fallback = Some(Fallback::Busy);
+        }
+        self.send(rendered)
     }
 
     /// The response as the handler made it, for a rewrite the budget

@@ -16,7 +16,7 @@ use tower_service::Service;
 use super::complete::Complete;
 use super::headers::{Rewritable, add_vary, mark_format, rewritable};
 use super::not_modified::relabel_not_modified;
-use super::offload::Offload;
+use super::offload::{Offload, Reading as OffWorkers};
 use super::plan::Plan;
 use super::request_body::TerseRequestBody;
 use super::toon_request::{Called, PendingRequest, RequestTokens};
@@ -177,11 +177,12 @@ where
                     match reading.finish(end) {
                         Read::Sent(response) => return Poll::Ready(Ok(response)),
                         Read::Complete(mut read) => {
-                            if !read.affords_rendering() {
+                            let cost = read.cost();
+                            if !read.affords(cost.memory) {
                                 return Poll::Ready(Ok(read.refused()));
                             }
                             let mut read = Some(read);
-                            match (Offload::start(&mut read), read) {
+                            match (Offload::start(&mut read, cost.work), read) {
                                 (Some(offload), _) => State::Rewrite { offload },
                                 (None, Some(read)) => return Poll::Ready(Ok(read.rewrite_here())),
                                 (None, None) => return Poll::Pending,
@@ -337,16 +338,24 @@ impl<B: Body> Reading<B> {
     /// waiting: once one call has read `offload_threshold` bytes, the rest
     /// is read on a thread the runtime lets block
     /// ([`super::offload::reading_off_the_workers`]), so the other
-    /// connections of this worker move on.
+    /// connections of this worker move on. When every slot of the limit
+    /// is taken, the read goes on here, a threshold's worth per turn, the
+    /// worker's other tasks running in between.
     fn poll_read(&mut self, cx: &mut Context<'_>) -> Poll<ReadEnd<B::Error>> {
         let mut read_here = 0usize;
         loop {
-            if read_here >= self.config.offload_threshold {
-                if let Some(end) = super::offload::reading_off_the_workers(|| self.read_ready(cx)) {
-                    return end;
+            // Something is read each turn, whatever the threshold.
+            if read_here > 0 && read_here >= self.config.offload_threshold {
+                let limit = self.config.limit.clone();
+                match super::offload::reading_off_the_workers(&limit, || self.read_ready(cx)) {
+                    OffWorkers::Done(end) => return end,
+                    OffWorkers::NoSlot => {
+                        cx.waker().wake_by_ref();
+                        return Poll::Pending;
+                    }
+                    // No runtime that can move its other tasks: read here.
+                    OffWorkers::Here => read_here = 0,
                 }
-                // No runtime that can move its other tasks: read here.
-                read_here = 0;
             }
             match self.step(cx) {
                 Step::Read(bytes) => read_here = read_here.saturating_add(bytes),

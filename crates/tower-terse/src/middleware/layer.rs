@@ -87,10 +87,17 @@ impl TerseLayer {
         self
     }
 
-    /// Bodies of at least this many bytes are rewritten (encoded, projected,
-    /// counted) on tokio's blocking thread pool rather than on the async
-    /// worker that polls the response, so a few large rewrites cannot stall
-    /// every other request on a small runtime. Default: 256 KiB.
+    /// Rewrites whose work comes to at least this many bytes run on
+    /// tokio's blocking thread pool rather than on the async worker that
+    /// polls the response, so a few costly rewrites cannot stall every
+    /// other request on a small runtime. Default: 256 KiB.
+    ///
+    /// The work is counted before the rewrite starts, in one pass over the
+    /// body: the body, the output it may write (TOON indents each line by
+    /// its depth, so 80 KB nested 60 levels writes a megabyte), and the
+    /// bytes it may count exactly, weighted by what exact counting costs.
+    /// A body read past this many bytes in one go is read where the
+    /// runtime lets it block, too.
     ///
     /// Needs the `tokio` feature (on by default) and a tokio runtime; without
     /// either, every rewrite runs in place. `usize::MAX` keeps every rewrite
@@ -104,20 +111,62 @@ impl TerseLayer {
         self
     }
 
-    /// How many offloaded rewrites (see
-    /// [`offload_threshold`](Self::offload_threshold)) run at once; a large
-    /// body past them waits for one to finish, holding no thread. Default:
-    /// the number of cores.
+    /// How many rewrites run off the async workers at once (see
+    /// [`offload_threshold`](Self::offload_threshold)); a rewrite past
+    /// them waits for one to finish, holding no thread, up to
+    /// [`max_rewrite_wait_ms`](Self::max_rewrite_wait_ms). Default: the
+    /// number of cores. This gives the layer a limit of its own; to share
+    /// one with other layers, see [`blocking_limit`](Self::blocking_limit).
     ///
     /// Each rewrite of an 8 MiB body holds the body, its parse and its
-    /// output, some tens of MiB; this caps what a flood of large requests
-    /// can hold at once.
+    /// output, some tens of MiB, and takes a core: this caps what a flood
+    /// of costly requests can hold and take at once.
     ///
     /// ```
     /// let layer = tower_terse::TerseLayer::new().max_concurrent_rewrites(4);
     /// ```
     pub fn max_concurrent_rewrites(mut self, rewrites: usize) -> Self {
-        self.config().offload_slots = super::offload::OffloadSlots::new(rewrites);
+        let config = self.config();
+        config.limit = crate::BlockingLimit::new(rewrites).with_wait(config.limit.wait());
+        self
+    }
+
+    /// How long, in milliseconds, a rewrite waits for one of the
+    /// [`max_concurrent_rewrites`](Self::max_concurrent_rewrites) slots.
+    /// Past it the body goes out unchanged (complete, counted, with its
+    /// usual headers), [`Outcome::fallback`](crate::Outcome::fallback) says
+    /// [`Fallback::Busy`](crate::Fallback::Busy), and
+    /// [`BlockingLimit::busy`](crate::BlockingLimit::busy) (and
+    /// `terse_rewrites_busy_total` with the `metrics` feature) counts it.
+    /// Default: 500.
+    ///
+    /// ```
+    /// let layer = tower_terse::TerseLayer::new().max_rewrite_wait_ms(100);
+    /// ```
+    pub fn max_rewrite_wait_ms(mut self, wait: u64) -> Self {
+        let config = self.config();
+        config.limit = config
+            .limit
+            .clone()
+            .with_wait(std::time::Duration::from_millis(wait));
+        self
+    }
+
+    /// The [`BlockingLimit`](crate::BlockingLimit) this layer's rewrites
+    /// take their slots from, in place of one of its own: give the same
+    /// one to every layer (and [`McpLayer`](crate::mcp::McpLayer)) of a
+    /// process so that together they run at most its slots at once.
+    ///
+    /// ```
+    /// use tower_terse::{BlockingLimit, TerseLayer};
+    ///
+    /// let limit = BlockingLimit::per_core();
+    /// let api = TerseLayer::new().blocking_limit(limit.clone());
+    /// let admin = TerseLayer::new().blocking_limit(limit);
+    /// # drop((api, admin));
+    /// ```
+    pub fn blocking_limit(mut self, limit: crate::BlockingLimit) -> Self {
+        self.config().limit = limit;
         self
     }
 

@@ -49,10 +49,11 @@ pub(crate) struct Config {
     /// The largest TOON text or compact envelope the layer writes; `None`
     /// follows `max_body_bytes`.
     pub(crate) max_output_bytes: Option<usize>,
-    /// Bodies at least this large are rewritten on the blocking pool.
+    /// Rewrites whose work is at least this many bytes run on the
+    /// blocking pool.
     pub(crate) offload_threshold: usize,
-    /// How many of those rewrites may run at once.
-    pub(crate) offload_slots: offload::OffloadSlots,
+    /// How many of those rewrites may run at once, and how long one waits.
+    pub(crate) limit: crate::BlockingLimit,
     /// The bound on the bytes all rewrites in flight hold, if any.
     pub(crate) budget: Option<crate::MemoryBudget>,
     /// Read and count plain JSON responses nobody asked to rewrite.
@@ -117,7 +118,7 @@ impl Default for Config {
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             max_output_bytes: None,
             offload_threshold: DEFAULT_OFFLOAD_THRESHOLD,
-            offload_slots: offload::OffloadSlots::per_core(),
+            limit: crate::BlockingLimit::per_core(),
             budget: None,
             fields_limits: FieldsLimits::default(),
             fields_enabled: true,

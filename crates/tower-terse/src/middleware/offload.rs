@@ -1,17 +1,20 @@
-//! Rewrites of large bodies on tokio's blocking pool, at most a few at once.
+//! Rewrites that cost too much for an async worker, on tokio's blocking
+//! pool under the layer's [`BlockingLimit`](crate::BlockingLimit).
 //!
-//! Encoding and counting an 8 MiB body takes milliseconds of CPU; done inside
-//! `poll` it holds up the async worker and every request queued on it. On the
-//! blocking pool it does not, but the pool runs hundreds of threads, so a
-//! flood of large requests would hold hundreds of bodies and their rewrites
-//! in memory at once. A semaphore keeps the rewrites in flight to
-//! `TerseLayer::max_concurrent_rewrites`; a request past it waits its turn
-//! without holding a thread.
+//! Encoding and counting takes CPU in proportion to what is written and
+//! counted, not to the body read: 80 KB nested 60 levels writes a megabyte
+//! of TOON. Done inside `poll`, that holds up the async worker and every
+//! request queued on it. So a rewrite whose work (counted before it
+//! starts, see [`Cost`](crate::render::Cost)) reaches
+//! `offload_threshold` runs on the blocking pool, once it has a slot of
+//! the limit; a rewrite that finds none in time sends its body unchanged
+//! ([`Complete::busy`]). A response dropped before its rewrite started
+//! (the client has gone) never starts it.
 
 use std::marker::PhantomData;
-use std::task::{Context, Poll};
 #[cfg(feature = "tokio")]
-use std::{future::Future, pin::Pin, task::ready};
+use std::task::ready;
+use std::task::{Context, Poll};
 
 use http::Response;
 use http_body::Body;
@@ -19,41 +22,9 @@ use http_body::Body;
 use super::TerseBody;
 use super::complete::Complete;
 #[cfg(feature = "tokio")]
-use crate::render::Rendered;
-
-/// The shared limit on rewrites in flight on the blocking pool.
-#[derive(Debug, Clone)]
-pub(crate) struct OffloadSlots {
-    #[cfg(feature = "tokio")]
-    semaphore: std::sync::Arc<tokio::sync::Semaphore>,
-}
-
-impl OffloadSlots {
-    pub(crate) fn new(slots: usize) -> Self {
-        #[cfg(not(feature = "tokio"))]
-        let _ = slots;
-        OffloadSlots {
-            #[cfg(feature = "tokio")]
-            semaphore: std::sync::Arc::new(tokio::sync::Semaphore::new(
-                slots.clamp(1, tokio::sync::Semaphore::MAX_PERMITS),
-            )),
-        }
-    }
-
-    /// As many slots as the machine has cores: the rewrites are CPU work,
-    /// so more at once would not finish sooner, only hold more memory.
-    pub(crate) fn per_core() -> Self {
-        Self::new(std::thread::available_parallelism().map_or(2, usize::from))
-    }
-}
-
+use crate::blocking::{Running, Waiting};
 #[cfg(feature = "tokio")]
-type Acquire = Pin<
-    Box<
-        dyn Future<Output = Result<tokio::sync::OwnedSemaphorePermit, tokio::sync::AcquireError>>
-            + Send,
-    >,
->;
+use crate::render::Rendered;
 
 /// A body waiting for a slot, then being rewritten on the blocking pool.
 pub(super) struct Offload<B> {
@@ -65,29 +36,26 @@ pub(super) struct Offload<B> {
 
 #[cfg(feature = "tokio")]
 enum Stage {
-    Waiting(Acquire, tokio::runtime::Handle),
-    Running {
-        task: tokio::task::JoinHandle<Rendered>,
-        /// The slot, given back when the rewrite is done and this drops.
-        _slot: tokio::sync::OwnedSemaphorePermit,
-    },
+    Waiting(Waiting, tokio::runtime::Handle),
+    Running(Running<Rendered>),
 }
 
 impl<B: Body> Offload<B> {
-    /// Takes a body at least as large as the threshold to the blocking
-    /// pool; `None` when it is smaller, or when there is no tokio runtime to
-    /// run it on (it is then rewritten in place).
-    pub(super) fn start(complete: &mut Option<Complete>) -> Option<Self> {
+    /// Takes a body whose rewrite does `work` bytes of work, at least the
+    /// threshold, to the blocking pool; `None` when it is less, or when
+    /// there is no tokio runtime to run it on (it is then rewritten in
+    /// place).
+    pub(super) fn start(complete: &mut Option<Complete>, work: usize) -> Option<Self> {
         let body = complete.as_ref()?;
-        if body.read.len() < body.config.offload_threshold {
+        if work < body.config.offload_threshold {
             return None;
         }
         #[cfg(feature = "tokio")]
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            let acquire = Box::pin(body.config.offload_slots.semaphore.clone().acquire_owned());
+            let waiting = body.config.limit.slot();
             return Some(Offload {
                 complete: complete.take(),
-                stage: Stage::Waiting(acquire, runtime),
+                stage: Stage::Waiting(waiting, runtime),
                 _body: PhantomData,
             });
         }
@@ -98,30 +66,21 @@ impl<B: Body> Offload<B> {
         #[cfg(feature = "tokio")]
         loop {
             match &mut self.stage {
-                Stage::Waiting(acquire, runtime) => {
-                    // The semaphore is never closed; were it, the body would
-                    // be rewritten in place rather than lost.
-                    let Ok(permit) = ready!(acquire.as_mut().poll(cx)) else {
-                        return self.rewrite_here();
-                    };
-                    let Some(body) = self.complete.as_ref() else {
-                        return Poll::Pending;
+                Stage::Waiting(waiting, runtime) => {
+                    let slot = ready!(waiting.poll(cx));
+                    let (Some(slot), Some(body)) = (slot, self.complete.as_ref()) else {
+                        return self.take(Complete::busy);
                     };
                     // Shared, not copied: `Bytes` and the `Arc` are handles.
-                    let task = runtime.spawn_blocking(body.job());
-                    self.stage = Stage::Running {
-                        task,
-                        _slot: permit,
-                    };
+                    let job = body.job();
+                    self.stage = Stage::Running(slot.spawn(runtime, move |_| job()));
                 }
-                Stage::Running { task, .. } => {
+                Stage::Running(running) => {
                     // A rewrite that panicked (or a runtime shutting down)
                     // loses nothing: the body goes out as the handler made it.
-                    let rendered = ready!(Pin::new(task).poll(cx));
-                    return match (self.complete.take(), rendered) {
-                        (Some(complete), Ok(rendered)) => Poll::Ready(complete.send(rendered)),
-                        (Some(complete), Err(_)) => Poll::Ready(complete.unchanged()),
-                        (None, _) => Poll::Pending,
+                    return match ready!(running.poll(cx)) {
+                        Some(rendered) => self.take(|complete| complete.send(rendered)),
+                        None => self.take(Complete::unchanged),
                     };
                 }
             }
@@ -129,33 +88,55 @@ impl<B: Body> Offload<B> {
         #[cfg(not(feature = "tokio"))]
         {
             let _ = cx;
-            self.rewrite_here()
+            self.take(Complete::rewrite_here)
         }
     }
 
-    fn rewrite_here(&mut self) -> Poll<Response<TerseBody<B>>> {
+    /// The response `finish` makes of the body; pending for ever when
+    /// polled again after it was ready, which the `Future` contract allows.
+    fn take(
+        &mut self,
+        finish: impl FnOnce(Complete) -> Response<TerseBody<B>>,
+    ) -> Poll<Response<TerseBody<B>>> {
         match self.complete.take() {
-            Some(complete) => Poll::Ready(complete.rewrite_here()),
+            Some(complete) => Poll::Ready(finish(complete)),
             None => Poll::Pending,
         }
     }
 }
 
+/// Where [`reading_off_the_workers`] read.
+pub(super) enum Reading<T> {
+    /// On a thread the runtime let block, holding a slot of the limit.
+    Done(T),
+    /// Every slot of the limit is taken: the caller lets the worker's
+    /// other tasks run before it reads on.
+    NoSlot,
+    /// No tokio runtime, or one with a single thread: the caller reads in
+    /// place.
+    Here,
+}
+
 /// Runs `read` (reading frames that are ready, which may take a while: a
 /// decompressing body does the decompression as it is polled) where it may
 /// block: inside [`tokio::task::block_in_place`], which hands this worker's
-/// other tasks to another thread first. `None` where that is not possible
-/// (no tokio runtime, or one with a single thread): the caller reads in
-/// place.
-pub(super) fn reading_off_the_workers<T>(read: impl FnOnce() -> T) -> Option<T> {
+/// other tasks to another thread first, holding a slot of `limit` (when
+/// one is free) so that such reads count against the same bound as
+/// rewrites.
+pub(super) fn reading_off_the_workers<T>(
+    limit: &crate::BlockingLimit,
+    read: impl FnOnce() -> T,
+) -> Reading<T> {
     #[cfg(feature = "tokio")]
-    {
-        let runtime = tokio::runtime::Handle::try_current().ok()?;
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
         if runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread {
-            return Some(tokio::task::block_in_place(read));
+            let Some(_slot) = limit.try_slot() else {
+                return Reading::NoSlot;
+            };
+            return Reading::Done(tokio::task::block_in_place(read));
         }
     }
     #[cfg(not(feature = "tokio"))]
-    let _ = read;
-    None
+    let _ = (limit, read);
+    Reading::Here
 }

@@ -8,7 +8,6 @@ use http::HeaderValue;
 
 use super::Config;
 use super::headers::VaryNames;
-use super::offload::OffloadSlots;
 use crate::compact::{RoutePattern, RouteTable};
 use crate::settings::Settings;
 
@@ -24,6 +23,7 @@ impl Config {
             max_output_bytes,
             offload_threshold,
             max_concurrent_rewrites,
+            max_rewrite_wait_ms,
             count_plain_responses,
             smart_fallback,
             exact_token_count,
@@ -46,9 +46,10 @@ impl Config {
             self.max_output_bytes = *max_output_bytes;
         }
         set(&mut self.offload_threshold, offload_threshold);
-        if let Some(rewrites) = max_concurrent_rewrites {
-            self.offload_slots = OffloadSlots::new(*rewrites);
-        }
+        // `max_concurrent_rewrites` makes a limit of its own: its slots are
+        // not shared with the layer's (or with other layers given the same).
+        let _ = (max_concurrent_rewrites, max_rewrite_wait_ms);
+        self.limit = self.limit.clone().with_settings(settings);
         set(&mut self.count_plain, count_plain_responses);
         set(&mut self.smart_fallback, smart_fallback);
         #[cfg(feature = "exact-tokens")]

@@ -13,6 +13,11 @@
 //! where the encoder stops (`max_output_bytes`), with the indentation the
 //! depth costs. This module's tests measure renderings with a counting
 //! allocator and hold them under the bound.
+//!
+//! The same pass tells the work a rendering will do ([`Cost::work`]):
+//! whether it runs on an async worker or off the workers follows that, not
+//! the body's size. A body of 80 KB nested 60 levels writes a megabyte of
+//! TOON, most of it indentation, and counts it.
 
 use crate::format::Format;
 use crate::scan;
@@ -36,6 +41,61 @@ const fn output_value_bytes(depth: usize, indent: usize) -> usize {
     depth.saturating_mul(indent).saturating_add(8)
 }
 
+/// How many bytes of parsing one byte counted exactly is worth: the BPE
+/// counts text several times slower than the encoder reads and writes it.
+const EXACT_COUNT_WEIGHT: usize = 4;
+
+/// What rendering a body will cost, known before it starts: the memory it
+/// may take and the work it will do, both from one pass over the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cost {
+    /// An upper bound on the bytes it allocates beyond the body itself
+    /// (see [`working_bytes`]).
+    pub(crate) memory: usize,
+    /// The work, in bytes parsed or written: the body, the output it may
+    /// write (indentation included, which is what a deeply nested body
+    /// multiplies), and the bytes counted exactly, weighted.
+    pub(crate) work: usize,
+}
+
+/// The [`Cost`] of rendering `body` as `format` (projected with `?fields=`
+/// when `projected`) with TOON's `options`, the output stopped at
+/// `max_output_bytes`; `exact` when its tokens may be counted exactly (the
+/// exact count, or a near tie of the smart fallback).
+pub(crate) fn cost(
+    body: &[u8],
+    format: Format,
+    projected: bool,
+    options: &EncodeOptions,
+    max_output_bytes: usize,
+    exact: bool,
+) -> Cost {
+    let count_weight = if exact { EXACT_COUNT_WEIGHT } else { 0 };
+    if let (Format::Json, false) = (format, projected) {
+        // Counted as it is: nothing is built, nothing written.
+        return Cost {
+            memory: 0,
+            work: body.len().saturating_mul(count_weight.max(1)),
+        };
+    }
+    let shape = shape(body);
+    // What the output may hold: the text of the body, and its
+    // indentation, up to where the encoder stops.
+    let output = shape
+        .values
+        .saturating_mul(shape.depth.saturating_mul(options.indent_size))
+        .saturating_add(body.len())
+        .min(max_output_bytes);
+    let counted = body.len().saturating_add(output);
+    Cost {
+        memory: working_bytes_of(&shape, body, format, projected, options, max_output_bytes),
+        work: body
+            .len()
+            .saturating_add(output)
+            .saturating_add(counted.saturating_mul(count_weight)),
+    }
+}
+
 /// An upper bound on the bytes rendering `body` as `format` (projected with
 /// `?fields=` when `projected`) with TOON's `options` allocates while it
 /// runs beyond the body itself: its structure, unescaped strings, and its
@@ -47,13 +107,24 @@ pub(crate) fn working_bytes(
     options: &EncodeOptions,
     max_output_bytes: usize,
 ) -> usize {
+    cost(body, format, projected, options, max_output_bytes, false).memory
+}
+
+/// [`working_bytes`] of a body of this shape.
+fn working_bytes_of(
+    shape: &Shape,
+    body: &[u8],
+    format: Format,
+    projected: bool,
+    options: &EncodeOptions,
+    max_output_bytes: usize,
+) -> usize {
     let per_value = match (format, projected) {
-        // Counted as it is: nothing is built.
         (Format::Json, false) => return 0,
         (Format::Toon, false) => DOCUMENT_VALUE_BYTES,
         _ => TREE_VALUE_BYTES,
     };
-    let Shape { values, depth } = shape(body);
+    let &Shape { values, depth } = shape;
     // Twice: a growing `String` may hold double what it has written.
     let output = values
         .saturating_mul(output_value_bytes(depth, options.indent_size))

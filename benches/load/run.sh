@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The gateway against nginx, in one run: nginx `proxy_pass` and `terse
+# gateway` (release build) in front of the same static upstream (nginx
+# serving files), asked with wrk for flat rows, nested orders and
+# spaced-JSON orders, as they are (pass-through, counted) and as
+# `?format=toon` and `?format=compact`. Writes results.md: req/s and the
+# ratio to nginx on the same document.
+#
+#   benches/load/run.sh            # needs nginx and wrk on PATH (apt-get install nginx wrk)
+#   DURATION=10s CONNECTIONS=32 benches/load/run.sh
+#
+# Not run in CI: it measures the host it runs on.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+duration="${DURATION:-5s}"
+connections="${CONNECTIONS:-32}"
+threads="${THREADS:-2}"
+work="$(mktemp -d)"
+# nginx's workers (www-data) read the documents.
+chmod 755 "$work"
+
+# shellcheck source=tests/load/common.sh
+source "$root/tests/load/common.sh"
+ensure_wrk
+trap 'kill $(cat "$work"/*.pid 2>/dev/null) 2>/dev/null || true; rm -rf "$work"' EXIT
+command -v nginx >/dev/null || { apt-get update -qq && apt-get install -y -qq nginx >/dev/null; }
+# TERSE: a binary to measure instead of a fresh release build.
+terse="${TERSE:-$root/target/release/terse}"
+[ -n "${TERSE:-}" ] || (cd "$root" && cargo build --release -q -p terse-bin)
+python3 "$here/documents.py" "$work/docs" 2>/dev/null
+
+upstream=$((20000 + RANDOM % 3000)) proxy=$((23000 + RANDOM % 3000)) gateway=$((26000 + RANDOM % 3000))
+cat >"$work/nginx.conf" <<NGINX
+worker_processes auto;
+pid $work/nginx.pid;
+error_log $work/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  default_type application/json;
+  types { application/json json; }
+  upstream files { server 127.0.0.1:$upstream; keepalive 64; }
+  server { listen 127.0.0.1:$upstream; root $work/docs; }
+  server {
+    listen 127.0.0.1:$proxy;
+    location / {
+      proxy_pass http://files;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+    }
+  }
+}
+NGINX
+nginx -c "$work/nginx.conf" -p "$work"
+"$terse" gateway --upstream "http://127.0.0.1:$upstream" \
+  --listen "127.0.0.1:$gateway" 2>"$work/gateway.log" &
+echo $! >"$work/gateway.pid"
+for _ in $(seq 100); do
+  curl -sf "http://127.0.0.1:$gateway/flat.json" >/dev/null && break
+  sleep 0.1
+done
+if ! curl -sf -o /dev/null "http://127.0.0.1:$upstream/$(ls "$work/docs" | head -1)"; then
+  echo "the upstream does not answer:" >&2; cat "$work/error.log" >&2; exit 1
+fi
+
+# req/s of wrk against $1.
+rate() {
+  wrk -t"$threads" -c"$connections" -d"$duration" "$1" |
+    awk '/Requests\/sec/ { printf "%.0f", $2 }'
+}
+
+{
+  echo "| document | path | req/s | of nginx |"
+  echo "| --- | --- | ---: | ---: |"
+  for doc in flat nested spaced; do
+    base="$(rate "http://127.0.0.1:$proxy/$doc.json")"
+    echo "| $doc | nginx proxy_pass | $base | 1.00 |"
+    for query in "" "?format=toon" "?format=compact"; do
+      label="${query:-pass-through}"
+      rps="$(rate "http://127.0.0.1:$gateway/$doc.json$query")"
+      echo "| $doc | terse \`$label\` | $rps | $(awk -v a="$rps" -v b="$base" 'BEGIN { printf "%.2f", a / b }') |"
+    done
+  done
+} | tee "$work/table.md"
+
+{
+  echo "# Load bench: terse gateway against nginx proxy_pass"
+  echo
+  echo "\`benches/load/run.sh\` ($(date -u +%Y-%m-%d), wrk -t$threads -c$connections -d$duration, $(nproc) cores)."
+  echo
+  cat "$work/table.md"
+} >"$here/results.md"
+echo "wrote $here/results.md"

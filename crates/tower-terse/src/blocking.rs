@@ -1,0 +1,335 @@
+//! [`BlockingLimit`]: one bound on the CPU work running off the async
+//! workers, shared by every layer given it.
+//!
+//! A rewrite that costs too much to run inside `poll` (encoding a large or
+//! deeply nested body, counting it exactly, reading a body that inflates
+//! as it is read) runs on tokio's blocking pool. That pool has hundreds of
+//! threads: without a bound, a flood of costly requests would start
+//! hundreds of rewrites at once, each holding memory and all of them
+//! sharing the same few cores with the async workers. So each one takes a
+//! slot first, and holds it until its work ends (even when its client has
+//! gone). A rewrite that finds no slot waits [`BlockingLimit::wait`] for
+//! one; then its body goes out unchanged, and [`BlockingLimit::busy`] (and
+//! `terse_rewrites_busy_total` with the `metrics` feature) counts it.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// The default of [`BlockingLimit::wait`]: half a second.
+pub const DEFAULT_REWRITE_WAIT: Duration = Duration::from_millis(500);
+
+/// A shared bound on the rewrites running off the async workers at once,
+/// and how long a rewrite waits for a slot. Clones share the slots and the
+/// count of rewrites that found none. Give one to a
+/// [`TerseLayer`](crate::TerseLayer) and an
+/// [`McpLayer`](crate::mcp::McpLayer) to bound them together.
+///
+/// ```
+/// use std::time::Duration;
+/// use tower_terse::BlockingLimit;
+///
+/// let limit = BlockingLimit::new(4).with_wait(Duration::from_millis(250));
+/// assert_eq!((limit.slots(), limit.wait()), (4, Duration::from_millis(250)));
+/// assert_eq!(limit.busy(), 0);
+/// ```
+#[derive(Clone)]
+pub struct BlockingLimit {
+    shared: Arc<Shared>,
+    wait: Duration,
+}
+
+struct Shared {
+    slots: usize,
+    busy: AtomicU64,
+    #[cfg(feature = "tokio")]
+    semaphore: Arc<tokio::sync::Semaphore>,
+}
+
+impl fmt::Debug for BlockingLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BlockingLimit")
+            .field("slots", &self.slots())
+            .field("wait", &self.wait)
+            .field("busy", &self.busy())
+            .finish()
+    }
+}
+
+impl Default for BlockingLimit {
+    /// [`BlockingLimit::per_core`].
+    fn default() -> Self {
+        BlockingLimit::per_core()
+    }
+}
+
+impl BlockingLimit {
+    /// A limit of `slots` rewrites at once (at least one), waiting
+    /// [`DEFAULT_REWRITE_WAIT`] for a slot.
+    pub fn new(slots: usize) -> Self {
+        #[cfg(feature = "tokio")]
+        let slots = slots.clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
+        #[cfg(not(feature = "tokio"))]
+        let slots = slots.max(1);
+        BlockingLimit {
+            shared: Arc::new(Shared {
+                slots,
+                busy: AtomicU64::new(0),
+                #[cfg(feature = "tokio")]
+                semaphore: Arc::new(tokio::sync::Semaphore::new(slots)),
+            }),
+            wait: DEFAULT_REWRITE_WAIT,
+        }
+    }
+
+    /// As many slots as the machine has cores: the work is CPU work, so
+    /// more at once would not finish sooner, only hold more memory and
+    /// take the cores from the async workers.
+    ///
+    /// ```
+    /// assert!(tower_terse::BlockingLimit::per_core().slots() >= 1);
+    /// ```
+    pub fn per_core() -> Self {
+        Self::new(std::thread::available_parallelism().map_or(2, usize::from))
+    }
+
+    /// Waits `wait` for a slot (zero: takes one only if free now). The
+    /// limit returned shares the slots and the count with this one.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let limit = tower_terse::BlockingLimit::new(2);
+    /// let quick = limit.clone().with_wait(Duration::ZERO);
+    /// assert_eq!(quick.wait(), Duration::ZERO);
+    /// assert_eq!(limit.wait(), tower_terse::DEFAULT_REWRITE_WAIT);
+    /// ```
+    pub fn with_wait(mut self, wait: Duration) -> Self {
+        self.wait = wait;
+        self
+    }
+
+    /// This limit with the `max_concurrent_rewrites` (a limit of its own,
+    /// that many slots) and `max_rewrite_wait_ms` of `settings` laid over
+    /// it, where they are set.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tower_terse::{BlockingLimit, Settings};
+    ///
+    /// let settings: Settings = serde_json::from_str(r#"{"max_concurrent_rewrites": 3, "max_rewrite_wait_ms": 50}"#).unwrap();
+    /// let limit = BlockingLimit::new(8).with_settings(&settings);
+    /// assert_eq!((limit.slots(), limit.wait()), (3, Duration::from_millis(50)));
+    /// ```
+    pub fn with_settings(self, settings: &crate::Settings) -> Self {
+        let limit = match settings.max_concurrent_rewrites {
+            Some(slots) => BlockingLimit::new(slots).with_wait(self.wait),
+            None => self,
+        };
+        match settings.max_rewrite_wait_ms {
+            Some(wait) => limit.with_wait(Duration::from_millis(wait)),
+            None => limit,
+        }
+    }
+
+    /// How many rewrites may run at once.
+    pub fn slots(&self) -> usize {
+        self.shared.slots
+    }
+
+    /// How long a rewrite waits for a slot before its body goes out
+    /// unchanged.
+    pub fn wait(&self) -> Duration {
+        self.wait
+    }
+
+    /// How many rewrites found no slot in time and went out unchanged.
+    pub fn busy(&self) -> u64 {
+        self.shared.busy.load(Ordering::Relaxed)
+    }
+
+    /// The slots free now.
+    ///
+    /// ```
+    /// assert_eq!(tower_terse::BlockingLimit::new(3).available(), 3);
+    /// ```
+    pub fn available(&self) -> usize {
+        #[cfg(feature = "tokio")]
+        return self.shared.semaphore.available_permits();
+        #[cfg(not(feature = "tokio"))]
+        self.shared.slots
+    }
+
+    /// Counts a rewrite that found no slot.
+    pub(crate) fn count_busy(&self) {
+        self.shared.busy.fetch_add(1, Ordering::Relaxed);
+        #[cfg(feature = "metrics")]
+        metrics::counter!("terse_rewrites_busy_total").increment(1);
+    }
+}
+
+#[cfg(feature = "tokio")]
+pub(crate) use run::{Running, Waiting};
+
+#[cfg(feature = "tokio")]
+mod run {
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::task::{Context, Poll, ready};
+
+    use tokio::sync::{AcquireError, OwnedSemaphorePermit};
+
+    use super::BlockingLimit;
+
+    type Acquire = Pin<Box<dyn Future<Output = Result<OwnedSemaphorePermit, AcquireError>> + Send>>;
+
+    /// A slot of the limit, given back when it drops.
+    #[derive(Debug)]
+    pub(crate) struct Slot {
+        _permit: OwnedSemaphorePermit,
+    }
+
+    /// Waiting for a slot, up to the limit's wait.
+    pub(crate) struct Waiting {
+        limit: BlockingLimit,
+        acquire: Acquire,
+        /// `None` once waited out, or where the runtime has no timer (it
+        /// then waits as long as it takes).
+        deadline: Option<Pin<Box<tokio::time::Sleep>>>,
+    }
+
+    impl BlockingLimit {
+        /// A slot now, if one is free.
+        pub(crate) fn try_slot(&self) -> Option<Slot> {
+            self.shared
+                .semaphore
+                .clone()
+                .try_acquire_owned()
+                .ok()
+                .map(|permit| Slot { _permit: permit })
+        }
+
+        /// Waits for a slot, up to [`BlockingLimit::wait`].
+        pub(crate) fn slot(&self) -> Waiting {
+            // A runtime built without its time driver panics on `sleep`;
+            // there the wait has no end rather than the request a panic.
+            let deadline = std::panic::catch_unwind(|| Box::pin(tokio::time::sleep(self.wait)));
+            Waiting {
+                limit: self.clone(),
+                acquire: Box::pin(self.shared.semaphore.clone().acquire_owned()),
+                deadline: deadline.ok(),
+            }
+        }
+    }
+
+    impl Waiting {
+        /// The slot, or `None` (counted) when the wait ran out first.
+        pub(crate) fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Option<Slot>> {
+            if let Poll::Ready(permit) = self.acquire.as_mut().poll(cx) {
+                // The semaphore is never closed.
+                return Poll::Ready(permit.ok().map(|permit| Slot { _permit: permit }));
+            }
+            if let Some(deadline) = &mut self.deadline {
+                ready!(deadline.as_mut().poll(cx));
+                self.limit.count_busy();
+                return Poll::Ready(None);
+            }
+            Poll::Pending
+        }
+    }
+
+    impl Slot {
+        /// Runs `job` on the blocking pool of `runtime`, holding this slot
+        /// until it returns. If the [`Running`] drops before a thread picks
+        /// the job up (its client has gone), the job never starts; the flag
+        /// `job` is given turns `true` then too, for long work to check.
+        pub(crate) fn spawn<T: Send + 'static>(
+            self,
+            runtime: &tokio::runtime::Handle,
+            job: impl FnOnce(&AtomicBool) -> T + Send + 'static,
+        ) -> Running<T> {
+            let cancelled = Arc::new(AtomicBool::new(false));
+            let flag = cancelled.clone();
+            let task = runtime.spawn_blocking(move || {
+                let _slot = self;
+                (!flag.load(Ordering::Acquire)).then(|| job(&flag))
+            });
+            Running { task, cancelled }
+        }
+    }
+
+    /// A job on the blocking pool; dropping it cancels the job if it has
+    /// not started.
+    pub(crate) struct Running<T> {
+        task: tokio::task::JoinHandle<Option<T>>,
+        cancelled: Arc<AtomicBool>,
+    }
+
+    impl<T> Running<T> {
+        /// What the job returned; `None` when it panicked (or the runtime
+        /// is shutting down).
+        pub(crate) fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+            let done = ready!(Pin::new(&mut self.task).poll(cx));
+            Poll::Ready(done.ok().flatten())
+        }
+    }
+
+    impl<T> Drop for Running<T> {
+        fn drop(&mut self) {
+            self.cancelled.store(true, Ordering::Release);
+        }
+    }
+}
+
+#[cfg(all(test, feature = "tokio"))]
+mod tests {
+    use super::*;
+    use std::future::poll_fn;
+    use std::sync::atomic::AtomicBool;
+
+    #[tokio::test]
+    async fn a_rewrite_without_a_slot_waits_then_is_counted_busy() {
+        let limit = BlockingLimit::new(1).with_wait(Duration::from_millis(10));
+        let held = limit.try_slot().expect("one free slot");
+        assert!(limit.try_slot().is_none());
+        let mut waiting = limit.slot();
+        assert!(poll_fn(|cx| waiting.poll(cx)).await.is_none());
+        assert_eq!(limit.busy(), 1);
+        drop(held);
+        let mut waiting = limit.slot();
+        assert!(poll_fn(|cx| waiting.poll(cx)).await.is_some());
+        assert_eq!(limit.busy(), 1);
+    }
+
+    #[test]
+    fn a_job_dropped_before_it_starts_never_runs() {
+        // One blocking thread, held by `blocker` until the job is dropped:
+        // the job is queued behind it, and finds itself cancelled.
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .max_blocking_threads(1)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let limit = BlockingLimit::new(1);
+        let ran = Arc::new(AtomicBool::new(false));
+        let seen = ran.clone();
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let blocker = runtime.spawn_blocking(move || released.recv());
+        let slot = limit.try_slot().expect("slot");
+        let running = slot.spawn(runtime.handle(), move |_| {
+            seen.store(true, Ordering::SeqCst)
+        });
+        drop(running);
+        release.send(()).expect("release");
+        runtime.block_on(async {
+            blocker.await.expect("blocker").expect("released");
+            // The slot comes back once the skipped job has returned.
+            let mut waiting = limit.clone().with_wait(Duration::from_secs(60)).slot();
+            assert!(poll_fn(|cx| waiting.poll(cx)).await.is_some());
+        });
+        assert!(!ran.load(Ordering::SeqCst));
+    }
+}
