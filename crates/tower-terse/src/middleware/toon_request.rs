@@ -186,15 +186,22 @@ where
         let config = &self.config;
         let mut held = self.held.take();
         // A large body is CPU work: decoded where the runtime lets a
-        // thread block, so the other connections of this worker move on.
-        let offloaded = (toon.len() >= config.offload_threshold)
-            .then(|| {
-                super::offload::reading_off_the_workers(|| decode(&toon, config, held.as_mut()))
-            })
-            .flatten();
-        let decoded = match offloaded {
-            Some(decoded) => decoded,
-            None => decode(&toon, config, held.as_mut()),
+        // thread block, so the other connections of this worker move on,
+        // holding a slot of the limit every blocking job shares. With every
+        // slot taken the request is refused (503) rather than decoded on a
+        // worker: the handler needs the JSON, so there is nothing to pass on
+        // unchanged.
+        let decoded = if toon.len() >= config.offload_threshold {
+            let limit = config.limit.clone();
+            match super::offload::reading_off_the_workers(&limit, || {
+                decode(&toon, config, held.as_mut())
+            }) {
+                super::offload::Reading::Done(decoded) => decoded,
+                super::offload::Reading::NoSlot => return Called::Refused(busy()),
+                super::offload::Reading::Here => decode(&toon, config, held.as_mut()),
+            }
+        } else {
+            decode(&toon, config, held.as_mut())
         };
         let (json, tokens) = match decoded {
             Ok(decoded) => decoded,
