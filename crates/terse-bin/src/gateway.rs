@@ -65,7 +65,7 @@ pub fn run(args: &Args) -> ExitCode {
         Err(err) => return fail(&format!("cannot start the runtime: {err}")),
     };
     let metrics_listen = args.metrics_listen.or(config.metrics_listen());
-    let service = config.gateway(upstream);
+    let service = config.gateway_on(upstream, listen);
     let options = config.server_options();
     runtime.block_on(async move {
         let listener = match tokio::net::TcpListener::bind(listen).await {
