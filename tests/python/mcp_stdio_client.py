@@ -2,7 +2,8 @@
 (the server, or `terse mcp ... -- server`), initializes, lists the tools,
 calls each case and prints one JSON document:
 `{"instructions", "tools": [tool, ...], "calls": [{"tool", "arguments",
-"result", "progress"}]}`, tools and results as the SDK parsed them.
+"result", "progress"}]}`, tools and results as the SDK parsed them (a
+JSON-RPC error as `"error": {"code", "message"}` instead of `"result"`).
 
 Run as `python mcp_stdio_client.py CALLS COMMAND [ARGS...]`: CALLS is a
 JSON list of `[tool, arguments]`. The client answers sampling requests
@@ -16,6 +17,7 @@ import sys
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import McpError
 from mcp.types import CreateMessageResult, TextContent
 
 
@@ -41,7 +43,12 @@ async def main(calls, command):
 
                 async def on_progress(done, total, message, progress=progress):
                     progress.append([done, total, message])
-                result = await session.call_tool(name, arguments, progress_callback=on_progress)
+                try:
+                    result = await session.call_tool(name, arguments, progress_callback=on_progress)
+                except McpError as error:
+                    results.append({"tool": name, "arguments": arguments, "progress": progress,
+                                    "error": {"code": error.error.code, "message": error.error.message}})
+                    continue
                 results.append({"tool": name, "arguments": arguments,
                                 "result": dump(result), "progress": progress})
     print(json.dumps({

@@ -22,19 +22,35 @@ pub const CLIENT: &str = concat!(
 /// `None` (after reporting the missing prerequisite) without node, npm or
 /// the registry.
 pub fn command() -> Option<Vec<String>> {
-    let home = std::env::temp_dir().join(format!("terse-mcp-everything-{VERSION}"));
-    let script = |dir: &PathBuf| {
-        dir.join("node_modules")
-            .join(PACKAGE)
-            .join("dist")
-            .join("index.js")
-    };
+    let home = installed(PACKAGE, VERSION)?;
+    Some(vec![
+        "node".to_owned(),
+        script(&home, PACKAGE).to_string_lossy().into_owned(),
+        "stdio".to_owned(),
+    ])
+}
+
+/// The entry script of `package` installed in `home`.
+pub fn script(home: &std::path::Path, package: &str) -> PathBuf {
+    home.join("node_modules")
+        .join(package)
+        .join("dist")
+        .join("index.js")
+}
+
+/// The folder where the npm `package` at `version` is installed, installing
+/// it on first use: in a folder of this process, then renamed into place,
+/// so racing test binaries never see half an install. `None` (after
+/// reporting the missing prerequisite) without node, npm or the registry.
+pub fn installed(package: &str, version: &str) -> Option<PathBuf> {
+    let name = package.replace(['@', '/'], "-");
+    let home = std::env::temp_dir().join(format!("terse-{name}-{version}"));
     if !home.join("ready").exists() {
         let building = std::env::temp_dir().join(format!(
-            "terse-mcp-everything-{VERSION}-build-{}",
+            "terse-{name}-{version}-build-{}",
             std::process::id()
         ));
-        crate::prerequisite::require(install(&building))?;
+        crate::prerequisite::require(install(&building, &format!("{package}@{version}")))?;
         let _ = std::fs::write(building.join("ready"), b"");
         if std::fs::rename(&building, &home).is_err() {
             let _ = std::fs::remove_dir_all(&building);
@@ -45,18 +61,13 @@ pub fn command() -> Option<Vec<String>> {
         crate::prerequisite::missing("cannot run `node`; install Node.js 18 or later");
         return None;
     }
-    Some(vec![
-        "node".to_owned(),
-        script(&home).to_string_lossy().into_owned(),
-        "stdio".to_owned(),
-    ])
+    Some(home)
 }
 
-fn install(dir: &PathBuf) -> Result<(), String> {
+fn install(dir: &PathBuf, spec: &str) -> Result<(), String> {
     let how = "install Node.js 18 or later and npm, with access to the npm registry";
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).map_err(|err| err.to_string())?;
-    let spec = format!("{PACKAGE}@{VERSION}");
     let output = Command::new("npm")
         .args([
             "install",
@@ -66,7 +77,7 @@ fn install(dir: &PathBuf) -> Result<(), String> {
             "--prefix",
         ])
         .arg(dir)
-        .arg(&spec)
+        .arg(spec)
         .stdin(Stdio::null())
         .output()
         .map_err(|err| format!("cannot run `npm` ({err}); {how}"))?;

@@ -102,3 +102,27 @@ pub async fn answer(request: reqwest::RequestBuilder) -> Answer {
         body: response.text().await.expect("body"),
     }
 }
+
+/// The status of a raw HTTP/1.1 answer, from its status line.
+///
+/// ```
+/// assert_eq!(terse_tests::server::status_of("HTTP/1.1 400 Bad Request\r\n\r\n"), 400);
+/// ```
+pub fn status_of(answer: &str) -> u16 {
+    answer
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {answer:?}"))
+}
+
+/// The body of a raw HTTP/1.1 answer (not chunked), parsed as JSON.
+///
+/// ```
+/// let answer = "HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}";
+/// assert_eq!(terse_tests::server::body_of(answer), serde_json::json!({}));
+/// ```
+pub fn body_of(answer: &str) -> serde_json::Value {
+    let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    serde_json::from_str(body).unwrap_or_else(|err| panic!("not JSON ({err}): {answer:?}"))
+}

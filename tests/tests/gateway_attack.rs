@@ -15,7 +15,7 @@ use axum::routing::{any, get};
 use bytes::Bytes;
 use serde_json::{Value, json};
 use terse_gateway::Config;
-use terse_tests::server::{TestServer, raw_client};
+use terse_tests::server::{TestServer, body_of, raw_client, status_of};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -168,19 +168,6 @@ async fn raw(addr: SocketAddr, request: &[u8]) -> String {
         .await
         .expect("the gateway answers and closes");
     String::from_utf8_lossy(&answer).into_owned()
-}
-
-fn status_of(answer: &str) -> u16 {
-    answer
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in {answer:?}"))
-}
-
-fn body_of(answer: &str) -> Value {
-    let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
-    serde_json::from_str(body).unwrap_or_else(|err| panic!("not JSON ({err}): {answer:?}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -63,3 +63,30 @@ async fn the_estimate_is_the_default() {
     let exact = exact(&body) as f64;
     assert!((count as f64 - exact).abs() / exact < 0.10);
 }
+
+/// A small record whose TOON and JSON are a near tie: the smart fallback
+/// counts both exactly to choose, and the header carries that exact count
+/// rather than the estimate.
+#[tokio::test]
+async fn a_near_tie_settled_exactly_shows_the_exact_count() {
+    let record = r#"{"id":"evt_1004","title":"Incident retro #142","start_at":"2026-03-02T15:00:00Z","end_at":"2026-03-02T16:00:00Z","location":"Room 4.12","organizer":"jonas@example.com","attendees":8,"status":"confirmed"}"#;
+    let value: Value = serde_json::from_str(record).unwrap();
+    let toon = terse_toon::encode(&value, &terse_toon::EncodeOptions::default());
+    let choice =
+        tower_terse::tokens::choose(record, &toon, tower_terse::tokens::Counting::Estimate);
+    assert!(choice.decided_exactly, "not a near tie: {choice:?}");
+    let app = Router::new()
+        .route(
+            "/record",
+            get(move || async move { ([("content-type", "application/json")], record) }),
+        )
+        .layer(TerseLayer::new());
+    let server = TestServer::spawn(app).await;
+    let (body, count) = fetch(&server, "/record?format=toon").await;
+    assert_eq!(count, exact(&body), "{body}");
+    assert_ne!(
+        count,
+        estimate(body.as_bytes()),
+        "the estimate differs here"
+    );
+}

@@ -64,15 +64,28 @@ async fn endpoint(State(seen): State<Seen>, body: String) -> axum::Json<Value> {
     axum::Json(json!({"jsonrpc": "2.0", "id": request["id"].clone(), "result": result}))
 }
 
+/// JSON unless a call names a format, to tell the two apart.
 const CONFIG: &str = r#"
 [mcp]
 path = "/mcp"
+default_format = "json"
 format_argument = true
 hint = "instructions"
 meta_counts = true
 "#;
 
 async fn call(client: &reqwest::Client, url: &str, id: u32, method: &str, params: Value) -> Value {
+    answer(client, url, id, method, params).await["result"].clone()
+}
+
+/// The whole JSON-RPC answer.
+async fn answer(
+    client: &reqwest::Client,
+    url: &str,
+    id: u32,
+    method: &str,
+    params: Value,
+) -> Value {
     let response = client
         .post(url)
         .header("content-type", "application/json")
@@ -83,8 +96,7 @@ async fn call(client: &reqwest::Client, url: &str, id: u32, method: &str, params
         .expect("send");
     assert!(response.status().is_success(), "{}", response.status());
     let text = response.text().await.expect("the answer");
-    let answer: Value = serde_json::from_str(&text).expect("a JSON answer");
-    answer["result"].clone()
+    serde_json::from_str(&text).expect("a JSON answer")
 }
 
 #[tokio::test]
@@ -185,7 +197,27 @@ async fn the_format_argument_hint_and_counts_over_http() {
         expected
     );
 
+    // Outside the offered names: refused, and the tool never ran.
+    let refused = answer(
+        &client,
+        &url,
+        7,
+        "tools/call",
+        json!({"name": "list_users", "arguments": {"format": "compact"}}),
+    )
+    .await;
+    assert_eq!(refused["id"], 7);
+    assert_eq!(refused["error"]["code"], -32602);
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("expected one of json, toon"),
+        "{refused}"
+    );
+
     let seen = seen.lock().unwrap();
+    assert!(seen.iter().any(|r| r["id"] == 7 && r["method"] == "ping"));
     let calls: Vec<&Value> = seen
         .iter()
         .filter(|r| r["method"] == "tools/call")

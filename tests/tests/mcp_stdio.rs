@@ -87,7 +87,7 @@ fn with_own_text(call: &Value, own: &Value) -> Value {
 
 #[test]
 #[ignore = "needs Python/PyPI and node/npm; run with --include-ignored (.ci/run does)"]
-fn without_a_format_the_client_gets_the_servers_own_results() {
+fn with_format_json_the_client_gets_the_servers_own_results() {
     let Some(python) = mcp_python() else { return };
     let calls = calls();
     let own = session(&python, &calls, &server(&python), &[]);
@@ -99,9 +99,12 @@ fn without_a_format_the_client_gets_the_servers_own_results() {
         text_of(&results[7]).contains("short: Summarize TOON"),
         "sampling"
     );
-    for args in [&[][..], &["--format", "json"], &["--format-argument"]] {
+    for args in [
+        &["--format", "json"][..],
+        &["--format", "json", "--format-argument"],
+    ] {
         let through = session(&python, &calls, &behind_terse(&python, args), &[]);
-        if args == ["--format-argument"] {
+        if args.contains(&"--format-argument") {
             // Only the schemas differ (see the format argument's test).
             assert_eq!(through["calls"], own["calls"], "{args:?}");
         } else {
@@ -119,12 +122,8 @@ fn toon_decodes_to_the_servers_json_in_fewer_exact_tokens() {
     };
     let calls = calls();
     let own = session(&python, &calls, &server(&python), &[]);
-    let toon = session(
-        &python,
-        &calls,
-        &behind_terse(&python, &["--format", "toon"]),
-        &[],
-    );
+    // TOON where cheaper is the default: no `--format` needed.
+    let toon = session(&python, &calls, &behind_terse(&python, &[]), &[]);
     let compact_config = config("table", &format!("[mcp]\n{TEMPLATE}"));
     let compact_config = compact_config.to_str().expect("UTF-8 path");
     let compact = session(
@@ -255,10 +254,13 @@ fn the_format_argument_is_offered_honoured_and_stripped() {
         ["list_users", {"format": "yaml"}],
     ]);
     let own = session(&python, &calls, &server(&python), &[]);
+    // JSON unless a call names a format, to tell the two apart.
     let args = [
         "--config",
         path.to_str().expect("UTF-8 path"),
         "--format-argument",
+        "--format",
+        "json",
     ];
     let through = session(
         &python,
@@ -313,10 +315,15 @@ fn the_format_argument_is_offered_honoured_and_stripped() {
         "2.5",
         "convert's own `format` reached it"
     );
-    assert_eq!(
-        text_of(&through[5]),
-        text_of(&own[1]),
-        "an unknown format: the default"
+    // An unknown format: refused, naming the allowed values.
+    assert_eq!(through[5]["error"]["code"], -32602, "{}", through[5]);
+    assert!(
+        through[5]["error"]["message"]
+            .as_str()
+            .expect("a message")
+            .ends_with("expected one of json, toon"),
+        "{}",
+        through[5]
     );
 
     // Stripped: the server never saw a `format` but convert's.
@@ -331,7 +338,7 @@ fn the_format_argument_is_offered_honoured_and_stripped() {
             assert_eq!(has_format, params["name"] == "convert", "{line}");
         }
     }
-    assert_eq!(seen, 6, "every call reached the server");
+    assert_eq!(seen, 5, "every call but the refused one reached the server");
     // Echo answers its arguments: the same data (TOON or JSON, whichever
     // is cheaper) means it got what it would have without terse.
     let echoed: Value = serde_json::from_str(text_of(&own[3])).expect("echo's JSON");

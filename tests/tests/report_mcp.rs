@@ -85,7 +85,7 @@ async fn each_rewritten_tool_result_is_one_event_and_three_counters() {
     let compact = call(&server, 1, "list_events", Some("compact")).await;
     let toon = call(&server, 2, "forecast", Some("toon")).await;
     let kept = call(&server, 3, "nested", Some("toon")).await;
-    let plain = call(&server, 4, "list_events", None).await;
+    let plain = call(&server, 4, "list_events", Some("json")).await;
     assert!(compact.starts_with("3 events"), "{compact}");
     assert!(toon.starts_with("[7]{"), "{toon}");
     assert_eq!(kept, nested().to_string());
@@ -94,7 +94,7 @@ async fn each_rewritten_tool_result_is_one_event_and_three_counters() {
     let get = |key: &str| counters.get(key);
     let json_cost = |tool: &str| estimate(payload(tool).to_string().as_bytes()) as u64;
     let cost = |text: &str| estimate(text.as_bytes()) as u64;
-    // Registered: its own label. Asked without a format: not counted.
+    // Registered: its own label. Asked as JSON: left alone, not counted.
     assert_eq!(
         get("terse_responses_total{format=compact,route=mcp:list_events}"),
         1

@@ -1,37 +1,34 @@
 //! The smart fallback serves the format with fewer exact o200k_base tokens,
 //! on every document the project has: the realistic responses of
-//! `tests/corpus`, agent-api's lists, records and sparse fieldsets, and the
-//! JSON bodies the README shows.
+//! `tests/corpus`, the JSON samples of the estimator corpus, agent-api's
+//! lists, records and sparse fieldsets, and the JSON bodies the README
+//! shows; each in every JSON formatting real services emit (minified,
+//! Python's and Django's default separators, with and without their ASCII
+//! escapes, pretty-printed with 2 or 4 spaces or tabs, CRLF line ends).
 //!
 //! Each document is checked twice: `tokens::choose` against the exact
 //! counts, and the layer on a real server on loopback, asked with
-//! `?format=toon` by a real client, whose answer must be the cheaper text.
+//! `?format=toon` by a real client, whose answer must be the cheaper text
+//! (the JSON exactly as the handler wrote it, or the TOON).
 
 use axum::Router;
 use axum::routing::get;
 use serde_json::Value;
+use terse_tests::json_formats::FORMATTINGS;
 use terse_tests::server::{TestServer, raw_client};
 use terse_toon::EncodeOptions;
 use tower_terse::TerseLayer;
 use tower_terse::tokens::{Counting, Served, choose, exact};
 
-/// A document's compact JSON and its TOON, and which has fewer exact tokens
-/// (a tie goes to JSON).
+/// A document's JSON in one formatting and its TOON.
 struct Case {
     name: String,
+    formatting: &'static str,
     json: String,
     toon: String,
 }
 
 impl Case {
-    fn new(name: impl Into<String>, value: &Value) -> Case {
-        Case {
-            name: name.into(),
-            json: value.to_string(),
-            toon: terse_toon::encode(value, &EncodeOptions::default()),
-        }
-    }
-
     fn cheaper(&self) -> Served {
         if exact(&self.toon) < exact(&self.json) {
             Served::Toon
@@ -41,22 +38,51 @@ impl Case {
     }
 }
 
-/// Checks `choose` on every case and returns how many were near ties.
-fn check_choices(cases: &[Case]) -> usize {
-    let mut near_ties = 0;
-    for case in cases {
-        let choice = choose(&case.json, &case.toon, Counting::Estimate);
-        near_ties += usize::from(choice.decided_exactly);
-        assert_eq!(
-            choice.served,
-            case.cheaper(),
-            "{}: JSON {} exact tokens, TOON {} ({choice:?})",
-            case.name,
-            exact(&case.json),
-            exact(&case.toon),
+/// One case per formatting of `value`.
+fn cases(name: &str, value: &Value) -> Vec<Case> {
+    let toon = terse_toon::encode(value, &EncodeOptions::default());
+    FORMATTINGS
+        .iter()
+        .map(|&(formatting, write)| Case {
+            name: name.to_owned(),
+            formatting,
+            json: write(value),
+            toon: toon.clone(),
+        })
+        .collect()
+}
+
+/// Checks `choose` on every case: no wrong decision. Prints, per
+/// formatting, how many decisions needed exact counts.
+fn check_choices(cases: &[Case]) {
+    let mut wrong = Vec::new();
+    println!("{:<9} {:>5} {:>15}", "format", "docs", "counted exactly");
+    for (formatting, _) in FORMATTINGS {
+        let (mut docs, mut counted) = (0, 0);
+        for case in cases.iter().filter(|c| c.formatting == formatting) {
+            let choice = choose(&case.json, &case.toon, Counting::Estimate);
+            docs += 1;
+            counted += usize::from(choice.decided_exactly);
+            if choice.served != case.cheaper() {
+                wrong.push(format!(
+                    "{} ({formatting}): JSON {} exact tokens, TOON {} ({choice:?})",
+                    case.name,
+                    exact(&case.json),
+                    exact(&case.toon),
+                ));
+            }
+        }
+        println!(
+            "{formatting:<9} {docs:>5} {counted:>7} ({:>4.1}%)",
+            100.0 * counted as f64 / docs as f64
         );
     }
-    near_ties
+    assert!(
+        wrong.is_empty(),
+        "{} wrong decisions:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }
 
 /// Serves each case's JSON behind the default layer and checks what
@@ -85,14 +111,38 @@ async fn check_served(cases: &[Case]) {
             Served::Toon => &case.toon,
             Served::Json => &case.json,
         };
-        assert_eq!(&body, want, "{}: served the costlier format", case.name);
+        assert_eq!(
+            &body, want,
+            "{} ({}): served the costlier format",
+            case.name, case.formatting
+        );
     }
 }
 
 fn corpus_cases() -> Vec<Case> {
     terse_tests::corpus::documents()
         .iter()
-        .map(|doc| Case::new(format!("corpus/{}", doc.name), &doc.value))
+        .flat_map(|doc| cases(&format!("corpus/{}", doc.name), &doc.value))
+        .collect()
+}
+
+/// The JSON samples of the estimator's corpus (eleven languages).
+fn token_corpus_cases() -> Vec<Case> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../crates/tower-terse/tests/data/tokens");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("token corpus")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .flat_map(|path| {
+            let value: Value =
+                serde_json::from_slice(&std::fs::read(path).expect("sample")).expect("JSON");
+            cases(&path.file_name().unwrap().to_string_lossy(), &value)
+        })
         .collect()
 }
 
@@ -104,12 +154,11 @@ fn readme_cases() -> Vec<Case> {
         .filter(|line| line.starts_with('{') || line.starts_with('['))
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .enumerate()
-        .map(|(i, value)| Case::new(format!("README body {i}"), &value))
+        .flat_map(|(i, value)| cases(&format!("README body {i}"), &value))
         .collect()
 }
 
-/// agent-api's lists (several sizes and sparse fieldsets) and records, as
-/// JSON.
+/// agent-api's lists (several sizes and sparse fieldsets) and records.
 async fn agent_api_cases() -> Vec<Case> {
     let db = agent_api::Db::open_in_memory().expect("database");
     let server = TestServer::spawn(agent_api::app(db)).await;
@@ -124,7 +173,7 @@ async fn agent_api_cases() -> Vec<Case> {
             serde_json::from_str::<Value>(&text).expect("JSON")
         }
     };
-    let mut cases = Vec::new();
+    let mut all = Vec::new();
     for resource in ["events", "notes", "emails", "contacts", "files", "diary"] {
         for query in [
             "limit=1",
@@ -140,28 +189,25 @@ async fn agent_api_cases() -> Vec<Case> {
             if let Some(first) = value["data"].as_array().and_then(|d| d.first()) {
                 let id = first["id"].as_str().expect("id").to_owned();
                 let record = get(format!("/api/v1/{resource}/{id}?format=json")).await;
-                cases.push(Case::new(format!("{resource}/{id}"), &record));
+                all.extend(cases(&format!("{resource}/{id}"), &record));
             }
-            cases.push(Case::new(path, &value));
+            all.extend(cases(&path, &value));
         }
     }
-    cases.push(Case::new(
+    all.extend(cases(
         "search",
         &get("/api/v1/search?q=review&limit=10&format=json".to_owned()).await,
     ));
-    cases
+    all
 }
 
 #[tokio::test]
 async fn the_fallback_serves_the_format_with_fewer_exact_tokens_everywhere() {
     let mut cases = corpus_cases();
+    cases.extend(token_corpus_cases());
     cases.extend(readme_cases());
     cases.extend(agent_api_cases().await);
-    assert!(cases.len() >= 100, "only {} documents", cases.len());
-    let near_ties = check_choices(&cases);
-    println!(
-        "{} documents, {near_ties} near ties settled on exact counts, every choice right",
-        cases.len()
-    );
+    assert!(cases.len() >= 700, "only {} documents", cases.len());
+    check_choices(&cases);
     check_served(&cases).await;
 }

@@ -205,3 +205,49 @@ fn estimate_beats_bytes_over_four() {
     );
     assert!(ours * 4.0 < baseline);
 }
+
+/// The estimate's error on API documents in each JSON formatting services
+/// emit: the realistic responses of `tests/corpus` and the JSON samples of
+/// the corpus, each written minified, spaced (Python, Django), pretty with
+/// 2 or 4 spaces or tabs, and with CRLF line ends. The README's table is
+/// this test's output.
+#[test]
+fn the_error_per_json_formatting_is_what_the_readme_shows() {
+    let mut values: Vec<serde_json::Value> = terse_tests::corpus::documents()
+        .into_iter()
+        .map(|doc| doc.value)
+        .collect();
+    values.extend(
+        corpus()
+            .iter()
+            .filter(|s| s.kind == "json")
+            .map(|s| serde_json::from_str(&s.text).expect("JSON sample")),
+    );
+    let mut table = String::from(
+        "| JSON formatting | documents | mean error | p95 | bias |\n| --- | ---: | ---: | ---: | ---: |\n",
+    );
+    for (formatting, write) in terse_tests::json_formats::FORMATTINGS {
+        let texts: Vec<String> = values.iter().map(write).collect();
+        let signed: Vec<f64> = texts
+            .iter()
+            .map(|t| estimate(t.as_bytes()) as f64 / exact(t) as f64 - 1.0)
+            .collect();
+        let bias = signed.iter().sum::<f64>() / signed.len() as f64;
+        let (mean, p95) = summary(signed.iter().map(|e| e.abs()).collect());
+        table += &format!(
+            "| {formatting} | {} | {:.1}% | {:.1}% | {:+.1}% |\n",
+            texts.len(),
+            mean * 100.0,
+            p95 * 100.0,
+            bias * 100.0
+        );
+    }
+    println!("{table}");
+    let readme = include_str!("../../README.md");
+    let shown = readme
+        .split("<!-- json_formattings -->\n")
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- /json_formattings -->").next())
+        .expect("the README's JSON formatting table");
+    assert_eq!(shown, table, "README table differs from the measurement");
+}

@@ -7,6 +7,8 @@ use std::process::ExitCode;
 
 use terse_gateway::{Config, serve, shutdown_signal};
 
+use crate::health::Health;
+
 /// Arguments of `terse gateway`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
@@ -65,18 +67,23 @@ pub fn run(args: &Args) -> ExitCode {
         Err(err) => return fail(&format!("cannot start the runtime: {err}")),
     };
     let metrics_listen = args.metrics_listen.or(config.metrics_listen());
+    let health = Health::new(upstream.clone());
     let service = config.gateway_on(upstream, listen);
     let options = config.server_options();
-    runtime.block_on(async move {
+    let code = runtime.block_on(async move {
+        // Before the address is printed: whoever reads it may signal at once.
+        let signal = shutdown_signal();
         let listener = match tokio::net::TcpListener::bind(listen).await {
             Ok(listener) => listener,
             Err(err) => return fail(&format!("cannot listen on {listen}: {err}")),
         };
         let metrics = match metrics_listen {
-            Some(addr) => match crate::metrics::start(addr, options.clone()).await {
-                Ok(bound) => Some(bound),
-                Err(err) => return fail(&err),
-            },
+            Some(addr) => {
+                match crate::metrics::start(addr, options.clone(), health.clone()).await {
+                    Ok(bound) => Some(bound),
+                    Err(err) => return fail(&err),
+                }
+            }
             None => None,
         };
         let bound = listener.local_addr().map_or(listen, |a| a);
@@ -86,10 +93,21 @@ pub fn run(args: &Args) -> ExitCode {
             println!("token counters at http://{metrics}/metrics");
         }
         let _ = std::io::stdout().flush();
-        serve(listener, service, options, shutdown_signal()).await;
+        let shutdown = async move {
+            signal.await;
+            health.stopping();
+        };
+        serve(listener, service, options, shutdown).await;
         ExitCode::SUCCESS
-    })
+    });
+    // What is left (connections past the shutdown timeout, a name lookup
+    // on a blocking thread) must not hold the exit.
+    runtime.shutdown_timeout(LEFTOVER_TIMEOUT);
+    code
 }
+
+/// How long the runtime waits, after the drain, for tasks it cannot cancel.
+const LEFTOVER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn refuse(message: &str) -> ExitCode {
     eprintln!("error: {}", crate::error::one_line(message));

@@ -12,6 +12,7 @@ mod decode;
 mod encode;
 mod error;
 mod gateway;
+mod health;
 mod input;
 mod metrics;
 mod output;

@@ -1,12 +1,15 @@
 //! `terse gateway` as a process: a bad config stops it before it listens
-//! (one line naming file and line, exit code 2), and SIGTERM lets a request
-//! in flight finish.
+//! (one line naming file and line, exit code 2), and its metrics listener
+//! counts what it served. Its probes and stop: `tests/health.rs`.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod support;
+
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+
+use support::{addresses, read_head};
 
 /// Writes `config` to a file of its own and runs `terse gateway --config` on it.
 fn refused(name: &str, config: &str) -> (Option<i32>, String) {
@@ -182,76 +185,6 @@ fn templates_nested_too_deep_or_too_long_stop_the_gateway_at_start() {
     }
 }
 
-/// Reads a request's head (an upstream here answers without its body).
-fn read_head(stream: &mut TcpStream) {
-    let mut head = Vec::new();
-    let mut byte = [0];
-    while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap() == 1 {
-        head.push(byte[0]);
-    }
-}
-
-#[test]
-fn sigterm_drains_a_request_in_flight() {
-    // An upstream that takes a second to answer its one request.
-    let upstream = TcpListener::bind("127.0.0.1:0").unwrap();
-    let upstream_addr = upstream.local_addr().unwrap();
-    let server = std::thread::spawn(move || {
-        let (mut stream, _) = upstream.accept().unwrap();
-        read_head(&mut stream);
-        std::thread::sleep(Duration::from_millis(1000));
-        stream
-            .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\n\r\n{\"ok\":true}")
-            .unwrap();
-    });
-    let mut gateway = Command::new(env!("CARGO_BIN_EXE_terse"))
-        .args(["gateway", "--listen", "127.0.0.1:0", "--upstream"])
-        .arg(format!("http://{upstream_addr}"))
-        .env("RUST_LOG", "off")
-        .stdout(Stdio::piped())
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(gateway.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .split_whitespace()
-        .find_map(|word| word.strip_prefix("http://"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .trim_end_matches(',')
-        .to_owned();
-    let mut client = TcpStream::connect(&addr).unwrap();
-    client
-        .write_all(b"GET /slow?format=toon HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    let killed = Command::new("kill")
-        .args(["-TERM", &gateway.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let mut answer = String::new();
-    client.read_to_string(&mut answer).unwrap();
-    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
-    // Rewritten as asked: the layer saw the whole body.
-    assert!(answer.ends_with("\r\n\r\nok: true"), "{answer}");
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = gateway.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the gateway did not stop"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    assert!(status.success(), "{status}");
-    server.join().unwrap();
-}
-
 /// Sends `request` over a connection of its own and reads the answer whole.
 fn exchange(addr: &str, request: &str) -> String {
     let mut client = TcpStream::connect(addr).unwrap();
@@ -319,18 +252,7 @@ fn metrics_listener_counts_what_the_gateway_served() {
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
-    let mut stdout = BufReader::new(gateway.stdout.take().unwrap());
-    let mut address = || {
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        line.split_whitespace()
-            .find_map(|word| word.strip_prefix("http://"))
-            .unwrap_or_else(|| panic!("no address in {line:?}"))
-            .trim_end_matches(',')
-            .trim_end_matches("/metrics")
-            .to_owned()
-    };
-    let (addr, metrics_addr) = (address(), address());
+    let [addr, metrics_addr]: [String; 2] = addresses(&mut gateway, 2).try_into().unwrap();
 
     let mut tokens = std::collections::BTreeMap::<&str, u64>::new();
     for (target, format) in [

@@ -20,6 +20,13 @@ fn start(args: &[&str], script: &str) -> Child {
         .expect("start terse mcp")
 }
 
+/// All that is left to read from a pipe of the proxy, as text.
+fn read_all(pipe: Option<impl Read>) -> String {
+    let mut out = String::new();
+    pipe.expect("piped").read_to_string(&mut out).expect("read");
+    out
+}
+
 /// Waits for the proxy to exit, at most `limit`.
 fn wait(child: &mut Child, limit: Duration) -> ExitStatus {
     let started = Instant::now();
@@ -62,13 +69,7 @@ fn closing_stdin_closes_the_servers_and_passes_its_last_words() {
         .expect("write");
     drop(stdin);
     let status = wait(&mut proxy, Duration::from_secs(10));
-    let mut out = String::new();
-    proxy
-        .stdout
-        .take()
-        .expect("stdout")
-        .read_to_string(&mut out)
-        .expect("read");
+    let out = read_all(proxy.stdout.take());
     assert_eq!(
         out,
         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n{\"bye\":true}\n"
@@ -224,4 +225,220 @@ fn a_bad_config_or_command_stops_before_anything_runs() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("[mcp] needs `path`"));
     let _ = std::fs::remove_file(bad);
     let _ = std::fs::remove_file(stdio_only);
+}
+
+/// A file in the temporary folder, named after the test.
+fn temp(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("terse-mcp-{name}-{}", std::process::id()))
+}
+
+/// A `tools/call` request line.
+fn call_line(id: usize) -> String {
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/call\",\"params\":{{\"name\":\"list_users\",\"arguments\":{{}}}}}}"
+    )
+}
+
+/// The answer to call `id`: a text block holding `rows` users as JSON.
+fn answer_line(id: usize, rows: usize) -> String {
+    let users: Vec<String> = (0..rows)
+        .map(|i| {
+            format!("{{\\\"id\\\":{i},\\\"name\\\":\\\"user {i}\\\",\\\"role\\\":\\\"member\\\"}}")
+        })
+        .collect();
+    format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"[{}]\"}}]}}}}",
+        users.join(",")
+    )
+}
+
+/// User and system CPU time of a process so far, in clock ticks (Linux).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc (Linux)");
+    // Fields after the command name (which may hold spaces), from field 3.
+    let rest = &stat[stat.rfind(')').expect("stat") + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime")
+}
+
+/// The proxy's CPU ticks for one batch of `calls` answered in one batch.
+fn batch_cpu(calls: usize) -> u64 {
+    let answers = temp(&format!("batch-{calls}.json"));
+    let batch: Vec<String> = (0..calls).map(|id| answer_line(id, 12)).collect();
+    std::fs::write(&answers, format!("[{}]\n", batch.join(","))).expect("answers");
+    let script = format!(
+        "head -n 1 >/dev/null; cat '{}'; exec cat >/dev/null",
+        answers.display()
+    );
+    let mut proxy = start(&[], &script);
+    let mut stdin = proxy.stdin.take().expect("stdin");
+    let requests: Vec<String> = (0..calls).map(call_line).collect();
+    writeln!(stdin, "[{}]", requests.join(",")).expect("write");
+    let mut line = String::new();
+    BufReader::new(proxy.stdout.as_mut().expect("stdout"))
+        .read_line(&mut line)
+        .expect("read");
+    assert!(
+        line.matches("[12]{id,name,role}:").count() == calls,
+        "every answer of the batch rewritten"
+    );
+    let ticks = cpu_ticks(proxy.id());
+    drop(stdin);
+    wait(&mut proxy, Duration::from_secs(30));
+    let _ = std::fs::remove_file(answers);
+    ticks
+}
+
+#[test]
+fn a_batch_costs_cpu_linear_in_its_size() {
+    // 100 times the answers: about 100 times the work, not 10 000 times.
+    let small = batch_cpu(40).max(1);
+    let large = batch_cpu(4000);
+    eprintln!("terse mcp CPU: {small} ticks for 40 answers, {large} for 4000");
+    assert!(
+        large < small * 100 * 4,
+        "4000 answers cost {large} ticks, 40 cost {small}"
+    );
+}
+
+/// An answer large enough that its rewrite takes a while.
+fn large_answer(id: usize) -> String {
+    answer_line(id, 60_000)
+}
+
+#[test]
+fn a_ping_reaches_the_server_while_a_large_result_is_rewritten() {
+    let (big, written, pinged) = (temp("ping-big"), temp("ping-written"), temp("ping-pinged"));
+    std::fs::write(&big, large_answer(1) + "\n").expect("answer");
+    let script = format!(
+        "head -n 1 >/dev/null; cat '{big}'; touch '{written}'; head -n 1 >/dev/null; touch '{pinged}'; \
+         echo '{{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{{}}}}'; exec cat >/dev/null",
+        big = big.display(),
+        written = written.display(),
+        pinged = pinged.display()
+    );
+    let mut proxy = start(&[], &script);
+    let mut stdin = proxy.stdin.take().expect("stdin");
+    let stdout = proxy.stdout.take().expect("stdout");
+    let arrived = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let arrived = arrived.clone();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            let first = lines.next().expect("a line").expect("read");
+            arrived.store(true, std::sync::atomic::Ordering::SeqCst);
+            let second = lines.next().expect("a line").expect("read");
+            (first, second)
+        })
+    };
+    writeln!(stdin, "{}", call_line(1)).expect("write");
+    while !written.exists() {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The server wrote the result; the proxy is rewriting it (it takes
+    // seconds: the ping is sent a little into it, as a client would).
+    std::thread::sleep(Duration::from_millis(300));
+    writeln!(
+        stdin,
+        "{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}}"
+    )
+    .expect("write");
+    while !pinged.exists() {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let result_first = arrived.load(std::sync::atomic::Ordering::SeqCst);
+    let (first, second) = reader.join().expect("reader");
+    assert!(
+        !result_first,
+        "the ping reached the server only after the rewrite ended"
+    );
+    // Each direction in order: the result, then the ping's answer.
+    assert!(first.contains("[60000]{id,name,role}:"), "a TOON result");
+    assert_eq!(second, "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}");
+    drop(stdin);
+    wait(&mut proxy, Duration::from_secs(30));
+    for file in [big, written, pinged] {
+        let _ = std::fs::remove_file(file);
+    }
+}
+
+#[test]
+fn the_last_answer_reaches_the_client_when_the_server_exits_at_once() {
+    let big = temp("exit-big");
+    std::fs::write(&big, large_answer(1) + "\n").expect("answer");
+    let script = format!("head -n 1 >/dev/null; cat '{}'; exit 0", big.display());
+    let mut proxy = start(&[], &script);
+    let mut stdin = proxy.stdin.take().expect("stdin");
+    writeln!(stdin, "{}", call_line(1)).expect("write");
+    let out = read_all(proxy.stdout.take());
+    assert_eq!(wait(&mut proxy, Duration::from_secs(60)).code(), Some(0));
+    assert!(out.ends_with("}\n"), "the whole answer");
+    assert!(out.contains("[60000]{id,name,role}:"), "rewritten");
+    let _ = std::fs::remove_file(big);
+}
+
+#[test]
+fn past_the_pending_limit_a_new_call_is_still_rewritten() {
+    let answer = temp("pending-answer");
+    std::fs::write(&answer, answer_line(5000, 3) + "\n").expect("answer");
+    let script = format!(
+        "i=0; while [ $i -lt 5001 ]; do IFS= read -r line; i=$((i+1)); done; \
+         cat '{}'; exec cat >/dev/null",
+        answer.display()
+    );
+    let mut proxy = start(&[], &script);
+    let mut stdin = proxy.stdin.take().expect("stdin");
+    // 5000 calls never answered, then one that is.
+    let calls: String = (0..=5000).map(|id| call_line(id) + "\n").collect();
+    stdin.write_all(calls.as_bytes()).expect("write");
+    let mut line = String::new();
+    BufReader::new(proxy.stdout.as_mut().expect("stdout"))
+        .read_line(&mut line)
+        .expect("read");
+    assert!(line.contains("[3]{id,name,role}:"), "{line}");
+    drop(stdin);
+    wait(&mut proxy, Duration::from_secs(30));
+    let stderr = read_all(proxy.stderr.take());
+    assert!(stderr.contains("the oldest is forgotten"), "{stderr}");
+    let _ = std::fs::remove_file(answer);
+}
+
+/// Whether a process is running (not gone, not a zombie) (Linux).
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(") ")
+            .next()
+            .is_some_and(|s| !s.starts_with('Z'))
+    })
+}
+
+#[test]
+fn nothing_the_server_started_outlives_the_proxy() {
+    let pid_file = temp("grandchild-pid");
+    // A grandchild that ignores the end of input (and SIGHUP), holding
+    // the server's stdout open.
+    let script = format!(
+        "trap '' HUP; sleep 300 & echo $! > '{}'; cat >/dev/null",
+        pid_file.display()
+    );
+    let mut proxy = start(&["--grace", "0.5"], &script);
+    let stdin = proxy.stdin.take().expect("stdin");
+    while std::fs::read_to_string(&pid_file).map_or(true, |pid| !pid.ends_with('\n')) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let pid = std::fs::read_to_string(&pid_file).expect("pid");
+    let pid = pid.trim();
+    assert!(running(pid));
+    drop(stdin);
+    assert_eq!(wait(&mut proxy, Duration::from_secs(20)).code(), Some(0));
+    let started = Instant::now();
+    while running(pid) && started.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let alive = running(pid);
+    if alive {
+        let _ = Command::new("kill").args(["-KILL", pid]).status();
+    }
+    assert!(!alive, "the grandchild {pid} outlived terse mcp");
+    let _ = std::fs::remove_file(pid_file);
 }

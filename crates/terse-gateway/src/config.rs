@@ -25,6 +25,7 @@ use crate::forwarded::TrustedProxies;
 use crate::mcp_access::McpAccess;
 use crate::server::ServerOptions;
 use crate::upstream::{Upstream, UpstreamError};
+use crate::urls::PublicOrigin;
 
 /// The largest config file read: a config of every key with hundreds of
 /// resources fits many times over.
@@ -86,7 +87,8 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 ///   `send_timeout`, `max_connections`, `max_concurrent_streams` (see
 ///   [`ServerOptions`]), `max_buffered_bytes` ([`memory_budget`](Self::memory_budget))
 ///   and `trusted_proxies` (a list of CIDR blocks, [`TrustedProxies`]);
-///   `preserve_host` (see [`Upstream::preserve_host`]). The upstream never
+///   `preserve_host` (see [`Upstream::preserve_host`]); `public_origin`
+///   (see [`Upstream::public_origin`]). The upstream never
 ///   sees the layer's `format_param`, `fields_param` and `prefer_header`
 ///   (see [`Consumed`]): a service that owns `?format=` keeps it by giving
 ///   the layer another name (`format_param = "terse_format"`).
@@ -111,10 +113,13 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 ///   (from `/`; required by the gateway, not by `terse mcp` on stdio),
 ///   `default_format`, `max_request_bytes`, `max_message_bytes`,
 ///   `max_output_bytes`, `format_argument`, `hint` (`"off"`,
-///   `"instructions"`, `"descriptions"`), `meta_counts`, and who may
-///   call it (DNS-rebinding protection, [`McpAccess`]): `allowed_hosts`
-///   and `allowed_origins` (by default loopback hosts only when the
-///   gateway listens on loopback, see [`mcp_access`](Self::mcp_access)); it shares
+///   `"instructions"`, `"descriptions"`), `meta_counts`, `verbatim_tools`
+///   (tool name patterns whose results are a file's content, never
+///   rewritten; default [`DEFAULT_VERBATIM_TOOLS`](tower_terse::mcp::DEFAULT_VERBATIM_TOOLS)),
+///   and who may call it (DNS-rebinding protection, [`McpAccess`]):
+///   `allowed_hosts` and `allowed_origins` (by default loopback hosts only
+///   when the gateway listens on loopback, see [`mcp_access`](Self::mcp_access));
+///   `default_format` is `"toon"` unless set (TOON where cheaper); it shares
 ///   `format_param`, `prefer_header` and `[layer.toon]` with the layer.
 /// - `[[mcp.tool]]`: one tool's `name`, and its `format` (`"json"` leaves
 ///   it alone) and/or compact lines for its results ([`McpTool`]): `list`
@@ -278,6 +283,8 @@ struct GatewaySection {
     trusted_proxies: Option<Spanned<Vec<String>>>,
     // What reaches the upstream: its own `Host` or the client's.
     preserve_host: Option<bool>,
+    // The origin of rewritten URLs instead of the client's `Host`.
+    public_origin: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -306,6 +313,7 @@ struct McpSection {
     format_argument: Option<bool>,
     hint: Option<Spanned<String>>,
     meta_counts: Option<bool>,
+    verbatim_tools: Option<Vec<String>>,
     // DNS-rebinding protection of the endpoint (see `McpAccess`).
     allowed_hosts: Option<Spanned<Vec<String>>>,
     allowed_origins: Option<Spanned<Vec<String>>>,
@@ -421,6 +429,11 @@ impl Checker<'_> {
         if let Some(list) = &g.trusted_proxies {
             if let Err(err) = TrustedProxies::new(list.get_ref().iter().map(String::as_str)) {
                 return self.error(list.span(), format!("`trusted_proxies`: {err}"));
+            }
+        }
+        if let Some(origin) = &g.public_origin {
+            if let Err(err) = origin.get_ref().parse::<PublicOrigin>() {
+                return self.error(origin.span(), format!("`public_origin`: {err}"));
             }
         }
         Ok(())
@@ -1009,6 +1022,11 @@ impl Config {
             Upstream::idle_timeout,
         );
         let upstream = set(upstream, g.preserve_host, Upstream::preserve_host);
+        let origin = g
+            .public_origin
+            .as_ref()
+            .and_then(|origin| origin.get_ref().parse().ok());
+        let upstream = set(upstream, origin, Upstream::public_origin);
         Ok(upstream
             .trusted_proxies(self.trusted_proxies())
             .consume(self.consumed()))
@@ -1069,7 +1087,8 @@ fn mcp_agent_layer(layer: McpLayer, keys: &McpSection) -> McpLayer {
     let layer = set(layer, keys.format_argument, McpLayer::format_argument);
     let hint = keys.hint.as_ref().and_then(|h| h.get_ref().parse().ok());
     let layer = set(layer, hint, McpLayer::hint);
-    set(layer, keys.meta_counts, McpLayer::meta_counts)
+    let layer = set(layer, keys.meta_counts, McpLayer::meta_counts);
+    set(layer, keys.verbatim_tools.clone(), McpLayer::verbatim_tools)
 }
 
 fn duration_of(value: &Option<Spanned<String>>) -> Option<Duration> {
@@ -1155,6 +1174,10 @@ mod tests {
         assert!(
             error("[gateway]\ntrusted_proxies = [\"10.0.0.0/8\", \"10.0.0.0/40\"]\n")
                 .starts_with("t.toml:2: `trusted_proxies`: \"10.0.0.0/40\"")
+        );
+        assert!(
+            error("[gateway]\npublic_origin = \"https://a\\\"b\"\n")
+                .starts_with("t.toml:2: `public_origin`: \"https://a\\\"b\"")
         );
     }
 

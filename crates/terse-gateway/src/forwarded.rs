@@ -6,7 +6,10 @@
 //! whatever it grants its internal network. So unless the peer is a proxy
 //! named in [`TrustedProxies`], every client-sent `X-Forwarded-*`,
 //! `Forwarded` and `X-Real-IP` is dropped and replaced by what the gateway
-//! saw itself.
+//! saw itself, and the other headers frameworks and libraries read a
+//! client's address from ([`CLIENT_ADDRESS`]) are dropped. Their
+//! underscore spellings (`X_Forwarded_For`) never get this far: see
+//! [`crate::remove_underscored`].
 
 use std::fmt;
 use std::net::IpAddr;
@@ -15,10 +18,29 @@ use std::str::FromStr;
 use http::header::{FORWARDED, HeaderName};
 use http::{HeaderMap, HeaderValue};
 
+use crate::headers::remove_matching;
+
 const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
 const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
 const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host");
 const X_REAL_IP: HeaderName = HeaderName::from_static("x-real-ip");
+
+/// The headers besides `X-Forwarded-*`, `Forwarded` and `X-Real-IP` that
+/// frameworks and libraries read a client's address from (Rails'
+/// `Client-IP`, the lists of Express's `request-ip` and PHP's usual
+/// `HTTP_*` checks, CDN headers), which only a trusted proxy may send.
+const CLIENT_ADDRESS: [HeaderName; 10] = [
+    HeaderName::from_static("true-client-ip"),
+    HeaderName::from_static("x-client-ip"),
+    HeaderName::from_static("x-cluster-client-ip"),
+    HeaderName::from_static("x-forwarded"),
+    HeaderName::from_static("client-ip"),
+    HeaderName::from_static("forwarded-for"),
+    HeaderName::from_static("cf-connecting-ip"),
+    HeaderName::from_static("fastly-client-ip"),
+    HeaderName::from_static("x-appengine-user-ip"),
+    HeaderName::from_static("x-original-forwarded-for"),
+];
 
 /// Most networks in a [`TrustedProxies`] list.
 pub const MAX_TRUSTED_PROXIES: usize = 256;
@@ -143,7 +165,8 @@ fn cidr(block: &str) -> Result<(IpAddr, u8), CidrError> {
 /// Sets the forwarding headers for a request from `client` (the peer)
 /// that asked for `host`. From a trusted proxy the client's chain is kept
 /// and the peer appended to `X-Forwarded-For`; from anyone else every
-/// forwarding header is replaced.
+/// forwarding header is replaced, and every [`CLIENT_ADDRESS`] header
+/// dropped.
 pub(crate) fn set_forwarded(
     headers: &mut HeaderMap,
     client: Option<IpAddr>,
@@ -152,13 +175,8 @@ pub(crate) fn set_forwarded(
 ) {
     let from_proxy = client.is_some_and(|ip| trusted.contains(ip));
     if !from_proxy {
-        let forged: Vec<HeaderName> = headers
-            .keys()
-            .filter(|name| name.as_str().starts_with("x-forwarded-"))
-            .cloned()
-            .chain([FORWARDED, X_REAL_IP])
-            .collect();
-        for name in forged {
+        remove_matching(headers, |name| name.starts_with("x-forwarded-"));
+        for name in [FORWARDED, X_REAL_IP].into_iter().chain(CLIENT_ADDRESS) {
             headers.remove(name);
         }
     }
@@ -210,6 +228,9 @@ mod tests {
         headers.insert("x-forwarded-user", HeaderValue::from_static("admin"));
         headers.insert(FORWARDED, HeaderValue::from_static("for=10.0.0.9"));
         headers.insert(X_REAL_IP, HeaderValue::from_static("10.0.0.9"));
+        for name in CLIENT_ADDRESS {
+            headers.insert(name, HeaderValue::from_static("10.6.6.6"));
+        }
         headers
     }
 
@@ -230,6 +251,9 @@ mod tests {
         assert_eq!(headers[X_REAL_IP], "127.0.0.1");
         assert!(!headers.contains_key("x-forwarded-user"));
         assert!(!headers.contains_key(FORWARDED));
+        for name in CLIENT_ADDRESS {
+            assert!(!headers.contains_key(&name), "{name}");
+        }
     }
 
     #[test]
@@ -241,6 +265,9 @@ mod tests {
         assert_eq!(headers[X_FORWARDED_PROTO], "https");
         assert_eq!(headers[X_REAL_IP], "10.0.0.9");
         assert_eq!(headers[FORWARDED], "for=10.0.0.9");
+        for name in CLIENT_ADDRESS {
+            assert_eq!(headers[&name], "10.6.6.6", "{name}");
+        }
     }
 
     #[test]

@@ -35,7 +35,8 @@
 //! 4. tower-http's decompression, so an upstream that compresses (gzip, br,
 //!    zstd, deflate), even unasked, still gets rewritten;
 //! 5. [`Upstream`], the forwarding itself over hyper-util's pooled client:
-//!    hop-by-hop headers dropped both ways, dot segments resolved,
+//!    `Host` validated, hop-by-hop and underscored headers dropped,
+//!    dot segments resolved,
 //!    forwarding headers replaced ([`TrustedProxies`]), the gateway's own
 //!    parameters and media types consumed ([`Consumed`]), `HEAD` sent as
 //!    `GET`, redirect and `Link` URLs pointed back at the gateway, timeouts
@@ -84,6 +85,7 @@ mod conn;
 mod consume;
 mod forwarded;
 mod headers;
+mod host;
 mod limits;
 mod log;
 mod mcp;
@@ -104,7 +106,7 @@ use tower_terse::{Terse, TerseLayer};
 pub use config::{Config, ConfigError};
 pub use consume::Consumed;
 pub use forwarded::{CidrError, MAX_TRUSTED_PROXIES, TrustedProxies};
-pub use headers::remove_hop_by_hop;
+pub use headers::{remove_hop_by_hop, remove_underscored};
 pub use log::{LogBody, RequestLog, RequestLogLayer};
 pub use mcp::{McpSplit, SplitFuture};
 pub use mcp_access::McpAccess;
@@ -112,6 +114,7 @@ pub use server::{ServerOptions, serve, shutdown_signal};
 pub use upstream::{
     BoxError, ClientAddr, IdleTimeout, Upstream, UpstreamBody, UpstreamError, UpstreamLatency,
 };
+pub use urls::{OriginError, PublicOrigin};
 
 /// The service [`gateway`] builds.
 ///

@@ -13,7 +13,7 @@ use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
-use tower_terse::{Fallback, Format, Outcome, is_json_media_type};
+use tower_terse::{Fallback, Format, Outcome, ResponseFormat, is_json_media_type};
 
 use crate::upstream::UpstreamLatency;
 
@@ -105,7 +105,12 @@ where
                 path,
                 status: response.status().as_u16(),
                 format,
-                fallback: outcome.and_then(|outcome| outcome.fallback),
+                // Set also where the layer did not read the body (a
+                // compressed one, the budget full).
+                fallback: response
+                    .extensions()
+                    .get::<ResponseFormat>()
+                    .and_then(|served| served.fallback),
                 tokens: outcome.and_then(|outcome| outcome.tokens),
                 upstream: response.extensions().get::<UpstreamLatency>().map(|l| l.0),
                 started,

@@ -322,31 +322,44 @@ impl AcceptErrors {
 
 /// Completes on SIGTERM or Ctrl-C (SIGINT): the `shutdown` of [`serve`].
 ///
+/// The handlers are installed when this is called, not when the future is
+/// first polled: a signal that comes between the two still stops the server
+/// cleanly. That matters most as PID 1 of a container, where a SIGTERM
+/// with no handler is ignored and the process is killed at the end of the
+/// grace period instead. Call it inside a tokio runtime.
+///
 /// ```no_run
 /// # #[tokio::main] async fn main() {
 /// terse_gateway::shutdown_signal().await;
 /// println!("stopping");
 /// # }
 /// ```
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{Signal, SignalKind, signal};
+        // A handler that cannot be installed never completes: the other may.
+        async fn received(signal: Option<Signal>) {
+            match signal {
+                Some(mut signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        }
+        let terminate = received(signal(SignalKind::terminate()).ok());
+        let interrupt = received(signal(SignalKind::interrupt()).ok());
+        async move {
+            tokio::select! {
+                () = terminate => {}
+                () = interrupt => {}
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
         }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
     }
 }

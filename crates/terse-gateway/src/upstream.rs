@@ -12,7 +12,7 @@ use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http::header::{ACCEPT_ENCODING, HOST};
+use http::header::{ACCEPT_ENCODING, CONTENT_LENGTH, HOST};
 use http::uri::{Authority, PathAndQuery, Scheme};
 use http::{HeaderValue, Method, Request, Response, StatusCode, Uri, Version};
 use http_body::{Body, Frame, SizeHint};
@@ -28,9 +28,10 @@ use tower_terse::ErrorEnvelope;
 
 use crate::consume::Consumed;
 use crate::forwarded::{TrustedProxies, set_forwarded};
-use crate::headers::remove_hop_by_hop;
+use crate::headers::{remove_hop_by_hop, remove_underscored};
+use crate::host::request_host;
 use crate::path;
-use crate::urls::Redirects;
+use crate::urls::{PublicOrigin, Redirects};
 
 /// A boxed error, as bodies carry them.
 ///
@@ -108,7 +109,9 @@ impl StdError for UpstreamError {}
 /// `Forwarded` and `X-Real-IP` (unless it is one of the
 /// [`trusted_proxies`](Self::trusted_proxies)) with `X-Forwarded-For`
 /// (from [`ClientAddr`]), `X-Real-IP`, `X-Forwarded-Proto` and
-/// `X-Forwarded-Host`, resolves `.` and `..` segments (a path climbing
+/// `X-Forwarded-Host` (and drops the other client-address headers, such
+/// as `True-Client-IP`, `X-Client-IP` and `Client-IP`), resolves `.` and
+/// `..` segments (a path climbing
 /// above `/` answers 400 `bad_request_path`), asks for
 /// `Accept-Encoding: identity` (the gateway compresses for its own
 /// clients), and joins the upstream's path prefix to the request's path
@@ -125,7 +128,15 @@ impl StdError for UpstreamError {}
 /// for a `HEAD`. Answers go to clients as HTTP/1.1 whatever the upstream
 /// speaks, and `Location`, `Content-Location` and `Link` URLs under the
 /// upstream's address point at the gateway's (the `Host` the client
-/// used); see [`preserve_host`](Self::preserve_host) for URLs in bodies.
+/// used, or the [`public_origin`](Self::public_origin)); see
+/// [`preserve_host`](Self::preserve_host) for URLs in bodies.
+///
+/// A request with more than one `Host`, a malformed one (not a host name
+/// or IP literal with an optional port), HTTP/1.1 without one, or an
+/// HTTP/2 `:authority` that is malformed or disagrees with `Host` answers
+/// 400 `bad_request_host` (RFC 9112 §3.2) and is not forwarded. Request
+/// headers with `_` in their names are dropped (see
+/// [`remove_underscored`](crate::remove_underscored)).
 ///
 /// An upstream that cannot be reached answers 502 `upstream_unavailable`;
 /// one that does not answer within the response timeout (or connect
@@ -146,6 +157,7 @@ pub struct Upstream {
     trusted_proxies: Arc<TrustedProxies>,
     consumed: Consumed,
     preserve_host: bool,
+    public_origin: Option<Arc<PublicOrigin>>,
 }
 
 impl fmt::Debug for Upstream {
@@ -158,6 +170,7 @@ impl fmt::Debug for Upstream {
             .field("idle_timeout", &self.idle_timeout)
             .field("consumed", &self.consumed)
             .field("preserve_host", &self.preserve_host)
+            .field("public_origin", &self.public_origin)
             .finish()
     }
 }
@@ -198,6 +211,7 @@ impl Upstream {
             trusted_proxies: Arc::default(),
             consumed: Consumed::default(),
             preserve_host: false,
+            public_origin: None,
         })
     }
 
@@ -280,8 +294,10 @@ impl Upstream {
     }
 
     /// The proxies in front of the gateway whose `X-Forwarded-*`,
-    /// `Forwarded` and `X-Real-IP` are kept (and `X-Forwarded-For`
-    /// appended to); from any other peer they are replaced. Default: none.
+    /// `Forwarded`, `X-Real-IP` and other client-address headers
+    /// (`True-Client-IP`, `X-Client-IP`, ...) are kept (and
+    /// `X-Forwarded-For` appended to); from any other peer they are
+    /// replaced or dropped. Default: none.
     ///
     /// ```
     /// let upstream = terse_gateway::Upstream::new("http://127.0.0.1:8000")?
@@ -321,6 +337,46 @@ impl Upstream {
     pub fn preserve_host(mut self, preserve: bool) -> Self {
         self.preserve_host = preserve;
         self
+    }
+
+    /// The origin clients reach the gateway at, used in rewritten
+    /// `Location`, `Content-Location` and `Link` URLs instead of `http://`
+    /// and the client's `Host` (behind a proxy that terminates TLS, say).
+    /// Default: none, the client's `Host`.
+    ///
+    /// ```
+    /// let upstream = terse_gateway::Upstream::new("http://127.0.0.1:8000")?
+    ///     .public_origin("https://api.example.com".parse()?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn public_origin(mut self, origin: PublicOrigin) -> Self {
+        self.public_origin = Some(Arc::new(origin));
+        self
+    }
+
+    /// Whether the upstream takes a TCP connection within `within`: what a
+    /// readiness probe asks before traffic is sent this way. The connection
+    /// is closed at once, with no request on it, so the probe costs the
+    /// upstream nothing it would log.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let service = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let upstream = terse_gateway::Upstream::new(&format!("http://{}", service.local_addr()?))?;
+    /// assert!(upstream.reachable(std::time::Duration::from_secs(1)).await);
+    /// # Ok(()) }
+    /// ```
+    pub async fn reachable(&self, within: Duration) -> bool {
+        // `host()` keeps an IPv6 literal's brackets; the resolver takes it bare.
+        let host = self.authority.host();
+        let host = host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(host);
+        let port = self.authority.port_u16().unwrap_or(80);
+        let connect = tokio::net::TcpStream::connect((host, port));
+        matches!(tokio::time::timeout(within, connect).await, Ok(Ok(_)))
     }
 
     /// The URI of `original` on the upstream: its path with dot segments
@@ -390,16 +446,18 @@ where
             Err(refusal) => return Box::pin(std::future::ready(Ok(refusal.into_http_response()))),
         };
         let client_addr = parts.extensions.get::<ClientAddr>().map(|c| c.0.ip());
-        let host = parts.headers.get(HOST).cloned().or_else(|| {
-            parts
-                .uri
-                .authority()
-                .and_then(|a| HeaderValue::from_str(a.as_str()).ok())
-        });
-        let redirects = host
-            .as_ref()
-            .and_then(|host| Redirects::new(self.authority.as_str(), &self.prefix, host));
+        let host = match request_host(&parts) {
+            Ok(host) => host,
+            Err(refusal) => return Box::pin(std::future::ready(Ok(refusal.into_http_response()))),
+        };
+        let redirects = Redirects::new(
+            self.authority.as_str(),
+            &self.prefix,
+            self.public_origin.as_deref(),
+            host.as_ref(),
+        );
         remove_hop_by_hop(&mut parts.headers);
+        remove_underscored(&mut parts.headers);
         self.consumed.headers(&mut parts.headers);
         set_forwarded(
             &mut parts.headers,
@@ -446,6 +504,15 @@ where
                 Ok(Ok(response)) => {
                     let (mut parts, body) = response.into_parts();
                     remove_hop_by_hop(&mut parts.headers);
+                    // A 304 has no body whatever length it names (the
+                    // 200's, RFC 9110 §8.6), and caches never take a length
+                    // from one (RFC 9111 §3.2). The server frames an answer
+                    // by its body, which the decompression around reports
+                    // as empty without saying it has ended: a declared
+                    // length would disagree with it.
+                    if parts.status == StatusCode::NOT_MODIFIED {
+                        parts.headers.remove(CONTENT_LENGTH);
+                    }
                     // The upstream's HTTP version is its own connection's:
                     // an HTTP/1.0 upstream must not make the gateway answer
                     // its clients in 1.0 and close their connections.

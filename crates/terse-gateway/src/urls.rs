@@ -2,37 +2,122 @@
 //! gateway (what nginx's `proxy_redirect default` does): a client cannot
 //! reach the upstream's address, or should not use it.
 
+use std::fmt;
+use std::str::FromStr;
+
 use http::header::{CONTENT_LOCATION, LINK, LOCATION};
 use http::{HeaderMap, HeaderValue};
 
+use crate::host::is_authority;
+
 /// The most `Link` header values rewritten; more pass as they are.
 const MAX_LINKS: usize = 64;
+
+/// The origin clients reach the gateway at, when it is not what their
+/// `Host` says (a TLS-terminating proxy in front, a name behind a load
+/// balancer): rewritten `Location`, `Content-Location` and `Link` URLs use
+/// it rather than `http://` and the client's `Host`.
+///
+/// `scheme://host[:port]`, the scheme `http` or `https`, the host a
+/// reg-name or IP literal; a trailing `/` is allowed, any other path,
+/// query, fragment or user info is not.
+///
+/// ```
+/// use terse_gateway::PublicOrigin;
+///
+/// let origin: PublicOrigin = "https://api.example.com/".parse()?;
+/// assert_eq!(origin.as_str(), "https://api.example.com");
+/// assert!("https://api.example.com/v1".parse::<PublicOrigin>().is_err());
+/// assert!("ftp://api.example.com".parse::<PublicOrigin>().is_err());
+/// assert!("https://a\"b".parse::<PublicOrigin>().is_err());
+/// # Ok::<(), terse_gateway::OriginError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublicOrigin(String);
+
+/// Why a [`PublicOrigin`] was refused.
+///
+/// ```
+/// let err = "nope".parse::<terse_gateway::PublicOrigin>().unwrap_err();
+/// assert!(err.to_string().contains("nope"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OriginError(String);
+
+impl fmt::Display for OriginError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OriginError {}
+
+impl PublicOrigin {
+    /// `scheme://host[:port]`, without a trailing `/`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl FromStr for PublicOrigin {
+    type Err = OriginError;
+
+    fn from_str(text: &str) -> Result<Self, OriginError> {
+        let refuse = || {
+            OriginError(format!(
+                "{text:?} is not an origin such as \"https://api.example.com\""
+            ))
+        };
+        let (scheme, rest) = text.split_once("://").ok_or_else(refuse)?;
+        if !(scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")) {
+            return Err(refuse());
+        }
+        let authority = rest.strip_suffix('/').unwrap_or(rest);
+        if !is_authority(authority.as_bytes()) {
+            return Err(refuse());
+        }
+        Ok(PublicOrigin(format!(
+            "{}://{authority}",
+            scheme.to_ascii_lowercase()
+        )))
+    }
+}
 
 /// Rewrites absolute URLs from one origin and path prefix to another.
 #[derive(Debug, Clone)]
 pub(crate) struct Redirects {
     /// `http://host:port/prefix`, the upstream as configured.
     from: String,
-    /// `http://host:port`, the gateway as the client named it.
+    /// `http://host:port`, the gateway as the client named it (or its
+    /// public origin).
     to: String,
 }
 
 impl Redirects {
     /// From the upstream's `authority` and `prefix` to the gateway at
-    /// `host` (the `Host` the client sent).
-    pub(crate) fn new(authority: &str, prefix: &str, host: &HeaderValue) -> Option<Self> {
-        let host = host.to_str().ok()?;
-        // A `Host` with anything but a host and port is not used in a URL.
-        if host.is_empty()
-            || host
-                .bytes()
-                .any(|b| matches!(b, b'/' | b'?' | b'#' | b'@' | b'\\' | b' ' | b'<' | b'>'))
-        {
-            return None;
-        }
+    /// `origin`, or else at `host` (the client's, validated by
+    /// [`crate::host::request_host`]); `None` with neither.
+    pub(crate) fn new(
+        authority: &str,
+        prefix: &str,
+        origin: Option<&PublicOrigin>,
+        host: Option<&HeaderValue>,
+    ) -> Option<Self> {
+        let to = match origin {
+            Some(origin) => origin.as_str().to_owned(),
+            None => {
+                let host = host?;
+                // Validated before, and checked again here: a `Host` with
+                // anything but a host and port never goes into a URL.
+                if !is_authority(host.as_bytes()) {
+                    return None;
+                }
+                format!("http://{}", host.to_str().ok()?)
+            }
+        };
         Some(Redirects {
             from: format!("http://{authority}{prefix}"),
-            to: format!("http://{host}"),
+            to,
         })
     }
 
@@ -119,7 +204,8 @@ mod tests {
         Redirects::new(
             "127.0.0.1:8000",
             prefix,
-            &HeaderValue::from_static("gw.local:3000"),
+            None,
+            Some(&HeaderValue::from_static("gw.local:3000")),
         )
         .unwrap()
     }
@@ -177,6 +263,30 @@ mod tests {
                 "<broken"
             ]
         );
-        assert!(Redirects::new("a:1", "", &HeaderValue::from_static("evil/x")).is_none());
+        for evil in ["evil/x", "a\"b", "a b", "u@h"] {
+            let host = HeaderValue::from_static(evil);
+            assert!(Redirects::new("a:1", "", None, Some(&host)).is_none());
+        }
+    }
+
+    #[test]
+    fn a_public_origin_replaces_the_host() {
+        let origin: PublicOrigin = "HTTPS://api.example.com:8443".parse().unwrap();
+        let host = HeaderValue::from_static("internal:3000");
+        let r = Redirects::new("127.0.0.1:8000", "", Some(&origin), Some(&host)).unwrap();
+        assert_eq!(
+            r.url("http://127.0.0.1:8000/a").as_deref(),
+            Some("https://api.example.com:8443/a")
+        );
+        assert!(Redirects::new("127.0.0.1:8000", "", Some(&origin), None).is_some());
+        for bad in [
+            "api.example.com",
+            "https://",
+            "https://a/b",
+            "https://u@a",
+            "https://a?x",
+        ] {
+            assert!(bad.parse::<PublicOrigin>().is_err(), "{bad}");
+        }
     }
 }

@@ -18,6 +18,13 @@ pub fn expand(checked: &Checked, shape: Option<(Ident, TokenStream)>) -> TokenSt
         .as_ref()
         .map(|plural| quote!(.with_plural(#plural)));
     let id_key = &checked.id_key;
+    let list_key = checked.list.as_ref().map(|key| {
+        quote! {
+            fn list_key() -> ::std::option::Option<&'static str> {
+                ::std::option::Option::Some(#key)
+            }
+        }
+    });
     let source = &checked.source;
     let segments = checked.ast.segments.iter().map(segment);
     // Spanned on the type's name so a missing `Serialize` is reported there.
@@ -54,6 +61,8 @@ pub fn expand(checked: &Checked, shape: Option<(Ident, TokenStream)>) -> TokenSt
                 fn id_key() -> &'static str {
                     #id_key
                 }
+
+                #list_key
 
                 fn template() -> ::std::option::Option<&'static #compact::Template> {
                     ::std::option::Option::Some(template())

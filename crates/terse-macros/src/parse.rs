@@ -20,6 +20,8 @@ pub struct Input {
     pub noun: Option<LitStr>,
     pub plural: Option<LitStr>,
     pub line: Option<LitStr>,
+    /// `list = "tickets"`: the one key an object body's records sit under.
+    pub list: Option<LitStr>,
     /// Type keys written, valid or not, so a bad value is not also reported
     /// as missing.
     pub seen: Vec<String>,
@@ -40,7 +42,7 @@ pub struct Field {
     pub flatten: bool,
 }
 
-const TYPE_KEYS: &[&str] = &["noun", "plural", "line"];
+const TYPE_KEYS: &[&str] = &["noun", "plural", "line", "list"];
 
 pub fn parse(input: &DeriveInput, errors: &mut Errors) -> Option<Input> {
     let named = match &input.data {
@@ -88,6 +90,7 @@ pub fn parse(input: &DeriveInput, errors: &mut Errors) -> Option<Input> {
         noun: None,
         plural: None,
         line: None,
+        list: None,
         seen: Vec::new(),
         fields: Vec::new(),
     };
@@ -153,12 +156,13 @@ fn type_attribute(attr: &Attribute, parsed: &mut Input, errors: &mut Errors) {
             "noun" => &mut parsed.noun,
             "plural" => &mut parsed.plural,
             "line" => &mut parsed.line,
+            "list" => &mut parsed.list,
             _ => {
                 let hint = if key == "id" {
                     "`#[compact(id)]` goes on the id field".to_owned()
                 } else {
                     did_you_mean(&key, TYPE_KEYS)
-                        .unwrap_or_else(|| "expected `noun`, `plural` or `line`".to_owned())
+                        .unwrap_or_else(|| "expected `noun`, `plural`, `line` or `list`".to_owned())
                 };
                 errors.at(
                     meta.path.span(),
@@ -202,7 +206,7 @@ fn field_attribute(attr: &Attribute, field: &mut Field, errors: &mut Errors) {
         }
         let key = path_text(&meta);
         let hint = if TYPE_KEYS.contains(&key.as_str()) {
-            "`noun`, `plural` and `line` go on the type".to_owned()
+            "`noun`, `plural`, `line` and `list` go on the type".to_owned()
         } else {
             did_you_mean(&key, &["id"]).unwrap_or_else(|| "expected `id`".to_owned())
         };

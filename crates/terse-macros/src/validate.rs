@@ -14,6 +14,8 @@ pub struct Checked {
     pub ident: Ident,
     pub noun: String,
     pub plural: Option<String>,
+    /// The key the list of an object body sits under, when set.
+    pub list: Option<String>,
     /// The template as written.
     pub source: String,
     /// The parsed template, with every field path rewritten to JSON names.
@@ -56,6 +58,9 @@ pub fn validate(input: &Input, errors: &mut Errors) -> Option<Checked> {
     if let Some(plural) = &input.plural {
         non_empty(plural, "plural", errors);
     }
+    if let Some(list) = &input.list {
+        list_key(list, errors);
+    }
     let line = input
         .line
         .as_ref()
@@ -66,10 +71,25 @@ pub fn validate(input: &Input, errors: &mut Errors) -> Option<Checked> {
         ident: input.ident.clone(),
         noun: noun?.value(),
         plural: input.plural.as_ref().map(LitStr::value),
+        list: input.list.as_ref().map(LitStr::value),
         source: line?.value(),
         ast: ast?,
         id_key: id_key?,
     })
+}
+
+/// A list key is one JSON key: not empty, and not a dotted path (a list is
+/// looked for at the top of the body only).
+fn list_key(lit: &LitStr, errors: &mut Errors) {
+    if !non_empty(lit, "list", errors) {
+        return;
+    }
+    if lit.value().contains('.') {
+        errors.at(
+            lit.span(),
+            "`list` is one key of the body's top object, as in `list = \"tickets\"`, not a path",
+        );
+    }
 }
 
 fn non_empty(lit: &LitStr, key: &str, errors: &mut Errors) -> bool {
@@ -131,17 +151,21 @@ fn id_key(input: &Input, errors: &mut Errors) -> Option<String> {
 
 fn template(lit: &LitStr, input: &Input, errors: &mut Errors) -> Option<Ast> {
     let source = lit.value();
-    let mut ast = match terse_template::parse(&source) {
+    // Every syntax error of the template in one build, each pointing into
+    // the string where the compiler allows.
+    let mut ast = match terse_template::parse_all(&source) {
         Ok(ast) => ast,
-        Err(error) => {
-            errors.at(
-                span_in(lit, error.span()),
-                format_args!(
-                    "invalid template at column {}: {}",
-                    error.column(),
-                    error.message()
-                ),
-            );
+        Err(found) => {
+            for error in found {
+                errors.at(
+                    span_in(lit, error.span()),
+                    format_args!(
+                        "invalid template at column {}: {}",
+                        error.column(),
+                        error.message()
+                    ),
+                );
+            }
             return None;
         }
     };
@@ -265,6 +289,19 @@ mod tests {
                 Vec::new()
             }
         }
+    }
+
+    #[test]
+    fn every_syntax_error_of_a_template_is_reported_at_once() {
+        assert_eq!(
+            check("{title|uper} } {} {id"),
+            [
+                "invalid template at column 8: unknown filter `uper`; did you mean `upper`?",
+                "invalid template at column 14: unmatched `}`; write `}}` for a literal brace",
+                "invalid template at column 16: empty placeholder; name a field, as in `{id}`, or write `{{` for a literal brace",
+                "invalid template at column 19: placeholder `{` is never closed",
+            ]
+        );
     }
 
     #[test]

@@ -35,7 +35,7 @@ mod suggest;
 pub use ast::{Ast, Filter, FilterKind, Placeholder, Segment};
 pub use error::ParseError;
 pub use filters::{FILTER_NAMES, FilterArg, filter_arg};
-pub use parse::{MAX_NESTING, MAX_TEMPLATE_BYTES, parse};
+pub use parse::{MAX_NESTING, MAX_TEMPLATE_BYTES, parse, parse_all};
 pub use suggest::{closest, edit_distance};
 
 /// The JSON key a record's id is read from when nothing names another: the

@@ -50,6 +50,29 @@ pub const MAX_NESTING: usize = 32;
 /// problem found; a template longer than [`MAX_TEMPLATE_BYTES`] or with
 /// groups nested deeper than [`MAX_NESTING`] is an error too.
 pub fn parse(src: &str) -> Result<Ast, ParseError> {
+    parse_all(src).map_err(|mut errors| errors.swap_remove(0))
+}
+
+/// Parses a template, reporting every problem found rather than the first:
+/// after a bad placeholder the parser goes on after its `}`, after a stray
+/// `}` or a control character after that character, so one pass over a
+/// template names all that is wrong with it.
+///
+/// ```
+/// use terse_template::parse_all;
+///
+/// let errors = parse_all("{title|uper} } {}\t{id").unwrap_err();
+/// let columns: Vec<usize> = errors.iter().map(|e| e.column()).collect();
+/// assert_eq!(columns, [8, 14, 16, 18, 19]);
+/// assert!(errors[0].message().contains("did you mean `upper`"));
+/// assert!(parse_all("{title} {? @{room}}").is_ok());
+/// ```
+///
+/// # Errors
+///
+/// Every [`ParseError`] found, in the order of the template, at least one;
+/// past [`MAX_TEMPLATE_BYTES`] or [`MAX_NESTING`] parsing stops there.
+pub fn parse_all(src: &str) -> Result<Ast, Vec<ParseError>> {
     if src.len() > MAX_TEMPLATE_BYTES {
         // Point at the character that crosses the bound.
         let mut at = MAX_TEMPLATE_BYTES;
@@ -57,23 +80,33 @@ pub fn parse(src: &str) -> Result<Ast, ParseError> {
             at -= 1;
         }
         let end = src[at..].chars().next().map_or(at, |c| at + c.len_utf8());
-        return Err(ParseError::new(
+        return Err(vec![ParseError::new(
             src,
             at..end,
             format!(
                 "the template is {} bytes long; templates are at most {MAX_TEMPLATE_BYTES} bytes",
                 src.len()
             ),
-        ));
+        )]);
     }
-    let mut parser = Parser { src, pos: 0 };
-    let segments = parser.segments()?;
-    Ok(Ast { segments })
+    let mut parser = Parser {
+        src,
+        pos: 0,
+        errors: Vec::new(),
+    };
+    let segments = parser.segments();
+    if parser.errors.is_empty() {
+        Ok(Ast { segments })
+    } else {
+        Err(parser.errors)
+    }
 }
 
 struct Parser<'a> {
     src: &'a str,
     pos: usize,
+    /// What is wrong so far; the parse goes on past each.
+    errors: Vec<ParseError>,
 }
 
 impl Parser<'_> {
@@ -116,19 +149,21 @@ impl Parser<'_> {
     }
 
     /// The template's segments. Open groups wait on a stack of their own,
-    /// each with where its `{?` is and the segments before it.
-    fn segments(&mut self) -> Result<Vec<Segment>, ParseError> {
+    /// each with where its `{?` is and the segments before it. Errors go to
+    /// `self.errors` and the parse goes on past them.
+    fn segments(&mut self) -> Vec<Segment> {
         let mut open: Vec<(usize, Vec<Segment>)> = Vec::new();
         let mut segments = Vec::new();
         let mut text = String::new();
         loop {
             let Some(c) = self.peek() else {
                 if let Some(&(start, _)) = open.last() {
-                    return Err(self.error(
+                    let error = self.error(
                         start,
                         start + 2,
                         "optional group `{?` is never closed; end it with `}`",
-                    ));
+                    );
+                    self.errors.push(error);
                 }
                 break;
             };
@@ -146,34 +181,50 @@ impl Parser<'_> {
                     let start = self.pos;
                     if self.peek_second() == Some('?') {
                         if open.len() == MAX_NESTING {
-                            return Err(self.error(
+                            // Nothing past it is read: the nesting stays
+                            // bounded whatever follows.
+                            let error = self.error(
                                 start,
                                 start + 2,
                                 format!(
                                     "optional groups nested more than {MAX_NESTING} deep; \
                                      flatten the template"
                                 ),
-                            ));
+                            );
+                            self.errors.push(error);
+                            break;
                         }
                         self.pos += 2;
                         open.push((start, std::mem::take(&mut segments)));
                     } else {
                         self.pos += 1;
-                        segments.push(Segment::Value(self.placeholder(start)?));
+                        match self.placeholder(start) {
+                            Ok(placeholder) => segments.push(Segment::Value(placeholder)),
+                            Err(error) => {
+                                self.errors.push(error);
+                                self.skip_past_placeholder();
+                            }
+                        }
                     }
                 }
                 '}' => {
                     let Some((_, outer)) = open.pop() else {
-                        return Err(
-                            self.error_here("unmatched `}`; write `}}` for a literal brace")
-                        );
+                        let error =
+                            self.error_here("unmatched `}`; write `}}` for a literal brace");
+                        self.errors.push(error);
+                        self.pos += 1;
+                        continue;
                     };
                     self.pos += 1;
                     flush(&mut text, &mut segments);
                     let inner = std::mem::replace(&mut segments, outer);
                     segments.push(Segment::Optional(inner));
                 }
-                c if is_forbidden(c) => return Err(self.control_error(c)),
+                c if is_forbidden(c) => {
+                    let error = self.control_error(c);
+                    self.errors.push(error);
+                    self.pos += c.len_utf8();
+                }
                 c => {
                     self.pos += c.len_utf8();
                     text.push(c);
@@ -181,7 +232,22 @@ impl Parser<'_> {
             }
         }
         flush(&mut text, &mut segments);
-        Ok(segments)
+        segments
+    }
+
+    /// After a bad placeholder: on past its `}`, or to the end of the
+    /// template, or to the next `{` when a new one starts first.
+    fn skip_past_placeholder(&mut self) {
+        while let Some(c) = self.peek() {
+            match c {
+                '}' => {
+                    self.pos += 1;
+                    return;
+                }
+                '{' => return,
+                c => self.pos += c.len_utf8(),
+            }
+        }
     }
 
     /// A placeholder whose `{` is at `open`; `self.pos` is just after it.

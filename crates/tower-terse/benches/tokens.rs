@@ -13,6 +13,12 @@
 //! what a scan that does next to nothing per byte costs. After the run the
 //! throughputs and the ratio of the two are printed from criterion's own
 //! estimates, so the figures hold up on a busy machine.
+//!
+//! With `exact-tokens` (the default) the two exact counters are measured
+//! too, `tokens::exact` and `bpe-openai`, on the JSON and on adversarial
+//! texts of 1 MB that make one long tokenizer piece each (one letter, spaces,
+//! punctuation, CJK) or many short ones (digits); their throughputs are
+//! printed as ratios to the same memchr baseline.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -58,10 +64,30 @@ fn inputs() -> Vec<Input> {
     ]
 }
 
+/// Texts that make long pieces (or a flood of short ones) for an exact
+/// counter: 1 MB each.
+fn adversarial() -> Vec<Input> {
+    const SIZE: usize = 1 << 20;
+    let run = |name: &'static str, unit: &str| Input {
+        name,
+        texts: vec![unit.repeat(SIZE / unit.len()).into_bytes()],
+    };
+    vec![
+        run("letter_1m", "a"),
+        run("digits_1m", "7"),
+        run("spaces_1m", " "),
+        run("punct_1m", "!"),
+        run("cjk_1m", "用"),
+    ]
+}
+
 fn bench(c: &mut Criterion, input: &Input) {
     let texts = &input.texts;
     let mut group = c.benchmark_group(format!("{GROUP}/{}", input.name));
     group.throughput(Throughput::Bytes(input.bytes() as u64));
+    if input.name.ends_with("_1m") {
+        group.sample_size(10);
+    }
     group.bench_function("memchr_baseline", |b| {
         b.iter(|| {
             texts
@@ -84,11 +110,22 @@ fn bench(c: &mut Criterion, input: &Input) {
             .iter()
             .map(|t| String::from_utf8_lossy(t).into_owned())
             .collect();
+        // Built before timing: the linear encoder builds its tables on the
+        // first text with a long piece.
+        tower_terse::tokens::exact(&"a".repeat(100));
         group.bench_function("exact", |b| {
             b.iter(|| {
                 strings
                     .iter()
                     .map(|s| tower_terse::tokens::exact(black_box(s)))
+                    .sum::<usize>()
+            })
+        });
+        group.bench_function("bpe_openai", |b| {
+            b.iter(|| {
+                strings
+                    .iter()
+                    .map(|s| bpe_openai::o200k_base().count(black_box(s.as_str())))
                     .sum::<usize>()
             })
         });
@@ -140,20 +177,26 @@ fn summarise(inputs: &[Input]) {
             rate(baseline),
             baseline / estimate,
         );
-        if let Some(exact) = mean_ns(&dir, input.name, "exact") {
-            println!(
-                "{:<10} exact: {:.1} MB/s; estimate is {:.0}x faster",
-                "",
-                rate(exact) * 1000.0,
-                exact / estimate
-            );
+        for counter in ["exact", "bpe_openai"] {
+            if let Some(ns) = mean_ns(&dir, input.name, counter) {
+                println!(
+                    "{:<10} {counter}: {:.1} MB/s, {:.4}x memchr; estimate is {:.0}x faster",
+                    "",
+                    rate(ns) * 1000.0,
+                    baseline / ns,
+                    ns / estimate
+                );
+            }
         }
     }
     println!("ratio = estimate's throughput / the memchr baseline's, over the same bytes");
 }
 
 fn main() {
-    let inputs = inputs();
+    let mut inputs = inputs();
+    if cfg!(feature = "exact-tokens") {
+        inputs.extend(adversarial());
+    }
     let mut c = Criterion::default().configure_from_args();
     for input in &inputs {
         bench(&mut c, input);

@@ -172,6 +172,19 @@ for choice in range(4):
     for size in (1, 7, 64, 255):
         (out / f"session-{choice}-{size}").write_bytes(bytes([choice, size]) + client + b"\0" + server)
         count += 1
+# Batches: many calls in one line, cancellations, a refused format, and
+# their answers in one batch line, out of order, with strangers between.
+calls = [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "list_events", "arguments": {"format": ["toon", "compact", "xml", "json"][i % 4]}}} for i in range(40)]
+cancel = [{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": i}} for i in range(0, 40, 5)]
+answers = [{"jsonrpc": "2.0", "id": i, "result": {"content": [{"type": "text", "text": json.dumps(events)}]}} for i in reversed(range(45))]
+answers.insert(3, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 6}})
+answers.insert(9, {"jsonrpc": "2.0", "id": 8, "error": {"code": -1, "message": "no"}})
+batch_client = line(calls) + line(cancel)
+batch_server = line(answers)
+for choice in range(4):
+    for size in (3, 255):
+        (out / f"batch-{choice}-{size}").write_bytes(bytes([choice, size]) + batch_client + b"\0" + batch_server)
+        count += 1
 print(f"{count} mcp_stdio seeds")
 PY
 for file in "$here/regressions/mcp_stdio"/*; do

@@ -110,7 +110,7 @@ pub use format::{Format, UnknownFormat};
 pub use middleware::{ResponseFuture, Terse, TerseBody, TerseLayer};
 pub use passthrough::Passthrough;
 pub use render::public::{render, render_json, render_json_with};
-pub use render::{Fallback, Outcome, is_identity_coding, is_json_media_type};
+pub use render::{Fallback, Outcome, ResponseFormat, is_identity_coding, is_json_media_type};
 pub use settings::{RouteSettings, Settings, ToonSettings};
 
 /// The TOON codec the layers write with: encoding, decoding and their

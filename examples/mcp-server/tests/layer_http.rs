@@ -143,8 +143,8 @@ async fn the_rmcp_server_answers_toon_over_event_streams_and_json() {
             json!({"city": "Oslo", "days": 3}),
         );
         let own_answer = own.post(&weather, None).await;
-        let plain_answer = through.post(&weather, None).await;
-        // Without a format: the server's bytes, headers but the session's alike.
+        let plain_answer = through.post(&weather, Some("json")).await;
+        // JSON asked: the server's bytes, headers but the session's alike.
         assert_eq!(plain_answer.body, own_answer.body);
         assert_eq!(
             plain_answer.headers.get("content-type"),
@@ -324,8 +324,11 @@ async fn only_json_text_blocks_of_tool_results_change() {
         let got = through(router.clone(), &request, Some("toon")).await;
         assert_eq!(got.body, rewritten, "{content_type}");
         assert_eq!(got.headers["mcp-session-id"], "s-1");
-        let got = through(router.clone(), &request, None).await;
+        let got = through(router.clone(), &request, Some("json")).await;
         assert_eq!(got.body, body, "{content_type}");
+        // Nothing asked: TOON where cheaper, the default.
+        let got = through(router.clone(), &request, None).await;
+        assert_eq!(got.body, rewritten, "{content_type}");
         // Another id, a notification, another method: untouched.
         for other in [
             call(json!(4), "list_users", json!({})),

@@ -11,9 +11,12 @@
 //!
 //! Lifecycle (see [`child`]): when the client closes stdin, the server's
 //! stdin is closed, it gets a grace period to exit, then SIGTERM, then
-//! SIGKILL; when the server exits, the proxy sends on what it wrote and
-//! exits with its status (128 + the signal for a server killed by one);
-//! SIGINT, SIGTERM and SIGHUP are forwarded to it.
+//! SIGKILL; when the server exits, the proxy sends on what it wrote (a
+//! rewrite in flight is waited for, up to `--drain`) and exits with its
+//! status (128 + the signal for a server killed by one); SIGINT, SIGTERM
+//! and SIGHUP are forwarded to it. The server runs in a process group of
+//! its own: signals, SIGTERM and the final SIGKILL reach every process in
+//! it, so nothing the server started outlives the proxy.
 
 pub mod child;
 pub mod relay;
@@ -34,7 +37,8 @@ pub struct Args {
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// The format of tool results when a call names none (default:
-    /// `default_format` under `[mcp]`, else json).
+    /// `default_format` under `[mcp]`, else toon: TOON where it costs fewer
+    /// tokens, JSON otherwise); `json` leaves every result untouched.
     #[arg(long, value_parser = parse_format)]
     pub format: Option<Format>,
     /// Offer agents a `format` argument on every tool (stripped before the
@@ -45,6 +49,10 @@ pub struct Args {
     /// after SIGTERM, before it is killed.
     #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
     pub grace: f64,
+    /// The most seconds the proxy waits, once the server exited, for its
+    /// last answers to be rewritten and reach the client.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub drain: f64,
     /// The MCP server to run, and its arguments.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
@@ -64,7 +72,10 @@ pub fn run(args: &Args) -> ExitCode {
         Ok(layer) => layer,
         Err(message) => return fail(&message),
     };
-    let grace = Duration::try_from_secs_f64(args.grace).unwrap_or(Duration::from_secs(5));
+    let timing = child::Timing {
+        grace: Duration::try_from_secs_f64(args.grace).unwrap_or(Duration::from_secs(5)),
+        drain: Duration::try_from_secs_f64(args.drain).unwrap_or(Duration::from_secs(30)),
+    };
     // Warnings only unless `RUST_LOG` says otherwise: stdout is the MCP channel.
     crate::logging::init("warn");
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -76,7 +87,7 @@ pub fn run(args: &Args) -> ExitCode {
         Err(err) => return fail(&format!("cannot start the runtime: {err}")),
     };
     let session = Session::new(&layer);
-    let code = runtime.block_on(child::run(&args.command, session, grace));
+    let code = runtime.block_on(child::run(&args.command, session, timing));
     // Standard input is read on a blocking thread that cannot be cancelled.
     runtime.shutdown_background();
     match code {

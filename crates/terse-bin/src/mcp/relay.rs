@@ -1,7 +1,14 @@
 //! One direction of the stdio relay: newline-framed messages read with a
-//! bounded line, rewritten through the shared session, written in order.
+//! bounded line, rewritten through the session, written in order.
+//!
+//! The two directions share one [`Session`] (its clones are the same
+//! session) and never wait on each other: the session locks its table of
+//! waiting requests only to note or take an entry, never across a
+//! rewrite, so a ping from the client reaches the server while a large
+//! result is still being rewritten on its way to the client.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tower_terse::mcp::{Lines, OFFLOAD_BYTES, Piece, Session};
@@ -18,15 +25,9 @@ pub enum Direction {
     ToClient,
 }
 
-/// The session both directions share.
-pub type Shared = Arc<Mutex<Session>>;
-
-fn lock(session: &Shared) -> MutexGuard<'_, Session> {
-    // A panic elsewhere while holding it leaves plain data behind.
-    session
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
+/// Whether a relay holds bytes it read and has not written yet (a
+/// rewrite in flight): the drain waits for it.
+pub type Busy = Arc<AtomicBool>;
 
 /// A piece of the stream, owned, to hand to an `await`.
 enum Owned {
@@ -37,20 +38,21 @@ enum Owned {
 /// Relays `from` to `to` until `from` ends, lines of at most `limit` bytes
 /// read and rewritten, longer ones passed through as they come. A writer
 /// that fails (the reader went away) stops the writing but not the
-/// reading, so the other side never blocks on a full pipe. Gives whether
-/// every byte was written.
+/// reading, so the other side never blocks on a full pipe. `busy` is set
+/// from a read until what it read is written. Gives whether every byte
+/// was written.
 pub async fn relay<R, W>(
     mut from: R,
     mut to: W,
-    session: Shared,
+    session: Session,
     direction: Direction,
-    limit: usize,
+    busy: Busy,
 ) -> bool
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let mut lines = Lines::new(limit);
+    let mut lines = Lines::new(session.max_message_bytes());
     let mut buffer = vec![0; CHUNK];
     let mut writing = true;
     loop {
@@ -58,6 +60,7 @@ where
             Ok(0) | Err(_) => break,
             Ok(read) => read,
         };
+        busy.store(true, Ordering::SeqCst);
         let mut pieces = Vec::new();
         lines.feed(&buffer[..read], &mut |piece| pieces.push(owned(piece)));
         for piece in pieces {
@@ -68,6 +71,7 @@ where
         if writing && !lines.passing() {
             writing = to.flush().await.is_ok();
         }
+        busy.store(false, Ordering::SeqCst);
     }
     let mut tail = Vec::new();
     lines.finish(&mut |piece| tail.push(owned(piece)));
@@ -92,7 +96,7 @@ fn owned(piece: Piece<'_>) -> Owned {
 async fn write<W: AsyncWrite + Unpin>(
     to: &mut W,
     piece: Owned,
-    session: &Shared,
+    session: &Session,
     direction: Direction,
 ) -> bool {
     let mut line = match piece {
@@ -107,20 +111,21 @@ async fn write<W: AsyncWrite + Unpin>(
 }
 
 /// The line rewritten, or `None` to send it as it came (not UTF-8, not a
-/// message the session rewrites). A long server line is rewritten on
-/// tokio's blocking pool, so a large tool result never stalls a worker.
-async fn rewrite(line: &[u8], session: &Shared, direction: Direction) -> Option<String> {
+/// message the session rewrites). A long line is read on tokio's blocking
+/// pool, so a large tool result never stalls a worker.
+async fn rewrite(line: &[u8], session: &Session, direction: Direction) -> Option<String> {
     let text = std::str::from_utf8(line).ok()?;
-    match direction {
-        Direction::ToServer => lock(session).client_message(text),
-        Direction::ToClient if line.len() < OFFLOAD_BYTES => lock(session).server_message(text),
-        Direction::ToClient => {
-            let text = text.to_owned();
-            let session = session.clone();
-            tokio::task::spawn_blocking(move || lock(&session).server_message(&text))
-                .await
-                .ok()
-                .flatten()
-        }
+    let read = move |session: &Session, text: &str| match direction {
+        Direction::ToServer => session.client_message(text),
+        Direction::ToClient => session.server_message(text),
+    };
+    if line.len() < OFFLOAD_BYTES {
+        return read(session, text);
     }
+    let text = text.to_owned();
+    let session = session.clone();
+    tokio::task::spawn_blocking(move || read(&session, &text))
+        .await
+        .ok()
+        .flatten()
 }

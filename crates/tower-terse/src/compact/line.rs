@@ -91,6 +91,16 @@ pub trait CompactLine: DeserializeOwned {
         super::DEFAULT_ID_KEY
     }
 
+    /// The one key the records of an object body sit under
+    /// (`{"tickets": [...]}`), instead of the layer's list keys; the
+    /// derive's `#[compact(list = "tickets")]`. `None` (the default) looks
+    /// under the layer's list keys. See [`CompactResource::with_list_key`].
+    ///
+    /// [`CompactResource::with_list_key`]: super::CompactResource::with_list_key
+    fn list_key() -> Option<&'static str> {
+        None
+    }
+
     /// The template this type's lines are rendered from, when it has one:
     /// the derive's `line`. `None` (the default) for lines written by hand.
     ///

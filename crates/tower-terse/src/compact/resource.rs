@@ -64,12 +64,13 @@ impl CompactResource {
         }
     }
 
-    /// The resource a [`CompactLine`] type describes.
+    /// The resource a [`CompactLine`] type describes, with its id key and
+    /// list key (`#[compact(id)]`, `#[compact(list = "...")]`).
     pub fn of<T: CompactLine>() -> Self {
         CompactResource {
             noun: T::noun(),
             id_key: Cow::Borrowed(T::id_key()),
-            list_key: None,
+            list_key: T::list_key().map(Cow::Borrowed),
             total_key: None,
             render: Render::Typed {
                 type_name: std::any::type_name::<T>(),

@@ -8,6 +8,11 @@ use std::str::FromStr;
 /// `/files/{*rest}`. Parameters are whole segments; `{*name}` (last only)
 /// matches the rest of the path; `{{` and `}}` are literal braces.
 ///
+/// A trailing slash is not significant: `/api/tickets/` and `/api/tickets`
+/// are one pattern, which matches both paths (axum routes them apart, but a
+/// resource registered with the slash would otherwise never match the route
+/// without it, and compact would silently serve JSON).
+///
 /// ```text
 /// let pattern = RoutePattern::parse("/users/{id}/events")?;
 /// assert!(pattern.matches("/users/42/events"));
@@ -73,6 +78,7 @@ impl RoutePattern {
         let Some(rest) = pattern.strip_prefix('/') else {
             return Err(fail("it must start with `/`"));
         };
+        let rest = without_trailing_slash(rest);
         let raw: Vec<&str> = rest.split('/').collect();
         let mut segments = Vec::with_capacity(raw.len());
         for (i, segment) in raw.iter().enumerate() {
@@ -98,9 +104,10 @@ impl RoutePattern {
     /// Whether a request path (no query string) matches. A parameter matches
     /// one non-empty segment, a catch-all one or more characters.
     pub fn matches(&self, path: &str) -> bool {
-        let Some(mut rest) = path.strip_prefix('/') else {
+        let Some(rest) = path.strip_prefix('/') else {
             return false;
         };
+        let mut rest = without_trailing_slash(rest);
         let last = self.segments.len().saturating_sub(1);
         for (i, part) in self.segments.iter().enumerate() {
             let (segment, tail) = match (rest.split_once('/'), i == last) {
@@ -128,7 +135,7 @@ impl RoutePattern {
         let Some(rest) = other.strip_prefix('/') else {
             return false;
         };
-        let mut theirs = rest.split('/');
+        let mut theirs = without_trailing_slash(rest).split('/');
         for part in &self.segments {
             match theirs.next().and_then(classify) {
                 Some(p) if p == *part => {}
@@ -141,6 +148,12 @@ impl RoutePattern {
     fn ranks(&self) -> impl Iterator<Item = u8> + '_ {
         self.segments.iter().map(Part::rank)
     }
+}
+
+/// A path or pattern after its leading `/`, without one trailing `/`: the
+/// root (`/`, empty here) stays as it is.
+fn without_trailing_slash(rest: &str) -> &str {
+    rest.strip_suffix('/').unwrap_or(rest)
 }
 
 fn classify(segment: &str) -> Option<Part> {
@@ -277,10 +290,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_trailing_slash_is_not_significant() {
+        for pattern in ["/api/tickets", "/api/tickets/"] {
+            let p = RoutePattern::parse(pattern).unwrap();
+            assert!(p.matches("/api/tickets"), "{pattern}");
+            assert!(p.matches("/api/tickets/"), "{pattern}");
+            assert!(!p.matches("/api/tickets//"), "{pattern}");
+            assert!(p.same_shape("/api/tickets"), "{pattern}");
+            assert!(p.same_shape("/api/tickets/"), "{pattern}");
+            assert!(!p.same_shape("/api/tickets/{id}"), "{pattern}");
+        }
+        let p = RoutePattern::parse("/users/{id}/").unwrap();
+        assert!(p.matches("/users/7") && p.matches("/users/7/"));
+        assert!(!p.matches("/users/"));
+        let mut routes = RouteTable::new();
+        routes.insert("/api/tickets/", "tickets").unwrap();
+        routes.insert("/api/tickets", "again").unwrap();
+        assert_eq!(
+            routes.lookup(Some("/api/tickets"), "/api/tickets"),
+            Some(&"again")
+        );
+        assert_eq!(routes.routes.len(), 1, "one pattern, written two ways");
+    }
+
+    #[test]
     fn static_and_parameter_segments() {
         let p = RoutePattern::parse("/api/v1/events").unwrap();
         assert!(p.matches("/api/v1/events"));
-        assert!(!p.matches("/api/v1/events/"));
+        assert!(!p.matches("/api/v1/events/x"));
         assert!(!p.matches("/api/v1"));
         assert!(!p.matches("api/v1/events"));
         let p = RoutePattern::parse("/users/{id}/events").unwrap();

@@ -76,7 +76,7 @@ impl Exchange {
     }
 
     fn session(&self, text: &[u8]) -> Session {
-        let mut session = Session::with_format(self.config.clone(), self.format, self.asked);
+        let session = Session::with_format(self.config.clone(), self.format, self.asked);
         if let Ok(text) = std::str::from_utf8(text) {
             session.client_message(text);
         }
@@ -106,7 +106,7 @@ impl Exchange {
     /// The whole held request: read by the session, and rewritten when it
     /// changed.
     pub(crate) fn read_whole(&self, body: &[u8]) -> Option<String> {
-        let mut session = Session::with_format(self.config.clone(), self.format, self.asked);
+        let session = Session::with_format(self.config.clone(), self.format, self.asked);
         let rewritten = std::str::from_utf8(body)
             .ok()
             .and_then(|text| session.client_message(text));

@@ -2,7 +2,6 @@
 //! the server's own bytes.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -12,23 +11,6 @@ use super::{Config, McpTool};
 use crate::format::Format;
 use crate::render::{self, LineStyle, Lines, Outcome, Plan, Rendered};
 use crate::report;
-
-/// The `tools/call` requests a rewrite answers: JSON-RPC id (as canonical
-/// JSON text) to tool name (the [`Session`](super::Session) tracks them).
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct Calls(HashMap<String, String>);
-
-impl Calls {
-    /// The one call `id` (canonical JSON text) to `tool`.
-    pub(crate) fn one(id: String, tool: String) -> Calls {
-        Calls(HashMap::from([(id, tool)]))
-    }
-
-    /// The tool name of the call with this id.
-    fn tool(&self, id: &str) -> Option<&str> {
-        self.0.get(id).map(String::as_str)
-    }
-}
 
 /// The messages of a body: its elements when it is a batch.
 pub(crate) fn messages(text: &str) -> Option<Vec<&RawValue>> {
@@ -41,7 +23,7 @@ pub(crate) fn messages(text: &str) -> Option<Vec<&RawValue>> {
 
 /// An id as canonical JSON text, so `"a"` written with an escape matches;
 /// only strings and numbers are ids.
-fn id_key(id: &RawValue) -> Option<String> {
+pub(crate) fn id_key(id: &RawValue) -> Option<String> {
     value_id_key(&serde_json::from_str::<Value>(id.get()).ok()?)
 }
 
@@ -101,24 +83,25 @@ impl Counts {
     }
 }
 
-/// What a response is rewritten with.
+/// What the answer to one `tools/call` is rewritten with.
 pub(crate) struct Rewrite<'c> {
     pub(crate) config: &'c Config,
     pub(crate) format: Format,
     /// Whether the client named `format`, for reports.
     pub(crate) asked: bool,
-    pub(crate) calls: &'c Calls,
+    /// The tool the call named.
+    pub(crate) tool: &'c str,
 }
 
 impl Rewrite<'_> {
-    /// The message (or batch) `text` with the text blocks of its
-    /// `tools/call` results rewritten, and the tokens of the blocks that
-    /// changed when they were all counted; `None` when nothing changed.
+    /// One response message, `text`, with the text blocks of its result
+    /// rewritten, and the tokens of the blocks that changed when they were
+    /// all counted; `None` when nothing changed. The caller matched its id
+    /// to the call: the work is proportional to this message alone.
     pub(crate) fn message(&self, text: &str) -> Option<(String, Option<Counts>)> {
         let mut splices = Vec::new();
-        for message in messages(text)? {
-            self.splices(message, &mut splices);
-        }
+        let message: &RawValue = serde_json::from_str(text).ok()?;
+        self.splices(message, &mut splices);
         if splices.is_empty() {
             return None;
         }
@@ -151,7 +134,7 @@ impl Rewrite<'_> {
         let Ok(response) = serde_json::from_str::<ResponseMessage<'t>>(message.get()) else {
             return;
         };
-        let (Some(id), Some(result), None, None) = (
+        let (Some(_), Some(result), None, None) = (
             response.id,
             response.result,
             response.error,
@@ -159,9 +142,7 @@ impl Rewrite<'_> {
         ) else {
             return;
         };
-        let Some(name) = id_key(id).and_then(|id| self.calls.tool(&id)) else {
-            return;
-        };
+        let name = self.tool;
         let Ok(result) = serde_json::from_str::<ToolResult<'t>>(result.get()) else {
             return;
         };

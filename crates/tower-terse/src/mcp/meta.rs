@@ -3,22 +3,20 @@
 
 use serde_json::{Value, json};
 
-use super::message::{Counts, value_id_key};
+use super::message::Counts;
 use crate::format::Format;
 
 /// The `_meta` key of the counts.
 pub(crate) const KEY: &str = "terse/tokens";
 
-/// `new`, a rewritten message, with `counts` (those of the rewrite of the
-/// result of the response `id`) added to that result's `_meta`; `None`
-/// when it does not parse. The counts are the rendering core's: exact
+/// `new`, one rewritten response, with `counts` (those of the rewrite of
+/// its result) added to the result's `_meta`; `None` when it does not
+/// parse. The counts are the rendering core's: exact
 /// with the `exact-tokens` feature, since `meta_counts` asks the core to
 /// count exactly, and labelled as what they are.
-pub(crate) fn add(new: &str, id: &str, format: Format, counts: Counts) -> Option<String> {
+pub(crate) fn add(new: &str, format: Format, counts: Counts) -> Option<String> {
     let mut new: Value = serde_json::from_str(new).ok()?;
-    let result = response_mut(&mut new, id)?
-        .get_mut("result")?
-        .as_object_mut()?;
+    let result = new.get_mut("result")?.as_object_mut()?;
     let counted = if counts.exact {
         "exact o200k_base"
     } else {
@@ -32,19 +30,4 @@ pub(crate) fn add(new: &str, id: &str, format: Format, counts: Counts) -> Option
         json!({"format": format.as_str(), "json": counts.json, "served": counts.served, "counted": counted}),
     );
     Some(new.to_string())
-}
-
-fn is_response(message: &Value, id: &str) -> bool {
-    message.get("method").is_none()
-        && message
-            .get("id")
-            .and_then(value_id_key)
-            .is_some_and(|found| found == id)
-}
-
-fn response_mut<'v>(message: &'v mut Value, id: &str) -> Option<&'v mut Value> {
-    match message {
-        Value::Array(batch) => batch.iter_mut().find(|m| is_response(m, id)),
-        message => is_response(message, id).then_some(message),
-    }
 }

@@ -2,11 +2,11 @@
 //!
 //! [`McpLayer`] wraps an MCP server's Streamable HTTP endpoint (JSON-RPC
 //! over POST, answered as `application/json` or as a `text/event-stream` of
-//! JSON-RPC messages). When the client asks for a format, with the header
-//! `X-Prefer-Format: toon` (MCP SDKs overwrite `Accept`, so the header is
-//! the way), `?format=toon` on the endpoint's URL, or the layer's
-//! [`default_format`](McpLayer::default_format), each `tools/call` result is
-//! rewritten:
+//! JSON-RPC messages). By default (TOON, the layer's
+//! [`default_format`](McpLayer::default_format)), or in the format the
+//! client asks for with the header `X-Prefer-Format` (MCP SDKs overwrite
+//! `Accept`, so the header is the way) or `?format=` on the endpoint's URL,
+//! each `tools/call` result is rewritten:
 //!
 //! - each `content[]` text block that holds a JSON object or array becomes
 //!   TOON, block by block, where the TOON costs fewer tokens than the JSON
@@ -15,6 +15,9 @@
 //!   holds a list (a root array, or an object with the records under the
 //!   tool's list key) becomes a summary, then one `id: line` per record
 //!   (see [`McpTool`]); any other block gets the TOON rule;
+//! - the results of tools whose text is a file's content (see
+//!   [`verbatim_tools`](McpLayer::verbatim_tools)) are never rewritten
+//!   unless a call asks: the model may quote them back verbatim;
 //! - `structuredContent`, `isError: true` results, JSON-RPC errors,
 //!   notifications, requests and every other method pass through untouched,
 //!   and so does every byte of a rewritten message outside its text blocks
@@ -76,12 +79,14 @@ mod offload;
 mod service;
 mod session;
 mod sse;
+mod verbatim;
 
 pub use body::{McpBody, McpRequestBody};
 pub use hint::{HINT, McpHint};
 pub use lines::{Lines, Piece};
 pub use service::{Mcp, ResponseFuture};
 pub use session::{MAX_PENDING, Session};
+pub use verbatim::DEFAULT_VERBATIM_TOOLS;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -217,10 +222,13 @@ pub(crate) struct Config {
     pub(crate) format_argument: bool,
     pub(crate) hint: McpHint,
     pub(crate) meta_counts: bool,
-    /// The tools offered the `format` argument in a `tools/list` answer:
-    /// only their calls lose it. Shared by every session of the layer
-    /// (one server), so HTTP requests see what an earlier one listed.
-    pub(crate) offered: Arc<Mutex<HashSet<String>>>,
+    /// The tools a `tools/list` answer showed with a `format` property of
+    /// their own: only their calls keep the argument. Shared by every
+    /// session of the layer (one server), so HTTP requests see what an
+    /// earlier one listed.
+    pub(crate) own: Arc<Mutex<HashSet<String>>>,
+    /// Name patterns of the tools whose results are a file's content.
+    pub(crate) verbatim: Vec<String>,
     /// The bound on the bytes every answer held for a rewrite takes, if any.
     pub(crate) budget: Option<crate::MemoryBudget>,
 }
@@ -252,7 +260,7 @@ impl Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            default_format: Format::Json,
+            default_format: Format::Toon,
             format_param: "format".to_owned(),
             prefer_header: HeaderName::from_static("x-prefer-format"),
             max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
@@ -267,7 +275,11 @@ impl Default for Config {
             format_argument: false,
             hint: McpHint::Off,
             meta_counts: false,
-            offered: Arc::default(),
+            own: Arc::default(),
+            verbatim: DEFAULT_VERBATIM_TOOLS
+                .iter()
+                .map(|name| (*name).to_owned())
+                .collect(),
             budget: None,
         }
     }
@@ -296,9 +308,10 @@ pub struct McpLayer {
 }
 
 impl McpLayer {
-    /// A layer with the defaults: JSON unless asked, `X-Prefer-Format` and
-    /// `?format=`, no compact tools, 1 MiB of request and 8 MiB per message
-    /// or event.
+    /// A layer with the defaults: TOON where it costs fewer tokens (JSON
+    /// otherwise, and always for the [`DEFAULT_VERBATIM_TOOLS`]),
+    /// `X-Prefer-Format` and `?format=`, no compact tools, 1 MiB of request
+    /// and 8 MiB per message or event.
     pub fn new() -> Self {
         Self::default()
     }
@@ -339,11 +352,13 @@ impl McpLayer {
         self
     }
 
-    /// The format served when a request asks for none, so a server can
-    /// answer TOON by default.
+    /// The format served when a request asks for none. Default: TOON,
+    /// with the smart fallback (a block stays JSON where TOON is not
+    /// cheaper); `Format::Json` leaves every result as the server wrote
+    /// it unless a request asks.
     ///
     /// ```
-    /// let layer = tower_terse::mcp::McpLayer::new().default_format(tower_terse::Format::Toon);
+    /// let layer = tower_terse::mcp::McpLayer::new().default_format(tower_terse::Format::Json);
     /// ```
     pub fn default_format(mut self, format: Format) -> Self {
         self.config().default_format = format;
@@ -502,12 +517,45 @@ impl McpLayer {
         self
     }
 
+    /// The tools whose results are a file's content (or a fetched page, a
+    /// diff): patterns of tool names, `*` matching any run of characters,
+    /// replacing [`DEFAULT_VERBATIM_TOOLS`]. Their results are never
+    /// rewritten, whatever the default format, because the model may quote
+    /// that text back verbatim (the old text of an edit, a patch) and a
+    /// reformatted copy would not match the file. A
+    /// [`tool_format`](Self::tool_format) of the tool's own name wins over
+    /// a pattern, and so does a `format` a call names. Embedded resources
+    /// (`"type": "resource"` blocks) are never rewritten either: only
+    /// `text` blocks are.
+    ///
+    /// ```
+    /// use tower_terse::mcp::{DEFAULT_VERBATIM_TOOLS, McpLayer};
+    ///
+    /// let mut names: Vec<String> = DEFAULT_VERBATIM_TOOLS.iter().map(|s| s.to_string()).collect();
+    /// names.push("cat_*".to_owned());
+    /// let layer = McpLayer::new().verbatim_tools(names);
+    /// ```
+    pub fn verbatim_tools<I, N>(mut self, patterns: I) -> Self
+    where
+        I: IntoIterator<Item = N>,
+        N: Into<String>,
+    {
+        self.config().verbatim = patterns.into_iter().map(Into::into).collect();
+        self
+    }
+
     /// Lets agents choose the format per call: every tool in a `tools/list`
     /// answer gains an optional `format` property (`json`, `toon`, and
     /// `compact` where the tool has a template) in its `inputSchema`, and a
-    /// `tools/call` that sets it is served in that format, with the
-    /// argument removed before the server sees it. A tool whose schema
-    /// already has a `format` property keeps it as its own. Default: off.
+    /// `tools/call` that sets it is served in that format. The argument is
+    /// removed from every call before the server sees it, whether or not
+    /// the client listed the tools first, except for a tool whose schema
+    /// showed a `format` property of its own (kept as the tool's). A value
+    /// outside those names (or `compact` for a tool without a template) is
+    /// answered with a JSON-RPC error -32602 naming the allowed values, and
+    /// the tool does not run. Tools left alone (a `json` format of their
+    /// own, or [`verbatim_tools`](Self::verbatim_tools)) are not offered
+    /// it. Default: off.
     ///
     /// ```
     /// let layer = tower_terse::mcp::McpLayer::new().format_argument(true);

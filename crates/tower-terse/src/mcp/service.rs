@@ -37,7 +37,7 @@ pub struct Mcp<S> {
 }
 
 impl<S> Mcp<S> {
-    /// Wraps `inner` with the default configuration (JSON unless asked).
+    /// Wraps `inner` with the default configuration (TOON where cheaper unless asked).
     pub fn new(inner: S) -> Self {
         Self::from_parts(inner, Arc::default())
     }

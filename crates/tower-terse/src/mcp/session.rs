@@ -1,8 +1,7 @@
 //! [`Session`]: what one MCP connection's rewrite remembers between
 //! messages, whatever carries them (stdio lines, HTTP bodies, events).
 
-use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Deserialize;
@@ -11,16 +10,17 @@ use serde_json::{Map, Value};
 
 use super::format_argument::{self, Offer};
 use super::hint::{self, McpHint};
-use super::message::{Calls, Rewrite, messages, value_id_key};
-use super::{Config, McpLayer, meta};
+use super::message::{Rewrite, id_key, messages, value_id_key};
+use super::{Config, McpLayer, meta, verbatim};
 use crate::format::Format;
 
-/// The most requests a session waits on at once; past it, a new request
-/// passes untouched and its answer is not rewritten.
+/// The most requests a session waits on at once; past it, the oldest
+/// waiting request is forgotten (with a warning): its answer, if it ever
+/// comes, passes untouched. Rewriting goes on for every newer request.
 pub const MAX_PENDING: usize = 4096;
 
-/// The most tool names remembered as offered the `format` argument.
-const MAX_OFFERED: usize = 4096;
+/// The most tool names remembered as having a `format` of their own.
+const MAX_OWN: usize = 4096;
 
 /// What a request waits for.
 #[derive(Debug)]
@@ -35,9 +35,55 @@ enum Pending {
         format: Format,
         asked: bool,
     },
+    /// A call whose `format` argument was refused: it went to the server
+    /// as a `ping` (so the tool never ran and the ids stay in order), and
+    /// the answer is replaced by this JSON-RPC error message.
+    Refused(String),
 }
 
-/// One MCP connection's rewrite, transport-agnostic: feed it every message
+/// The requests waiting for an answer, oldest first.
+#[derive(Debug, Default)]
+struct Table {
+    entries: HashMap<String, (u64, Pending)>,
+    order: BTreeMap<u64, String>,
+    next: u64,
+    /// Requests forgotten past [`MAX_PENDING`], for the warning.
+    dropped: u64,
+}
+
+impl Table {
+    fn insert(&mut self, id: String, pending: Pending) {
+        self.remove(&id);
+        while self.entries.len() >= MAX_PENDING {
+            let Some((_, oldest)) = self.order.pop_first() else {
+                break;
+            };
+            self.entries.remove(&oldest);
+            self.dropped += 1;
+            // The first, then one in 1024: a flood logs a few lines.
+            if self.dropped % 1024 == 1 {
+                tracing::warn!(
+                    target: "terse",
+                    dropped = self.dropped,
+                    limit = MAX_PENDING,
+                    "MCP: more requests wait for an answer than the limit; the oldest is forgotten and its answer will pass unchanged"
+                );
+            }
+        }
+        let seq = self.next;
+        self.next += 1;
+        self.order.insert(seq, id.clone());
+        self.entries.insert(id, (seq, pending));
+    }
+
+    fn remove(&mut self, id: &str) -> Option<Pending> {
+        let (seq, pending) = self.entries.remove(id)?;
+        self.order.remove(&seq);
+        Some(pending)
+    }
+}
+
+/// One connection's rewrite, transport-agnostic: feed it every message
 /// the client sends ([`client_message`](Self::client_message)) and every
 /// message the server sends ([`server_message`](Self::server_message)),
 /// and send on what it gives back. `McpLayer` and `terse mcp` (stdio) both
@@ -51,13 +97,21 @@ enum Pending {
 /// offer a `format` argument and calls lose it before the server sees them.
 /// Everything else — notifications, server-to-client requests and their
 /// answers, errors, `structuredContent`, `isError` results — passes as it
-/// came (`None`).
+/// came (`None`). A `notifications/cancelled` (from either side) forgets
+/// the request it names.
+///
+/// Clones are the same session: both directions of one connection can
+/// each hold one and run at once. The table of waiting requests is locked
+/// only to note or take an entry, never while a message is read or
+/// rewritten, so a large rewrite in one direction never holds up the other.
+/// The work of [`server_message`](Self::server_message) is linear in the
+/// message, whatever the size of a batch.
 ///
 /// ```
 /// use tower_terse::Format;
 /// use tower_terse::mcp::{McpLayer, Session};
 ///
-/// let mut session = Session::new(&McpLayer::new().default_format(Format::Toon));
+/// let session = Session::new(&McpLayer::new().default_format(Format::Toon));
 /// let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"users","arguments":{}}}"#;
 /// assert_eq!(session.client_message(call), None); // forwarded as it is
 /// let rows = r#"[{\"id\":1,\"name\":\"Ada\"},{\"id\":2,\"name\":\"Linus\"},{\"id\":3,\"name\":\"Grace\"}]"#;
@@ -65,12 +119,12 @@ enum Pending {
 /// let rewritten = session.server_message(&answer).expect("a TOON result");
 /// assert!(rewritten.contains(r#""text":"[3]{id,name}:\n  1,Ada\n  2,Linus\n  3,Grace""#), "{rewritten}");
 /// ```
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Session {
     config: Arc<Config>,
     format: Format,
     asked: bool,
-    pending: HashMap<String, Pending>,
+    table: Arc<Mutex<Table>>,
 }
 
 #[derive(Deserialize)]
@@ -81,7 +135,25 @@ struct Head<'a> {
     method: Option<&'a RawValue>,
     #[serde(borrow)]
     result: Option<&'a RawValue>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
 }
+
+#[derive(Deserialize)]
+struct Cancelled<'a> {
+    #[serde(rename = "requestId", borrow)]
+    request_id: Option<&'a RawValue>,
+}
+
+/// What reading the client's messages asks of the table, applied under
+/// one short lock once every message is read.
+enum Note {
+    Track(String, Pending),
+    Forget(String),
+}
+
+/// The method of a cancellation, from either side.
+const CANCELLED: &str = "notifications/cancelled";
 
 impl Session {
     /// A session with `layer`'s settings, serving its
@@ -98,7 +170,7 @@ impl Session {
             config,
             format,
             asked,
-            pending: HashMap::new(),
+            table: Arc::default(),
         }
     }
 
@@ -111,39 +183,65 @@ impl Session {
 
     /// How many requests wait for an answer the session may rewrite.
     pub fn pending(&self) -> usize {
-        self.pending.len()
+        self.table().entries.len()
+    }
+
+    fn table(&self) -> MutexGuard<'_, Table> {
+        lock(&self.table)
     }
 
     /// Reads a message (or batch) from the client: remembers the requests
-    /// whose answers it may rewrite, and gives the message to forward when
-    /// it changed (the `format` argument removed), else `None`. A message
-    /// past [`max_request_bytes`](McpLayer::max_request_bytes) is not read.
-    pub fn client_message(&mut self, text: &str) -> Option<String> {
+    /// whose answers it may rewrite, forgets cancelled ones, and gives the
+    /// message to forward when it changed (a `format` argument removed, a
+    /// refused call turned into a `ping`), else `None`. A message past
+    /// [`max_request_bytes`](McpLayer::max_request_bytes) is not read.
+    pub fn client_message(&self, text: &str) -> Option<String> {
         if text.len() > self.config.max_request_bytes
             || !matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
         {
             return None;
         }
         let mut value: Value = serde_json::from_str(text).ok()?;
+        let mut notes = Vec::new();
         let changed = match &mut value {
-            Value::Array(batch) => batch
-                .iter_mut()
-                .fold(false, |changed, message| self.request(message) | changed),
-            message => self.request(message),
+            Value::Array(batch) => batch.iter_mut().fold(false, |changed, message| {
+                self.request(message, &mut notes) | changed
+            }),
+            message => self.request(message, &mut notes),
         };
+        if !notes.is_empty() {
+            let mut table = self.table();
+            for note in notes {
+                match note {
+                    Note::Track(id, pending) => table.insert(id, pending),
+                    Note::Forget(id) => {
+                        table.remove(&id);
+                    }
+                }
+            }
+        }
         changed.then(|| value.to_string())
     }
 
     /// Reads one request; `true` when it changed.
-    fn request(&mut self, message: &mut Value) -> bool {
+    fn request(&self, message: &mut Value, notes: &mut Vec<Note>) -> bool {
         let Some(message) = message.as_object_mut() else {
             return false;
         };
+        let method = message.get("method").and_then(Value::as_str);
+        if method == Some(CANCELLED) {
+            let cancelled = message
+                .get("params")
+                .and_then(|params| params.get("requestId"))
+                .and_then(value_id_key);
+            notes.extend(cancelled.map(Note::Forget));
+            return false;
+        }
         let Some(id) = message.get("id").and_then(value_id_key) else {
             return false;
         };
         let config = &self.config;
-        let pending = match message.get("method").and_then(Value::as_str) {
+        let pending = match method {
             Some("initialize") if config.hint == McpHint::Instructions => Pending::Initialize,
             Some("tools/list")
                 if config.format_argument || config.hint == McpHint::Descriptions =>
@@ -158,155 +256,182 @@ impl Session {
                     return false;
                 };
                 let tool = tool.to_owned();
-                let (format, asked, changed) = self.call_format(&tool, params);
-                if format != Format::Json {
-                    self.track(
+                let (format, asked, changed) = match self.call_format(&tool, params) {
+                    Ok(call) => call,
+                    Err(refusal) => {
+                        // The server answers a ping; the client gets the refusal.
+                        message.insert("method".to_owned(), Value::from("ping"));
+                        message.remove("params");
+                        notes.push(Note::Track(id, Pending::Refused(refusal)));
+                        return true;
+                    }
+                };
+                notes.push(if format == Format::Json {
+                    // A reused id must not keep an older call's rewrite.
+                    Note::Forget(id)
+                } else {
+                    Note::Track(
                         id,
                         Pending::Call {
                             tool,
                             format,
                             asked,
                         },
-                    );
-                } else {
-                    // A reused id must not keep an older call's rewrite.
-                    self.pending.remove(&id);
-                }
+                    )
+                });
                 return changed;
             }
             _ => return false,
         };
-        self.track(id, pending);
+        notes.push(Note::Track(id, pending));
         false
     }
 
-    /// The format a call is served in, whether the client named it, and
-    /// whether its `format` argument was removed.
-    fn call_format(&self, tool: &str, params: &mut Map<String, Value>) -> (Format, bool, bool) {
-        let config = &self.config;
-        let own = config.tool_formats.get(tool).copied();
-        if own == Some(Format::Json) {
-            return (Format::Json, false, false);
-        }
-        let format = own.unwrap_or(self.format);
-        // Only a tool offered the argument loses it: another's `format`
-        // (its own, or one no agent learnt from us) reaches the server.
-        if !config.format_argument || !lock(&config.offered).contains(tool) {
-            return (format, self.asked, false);
-        }
-        match format_argument::take(params) {
-            Some(Some(named)) => (named, true, true),
-            // Not a format name: removed all the same, the default served.
-            Some(None) => (format, self.asked, true),
-            None => (format, self.asked, false),
+    /// The format a tool is served in when its call names none: its own
+    /// (`[[mcp.tool]] format`), JSON for a tool whose results are a file's
+    /// content, else the session's.
+    fn tool_format(&self, tool: &str) -> Format {
+        match self.config.tool_formats.get(tool) {
+            Some(format) => *format,
+            None if self.left_alone(tool) => Format::Json,
+            None => self.format,
         }
     }
 
-    fn track(&mut self, id: String, pending: Pending) {
-        if self.pending.len() < MAX_PENDING || self.pending.contains_key(&id) {
-            self.pending.insert(id, pending);
+    /// Whether a tool's results are never rewritten unless a call asks:
+    /// its own format is `json`, or its name is one of the
+    /// [`verbatim_tools`](McpLayer::verbatim_tools) and it has no format
+    /// of its own.
+    fn left_alone(&self, tool: &str) -> bool {
+        match self.config.tool_formats.get(tool) {
+            Some(format) => *format == Format::Json,
+            None => verbatim::matches_any(&self.config.verbatim, tool),
+        }
+    }
+
+    /// The format a call is served in, whether the client named it, and
+    /// whether its `format` argument was removed; `Err` with the message
+    /// of the refusal for a `format` outside the allowed names.
+    fn call_format(
+        &self,
+        tool: &str,
+        params: &mut Map<String, Value>,
+    ) -> Result<(Format, bool, bool), String> {
+        let config = &self.config;
+        let format = self.tool_format(tool);
+        // Every call loses the argument, listed or not, except a tool
+        // that declared a `format` of its own.
+        if !config.format_argument || lock(&config.own).contains(tool) {
+            return Ok((format, self.asked, false));
+        }
+        let allowed = format_argument::allowed(config.tools.contains_key(tool));
+        match format_argument::take(params, allowed) {
+            Some(Ok(named)) => Ok((named, true, true)),
+            Some(Err(refusal)) => Err(refusal),
+            None => Ok((format, self.asked, false)),
         }
     }
 
     /// Reads a message (or batch) from the server: gives the message to
     /// send to the client when it rewrote something, else `None`.
-    pub fn server_message(&mut self, text: &str) -> Option<String> {
-        if self.pending.is_empty() || text.len() > self.config.max_message_bytes {
+    ///
+    /// The batch is read once; each answer the session waits for is taken
+    /// from the table (one short lock for all of them), then rewritten on
+    /// its own bytes and spliced back, so the work is linear in `text`.
+    pub fn server_message(&self, text: &str) -> Option<String> {
+        if text.len() > self.config.max_message_bytes || self.pending() == 0 {
             return None;
         }
-        let mut calls = Vec::new();
-        let mut edits = Vec::new();
-        for message in messages(text)? {
+        let batch = messages(text)?;
+        let mut heads = Vec::new();
+        let mut cancelled = Vec::new();
+        for message in batch {
             let Ok(head) = serde_json::from_str::<Head<'_>>(message.get()) else {
                 continue;
             };
-            let (Some(id), None) = (head.id, head.method) else {
-                continue;
-            };
-            let Some(id) = serde_json::from_str(id.get())
-                .ok()
-                .as_ref()
-                .and_then(value_id_key)
-            else {
-                continue;
-            };
-            let Some(pending) = self.pending.remove(&id) else {
-                continue;
-            };
-            if head.result.is_none() {
-                continue;
+            match (head.id, head.method) {
+                (Some(raw), None) => {
+                    heads.extend(id_key(raw).map(|id| (message, id, raw, head.result)));
+                }
+                (None, Some(method)) if method.get() == "\"notifications/cancelled\"" => {
+                    let request = head
+                        .params
+                        .and_then(|p| serde_json::from_str::<Cancelled<'_>>(p.get()).ok())
+                        .and_then(|c| c.request_id)
+                        .and_then(id_key);
+                    cancelled.extend(request);
+                }
+                _ => {}
             }
-            match pending {
+        }
+        let claimed: Vec<(&RawValue, &RawValue, Option<&RawValue>, Pending)> = {
+            let mut table = self.table();
+            for id in &cancelled {
+                table.remove(id);
+            }
+            heads
+                .into_iter()
+                .filter_map(|(message, id, raw, result)| {
+                    table
+                        .remove(&id)
+                        .map(|pending| (message, raw, result, pending))
+                })
+                .collect()
+        };
+        let mut splices = Vec::new();
+        for (message, id, result, pending) in claimed {
+            let new = match pending {
+                Pending::Refused(refusal) => {
+                    Some(format_argument::error_answer(id.get(), &refusal))
+                }
+                _ if result.is_none() => None,
                 Pending::Call {
                     tool,
                     format,
                     asked,
-                } => calls.push((id, tool, format, asked)),
-                edit => edits.push((id, edit)),
-            }
-        }
-        let mut text = Cow::Borrowed(text);
-        if !edits.is_empty() {
-            if let Some(edited) = self.edit(&text, &edits) {
-                text = Cow::Owned(edited);
-            }
-        }
-        for (id, tool, format, asked) in calls {
-            let one = Calls::one(id.clone(), tool);
-            let rewrite = Rewrite {
-                config: &self.config,
-                format,
-                asked,
-                calls: &one,
+                } => self.call(message.get(), &tool, format, asked),
+                edit => self.edit(message.get(), &edit),
             };
-            if let Some((mut new, counts)) = rewrite.message(&text) {
-                if let (true, Some(counts)) = (self.config.meta_counts, counts) {
-                    new = meta::add(&new, &id, format, counts).unwrap_or(new);
-                }
-                text = Cow::Owned(new);
-            }
+            splices.extend(new.map(|new| (message, new)));
         }
-        match text {
-            Cow::Owned(text) => Some(text),
-            Cow::Borrowed(_) => None,
+        splice(text, splices)
+    }
+
+    /// One answer to a `tools/call`, its text blocks rewritten (and the
+    /// counts added to its `_meta` when asked).
+    fn call(&self, message: &str, tool: &str, format: Format, asked: bool) -> Option<String> {
+        let rewrite = Rewrite {
+            config: &self.config,
+            format,
+            asked,
+            tool,
+        };
+        let (new, counts) = rewrite.message(message)?;
+        match (self.config.meta_counts, counts) {
+            (true, Some(counts)) => Some(meta::add(&new, format, counts).unwrap_or(new)),
+            _ => Some(new),
         }
     }
 
-    /// The message with the hint and the `format` argument added to the
-    /// answers `edits` name.
-    fn edit(&mut self, text: &str, edits: &[(String, Pending)]) -> Option<String> {
-        let mut value: Value = serde_json::from_str(text).ok()?;
-        let mut changed = false;
-        let messages: Vec<&mut Value> = match &mut value {
-            Value::Array(batch) => batch.iter_mut().collect(),
-            message => vec![message],
+    /// One answer with the hint or the `format` argument added.
+    fn edit(&self, message: &str, edit: &Pending) -> Option<String> {
+        let mut value: Value = serde_json::from_str(message).ok()?;
+        let result = value.get_mut("result")?.as_object_mut()?;
+        let changed = match edit {
+            Pending::Initialize => {
+                let instructions = result.get("instructions").and_then(Value::as_str);
+                let text = hint::append(instructions);
+                result.insert("instructions".to_owned(), Value::String(text));
+                true
+            }
+            _ => self.tools(result),
         };
-        for message in messages {
-            let Some(id) = message.get("id").and_then(value_id_key) else {
-                continue;
-            };
-            let Some((_, edit)) = edits.iter().find(|(pending, _)| *pending == id) else {
-                continue;
-            };
-            let Some(result) = message.get_mut("result").and_then(Value::as_object_mut) else {
-                continue;
-            };
-            changed |= match edit {
-                Pending::Initialize => {
-                    let instructions = result.get("instructions").and_then(Value::as_str);
-                    let text = hint::append(instructions);
-                    result.insert("instructions".to_owned(), Value::String(text));
-                    true
-                }
-                _ => self.tools(result),
-            };
-        }
         changed.then(|| value.to_string())
     }
 
     /// Offers the `format` argument (and the hint) to the tools of a
     /// `tools/list` result; `true` when one changed.
-    fn tools(&mut self, result: &mut Map<String, Value>) -> bool {
+    fn tools(&self, result: &mut Map<String, Value>) -> bool {
         let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) else {
             return false;
         };
@@ -315,42 +440,62 @@ impl Session {
             let Some(name) = tool.get("name").and_then(Value::as_str).map(str::to_owned) else {
                 continue;
             };
-            let own = self.config.tool_formats.get(&name).copied();
-            if own == Some(Format::Json) {
+            // A tool left alone (its own `json`, or a file's content) is
+            // offered nothing: its text must stay as the server wrote it.
+            if self.left_alone(&name) {
                 continue;
             }
+            let rewritten = self.tool_format(&name) != Format::Json;
             let mut offered = false;
             if self.config.format_argument {
                 let compact = self.config.tools.contains_key(&name);
                 match format_argument::offer(tool, compact) {
                     Offer::Added => {
                         offered = true;
-                        let mut known = lock(&self.config.offered);
-                        if known.len() < MAX_OFFERED {
-                            known.insert(name);
-                        }
+                        lock(&self.config.own).remove(&name);
                     }
                     Offer::Own => {
-                        lock(&self.config.offered).remove(&name);
+                        let mut own = lock(&self.config.own);
+                        if own.len() < MAX_OWN {
+                            own.insert(name);
+                        }
                     }
                     Offer::NoSchema => {}
                 }
             }
-            let rewritten = offered || own.unwrap_or(self.format) != Format::Json;
-            if self.config.hint == McpHint::Descriptions && rewritten {
+            if self.config.hint == McpHint::Descriptions && (offered || rewritten) {
                 let description = tool.get("description").and_then(Value::as_str);
                 let text = hint::append(description);
                 tool.insert("description".to_owned(), Value::String(text));
+                changed = true;
             }
-            changed |= offered || (self.config.hint == McpHint::Descriptions && rewritten);
+            changed |= offered;
         }
         changed
     }
 }
 
-fn lock(offered: &Mutex<HashSet<String>>) -> MutexGuard<'_, HashSet<String>> {
+/// `text` with each message replaced by its new text; `None` when none
+/// changed. Every message is borrowed from `text`, in order.
+fn splice(text: &str, splices: Vec<(&RawValue, String)>) -> Option<String> {
+    if splices.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (message, new) in splices {
+        let start = (message.get().as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+        out.push_str(text.get(at..start)?);
+        out.push_str(&new);
+        at = start.checked_add(message.get().len())?;
+    }
+    out.push_str(text.get(at..)?);
+    Some(out)
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic elsewhere while holding it leaves plain data behind.
-    offered
+    mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -55,7 +55,7 @@ fn parse(text: &str) -> Value {
 
 #[test]
 fn the_format_argument_is_offered_stripped_and_honoured() {
-    let mut session = Session::new(&layer());
+    let session = Session::new(&layer());
     assert_eq!(
         session.client_message(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
         None
@@ -100,31 +100,152 @@ fn the_format_argument_is_offered_stripped_and_honoured() {
             .unwrap()
             .starts_with("[3]{id,name,role}:")
     );
-    // Not a format name: stripped all the same, the default (JSON) served.
-    let sent = session
-        .client_message(&call(3, "list_users", json!({"format": "yaml"})))
-        .expect("stripped");
-    assert_eq!(parse(&sent)["params"]["arguments"], json!({}));
-    assert_eq!(
-        session.server_message(&answer(3, text_result(&users()))),
-        None
+    // Not a format name: the tool does not run (the server answers a
+    // ping), the client gets -32602 naming the allowed values.
+    let sent = parse(
+        &session
+            .client_message(&call(3, "list_users", json!({"format": "yaml"})))
+            .expect("refused"),
     );
+    assert_eq!(sent, json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
+    let refused = parse(&session.server_message(&answer(3, json!({}))).unwrap());
+    assert_eq!(refused["id"], 3);
+    assert_eq!(refused["error"]["code"], -32602);
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("\"yaml\"") && message.ends_with("json, toon"),
+        "{message}"
+    );
+    // `compact` where the tool has no template: refused the same way.
+    session
+        .client_message(&call(4, "list_users", json!({"format": "compact"})))
+        .expect("refused");
+    let refused = parse(&session.server_message(&answer(4, json!({}))).unwrap());
+    assert_eq!(refused["error"]["code"], -32602);
     // A tool's own `format` reaches it.
     assert_eq!(
-        session.client_message(&call(4, "convert", json!({"format": ".2f"}))),
+        session.client_message(&call(5, "convert", json!({"format": ".2f"}))),
         None
     );
-    // A tool never offered it (not listed) keeps it too.
+    assert_eq!(session.pending(), 1, "the default (TOON) for convert");
+}
+
+#[test]
+fn the_format_argument_is_stripped_before_any_tools_list() {
+    let session = Session::new(&layer().default_format(Format::Json));
+    let sent = session
+        .client_message(&call(1, "unlisted", json!({"format": "toon", "q": 1})))
+        .expect("stripped");
+    assert_eq!(parse(&sent)["params"]["arguments"], json!({"q": 1}));
+    let out = parse(
+        &session
+            .server_message(&answer(1, text_result(&users())))
+            .expect("served as TOON"),
+    );
+    assert!(
+        out["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("[3]{id,name,role}:")
+    );
+    // Without the argument: the default, JSON, and nothing waits.
     assert_eq!(
-        session.client_message(&call(5, "unlisted", json!({"format": "toon"}))),
+        session.client_message(&call(2, "unlisted", json!({}))),
         None
     );
-    assert_eq!(session.pending(), 0, "JSON calls wait for nothing");
+    assert_eq!(session.pending(), 0);
+}
+
+#[test]
+fn file_contents_are_never_rewritten_by_default() {
+    let session = Session::new(&McpLayer::new());
+    for (id, tool) in [
+        (1, "read_text_file"),
+        (2, "read_multiple_files"),
+        (3, "git_diff_staged"),
+        (4, "fetch"),
+    ] {
+        session.client_message(&call(id, tool, json!({})));
+        assert_eq!(
+            session.server_message(&answer(id, text_result(&users()))),
+            None,
+            "{tool}"
+        );
+    }
+    // A directory listing is not a file's content: rewritten by default.
+    session.client_message(&call(5, "list_users", json!({})));
+    assert!(
+        session
+            .server_message(&answer(5, text_result(&users())))
+            .is_some()
+    );
+    // A tool's own format wins over the patterns.
+    let session = Session::new(&McpLayer::new().tool_format("fetch", Format::Toon));
+    session.client_message(&call(6, "fetch", json!({})));
+    assert!(
+        session
+            .server_message(&answer(6, text_result(&users())))
+            .is_some()
+    );
+}
+
+#[test]
+fn cancelled_requests_are_forgotten_from_either_side() {
+    let session = Session::new(&McpLayer::new());
+    session.client_message(&call(1, "list_users", json!({})));
+    session.client_message(&call(2, "list_users", json!({})));
+    assert_eq!(session.pending(), 2);
+    let cancel = |id: u32| {
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "gone"}})
+        .to_string()
+    };
+    assert_eq!(session.client_message(&cancel(1)), None);
+    assert_eq!(session.pending(), 1);
+    assert_eq!(session.server_message(&cancel(2)), None);
+    assert_eq!(session.pending(), 0);
+}
+
+#[test]
+fn a_batch_of_answers_is_rewritten_in_one_pass() {
+    let session = Session::new(&McpLayer::new().meta_counts(true));
+    let calls: Vec<Value> = (0..200)
+        .map(|id| parse(&call(id, "list_users", json!({}))))
+        .collect();
+    session.client_message(&Value::Array(calls).to_string());
+    assert_eq!(session.pending(), 200);
+    let mut answers: Vec<Value> = (0..200)
+        .map(|id| parse(&answer(id, text_result(&users()))))
+        .collect();
+    // A notification and an unknown answer between them pass as they are.
+    answers.insert(
+        7,
+        json!({"jsonrpc": "2.0", "method": "notifications/progress"}),
+    );
+    answers.insert(9, parse(&answer(999, text_result(&users()))));
+    let out = parse(
+        &session
+            .server_message(&Value::Array(answers.clone()).to_string())
+            .unwrap(),
+    );
+    let out = out.as_array().unwrap();
+    assert_eq!(out.len(), 202);
+    assert_eq!(out[7], answers[7]);
+    assert_eq!(out[9], answers[9]);
+    for message in out
+        .iter()
+        .filter(|m| m["id"] != 999 && m.get("id").is_some())
+    {
+        let text = message["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.starts_with("[3]{id,name,role}:"), "{message}");
+        assert_eq!(message["result"]["_meta"]["terse/tokens"]["format"], "toon");
+    }
+    assert_eq!(session.pending(), 0);
 }
 
 #[test]
 fn a_tool_left_alone_is_never_rewritten() {
-    let mut session = Session::new(&layer().default_format(Format::Toon));
+    let session = Session::new(&layer().default_format(Format::Toon));
     session.client_message(&call(1, "read_file", json!({})));
     assert_eq!(
         session.server_message(&answer(1, text_result(&users()))),
@@ -141,7 +262,7 @@ fn a_tool_left_alone_is_never_rewritten() {
 #[test]
 fn the_hint_goes_where_it_is_asked() {
     let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#;
-    let mut session = Session::new(&McpLayer::new().hint(McpHint::Instructions));
+    let session = Session::new(&McpLayer::new().hint(McpHint::Instructions));
     session.client_message(init);
     let out = session
         .server_message(&answer(0, json!({"instructions": "Calendar tools."})))
@@ -155,7 +276,7 @@ fn the_hint_goes_where_it_is_asked() {
         .default_format(Format::Toon)
         .tool_format("read_file", Format::Json)
         .hint(McpHint::Descriptions);
-    let mut session = Session::new(&layer);
+    let session = Session::new(&layer);
     assert_eq!(session.client_message(init), None);
     assert_eq!(
         session.server_message(&answer(0, json!({}))),
@@ -180,7 +301,7 @@ fn counts_go_in_meta_when_asked() {
     let layer = McpLayer::new()
         .default_format(Format::Toon)
         .meta_counts(true);
-    let mut session = Session::new(&layer);
+    let session = Session::new(&layer);
     session.client_message(&call(1, "list_users", json!({})));
     let result = json!({"content": [{"type": "text", "text": users()}], "_meta": {"kept": 1}});
     let out = parse(&session.server_message(&answer(1, result)).unwrap());
@@ -206,7 +327,7 @@ fn counts_cover_every_rewritten_block_and_only_those() {
     let layer = McpLayer::new()
         .default_format(Format::Toon)
         .meta_counts(true);
-    let mut session = Session::new(&layer);
+    let session = Session::new(&layer);
     session.client_message(&call(2, "list_users", json!({})));
     let result = json!({"content": [
         {"type": "text", "text": users()},
@@ -216,7 +337,7 @@ fn counts_cover_every_rewritten_block_and_only_those() {
     let out = parse(&session.server_message(&answer(2, result)).unwrap());
     let counts = &out["result"]["_meta"]["terse/tokens"];
     let one = {
-        let mut session = Session::new(&layer);
+        let session = Session::new(&layer);
         session.client_message(&call(3, "list_users", json!({})));
         let result = json!({"content": [{"type": "text", "text": users()}]});
         parse(&session.server_message(&answer(3, result)).unwrap())["result"]["_meta"]
@@ -229,7 +350,7 @@ fn counts_cover_every_rewritten_block_and_only_those() {
 
 #[test]
 fn server_requests_and_errors_are_not_answers_to_rewrite() {
-    let mut session = Session::new(&McpLayer::new().default_format(Format::Toon));
+    let session = Session::new(&McpLayer::new().default_format(Format::Toon));
     session.client_message(&call(7, "list_users", json!({})));
     // The server's own request with the same id (its own id space).
     let request = json!({"jsonrpc": "2.0", "id": 7, "method": "sampling/createMessage",
@@ -242,20 +363,27 @@ fn server_requests_and_errors_are_not_answers_to_rewrite() {
 }
 
 #[test]
-fn pending_requests_are_bounded() {
-    let mut session = Session::new(&McpLayer::new().default_format(Format::Toon));
-    for id in 0..(MAX_PENDING as u32 + 10) {
+fn past_the_pending_limit_the_oldest_are_forgotten_and_rewriting_goes_on() {
+    let session = Session::new(&McpLayer::new().default_format(Format::Toon));
+    for id in 0..5000 {
         session.client_message(&call(id, "list_users", json!({})));
     }
     assert_eq!(session.pending(), MAX_PENDING);
-    let past = MAX_PENDING as u32 + 5;
+    // The oldest were forgotten: their answers pass as they are.
     assert_eq!(
-        session.server_message(&answer(past, text_result(&users()))),
+        session.server_message(&answer(0, text_result(&users()))),
         None
     );
+    // Every newer one, and a call after them, is still rewritten.
     assert!(
         session
-            .server_message(&answer(0, text_result(&users())))
+            .server_message(&answer(4999, text_result(&users())))
+            .is_some()
+    );
+    session.client_message(&call(5000, "list_users", json!({})));
+    assert!(
+        session
+            .server_message(&answer(5000, text_result(&users())))
             .is_some()
     );
 }
@@ -265,7 +393,7 @@ fn a_large_result_is_rewritten() {
     let users: Vec<Value> = (0..3000)
         .map(|id| json!({"id": id, "name": format!("user {id}"), "role": "member"}))
         .collect();
-    let mut session = Session::new(&McpLayer::new().format_argument(true));
+    let session = Session::new(&McpLayer::new().format_argument(true));
     session.client_message(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
     session.server_message(&answer(1, tools()));
     session.client_message(&call(2, "list_users", json!({"format": "toon"})));
@@ -289,7 +417,7 @@ fn a_block_whose_rendering_the_budget_cannot_hold_is_kept_as_it_is() {
     let layer = McpLayer::new()
         .default_format(Format::Toon)
         .memory_budget(budget.clone());
-    let mut session = Session::new(&layer);
+    let session = Session::new(&layer);
     session.client_message(&call(1, "list_users", json!({})));
     let result = json!({"content": [{"type": "text", "text": users.clone()}]});
     assert_eq!(session.server_message(&answer(1, result)), None);
@@ -300,7 +428,7 @@ fn a_block_whose_rendering_the_budget_cannot_hold_is_kept_as_it_is() {
     let layer = McpLayer::new()
         .default_format(Format::Toon)
         .memory_budget(budget.clone());
-    let mut session = Session::new(&layer);
+    let session = Session::new(&layer);
     session.client_message(&call(1, "list_users", json!({})));
     let result = json!({"content": [{"type": "text", "text": users}]});
     let out = parse(&session.server_message(&answer(1, result)).unwrap());

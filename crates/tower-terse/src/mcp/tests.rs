@@ -31,7 +31,7 @@ fn result(id: Value, text: &str) -> String {
 }
 
 fn rewrite(config: &Config, format: Format, request: &str, response: &str) -> Option<String> {
-    let mut session = Session::with_format(Arc::new(config.clone()), format, true);
+    let session = Session::with_format(Arc::new(config.clone()), format, true);
     assert_eq!(session.client_message(request), None);
     session.server_message(response)
 }
@@ -41,7 +41,7 @@ fn tool_calls_are_read_from_single_requests_and_batches() {
     let batch = format!(
         r#"[{CALL},{{"jsonrpc":"2.0","id":"a\u0062","method":"tools/call","params":{{"name":"x"}}}},{{"jsonrpc":"2.0","method":"notifications/initialized"}},{{"jsonrpc":"2.0","id":9,"method":"tools/list"}},7]"#
     );
-    let mut session = Session::with_format(Arc::default(), Format::Toon, true);
+    let session = Session::with_format(Arc::default(), Format::Toon, true);
     assert_eq!(session.client_message(&batch), None);
     assert_eq!(
         session.pending(),
@@ -217,8 +217,9 @@ async fn json_answers_are_rewritten_when_asked() {
     assert_ne!(body, answer);
     assert!(response.headers().get("content-length").is_none());
     assert_eq!(response.headers()["mcp-session-id"], "s-1");
+    // A JSON default: nothing asked, nothing touched.
     let (response, body) = call(
-        McpLayer::new(),
+        McpLayer::new().default_format(Format::Json),
         post(None),
         "application/json",
         answer.clone(),
@@ -229,9 +230,9 @@ async fn json_answers_are_rewritten_when_asked() {
         response.headers()["content-length"],
         answer.len().to_string().as_str()
     );
-    let default_toon = McpLayer::new().default_format(Format::Toon);
+    // The default is TOON where cheaper; asking JSON leaves it alone.
     let (_, body) = call(
-        default_toon.clone(),
+        McpLayer::new(),
         post(None),
         "application/json",
         answer.clone(),
@@ -239,7 +240,7 @@ async fn json_answers_are_rewritten_when_asked() {
     .await;
     assert_ne!(body, answer);
     let (_, body) = call(
-        default_toon,
+        McpLayer::new(),
         post(Some("json")),
         "application/json",
         answer.clone(),

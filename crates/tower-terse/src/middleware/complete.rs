@@ -7,13 +7,14 @@ use http::{HeaderMap, Response, response::Parts};
 use http_body::{Body, SizeHint};
 use std::sync::Arc;
 
-use super::headers::{add_vary, mark_rewritten, set_length_and_count};
+use super::headers::{mark_format, mark_rewritten, set_length_and_count};
 use super::plan::Plan;
 use super::rewrite::rewrite;
 use super::{Config, TerseBody};
 use crate::budget::Reservation;
 use crate::fields::Fields;
-use crate::render::{self, Rendered};
+use crate::format::Format;
+use crate::render::{self, Fallback, Rendered, ResponseFormat};
 use crate::report;
 
 /// A body read whole, with what its response needs to go out.
@@ -79,8 +80,19 @@ impl Complete {
 
     /// The response as the handler made it, for a rewrite the budget
     /// refused: like one refused before reading.
-    pub(super) fn refused<B: Body>(mut self) -> Response<TerseBody<B>> {
-        add_vary(&mut self.parts.headers, &self.config.vary);
+    pub(super) fn refused<B: Body>(self) -> Response<TerseBody<B>> {
+        self.fallen_back(Fallback::Budget)
+    }
+
+    /// The response as the handler made it, for a rewrite that was not
+    /// done (`reason`, named where another format was asked for).
+    pub(super) fn fallen_back<B: Body>(mut self, reason: Fallback) -> Response<TerseBody<B>> {
+        let fallback = self.plan.rewrites().then_some(reason);
+        mark_format(
+            &mut self.parts,
+            ResponseFormat::new(Format::Json, fallback),
+            &self.config.vary,
+        );
         self.unchanged()
     }
 
@@ -91,6 +103,11 @@ impl Complete {
     pub(super) fn send<B: Body>(mut self, rendered: Rendered) -> Response<TerseBody<B>> {
         let Rendered { body, outcome } = rendered;
         self.parts.extensions.insert(outcome);
+        mark_format(
+            &mut self.parts,
+            outcome.response_format(),
+            &self.config.vary,
+        );
         let (Some(served), Some(tokens)) = (outcome.served, outcome.tokens) else {
             // Not JSON after all: exactly as the handler made it.
             return self.unchanged();
@@ -120,7 +137,6 @@ impl Complete {
                 body
             }
         };
-        add_vary(&mut parts.headers, &config.vary);
         // A `HEAD` answer serves nothing.
         if !plan.head && report::wanted() {
             if let Some(report) = outcome.report(plan.route_label(&config)) {

@@ -4,6 +4,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
 
 use bytes::{Buf, Bytes};
@@ -12,7 +13,8 @@ use http_body::{Body, SizeHint};
 use pin_project_lite::pin_project;
 
 use super::complete::Complete;
-use super::headers::{add_vary, mark_rewritten, no_transform, rewritable};
+use super::headers::{Rewritable, add_vary, mark_format, rewritable};
+use super::not_modified::relabel_not_modified;
 use super::offload::Offload;
 use super::plan::Plan;
 use super::{Config, TerseBody};
@@ -20,7 +22,8 @@ use crate::Passthrough;
 use crate::bounded::Bounded;
 use crate::budget::Reservation;
 use crate::error_envelope::ErrorEnvelope;
-use crate::fields::Fields;
+use crate::format::Format;
+use crate::render::{Fallback, ResponseFormat};
 
 pin_project! {
     /// Response future of [`Terse`](super::Terse).
@@ -171,16 +174,22 @@ enum Started<B: Body> {
 fn step_aside<B: Body>(response: Response<B>, config: &Config) -> Response<TerseBody<B>> {
     let (mut parts, body) = response.into_parts();
     // A route the layer is turned off for gets nothing, not even `Vary`.
-    if config.enabled && (could_rewrite(&parts, config) || parts.status == StatusCode::NOT_MODIFIED)
-    {
+    let could_rewrite = rewritable(&parts, config.max_body_bytes) == Rewritable::Yes;
+    if config.enabled && (could_rewrite || parts.status == StatusCode::NOT_MODIFIED) {
         add_vary(&mut parts.headers, &config.vary);
     }
     Response::from_parts(parts, TerseBody::stream(body))
 }
 
-/// Whether the layer would rewrite a response with these headers.
-fn could_rewrite(parts: &Parts, config: &Config) -> bool {
-    rewritable(parts, config.max_body_bytes) && !no_transform(&parts.headers)
+/// Marks a response sent as the handler made it: JSON, and why, when the
+/// request asked for something else.
+fn as_it_came(parts: &mut Parts, plan: &Plan, reason: Fallback, config: &Config) {
+    let fallback = plan.rewrites().then_some(reason);
+    mark_format(
+        parts,
+        ResponseFormat::new(Format::Json, fallback),
+        &config.vary,
+    );
 }
 
 /// Decides from the headers: the response as it goes out, or the body to read.
@@ -190,24 +199,32 @@ fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<Config>) -> Sta
         // What was not modified is the representation the request chose,
         // and its tag is that representation's (the request carried only
         // such tags, see `untag_if_none_match`).
-        if plan.rewrites() {
-            let fields = plan.fields.as_ref().map(Fields::fingerprint);
-            mark_rewritten(&mut parts.headers, plan.format, fields);
-        }
+        relabel_not_modified(&mut parts.headers, &plan);
         add_vary(&mut parts.headers, &config.vary);
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
-    if !could_rewrite(&parts, &config) {
-        return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
+    match rewritable(&parts, config.max_body_bytes) {
+        Rewritable::Yes => {}
+        Rewritable::No => {
+            return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
+        }
+        Rewritable::Blocked(reason) => {
+            if reason == Fallback::Compressed {
+                warn_compressed_once();
+            }
+            as_it_came(&mut parts, &plan, reason, &config);
+            return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
+        }
     }
     let hint = body.size_hint();
     if !plan.reads_body(&config, &hint) {
-        // Sent as the handler made it; it varies on the format headers when
-        // another format could be served from it (a body that may fit the
-        // limit).
-        if hint.lower() <= config.max_body_bytes as u64 {
-            add_vary(&mut parts.headers, &config.vary);
-        }
+        // Sent as the handler made it, uncounted (it may be a stream): JSON
+        // was asked for, so JSON it is.
+        mark_format(
+            &mut parts,
+            ResponseFormat::new(Format::Json, None),
+            &config.vary,
+        );
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
     // Never trust a declared length: reserve at most the limit, and grow
@@ -218,7 +235,7 @@ fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<Config>) -> Sta
             Some(held) => Some(held),
             // No room for this rewrite: it is not started.
             None => {
-                add_vary(&mut parts.headers, &config.vary);
+                as_it_came(&mut parts, &plan, Fallback::Budget, &config);
                 return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
             }
         },
@@ -262,7 +279,8 @@ enum Step<E> {
 /// Why reading stopped.
 enum ReadEnd<E> {
     Complete,
-    OverLimit,
+    /// Past `max_body_bytes`, or past what the memory budget could hold.
+    OverLimit(Fallback),
     Failed(E),
 }
 
@@ -320,11 +338,11 @@ impl<B: Body> Reading<B> {
                     if needed > held.bytes() && !held.try_grow(needed - held.bytes()) {
                         // The budget is full: what was read streams on.
                         let _ = self.buffer.push(data.copy_to_bytes(len));
-                        return Step::End(ReadEnd::OverLimit);
+                        return Step::End(ReadEnd::OverLimit(Fallback::Budget));
                     }
                 }
                 if self.buffer.push(data.copy_to_bytes(len)).is_err() {
-                    return Step::End(ReadEnd::OverLimit);
+                    return Step::End(ReadEnd::OverLimit(Fallback::BodyLimit));
                 }
                 Step::Read(len)
             }
@@ -343,7 +361,7 @@ impl<B: Body> Reading<B> {
     /// The response when reading ended early, or the body read whole.
     fn finish(self, end: ReadEnd<B::Error>) -> Read<B> {
         let Reading {
-            parts,
+            mut parts,
             hint,
             body,
             buffer,
@@ -363,10 +381,13 @@ impl<B: Body> Reading<B> {
                 plan,
                 config,
             }),
-            ReadEnd::OverLimit => Read::Sent(Response::from_parts(
-                parts,
-                TerseBody::replay(read, None, body),
-            )),
+            ReadEnd::OverLimit(reason) => {
+                as_it_came(&mut parts, &plan, reason, &config);
+                Read::Sent(Response::from_parts(
+                    parts,
+                    TerseBody::replay(read, None, body),
+                ))
+            }
             // Nothing was sent yet: the client learns that the answer
             // broke from a status rather than from a cut connection.
             ReadEnd::Failed(_) => {
@@ -394,4 +415,20 @@ enum Read<B: Body> {
     Sent(Response<TerseBody<B>>),
     /// The whole body, ready to be rewritten.
     Complete(Complete),
+}
+
+/// Says once per process that a compressed JSON body reached the layer: a
+/// compression layer inside this one turns off every rewrite for clients
+/// that send `Accept-Encoding`, which is most of them, and nothing else
+/// would tell.
+fn warn_compressed_once() {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    if !WARNED.swap(true, Ordering::Relaxed) {
+        tracing::warn!(
+            "a compressed JSON response reached TerseLayer, which cannot rewrite it \
+             (X-Response-Format: json; fallback=compressed): put CompressionLayer outside \
+             TerseLayer (add it after `.layer(TerseLayer::new())`) so that it compresses \
+             what the layer wrote (logged once)"
+        );
+    }
 }

@@ -8,17 +8,33 @@ use http::header::{
 use http::{HeaderValue, StatusCode, response::Parts};
 
 use crate::format::Format;
-use crate::render::{is_identity_coding, is_json_media_type};
+use crate::render::{Fallback, ResponseFormat, is_identity_coding, is_json_media_type};
 
 /// Approximate tokens of the body as sent.
 pub(crate) const X_TOKEN_COUNT: HeaderName = HeaderName::from_static("x-token-count");
 
-/// Whether the layer may rewrite a response with these headers: a 2xx other
-/// than 204/205/206, a JSON content type, no content coding, and a declared
-/// length (if any) within `max_body_bytes`.
-pub(crate) fn rewritable(parts: &Parts, max_body_bytes: usize) -> bool {
+/// The format of the body as sent, and why it is not the one asked for.
+pub(crate) const X_RESPONSE_FORMAT: HeaderName = HeaderName::from_static("x-response-format");
+
+/// What a response's headers allow the layer to do with its body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rewritable {
+    /// A successful JSON answer the layer may read and rewrite.
+    Yes,
+    /// A successful JSON answer the layer may not rewrite, and why: a
+    /// content coding, `no-transform`, or a declared length over
+    /// `max_body_bytes`.
+    Blocked(Fallback),
+    /// Not the layer's: an error, a 204/205/206, or a body that is not JSON.
+    No,
+}
+
+/// What the layer may do with a response with these headers: rewrite a 2xx
+/// other than 204/205/206 with a JSON content type, no content coding, no
+/// `no-transform` and a declared length (if any) within `max_body_bytes`.
+pub(crate) fn rewritable(parts: &Parts, max_body_bytes: usize) -> Rewritable {
     let status = parts.status;
-    status.is_success()
+    let json_success = status.is_success()
         && !matches!(
             status,
             StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT | StatusCode::PARTIAL_CONTENT
@@ -26,21 +42,34 @@ pub(crate) fn rewritable(parts: &Parts, max_body_bytes: usize) -> bool {
         && parts
             .headers
             .get(CONTENT_TYPE)
-            .is_some_and(is_json_media_type)
-        && parts
-            .headers
-            .get_all(CONTENT_ENCODING)
-            .iter()
-            .all(is_identity_coding)
-        && parts
-            .headers
-            .get(CONTENT_LENGTH)
-            .is_none_or(|len| declared_length(len).is_some_and(|n| n <= max_body_bytes as u64))
+            .is_some_and(is_json_media_type);
+    if !json_success {
+        return Rewritable::No;
+    }
+    let identity = parts
+        .headers
+        .get_all(CONTENT_ENCODING)
+        .iter()
+        .all(is_identity_coding);
+    if !identity {
+        return Rewritable::Blocked(Fallback::Compressed);
+    }
+    if no_transform(&parts.headers) {
+        return Rewritable::Blocked(Fallback::NoTransform);
+    }
+    let within = parts
+        .headers
+        .get(CONTENT_LENGTH)
+        .is_none_or(|len| declared_length(len).is_some_and(|n| n <= max_body_bytes as u64));
+    if !within {
+        return Rewritable::Blocked(Fallback::BodyLimit);
+    }
+    Rewritable::Yes
 }
 
 /// Whether `Cache-Control` forbids transforming the body (`no-transform`,
 /// RFC 9111 §5.2.2.6): such a response passes through as it is.
-pub(crate) fn no_transform(headers: &HeaderMap) -> bool {
+fn no_transform(headers: &HeaderMap) -> bool {
     headers.get_all(CACHE_CONTROL).iter().any(|value| {
         value.to_str().is_ok_and(|text| {
             text.split(',')
@@ -110,6 +139,19 @@ pub(crate) fn add_vary(headers: &mut HeaderMap, vary: &VaryNames) {
     if let Ok(value) = HeaderValue::from_str(&merged) {
         headers.insert(VARY, value);
     }
+}
+
+/// Marks a response the layer could have rewritten with what it served:
+/// the [`ResponseFormat`] goes in its extensions (for the layers outside)
+/// and in `X-Response-Format`, and `Vary` joins it, since the header (a
+/// fallback is named only where another format was asked for) and the body
+/// both depend on the request's format headers.
+pub(crate) fn mark_format(parts: &mut Parts, format: ResponseFormat, vary: &VaryNames) {
+    if let Ok(value) = HeaderValue::try_from(format.to_string()) {
+        parts.headers.insert(X_RESPONSE_FORMAT, value);
+    }
+    parts.extensions.insert(format);
+    add_vary(&mut parts.headers, vary);
 }
 
 /// Sets the headers of a body the layer has read and is sending as `len`
@@ -230,34 +272,32 @@ mod tests {
 
     #[test]
     fn only_plain_successful_json_within_the_limit_is_rewritable() {
-        assert!(rewritable(&parts(200, &[JSON]), 10));
-        assert!(rewritable(
-            &parts(
-                201,
-                &[("content-type", "Application/Vnd.API+JSON; charset=utf-8")]
-            ),
-            10
+        let yes = |p: Parts| rewritable(&p, 10) == Rewritable::Yes;
+        let no = |p: Parts| rewritable(&p, 10) == Rewritable::No;
+        let blocked = |p: Parts, why| rewritable(&p, 10) == Rewritable::Blocked(why);
+        assert!(yes(parts(200, &[JSON])));
+        assert!(yes(parts(
+            201,
+            &[("content-type", "Application/Vnd.API+JSON; charset=utf-8")]
+        )));
+        assert!(yes(parts(200, &[JSON, ("content-length", "10")])));
+        assert!(yes(parts(200, &[JSON, ("content-encoding", "identity")])));
+        assert!(blocked(
+            parts(200, &[JSON, ("content-length", "11")]),
+            Fallback::BodyLimit
         ));
-        assert!(rewritable(
-            &parts(200, &[JSON, ("content-length", "10")]),
-            10
+        assert!(blocked(
+            parts(200, &[JSON, ("content-encoding", "gzip")]),
+            Fallback::Compressed
         ));
-        assert!(rewritable(
-            &parts(200, &[JSON, ("content-encoding", "identity")]),
-            10
+        assert!(blocked(
+            parts(200, &[JSON, ("cache-control", "public, No-Transform")]),
+            Fallback::NoTransform
         ));
-        assert!(!rewritable(
-            &parts(200, &[JSON, ("content-length", "11")]),
-            10
-        ));
-        assert!(!rewritable(
-            &parts(200, &[JSON, ("content-encoding", "gzip")]),
-            10
-        ));
-        assert!(!rewritable(&parts(404, &[JSON]), 10));
-        assert!(!rewritable(&parts(304, &[JSON]), 10));
+        assert!(no(parts(404, &[JSON])));
+        assert!(no(parts(304, &[JSON])));
         for status in [204, 205, 206] {
-            assert!(!rewritable(&parts(status, &[JSON]), 10));
+            assert!(no(parts(status, &[JSON])));
         }
         for other in [
             "text/event-stream",
@@ -265,12 +305,9 @@ mod tests {
             "text/json",
             "application/jsonl",
         ] {
-            assert!(
-                !rewritable(&parts(200, &[("content-type", other)]), 10),
-                "{other}"
-            );
+            assert!(no(parts(200, &[("content-type", other)])), "{other}");
         }
-        assert!(!rewritable(&parts(200, &[]), 10));
+        assert!(no(parts(200, &[])));
     }
 
     #[test]

@@ -131,8 +131,8 @@ impl TerseLayer {
     /// given up on mid-read): the response goes out unchanged, and the
     /// refusal is counted ([`MemoryBudget::refused`],
     /// and `terse_budget_refusals_total` with the `metrics` feature) and
-    /// logged. Share one budget between layers (and an
-    /// [`McpLayer`](crate::mcp::McpLayer)) to bound them together.
+    /// logged. Share one budget between layers (and an `McpLayer`, with
+    /// the `mcp` feature) to bound them together.
     /// Default: none.
     ///
     /// ```

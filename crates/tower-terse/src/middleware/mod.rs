@@ -10,6 +10,7 @@ mod complete;
 mod future;
 mod headers;
 mod layer;
+mod not_modified;
 mod offload;
 mod plan;
 mod rewrite;

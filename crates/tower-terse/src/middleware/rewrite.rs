@@ -47,17 +47,22 @@ pub(crate) fn rewrite(
     content_type: Option<&HeaderValue>,
 ) -> Rendered {
     let route = &plan.route;
+    // The route's resource, for compact lines and for what a `fields`
+    // projection keeps: each resource's own id and list key.
+    let resource = match (plan.format, &plan.fields) {
+        (Format::Compact, _) | (_, Some(_)) => {
+            config.resources.lookup_route(route.matched(), route.path())
+        }
+        _ => None,
+    };
     let lines = match plan.format {
-        Format::Compact => config
-            .resources
-            .lookup_route(route.matched(), route.path())
-            .map(|(pattern, resource)| Lines {
-                resource,
-                list_keys: &config.list_keys,
-                label: pattern.as_str(),
-                path: Some(route.path()),
-                style: LineStyle::Envelope,
-            }),
+        Format::Compact => resource.map(|(pattern, resource)| Lines {
+            resource,
+            list_keys: &config.list_keys,
+            label: pattern.as_str(),
+            path: Some(route.path()),
+            style: LineStyle::Envelope,
+        }),
         _ => None,
     };
     let core_plan = render::Plan {
@@ -67,5 +72,14 @@ pub(crate) fn rewrite(
         lines,
         ..render::Plan::new(plan.format, plan.asked)
     };
-    render::render(body, content_type, &core_plan, &config.render_settings())
+    let mut settings = config.render_settings();
+    let own_list_key: [String; 1];
+    if let Some((_, resource)) = resource {
+        settings.id_key = resource.id_key();
+        if let Some(key) = resource.list_key() {
+            own_list_key = [key.to_owned()];
+            settings.list_keys = &own_list_key;
+        }
+    }
+    render::render(body, content_type, &core_plan, &settings)
 }

@@ -18,7 +18,7 @@ mod working;
 pub(crate) use working::working_bytes;
 
 pub use media::{is_identity_coding, is_json_media_type};
-pub use outcome::{Fallback, Outcome};
+pub use outcome::{Fallback, Outcome, ResponseFormat};
 
 use std::cell::Cell;
 
@@ -154,7 +154,7 @@ pub(crate) fn render(
         tokens: Cell::new(None),
     };
     if content_type.is_some_and(|value| !is_json_media_type(value)) {
-        return source.not_json();
+        return source.as_it_came();
     }
     match plan.format {
         Format::Json => json(&source, None),
@@ -162,6 +162,9 @@ pub(crate) fn render(
         Format::Compact => compact::compact(&source),
     }
 }
+
+/// The deepest nesting `serde_json` and the one-pass parser read.
+const MAX_PARSED_DEPTH: usize = 127;
 
 /// The handler's body, with its token count worked out at most once.
 pub(crate) struct Source<'b> {
@@ -187,8 +190,9 @@ impl Source<'_> {
             planned,
             asked: self.plan.asked,
             served,
-            // A plan served as planned has no reason to give.
-            fallback: fallback.filter(|_| served != Some(planned)),
+            // A plan served as planned has no reason to give, unless the
+            // fields it asked for were not applied.
+            fallback: fallback.filter(|_| served != Some(planned) || self.plan.fields.is_some()),
             rewritten: false,
             tokens: None,
             json_tokens: None,
@@ -197,8 +201,18 @@ impl Source<'_> {
         }
     }
 
-    /// Not JSON after all: sent exactly as it came, uncounted.
+    /// Not JSON to the parsers: sent exactly as it came. JSON nested deeper
+    /// than they go (`serde_json`'s limit, which the one-pass parser
+    /// shares) is JSON all the same, and counted as such.
     fn not_json(&self) -> Rendered {
+        if working::shape(self.body).depth > MAX_PARSED_DEPTH {
+            return self.unchanged(Some(Fallback::TooDeep));
+        }
+        self.as_it_came()
+    }
+
+    /// Not JSON: sent exactly as it came, uncounted.
+    fn as_it_came(&self) -> Rendered {
         Rendered {
             body: None,
             outcome: self.outcome(None, Some(Fallback::NotJson)),

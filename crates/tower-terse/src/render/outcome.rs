@@ -60,6 +60,16 @@ pub struct Outcome {
 }
 
 /// Why the format served is not the one planned.
+///
+/// The layer sends it in `X-Response-Format` (`json; fallback=not-cheaper`)
+/// and in its logs, by the names [`as_str`](Self::as_str) gives:
+///
+/// ```
+/// use tower_terse::Fallback;
+///
+/// assert_eq!(Fallback::NotCheaper.as_str(), "not-cheaper");
+/// assert_eq!(Fallback::Compressed.to_string(), "compressed");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Fallback {
@@ -73,18 +83,42 @@ pub enum Fallback {
     NotCompact,
     /// The body is not JSON.
     NotJson,
+    /// The body is larger than `max_body_bytes`: it was not read whole.
+    BodyLimit,
+    /// The memory budget (`memory_budget`, the gateway's
+    /// `max_buffered_bytes`) could not hold the rewrite.
+    Budget,
+    /// Every slot for blocking work was taken: the body went out as it came
+    /// rather than wait.
+    Busy,
+    /// The body has a content coding (`Content-Encoding: gzip`): a
+    /// compression layer sits inside this one.
+    Compressed,
+    /// The response says `Cache-Control: no-transform`.
+    NoTransform,
+    /// The JSON nests deeper (128 levels and more) than the parsers read:
+    /// it goes out as it came, counted.
+    TooDeep,
 }
 
 impl Fallback {
-    /// A short name, for logs: `not_cheaper`, `output_limit`,
-    /// `no_resource`, `not_compact`, `not_json`.
+    /// The reason's name, as `X-Response-Format` and the logs write it:
+    /// `not-cheaper`, `too-large` (output), `no-template`, `not-a-list`,
+    /// `not-json`, `body-too-large`, `budget`, `busy`, `compressed`,
+    /// `no-transform`, `too-deep`.
     pub const fn as_str(self) -> &'static str {
         match self {
-            Fallback::NotCheaper => "not_cheaper",
-            Fallback::OutputLimit => "output_limit",
-            Fallback::NoResource => "no_resource",
-            Fallback::NotCompact => "not_compact",
-            Fallback::NotJson => "not_json",
+            Fallback::NotCheaper => "not-cheaper",
+            Fallback::OutputLimit => "too-large",
+            Fallback::NoResource => "no-template",
+            Fallback::NotCompact => "not-a-list",
+            Fallback::NotJson => "not-json",
+            Fallback::BodyLimit => "body-too-large",
+            Fallback::Budget => "budget",
+            Fallback::Busy => "busy",
+            Fallback::Compressed => "compressed",
+            Fallback::NoTransform => "no-transform",
+            Fallback::TooDeep => "too-deep",
         }
     }
 }
@@ -95,7 +129,55 @@ impl fmt::Display for Fallback {
     }
 }
 
+/// The format a response went out in, and why it is not the one the
+/// request asked for: what `X-Response-Format` says (`toon`,
+/// `json; fallback=not-cheaper`).
+///
+/// [`TerseLayer`](crate::TerseLayer) decides it once per response it could
+/// have rewritten (a successful JSON answer), puts it in the response's
+/// extensions beside the [`Outcome`] (when the body was read) and writes the
+/// header from it:
+///
+/// ```
+/// use tower_terse::{Fallback, Format, ResponseFormat};
+///
+/// let served = ResponseFormat::new(Format::Json, Some(Fallback::NotCheaper));
+/// assert_eq!(served.to_string(), "json; fallback=not-cheaper");
+/// assert_eq!(ResponseFormat::new(Format::Toon, None).to_string(), "toon");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct ResponseFormat {
+    /// The format of the body sent.
+    pub served: Format,
+    /// Why the format asked for was not served; `None` when it was.
+    pub fallback: Option<Fallback>,
+}
+
+impl ResponseFormat {
+    /// `served`, and the reason another format asked for was not.
+    pub const fn new(served: Format, fallback: Option<Fallback>) -> Self {
+        ResponseFormat { served, fallback }
+    }
+}
+
+impl fmt::Display for ResponseFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.served.as_str())?;
+        match self.fallback {
+            Some(reason) => write!(f, "; fallback={reason}"),
+            None => Ok(()),
+        }
+    }
+}
+
 impl Outcome {
+    /// What `X-Response-Format` says of this decision: a body that was not
+    /// JSON after all went out as the handler's bytes, under its JSON type.
+    pub fn response_format(&self) -> ResponseFormat {
+        ResponseFormat::new(self.served.unwrap_or(Format::Json), self.fallback)
+    }
+
     /// The report of this decision for a body under `route`; `None` for a
     /// body that is not JSON, or whose JSON was not counted (no report was
     /// wanted while it rendered).
@@ -109,5 +191,55 @@ impl Outcome {
             tokens: self.tokens?,
             json_tokens: self.json_tokens?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::{Plan, Settings, render};
+    use crate::toon::EncodeOptions;
+
+    fn settings(options: &EncodeOptions) -> Settings<'_> {
+        Settings {
+            toon_options: options,
+            smart_fallback: true,
+            exact_tokens: false,
+            max_output_bytes: usize::MAX,
+            list_keys: &[],
+            id_key: "id",
+            log_gate: None,
+            count_json: false,
+        }
+    }
+
+    #[test]
+    fn deep_json_is_json_and_counted() {
+        let options = EncodeOptions::default();
+        let settings = settings(&options);
+        for levels in [127, 128, 129, 1000, 100_000] {
+            let deep = format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
+            for (format, asked) in [
+                (Format::Json, false),
+                (Format::Json, true),
+                (Format::Toon, true),
+                (Format::Compact, true),
+            ] {
+                let rendered = render(deep.as_bytes(), None, &Plan::new(format, asked), &settings);
+                let outcome = rendered.outcome;
+                assert!(outcome.tokens.is_some(), "{levels} {format:?}: {outcome:?}");
+                assert_eq!(outcome.served, Some(outcome.response_format().served));
+                assert_ne!(outcome.fallback, Some(Fallback::NotJson), "{levels}");
+                if levels >= 128 && format == Format::Toon {
+                    assert_eq!(outcome.fallback, Some(Fallback::TooDeep), "{levels}");
+                }
+            }
+        }
+        // A body that is not JSON stays uncounted.
+        for (format, asked) in [(Format::Json, true), (Format::Toon, true)] {
+            let rendered = render(b"[1, 2", None, &Plan::new(format, asked), &settings);
+            assert_eq!(rendered.outcome.tokens, None);
+            assert_eq!(rendered.outcome.fallback, Some(Fallback::NotJson));
+        }
     }
 }

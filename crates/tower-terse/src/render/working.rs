@@ -71,18 +71,18 @@ pub(crate) fn working_bytes(
 
 /// What the bound needs to know of a body.
 #[derive(Debug, PartialEq, Eq)]
-struct Shape {
+pub(super) struct Shape {
     /// An upper bound on the values and keys: every one but the first
     /// follows one of `,` `:` `[` `{` outside strings.
     values: usize,
     /// The deepest nesting of arrays and objects.
-    depth: usize,
+    pub(super) depth: usize,
 }
 
 /// One pass over `body`, strings skipped (a quote ends a string unless
 /// escaped). Text that is not JSON gets some shape; rendering it stops at
 /// its first error anyway.
-fn shape(body: &[u8]) -> Shape {
+pub(super) fn shape(body: &[u8]) -> Shape {
     let (mut values, mut depth, mut deepest) = (1usize, 0usize, 0usize);
     let mut i = 0;
     while i < body.len() {

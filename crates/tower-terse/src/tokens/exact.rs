@@ -1,19 +1,91 @@
-//! Exact counts with the o200k_base BPE.
+//! Exact counts with the o200k_base BPE: `tiktoken` for ordinary text, a
+//! linear backtracking encoder (`bpe`) for text with long pieces.
+//!
+//! `tiktoken` counts API JSON several times as fast as `bpe-openai`, but a
+//! pre-tokenizer piece longer than a few dozen bytes (a run of one letter,
+//! of spaces, of punctuation, of CJK) goes through its heap merge at a few
+//! MB/s, slower still as the piece grows: a megabyte of `a` ran at about
+//! 2 MB/s. The backtracking encoder of `bpe` is linear whatever the piece.
+//! So a text with a run that may form a long piece ([`has_long_run`]) is
+//! counted by the linear encoder, every other by `tiktoken`.
+//!
+//! The linear encoder's tables are not shipped: they are built from
+//! `tiktoken`'s own o200k_base vocabulary (which the binary embeds,
+//! compressed, in under 1 MB) on the first text that needs them, once per
+//! process (a few seconds of one core). `bpe-openai` ships the same tables
+//! serialized, 32 MB of the binary; it is only a dev-dependency here, the
+//! independent counter of the differential test.
+
+use std::sync::LazyLock;
+
+use bpe::byte_pair_encoding::BytePairEncoding;
+use bpe_openai::Tokenizer;
+
+/// Pieces up to this long are counted by `tiktoken` at its ordinary speed;
+/// a text with a run that may make a longer piece goes to the linear
+/// encoder.
+const LONG_RUN: usize = 64;
+
+/// The hash factor `bpe-openai` serializes o200k_base with: no two tokens
+/// of the vocabulary collide under it.
+const HASH_FACTOR: u64 = 17_846_336_922_010_275_747;
+
+/// The o200k_base pre-tokenizer as `bpe-openai` writes it for the
+/// `regex-automata` engine: the third pattern of the tiktoken regex,
+/// `\s+(?!\S)`, is a one-character look-ahead.
+const PATTERNS: [&str; 6] = [
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "\\p{N}{1,3}",
+    " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
+    "\\s*[\\r\\n]+",
+    "\\s+$",
+];
+
+fn tiktoken() -> &'static tiktoken::CoreBpe {
+    static ENCODING: LazyLock<&'static tiktoken::CoreBpe> = LazyLock::new(|| {
+        tiktoken::get_encoding("o200k_base").expect("the o200k_base vocabulary is compiled in")
+    });
+    &ENCODING
+}
+
+/// The linear encoder, built from `tiktoken`'s vocabulary on first use.
+fn linear() -> &'static Tokenizer {
+    static LINEAR: LazyLock<Tokenizer> = LazyLock::new(|| {
+        let encoding = tiktoken();
+        let size = u32::try_from(encoding.vocab_size()).expect("vocabulary fits u32");
+        // Ranks are the ids 0..size, in order, as the dictionary wants them.
+        let tokens = (0..size).map(|id| encoding.decode(&[id]));
+        let bpe = BytePairEncoding::from_dictionary(tokens, Some(HASH_FACTOR));
+        let first = PATTERNS.join("|");
+        Tokenizer::new_lookahead(
+            bpe,
+            &[(&first, false), ("\\s+\\s", true), ("\\s+", false)],
+            false,
+        )
+        .expect("the o200k_base patterns compile")
+    });
+    &LINEAR
+}
 
 /// Counts the o200k_base tokens of `text` exactly.
 ///
 /// Available with the `exact-tokens` cargo feature (on by default: the
 /// smart fallback settles near ties with it, see [`choose`](super::choose())).
 ///
-/// The tokenizer (`bpe-openai`) is built once, on the first call (about
-/// 0.1 s), from data embedded in the binary; later calls share it across
-/// threads. It counts in time linear in the text, whatever the text (a
-/// megabyte of one repeated letter included), and agrees with the reference
-/// tokenizer on every corpus of the repository. Special-token markers such
-/// as `<|endoftext|>` count as the ordinary text they are, since a response
-/// body is data, not a prompt template. It runs at tens of MB/s, hundreds
-/// of times slower than [`estimate`](super::estimate()), which is the one
-/// for hot paths.
+/// Ordinary text is counted by the `tiktoken` crate, hundreds of MB/s on
+/// API JSON; text with a run of one kind of character long enough to make
+/// a long tokenizer piece (a megabyte of one letter, deep indentation, a
+/// wall of punctuation) is counted by a linear-time encoder instead, tens
+/// of MB/s whatever the text. That encoder's tables are built once per
+/// process, on the first such text, from the vocabulary embedded in the
+/// binary (a few seconds); nothing is downloaded at run time. Both agree
+/// with the reference tokenizer on every corpus of the repository, and with
+/// each other and with `bpe-openai` in a differential test. Special-token
+/// markers such as `<|endoftext|>` count as the ordinary text they are,
+/// since a response body is data, not a prompt template. Even so, it is
+/// far slower than [`estimate`](super::estimate()), which is the one for
+/// hot paths.
 ///
 /// ```
 /// assert_eq!(tower_terse::tokens::exact(""), 0);
@@ -22,5 +94,129 @@
 /// assert!(tower_terse::tokens::exact(body) > 5);
 /// ```
 pub fn exact(text: &str) -> usize {
-    bpe_openai::o200k_base().count(text)
+    if has_long_run(text.as_bytes()) {
+        linear().count(text)
+    } else {
+        tiktoken().count(text)
+    }
+}
+
+/// The exact count of `text` when it is at most `limit`; `None` when it is
+/// more. Where the linear encoder counts, it stops once the count passes
+/// `limit`, so comparing a second text with a first costs no more than
+/// the first; `tiktoken` counts whole (it is fast on such texts).
+pub(super) fn exact_till(text: &str, limit: usize) -> Option<usize> {
+    if has_long_run(text.as_bytes()) {
+        let linear = linear();
+        linear.count_till_limit(&linear.normalize(text), limit)
+    } else {
+        Some(tiktoken().count(text)).filter(|&count| count <= limit)
+    }
+}
+
+/// Whether `bytes` has a run that may form a pre-tokenizer piece longer
+/// than [`LONG_RUN`]; it may say yes where there is none, never no where
+/// there is one.
+///
+/// An o200k_base piece is a run of letters (with one character before it
+/// and a contraction after it), of whitespace, or of punctuation (with a
+/// space before it and any line breaks and slashes after it); digits come
+/// three at a time at most. So a long piece holds a long stretch whose
+/// ASCII bytes are all letters, all whitespace or all punctuation, line
+/// breaks and slashes aside. Bytes of 0x80 and above may be any of those
+/// (a CJK letter, a no-break space, a dash), and line breaks and slashes
+/// may follow punctuation, so those continue whatever stretch they are in;
+/// an ASCII digit ends it.
+pub(super) fn has_long_run(bytes: &[u8]) -> bool {
+    // Less the few bytes a piece may carry around its stretch: the
+    // character before a word, a contraction after it.
+    const STRETCH: usize = LONG_RUN - 8;
+    let mut kind = 0u8; // 0: none yet (only bytes of any kind so far)
+    let mut len = 0usize;
+    let mut wild = 0usize; // bytes of any kind at the end of the stretch
+    for &b in bytes {
+        let class = match b {
+            0x80.. | b'\n' | b'\r' | b'/' => {
+                len += 1;
+                wild += 1;
+                if len > STRETCH {
+                    return true;
+                }
+                continue;
+            }
+            b'0'..=b'9' => {
+                (kind, len, wild) = (0, 0, 0);
+                continue;
+            }
+            b'a'..=b'z' | b'A'..=b'Z' => 1,
+            b' ' | b'\t' | 0x0b | 0x0c => 2,
+            _ => 3,
+        };
+        if kind == 0 || kind == class {
+            len += 1;
+        } else {
+            // The bytes of any kind just before may belong to the new
+            // stretch.
+            len = wild + 1;
+        }
+        kind = class;
+        wild = 0;
+        if len > STRETCH {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordinary_json_has_no_long_run() {
+        let body = r#"[{"id":"5f0c7a8e-2b1d-4c3e-9f6a-1b2c3d4e5f60","title":"Weekly sync","at":"2025-06-02T09:30:00Z","note":"会议改到星期五下午"}]"#;
+        assert!(!has_long_run(body.as_bytes()));
+        let pretty = "{\n    \"a\": {\n        \"b\": [\n            1\n        ]\n    }\n}";
+        assert!(!has_long_run(pretty.as_bytes()));
+    }
+
+    #[test]
+    fn long_runs_of_each_kind_are_found() {
+        for run in ["a", " ", "!", "\n", "/\n", "用", "\u{3000}"] {
+            let text = format!("1{}1", run.repeat(LONG_RUN));
+            assert!(has_long_run(text.as_bytes()), "{run:?}");
+        }
+        // Non-ASCII bytes between two kinds join the second stretch.
+        let mixed = format!("{}{}", "é".repeat(LONG_RUN / 4), "!".repeat(LONG_RUN / 2));
+        assert!(has_long_run(mixed.as_bytes()));
+    }
+
+    #[test]
+    fn digits_break_runs() {
+        let text = "aaaaaaaaaa1".repeat(100);
+        assert!(!has_long_run(text.as_bytes()));
+    }
+
+    #[test]
+    fn both_counters_agree_on_long_and_short_pieces() {
+        for text in [
+            "a".repeat(5000),
+            " ".repeat(3000) + "x",
+            "!".repeat(2000) + "\n\n/",
+            "用户".repeat(700),
+            format!("{{\"key\": \"{}\"}}", "ab".repeat(400)),
+            "hello world".to_owned(),
+        ] {
+            assert_eq!(
+                linear().count(text.as_str()),
+                tiktoken().count(&text),
+                "{text:.40}"
+            );
+            assert_eq!(exact(&text), tiktoken().count(&text));
+            let count = exact(&text);
+            assert_eq!(exact_till(&text, count), Some(count));
+            assert_eq!(exact_till(&text, count + 1), Some(count));
+            assert_eq!(exact_till(&text, count - 1), None);
+        }
+    }
 }

@@ -28,4 +28,12 @@ struct EmptyPlaceholder {
     id: u32,
 }
 
+// Every error of one template in one build.
+#[derive(Serialize, Deserialize, CompactLine)]
+#[compact(noun = "note", line = "{title|uper} } {} {id")]
+struct Several {
+    id: u32,
+    title: String,
+}
+
 fn main() {}
