@@ -192,7 +192,10 @@ fn install(name: &str, packages: &[&str]) -> Result<PathBuf, String> {
 /// The folder `name` in the temporary folder, made by `build` once per
 /// machine: in a folder of this process first, then renamed into place, so
 /// test binaries that race each other never see a half-made one.
-fn cached(name: &str, build: impl FnOnce(&Path) -> Result<(), String>) -> Result<PathBuf, String> {
+pub(crate) fn cached(
+    name: &str,
+    build: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<PathBuf, String> {
     let home = std::env::temp_dir().join(name);
     if home.join("ready").exists() {
         return Ok(home);
@@ -212,7 +215,7 @@ fn cached(name: &str, build: impl FnOnce(&Path) -> Result<(), String>) -> Result
 
 /// Runs an install step; the error says what failed (the last line it
 /// wrote) and `how` to provide what is missing.
-fn run(command: &mut Command, what: &str, how: &str) -> Result<(), String> {
+pub(crate) fn run(command: &mut Command, what: &str, how: &str) -> Result<(), String> {
     let output = command
         .stdin(Stdio::null())
         .output()

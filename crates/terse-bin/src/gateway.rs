@@ -68,7 +68,7 @@ pub fn run(args: &Args) -> ExitCode {
     };
     let metrics_listen = args.metrics_listen.or(config.metrics_listen());
     let health = Health::new(upstream.clone());
-    let service = config.gateway(upstream);
+    let service = config.gateway_on(upstream, listen);
     let options = config.server_options();
     let code = runtime.block_on(async move {
         // Before the address is printed: whoever reads it may signal at once.

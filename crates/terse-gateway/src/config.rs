@@ -22,6 +22,7 @@ use tower_terse::{BlockingLimit, Format, MemoryBudget, Settings, TerseLayer};
 use crate::Gateway;
 use crate::consume::Consumed;
 use crate::forwarded::TrustedProxies;
+use crate::mcp_access::McpAccess;
 use crate::server::ServerOptions;
 use crate::upstream::{Upstream, UpstreamError};
 use crate::urls::PublicOrigin;
@@ -115,7 +116,10 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 ///   `max_output_bytes`, `format_argument`, `hint` (`"off"`,
 ///   `"instructions"`, `"descriptions"`), `meta_counts`, `verbatim_tools`
 ///   (tool name patterns whose results are a file's content, never
-///   rewritten; default [`DEFAULT_VERBATIM_TOOLS`](tower_terse::mcp::DEFAULT_VERBATIM_TOOLS));
+///   rewritten; default [`DEFAULT_VERBATIM_TOOLS`](tower_terse::mcp::DEFAULT_VERBATIM_TOOLS)),
+///   and who may call it (DNS-rebinding protection, [`McpAccess`]):
+///   `allowed_hosts` and `allowed_origins` (by default loopback hosts only
+///   when the gateway listens on loopback, see [`mcp_access`](Self::mcp_access));
 ///   `default_format` is `"toon"` unless set (TOON where cheaper); it shares
 ///   `format_param`, `prefer_header` and `[layer.toon]` with the layer.
 /// - `[[mcp.tool]]`: one tool's `name`, and its `format` (`"json"` leaves
@@ -314,6 +318,9 @@ struct McpSection {
     hint: Option<Spanned<String>>,
     meta_counts: Option<bool>,
     verbatim_tools: Option<Vec<String>>,
+    // DNS-rebinding protection of the endpoint (see `McpAccess`).
+    allowed_hosts: Option<Spanned<Vec<String>>>,
+    allowed_origins: Option<Spanned<Vec<String>>>,
     #[serde(default, rename = "tool")]
     tools: Vec<McpToolSection>,
 }
@@ -515,6 +522,22 @@ impl Checker<'_> {
             }
         }
         self.mcp_agent_keys(m)?;
+        for (key, list) in [
+            ("allowed_hosts", &m.allowed_hosts),
+            ("allowed_origins", &m.allowed_origins),
+        ] {
+            if let Some(list) = list {
+                let entries = list.get_ref();
+                if entries.len() > MAX_RESOURCES
+                    || entries.iter().any(|e| e.is_empty() || e.len() > 1024)
+                {
+                    return self.error(
+                        list.span(),
+                        format!("`{key}`: at most {MAX_RESOURCES} entries, none empty"),
+                    );
+                }
+            }
+        }
         self.range(
             &m.max_request_bytes,
             "max_request_bytes",
@@ -855,10 +878,59 @@ impl Config {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn gateway(&self, upstream: Upstream) -> Gateway {
+        let listen = self
+            .listen()
+            .unwrap_or(std::net::SocketAddr::from(([127, 0, 0, 1], 3000)));
+        self.gateway_on(upstream, listen)
+    }
+
+    /// [`gateway`](Self::gateway) for a gateway listening on `listen`
+    /// (`terse gateway --listen`), which sets who may call the MCP
+    /// endpoint by default (see [`mcp_access`](Self::mcp_access)).
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[mcp]\npath = \"/mcp\"")?;
+    /// let service = config.gateway_on(config.upstream("http://127.0.0.1:8000")?, "0.0.0.0:3000".parse()?);
+    /// # drop(service);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn gateway_on(&self, upstream: Upstream, listen: std::net::SocketAddr) -> Gateway {
         match self.mcp() {
-            Some((path, mcp)) => crate::mcp_gateway(self.layer(), path, mcp, upstream),
+            Some((path, mcp)) => crate::mcp_gateway_with_access(
+                self.layer(),
+                path,
+                mcp,
+                self.mcp_access(listen),
+                upstream,
+            ),
             None => crate::gateway(self.layer(), upstream),
         }
+    }
+
+    /// Who may call the MCP endpoint of a gateway listening on `listen`:
+    /// `[mcp] allowed_hosts` and `allowed_origins`, or by default
+    /// [`McpAccess::for_listener`] (loopback hosts only on a loopback
+    /// address, as the MCP SDKs do).
+    ///
+    /// ```
+    /// use terse_gateway::{Config, McpAccess};
+    /// let config = Config::parse("t.toml", "[mcp]\npath = \"/mcp\"\nallowed_hosts = [\"mcp.example.com\"]")?;
+    /// let any = "0.0.0.0:3000".parse()?;
+    /// assert_eq!(config.mcp_access(any), McpAccess::any().allowed_hosts(["mcp.example.com"]));
+    /// assert_eq!(Config::default().mcp_access("127.0.0.1:3000".parse()?), McpAccess::loopback());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn mcp_access(&self, listen: std::net::SocketAddr) -> McpAccess {
+        let mut access = McpAccess::for_listener(listen);
+        if let Some(m) = &self.file.mcp {
+            if let Some(hosts) = &m.allowed_hosts {
+                access = access.allowed_hosts(hosts.get_ref());
+            }
+            if let Some(origins) = &m.allowed_origins {
+                access = access.allowed_origins(origins.get_ref());
+            }
+        }
+        access
     }
 
     /// The server settings of the `[gateway]` section.

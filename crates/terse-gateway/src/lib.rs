@@ -89,6 +89,8 @@ mod host;
 mod limits;
 mod log;
 mod mcp;
+mod mcp_access;
+mod mcp_order;
 mod path;
 mod server;
 mod shed;
@@ -107,6 +109,7 @@ pub use forwarded::{CidrError, MAX_TRUSTED_PROXIES, TrustedProxies};
 pub use headers::{remove_hop_by_hop, remove_underscored};
 pub use log::{LogBody, RequestLog, RequestLogLayer};
 pub use mcp::{McpSplit, SplitFuture};
+pub use mcp_access::McpAccess;
 pub use server::{ServerOptions, serve, shutdown_signal};
 pub use upstream::{
     BoxError, ClientAddr, IdleTimeout, Upstream, UpstreamBody, UpstreamError, UpstreamLatency,
@@ -135,12 +138,13 @@ pub type Gateway =
 /// # Ok::<(), terse_gateway::UpstreamError>(())
 /// ```
 pub fn gateway(layer: TerseLayer, upstream: Upstream) -> Gateway {
-    build(layer, None, upstream)
+    build(layer, None, McpAccess::loopback(), upstream)
 }
 
 /// [`gateway`] with an MCP endpoint: the requests to `mcp_path` (exactly
 /// that path, as clients ask the gateway for it) go through `mcp` instead
-/// of `layer` (see [MCP](crate#mcp)).
+/// of `layer` (see [MCP](crate#mcp)). Only loopback hosts may call it
+/// ([`McpAccess::loopback`]); [`mcp_gateway_with_access`] says who else.
 ///
 /// ```
 /// let service = terse_gateway::mcp_gateway(
@@ -158,10 +162,41 @@ pub fn mcp_gateway(
     mcp: McpLayer,
     upstream: Upstream,
 ) -> Gateway {
-    build(layer, Some((mcp_path, mcp)), upstream)
+    mcp_gateway_with_access(layer, mcp_path, mcp, McpAccess::loopback(), upstream)
 }
 
-fn build(layer: TerseLayer, mcp: Option<(&str, McpLayer)>, upstream: Upstream) -> Gateway {
+/// [`mcp_gateway`] with the MCP endpoint open to the hosts and origins of
+/// `access` (DNS-rebinding protection, see [`McpAccess`]).
+///
+/// ```
+/// use terse_gateway::{McpAccess, Upstream, mcp_gateway_with_access};
+///
+/// let service = mcp_gateway_with_access(
+///     tower_terse::TerseLayer::new(),
+///     "/mcp",
+///     tower_terse::mcp::McpLayer::new(),
+///     McpAccess::any().allowed_hosts(["mcp.example.com"]),
+///     Upstream::new("http://127.0.0.1:8000")?,
+/// );
+/// # drop(service);
+/// # Ok::<(), terse_gateway::UpstreamError>(())
+/// ```
+pub fn mcp_gateway_with_access(
+    layer: TerseLayer,
+    mcp_path: &str,
+    mcp: McpLayer,
+    access: McpAccess,
+    upstream: Upstream,
+) -> Gateway {
+    build(layer, Some((mcp_path, mcp)), access, upstream)
+}
+
+fn build(
+    layer: TerseLayer,
+    mcp: Option<(&str, McpLayer)>,
+    access: McpAccess,
+    upstream: Upstream,
+) -> Gateway {
     let inner = ServiceBuilder::new()
         .layer(DecompressionLayer::new())
         .service(upstream);
@@ -170,5 +205,5 @@ fn build(layer: TerseLayer, mcp: Option<(&str, McpLayer)>, upstream: Upstream) -
     ServiceBuilder::new()
         .layer(CompressionLayer::new())
         .layer(RequestLogLayer)
-        .service(McpSplit::new(http, mcp))
+        .service(McpSplit::new(http, mcp).access(access))
 }

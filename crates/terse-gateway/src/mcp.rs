@@ -7,30 +7,61 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
-use http::{Request, Response};
-use http_body_util::Either;
+use bytes::Bytes;
+use http::header::{CONTENT_LENGTH, TRANSFER_ENCODING};
+use http::{HeaderValue, Request, Response, StatusCode};
+use http_body::Body;
+use http_body_util::{Either, Full};
 use pin_project_lite::pin_project;
 use tower::Service;
+
+use crate::mcp_access::McpAccess;
+use crate::mcp_order::{Opened, Opening, Order};
 
 /// Sends the requests for one path (exactly that path, any method) to
 /// `mcp`, and every other request to `http`; made by
 /// [`mcp_gateway`](crate::mcp_gateway).
 ///
-/// The answer's body is `Either::Left` from `http` and `Either::Right`
-/// from `mcp`.
+/// A request to the MCP endpoint whose `Host` or `Origin` its
+/// [`McpAccess`] refuses is answered 403 here, never forwarded. A POST of
+/// a session whose standalone GET stream is on its way to the upstream
+/// waits until the upstream has answered that GET (at most a second), so
+/// that the server has the stream for the requests it sends while
+/// handling the POST, as it would straight from the client.
+///
+/// The answer's body is `Either::Left` from `http`, and `Either::Right`
+/// from `mcp` (itself `Either::Left`) or the 403 (`Either::Right`).
 #[derive(Debug, Clone)]
 pub struct McpSplit<H, M> {
     http: H,
     mcp: Option<(Arc<str>, M)>,
+    access: Arc<McpAccess>,
+    opening: Arc<Opening>,
 }
 
 impl<H, M> McpSplit<H, M> {
-    /// `http` for every request, or `mcp` for those to `path` as well.
+    /// `http` for every request, or `mcp` for those to `path` as well;
+    /// the MCP endpoint open to [`McpAccess::loopback`] hosts only until
+    /// [`access`](Self::access) says otherwise.
     pub fn new(http: H, mcp: Option<(&str, M)>) -> Self {
         McpSplit {
             http,
             mcp: mcp.map(|(path, mcp)| (Arc::from(path), mcp)),
+            access: Arc::new(McpAccess::loopback()),
+            opening: Arc::default(),
         }
+    }
+
+    /// Who may call the MCP endpoint (see [`McpAccess`]).
+    ///
+    /// ```
+    /// use terse_gateway::{McpAccess, McpSplit};
+    /// let split = McpSplit::<(), ()>::new((), None).access(McpAccess::any());
+    /// # drop(split);
+    /// ```
+    pub fn access(mut self, access: McpAccess) -> Self {
+        self.access = Arc::new(access);
+        self
     }
 
     /// The MCP endpoint's path, when there is one.
@@ -42,11 +73,13 @@ impl<H, M> McpSplit<H, M> {
 impl<H, M, B, HB, MB> Service<Request<B>> for McpSplit<H, M>
 where
     H: Service<Request<B>, Response = Response<HB>>,
-    M: Service<Request<B>, Response = Response<MB>, Error = H::Error>,
+    M: Service<Request<B>, Response = Response<MB>, Error = H::Error> + Clone + Send + 'static,
+    B: Send + 'static,
+    MB: Body<Data = Bytes>,
 {
-    type Response = Response<Either<HB, MB>>;
+    type Response = Response<Either<HB, Either<MB, Full<Bytes>>>>;
     type Error = H::Error;
-    type Future = SplitFuture<H::Future, M::Future>;
+    type Future = SplitFuture<H::Future, M::Future, MB>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         // Both sides end in the same upstream, which is always ready.
@@ -59,14 +92,49 @@ where
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
         match &mut self.mcp {
-            Some((path, mcp)) if req.uri().path() == &**path => SplitFuture::Mcp {
-                future: mcp.call(req),
-            },
+            Some((path, mcp)) if req.uri().path() == &**path => {
+                match self.access.refusal(&req) {
+                    Some(refusal) => SplitFuture::Refused {
+                        future: std::future::ready(refusal),
+                    },
+                    None => match self.opening.order(&req) {
+                        Order::Free => SplitFuture::Mcp {
+                            future: mcp.call(req),
+                            opened: None,
+                        },
+                        Order::Opening(opened) => SplitFuture::Mcp {
+                            future: mcp.call(req),
+                            opened: Some(opened),
+                        },
+                        Order::Wait(wait) => {
+                            // The service made ready goes with the request;
+                            // a clone stays for the next one.
+                            let clone = mcp.clone();
+                            let mut ready = std::mem::replace(mcp, clone);
+                            SplitFuture::Waiting {
+                                wait,
+                                start: Some(Box::new(move || ready.call(req))),
+                            }
+                        }
+                    },
+                }
+            }
             _ => SplitFuture::Http {
                 future: self.http.call(req),
             },
         }
     }
+}
+
+/// Most bytes of a 202's body read before its head goes out (MCP's 202s
+/// have none); more is a 502.
+const MAX_ACCEPTED_BODY: usize = 64 * 1024;
+
+/// A 502 for the MCP endpoint's client, in the gateway's envelope.
+fn bad_gateway<HB, MB>(message: &str) -> Response<Either<HB, Either<MB, Full<Bytes>>>> {
+    tower_terse::ErrorEnvelope::new(StatusCode::BAD_GATEWAY, "upstream_failed", message)
+        .into_http_response::<Full<Bytes>>()
+        .map(|body| Either::Right(Either::Right(body)))
 }
 
 pin_project! {
@@ -75,29 +143,114 @@ pin_project! {
     #[project = SplitProjection]
     // pin-project-lite takes no docs on the fields of a variant.
     #[allow(missing_docs)]
-    pub enum SplitFuture<H, M> {
+    pub enum SplitFuture<H, M, MB> {
         /// An ordinary HTTP request.
         Http { #[pin] future: H },
-        /// A request to the MCP endpoint.
-        Mcp { #[pin] future: M },
+        /// A request to the MCP endpoint; a GET stream's [`Opened`] goes
+        /// when the upstream has answered.
+        Mcp { #[pin] future: M, opened: Option<Opened> },
+        /// A 202 whose (empty) body is read before the head goes out.
+        Accepted {
+            head: Option<http::response::Parts>,
+            #[pin]
+            body: MB,
+            read: Vec<u8>,
+        },
+        /// A POST waiting for its session's GET stream to open upstream,
+        /// then sent.
+        Waiting {
+            wait: Pin<Box<dyn Future<Output = ()> + Send>>,
+            start: Option<Box<dyn FnOnce() -> M + Send>>,
+        },
+        /// A request to the MCP endpoint refused by its [`McpAccess`].
+        Refused { #[pin] future: std::future::Ready<Response<Full<Bytes>>> },
     }
 }
 
-impl<H, M, HB, MB, E> Future for SplitFuture<H, M>
+impl<H, M, HB, MB, E> Future for SplitFuture<H, M, MB>
 where
     H: Future<Output = Result<Response<HB>, E>>,
     M: Future<Output = Result<Response<MB>, E>>,
+    MB: Body<Data = Bytes>,
 {
-    type Output = Result<Response<Either<HB, MB>>, E>;
+    type Output = Result<Response<Either<HB, Either<MB, Full<Bytes>>>>, E>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project() {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let SplitProjection::Waiting { wait, start } = self.as_mut().project() {
+            ready!(wait.as_mut().poll(cx));
+            if let Some(start) = start.take() {
+                let future = start();
+                self.set(SplitFuture::Mcp {
+                    future,
+                    opened: None,
+                });
+            }
+        }
+        match self.as_mut().project() {
             SplitProjection::Http { future } => future
                 .poll(cx)
                 .map_ok(|response| response.map(Either::Left)),
-            SplitProjection::Mcp { future } => future
+            SplitProjection::Mcp { future, opened } => {
+                let response = ready!(future.poll(cx));
+                // The upstream has answered the GET: the stream is open.
+                drop(opened.take());
+                match response {
+                    Ok(response) if response.status() == StatusCode::ACCEPTED => {
+                        let (head, body) = response.into_parts();
+                        self.set(SplitFuture::Accepted {
+                            head: Some(head),
+                            body,
+                            read: Vec::new(),
+                        });
+                        self.poll(cx)
+                    }
+                    other => {
+                        Poll::Ready(other.map(|r| r.map(|body| Either::Right(Either::Left(body)))))
+                    }
+                }
+            }
+            SplitProjection::Accepted {
+                head,
+                mut body,
+                read,
+            } => loop {
+                match ready!(body.as_mut().poll_frame(cx)) {
+                    Some(Ok(frame)) => {
+                        if let Ok(data) = frame.into_data() {
+                            if read.len().saturating_add(data.len()) > MAX_ACCEPTED_BODY {
+                                return Poll::Ready(Ok(bad_gateway(
+                                    "the upstream's 202 answer has a body of more than 64 KiB",
+                                )));
+                            }
+                            read.extend_from_slice(&data);
+                        }
+                    }
+                    Some(Err(_)) => {
+                        return Poll::Ready(Ok(bad_gateway(
+                            "the upstream closed the connection without a complete answer",
+                        )));
+                    }
+                    None => {
+                        let Some(mut head) = head.take() else {
+                            return Poll::Pending;
+                        };
+                        head.headers.remove(TRANSFER_ENCODING);
+                        head.headers
+                            .insert(CONTENT_LENGTH, HeaderValue::from(read.len()));
+                        let body = Full::new(Bytes::from(std::mem::take(read)));
+                        return Poll::Ready(Ok(Response::from_parts(
+                            head,
+                            Either::Right(Either::Right(body)),
+                        )));
+                    }
+                }
+            },
+            // Polled again after `start` failed to run: never, as `start`
+            // runs once and the state moves on.
+            SplitProjection::Waiting { .. } => Poll::Pending,
+            SplitProjection::Refused { future } => future
                 .poll(cx)
-                .map_ok(|response| response.map(Either::Right)),
+                .map(|response| Ok(response.map(|body| Either::Right(Either::Right(body))))),
         }
     }
 }
