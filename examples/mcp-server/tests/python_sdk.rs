@@ -159,13 +159,16 @@ fn the_python_sdk_gets_toon_that_decodes_to_the_servers_json() {
 
 #[test]
 #[ignore = "needs python3 with venv and PyPI access; run with --include-ignored (.ci/run does)"]
-fn without_a_format_the_python_sdk_gets_the_servers_own_results() {
+fn without_a_format_the_python_sdk_gets_toon_where_cheaper_and_json_when_asked() {
     let Some(python) = mcp_python() else { return };
     let plain_server = Server::start(&["--without-layer"]);
     let server = Server::start(&[]);
     let own = session(&python, &plain_server.url, "");
+    // TOON where cheaper is the default: asking for nothing is asking for it.
     let through = session(&python, &server.url, "");
-    assert_eq!(through, own);
+    assert_eq!(through, session(&python, &server.url, "toon"));
+    assert_ne!(through, own, "the default rewrites the JSON results");
+    // `json` leaves every result as the server wrote it.
     let json = session(&python, &server.url, "json");
     assert_eq!(json, own);
 }
