@@ -194,7 +194,7 @@ mod run {
     /// Waiting for a slot, up to the limit's wait.
     pub(crate) struct Waiting {
         limit: BlockingLimit,
-        acquire: Acquire,
+        acquire: Option<Acquire>,
         /// `None` once waited out, or where the runtime has no timer (it
         /// then waits as long as it takes).
         deadline: Option<Pin<Box<tokio::time::Sleep>>>,
@@ -218,7 +218,7 @@ mod run {
             let deadline = std::panic::catch_unwind(|| Box::pin(tokio::time::sleep(self.wait)));
             Waiting {
                 limit: self.clone(),
-                acquire: Box::pin(self.shared.semaphore.clone().acquire_owned()),
+                acquire: Some(Box::pin(self.shared.semaphore.clone().acquire_owned())),
                 deadline: deadline.ok(),
             }
         }
@@ -227,12 +227,19 @@ mod run {
     impl Waiting {
         /// The slot, or `None` (counted) when the wait ran out first.
         pub(crate) fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Option<Slot>> {
-            if let Poll::Ready(permit) = self.acquire.as_mut().poll(cx) {
+            let Some(acquire) = &mut self.acquire else {
+                return Poll::Ready(None);
+            };
+            if let Poll::Ready(permit) = acquire.as_mut().poll(cx) {
                 // The semaphore is never closed.
                 return Poll::Ready(permit.ok().map(|permit| Slot { _permit: permit }));
             }
             if let Some(deadline) = &mut self.deadline {
                 ready!(deadline.as_mut().poll(cx));
+                // Out of the semaphore's queue now: a slot freed later goes
+                // to a rewrite still waiting, not to this one, which has
+                // already sent its body on unchanged.
+                self.acquire = None;
                 self.limit.count_busy();
                 return Poll::Ready(None);
             }
@@ -297,6 +304,8 @@ mod tests {
         let mut waiting = limit.slot();
         assert!(poll_fn(|cx| waiting.poll(cx)).await.is_none());
         assert_eq!(limit.busy(), 1);
+        // Past its wait a rewrite gives up its place in the queue: the slot
+        // freed next goes to the rewrite that asks after it.
         drop(held);
         let mut waiting = limit.slot();
         assert!(poll_fn(|cx| waiting.poll(cx)).await.is_some());
