@@ -24,7 +24,7 @@ pub const DEFAULT_REWRITE_WAIT: Duration = Duration::from_millis(500);
 /// and how long a rewrite waits for a slot. Clones share the slots and the
 /// count of rewrites that found none. Give one to a
 /// [`TerseLayer`](crate::TerseLayer) and an
-/// [`McpLayer`](crate::mcp::McpLayer) to bound them together.
+/// `McpLayer` (the `mcp` feature) to bound them together.
 ///
 /// ```
 /// use std::time::Duration;

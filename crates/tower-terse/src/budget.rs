@@ -20,7 +20,7 @@ const LOG_INTERVAL: Duration = Duration::from_secs(10);
 
 /// A shared bound on the bytes buffered for rewrites, shared by every clone
 /// (and by every layer given the same budget: [`TerseLayer`](crate::TerseLayer)
-/// and [`McpLayer`](crate::mcp::McpLayer) alike).
+/// and `McpLayer` (the `mcp` feature) alike).
 ///
 /// ```
 /// use tower_terse::MemoryBudget;

@@ -154,7 +154,7 @@ impl TerseLayer {
 
     /// The [`BlockingLimit`](crate::BlockingLimit) this layer's rewrites
     /// take their slots from, in place of one of its own: give the same
-    /// one to every layer (and [`McpLayer`](crate::mcp::McpLayer)) of a
+    /// one to every layer (and `McpLayer` (the `mcp` feature)) of a
     /// process so that together they run at most its slots at once.
     ///
     /// ```
