@@ -92,7 +92,9 @@ pub const EXACT_TIE_MAX_BYTES: usize = 1 << 20;
 /// let choice = choose(json, toon, Counting::Estimate);
 /// assert_eq!(choice.served, Served::Toon);
 /// assert!(choice.toon_tokens < choice.json_tokens);
-/// assert!(!choice.exact);
+/// // Counts are exact exactly when the decision needed them (a near tie,
+/// // as short texts often are).
+/// assert_eq!(choice.exact, choice.decided_exactly);
 ///
 /// // A tie goes to JSON.
 /// assert_eq!(choose("[1]", "[1]", Counting::Estimate).served, Served::Json);
