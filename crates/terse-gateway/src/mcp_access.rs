@@ -142,13 +142,11 @@ impl McpAccess {
                 return Some(forbidden("Missing Host header"));
             };
             match hostname(host) {
-                Some(name) if hosts.iter().any(|h| *h == name) => {}
+                Some(name) if hosts.contains(&name) => {}
                 _ => return Some(forbidden(&format!("Invalid Host: {}", shown(host)))),
             }
         }
-        let Some(origin) = request.headers().get(ORIGIN) else {
-            return None;
-        };
+        let origin = request.headers().get(ORIGIN)?;
         let allowed = origin.to_str().ok().is_some_and(|origin| {
             let origin = origin.trim_end_matches('/').to_ascii_lowercase();
             match (&self.origins, &self.hosts) {
