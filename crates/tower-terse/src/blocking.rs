@@ -83,15 +83,17 @@ impl BlockingLimit {
         }
     }
 
-    /// As many slots as the machine has cores: the work is CPU work, so
-    /// more at once would not finish sooner, only hold more memory and
-    /// take the cores from the async workers.
+    /// One slot per core but one (and at least one): the work is CPU work,
+    /// so more at once would not finish sooner, only hold more memory; and
+    /// a core is left to the async workers, so a flood of costly rewrites
+    /// never takes every core from the requests that cost nothing.
     ///
     /// ```
     /// assert!(tower_terse::BlockingLimit::per_core().slots() >= 1);
     /// ```
     pub fn per_core() -> Self {
-        Self::new(std::thread::available_parallelism().map_or(2, usize::from))
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        Self::new(cores.saturating_sub(1).max(1))
     }
 
     /// Waits `wait` for a slot (zero: takes one only if free now). The
