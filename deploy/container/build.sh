@@ -31,7 +31,7 @@ echo "== static terse for $target"
 
 context="$(mktemp -d)"
 trap 'rm -rf "$context"' EXIT
-cp "$root/target/$target/release/terse" "$context/terse"
+cp "${CARGO_TARGET_DIR:-$root/target}/$target/release/terse" "$context/terse"
 strip "$context/terse"
 cp "$here/Containerfile" "$context/Containerfile"
 
