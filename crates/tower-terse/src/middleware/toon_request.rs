@@ -185,6 +185,17 @@ where
         };
         let config = &self.config;
         let mut held = self.held.take();
+        // A body that turned out empty (no length was declared) goes on as
+        // it came, as one declared empty does: there is nothing to decode,
+        // and an empty TOON document is not a request for `{}`.
+        if toon.is_empty() {
+            let body = TerseRequestBody::decoded(toon);
+            let tokens = RequestTokens {
+                received: 0,
+                forwarded: 0,
+            };
+            return Called::Service(service.call(Request::from_parts(parts, body)), tokens);
+        }
         // A large body is CPU work: decoded where the runtime lets a
         // thread block, so the other connections of this worker move on,
         // holding a slot of the limit every blocking job shares. With every

@@ -15,7 +15,10 @@ mod media;
 mod outcome;
 pub(crate) mod public;
 mod working;
-pub(crate) use working::{Cost, FIXED_BYTES, TREE_VALUE_BYTES, cost, working_bytes};
+pub(crate) use working::{Cost, FIXED_BYTES, TREE_VALUE_BYTES, cost};
+// MCP holds each text block's rendering by this bound; HTTP rewrites by `cost`.
+#[cfg(any(test, feature = "mcp"))]
+pub(crate) use working::working_bytes;
 
 pub use media::{is_identity_coding, is_json_media_type};
 pub use outcome::{Fallback, Outcome, ResponseFormat};

@@ -100,6 +100,7 @@ pub(crate) fn cost(
 /// `?fields=` when `projected`) with TOON's `options` allocates while it
 /// runs beyond the body itself: its structure, unescaped strings, and its
 /// output, which the encoder stops at `max_output_bytes`.
+#[cfg_attr(not(any(test, feature = "mcp")), allow(dead_code))]
 pub(crate) fn working_bytes(
     body: &[u8],
     format: Format,
