@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
-use bytes::{Buf, Bytes};
+use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 
@@ -17,6 +17,7 @@ use super::offload;
 use super::sse::Splitter;
 use crate::bounded::Bounded;
 use crate::budget::Reservation;
+use crate::middleware::body::into_bytes;
 
 pin_project! {
     /// The request body the inner service reads: the client's body,
@@ -146,11 +147,6 @@ impl<B> fmt::Debug for McpRequestBody<B> {
             .field("holding", &self.held.is_some())
             .finish()
     }
-}
-
-fn into_bytes<D: Buf>(mut data: D) -> Bytes {
-    // `Bytes` hands itself over without copying.
-    data.copy_to_bytes(data.remaining())
 }
 
 pin_project! {

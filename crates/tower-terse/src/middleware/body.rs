@@ -113,7 +113,8 @@ impl<B: Body> TerseBody<B> {
     }
 }
 
-pub(super) fn into_bytes<D: Buf>(mut data: D) -> Bytes {
+/// A frame's data as `Bytes`, for the layer's and MCP's bodies alike.
+pub(crate) fn into_bytes<D: Buf>(mut data: D) -> Bytes {
     // `Bytes` hands itself over without copying.
     data.copy_to_bytes(data.remaining())
 }

@@ -5,7 +5,7 @@
 //! reads it only when a rewrite or a token count was asked for, and streams
 //! everything else through untouched.
 
-mod body;
+pub(crate) mod body;
 mod complete;
 mod future;
 mod headers;
