@@ -26,21 +26,9 @@ pub(crate) fn toon_or_json(settings: &Settings<'_>, json: &str, toon: &str) -> C
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::test_settings as settings;
     use crate::toon::EncodeOptions;
     use tokens::Served;
-
-    fn settings(options: &EncodeOptions) -> Settings<'_> {
-        Settings {
-            toon_options: options,
-            smart_fallback: true,
-            exact_tokens: false,
-            max_output_bytes: usize::MAX,
-            list_keys: &[],
-            id_key: "id",
-            log_gate: None,
-            count_json: false,
-        }
-    }
 
     #[test]
     fn toon_wins_only_with_fewer_tokens() {

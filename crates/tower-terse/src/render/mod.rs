@@ -354,3 +354,18 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendered {
         }
     }
 }
+
+/// Settings with every default, for the render module's unit tests.
+#[cfg(test)]
+pub(crate) fn test_settings(options: &crate::toon::EncodeOptions) -> Settings<'_> {
+    Settings {
+        toon_options: options,
+        smart_fallback: true,
+        exact_tokens: false,
+        max_output_bytes: usize::MAX,
+        list_keys: &[],
+        id_key: "id",
+        log_gate: None,
+        count_json: false,
+    }
+}

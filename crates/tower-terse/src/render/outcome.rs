@@ -197,21 +197,9 @@ impl Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::{Plan, Settings, render};
+    use crate::render::test_settings as settings;
+    use crate::render::{Plan, render};
     use crate::toon::EncodeOptions;
-
-    fn settings(options: &EncodeOptions) -> Settings<'_> {
-        Settings {
-            toon_options: options,
-            smart_fallback: true,
-            exact_tokens: false,
-            max_output_bytes: usize::MAX,
-            list_keys: &[],
-            id_key: "id",
-            log_gate: None,
-            count_json: false,
-        }
-    }
 
     #[test]
     fn deep_json_is_json_and_counted() {
