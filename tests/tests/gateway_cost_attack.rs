@@ -121,29 +121,49 @@ async fn bystander_p99(url: &str) -> Duration {
 /// What a flood's requests got.
 #[derive(Default)]
 struct Served {
+    /// Answers whose head arrived.
+    heads: AtomicUsize,
     answers: AtomicUsize,
     toon: AtomicUsize,
 }
 
-/// `clients` clients asking `url` with `method` over and over, each reading
-/// the whole answer, until `stop`.
-fn flood(
+/// A flood's requests: how many clients ask what, with which
+/// `Accept-Encoding` (none when `None`).
+struct Flood<'a> {
     clients: usize,
     method: reqwest::Method,
+    path: &'a str,
+    accept_encoding: Option<&'static str>,
+}
+
+/// The flood's clients asking `url` over and over, each reading the whole
+/// answer, until `stop`.
+fn flood(
+    flood: &Flood<'_>,
     url: String,
     stop: Arc<AtomicBool>,
     served: Arc<Served>,
 ) -> Vec<tokio::task::JoinHandle<()>> {
-    (0..clients)
+    (0..flood.clients)
         .map(|_| {
-            let (method, url, stop, served) =
-                (method.clone(), url.clone(), stop.clone(), served.clone());
+            let (method, url, stop, served) = (
+                flood.method.clone(),
+                url.clone(),
+                stop.clone(),
+                served.clone(),
+            );
+            let accept_encoding = flood.accept_encoding;
             tokio::spawn(async move {
                 let client = raw_client();
                 while !stop.load(Ordering::Relaxed) {
-                    let Ok(response) = client.request(method.clone(), &url).send().await else {
+                    let mut request = client.request(method.clone(), &url);
+                    if let Some(coding) = accept_encoding {
+                        request = request.header("accept-encoding", coding);
+                    }
+                    let Ok(response) = request.send().await else {
                         continue;
                     };
+                    served.heads.fetch_add(1, Ordering::Relaxed);
                     let toon = response
                         .headers()
                         .get("content-type")
@@ -158,22 +178,23 @@ fn flood(
         .collect()
 }
 
-/// Bystander p99 quiet, then under `clients` clients flooding `path`:
-/// both, and the ratio, printed; the ratio returned.
-fn measure(name: &str, setup: &Setup, clients: usize, method: reqwest::Method, path: &str) -> f64 {
+/// Bystander p99 quiet, then under `flood`: both, and the ratio,
+/// printed; the ratio returned.
+fn measure(name: &str, setup: &Setup, flood_of: &Flood<'_>) -> f64 {
+    let clients = flood_of.clients;
     let clients_runtime = runtime(2);
     let small = format!("http://{}/small", setup.gateway);
-    let flood_url = format!("http://{}{path}", setup.gateway);
+    let flood_url = format!("http://{}{}", setup.gateway, flood_of.path);
     clients_runtime.block_on(async {
         // Warm up: connections, the tokenizer, the first rewrites.
         bystander_p99(&small).await;
         let quiet = bystander_p99(&small).await;
         let stop = Arc::new(AtomicBool::new(false));
         let served = Arc::new(Served::default());
-        let flooders = flood(clients, method, flood_url, stop.clone(), served.clone());
-        // The flood is under way once its first answers are out.
+        let flooders = flood(flood_of, flood_url, stop.clone(), served.clone());
+        // The flood is under way once its first answers have begun.
         let started = Instant::now();
-        while served.answers.load(Ordering::Relaxed) < clients
+        while served.heads.load(Ordering::Relaxed) < clients
             && started.elapsed() < Duration::from_secs(20)
         {
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -212,7 +233,13 @@ fn deep_nesting_flood(method: reqwest::Method) -> f64 {
     );
     let setup = setup(CONFIG, upstream_router(body));
     let name = format!("deep nesting, {method} ?format=toon");
-    measure(&name, &setup, 16, method, "/deep?format=toon")
+    let flood = Flood {
+        clients: 16,
+        method,
+        path: "/deep?format=toon",
+        accept_encoding: None,
+    };
+    measure(&name, &setup, &flood)
 }
 
 #[test]
@@ -231,4 +258,115 @@ fn a_flood_of_deeply_nested_toon_heads_leaves_small_requests_fast() {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let ratio = deep_nesting_flood(reqwest::Method::HEAD);
     assert!(ratio < SMALL_MULTIPLE, "bystander p99 x{ratio:.1}");
+}
+
+/// `[0,0,…]` inflating to `bytes` bytes, gzip-compressed (a few hundred
+/// KiB at most: deflate's ratio tops out near a thousand to one).
+fn gzip_bomb(bytes: usize) -> Bytes {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(b"[").expect("gzip");
+    let zeros = "0,".repeat(64 * 1024);
+    for _ in 0..bytes / zeros.len() {
+        encoder.write_all(zeros.as_bytes()).expect("gzip");
+    }
+    encoder.write_all(b"0]").expect("gzip");
+    Bytes::from(encoder.finish().expect("gzip"))
+}
+
+/// The upstream: `/small`, and `/bomb` answering `bomb` as gzip, though
+/// the gateway asks for identity.
+fn bomb_router(bomb: Bytes) -> Router {
+    Router::new()
+        .route(
+            "/small",
+            get(|| async { axum::Json(json!({"id": 1, "name": "small"})) }),
+        )
+        .route(
+            "/bomb",
+            get(move || {
+                let bomb = bomb.clone();
+                async move {
+                    Response::builder()
+                        .header("content-type", "application/json")
+                        .header("content-encoding", "gzip")
+                        .body(Body::from(bomb))
+                        .expect("response")
+                }
+            }),
+        )
+}
+
+/// Four clients asking TOON of a gzip bomb inflating to 256 MiB, taking
+/// `accept_encoding`: bystander p99 within a small multiple of the quiet
+/// one. Returns the setup and the bomb, for the caller's own checks.
+fn gzip_bomb_flood(accept_encoding: Option<&'static str>) -> (Setup, Bytes) {
+    let bomb = gzip_bomb(256 << 20);
+    assert!(bomb.len() < 2 << 20, "{} bytes compressed", bomb.len());
+    let setup = setup(CONFIG, bomb_router(bomb.clone()));
+    let name = format!("gzip bomb, Accept-Encoding {accept_encoding:?}, GET ?format=toon");
+    let flood = Flood {
+        clients: 4,
+        method: reqwest::Method::GET,
+        path: "/bomb?format=toon",
+        accept_encoding,
+    };
+    let ratio = measure(&name, &setup, &flood);
+    assert!(ratio < SMALL_MULTIPLE, "bystander p99 x{ratio:.1}");
+    (setup, bomb)
+}
+
+#[test]
+fn a_flood_of_gzip_bombs_inflated_for_their_clients_leaves_small_requests_fast() {
+    let _alone = PROCESS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (setup, _) = gzip_bomb_flood(None);
+    // The client takes no gzip: it gets the whole bomb inflated, past what
+    // the layer reads, as JSON unchanged.
+    runtime(2).block_on(async {
+        let response = raw_client()
+            .get(format!("http://{}/bomb?format=toon", setup.gateway))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(response.status(), 200);
+        assert!(!response.headers().contains_key("content-encoding"));
+        assert_eq!(
+            response.headers()["x-response-format"],
+            "json; fallback=body-too-large"
+        );
+        let body = response.bytes().await.expect("body");
+        assert_eq!(body.len(), 1 + (256 << 20) + 2);
+        assert_eq!(
+            (&body[..5], &body[body.len() - 5..]),
+            (&b"[0,0,"[..], &b"0,0,0]"[1..])
+        );
+    });
+}
+
+#[test]
+fn a_flood_of_gzip_bombs_sent_on_compressed_leaves_small_requests_fast() {
+    let _alone = PROCESS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (setup, bomb) = gzip_bomb_flood(Some("gzip, br"));
+    // The client takes gzip: past what the layer reads, the bomb goes out
+    // as it came, every compressed byte of it, never inflated whole.
+    runtime(2).block_on(async {
+        let response = raw_client()
+            .get(format!("http://{}/bomb?format=toon", setup.gateway))
+            .header("accept-encoding", "gzip, br")
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-encoding"], "gzip");
+        assert_eq!(response.headers()["content-type"], "application/json");
+        assert_eq!(
+            response.headers()["x-response-format"],
+            "json; fallback=body-too-large"
+        );
+        assert_eq!(response.bytes().await.expect("body"), bomb);
+    });
 }

@@ -32,8 +32,11 @@
 //!    passes everything else through (errors, non-JSON, streams); or, for
 //!    the requests to an MCP endpoint ([`mcp_gateway`], `[mcp]` in the
 //!    config), the [`McpLayer`] instead (see [MCP](#mcp));
-//! 4. tower-http's decompression, so an upstream that compresses (gzip, br,
-//!    zstd, deflate), even unasked, still gets rewritten;
+//! 4. [`Inflate`]: tower-http's decompression, so an upstream that
+//!    compresses (gzip, br, zstd, deflate), even unasked, still gets
+//!    rewritten; a body too large to rewrite goes out compressed as it
+//!    came to a client that takes the coding, and inflating is CPU work
+//!    under the layer's `BlockingLimit` otherwise;
 //! 5. [`Upstream`], the forwarding itself over hyper-util's pooled client:
 //!    `Host` validated, hop-by-hop and underscored headers dropped,
 //!    dot segments resolved,
@@ -86,6 +89,7 @@ mod consume;
 mod forwarded;
 mod headers;
 mod host;
+mod inflate;
 mod limits;
 mod log;
 mod mcp;
@@ -99,7 +103,6 @@ mod urls;
 
 use tower::ServiceBuilder;
 use tower_http::compression::{Compression, CompressionLayer};
-use tower_http::decompression::{Decompression, DecompressionLayer};
 use tower_terse::mcp::{Mcp, McpLayer};
 use tower_terse::{Terse, TerseLayer};
 
@@ -107,6 +110,9 @@ pub use config::{Config, ConfigError};
 pub use consume::Consumed;
 pub use forwarded::{CidrError, MAX_TRUSTED_PROXIES, TrustedProxies};
 pub use headers::{remove_hop_by_hop, remove_underscored};
+pub use inflate::{
+    BATCH_BYTES, Inflate, InflateFuture, Inflated, READY_BYTES, REWIND_BYTES, Taping, Tee,
+};
 pub use log::{LogBody, RequestLog, RequestLogLayer};
 pub use mcp::{McpSplit, SplitFuture};
 pub use mcp_access::McpAccess;
@@ -124,7 +130,7 @@ pub use urls::{OriginError, PublicOrigin};
 /// }
 /// ```
 pub type Gateway =
-    Compression<RequestLog<McpSplit<Terse<Decompression<Upstream>>, Mcp<Decompression<Upstream>>>>>;
+    Compression<RequestLog<McpSplit<Terse<Inflate<Upstream>>, Mcp<Inflate<Upstream>>>>>;
 
 /// `layer` in front of `upstream`, with decompression inside it and
 /// compression and the request log outside (see the [crate] docs).
@@ -197,9 +203,7 @@ fn build(
     access: McpAccess,
     upstream: Upstream,
 ) -> Gateway {
-    let inner = ServiceBuilder::new()
-        .layer(DecompressionLayer::new())
-        .service(upstream);
+    let inner = Inflate::new(upstream, layer.limit().clone());
     let http = ServiceBuilder::new().layer(layer).service(inner.clone());
     let mcp = mcp.map(|(path, mcp)| (path, ServiceBuilder::new().layer(mcp).service(inner)));
     ServiceBuilder::new()

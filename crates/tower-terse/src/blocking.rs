@@ -170,11 +170,69 @@ impl BlockingLimit {
     }
 }
 
+/// Where [`BlockingLimit::off_the_workers`] ran its work.
+#[derive(Debug, PartialEq, Eq)]
+pub enum OffWorkers<T> {
+    /// Run where the thread may block, holding a slot of the limit; what
+    /// the work returned.
+    Done(T),
+    /// Every slot of the limit is taken: the work was not run. The caller
+    /// lets the worker's other tasks run (wakes itself and returns
+    /// `Pending`) before it tries again, or gives the work up.
+    NoSlot,
+    /// No tokio runtime that can hand its other tasks to another thread
+    /// (none, or a current-thread one): the work was not run; the caller
+    /// runs it in place.
+    Here,
+}
+
+impl BlockingLimit {
+    /// Runs `work` (CPU work found inside a `poll`: decoding frames that
+    /// keep coming ready, a gzip bomb inflating) where it may block:
+    /// inside [`tokio::task::block_in_place`], which hands this worker's
+    /// other tasks to another thread first, holding a slot of this limit
+    /// so that such work counts against the same bound as rewrites.
+    /// Work already running under a slot on this thread (a body read off
+    /// the workers whose inner body does work of its own) runs at once,
+    /// under that slot.
+    ///
+    /// ```
+    /// use tower_terse::{BlockingLimit, OffWorkers};
+    ///
+    /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+    /// # async fn main() {
+    /// let limit = BlockingLimit::new(1);
+    /// assert_eq!(limit.off_the_workers(|| 6 * 7), OffWorkers::Done(42));
+    /// // Inside, the slot is this work's: nested work runs under it.
+    /// let nested = limit.off_the_workers(|| limit.off_the_workers(|| 1));
+    /// assert_eq!(nested, OffWorkers::Done(OffWorkers::Done(1)));
+    /// # }
+    /// ```
+    pub fn off_the_workers<T>(&self, work: impl FnOnce() -> T) -> OffWorkers<T> {
+        #[cfg(feature = "tokio")]
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            if runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread {
+                if run::holds_slot() {
+                    return OffWorkers::Done(work());
+                }
+                let Some(slot) = self.try_slot() else {
+                    return OffWorkers::NoSlot;
+                };
+                return OffWorkers::Done(tokio::task::block_in_place(|| slot.hold(work)));
+            }
+        }
+        #[cfg(not(feature = "tokio"))]
+        let _ = work;
+        OffWorkers::Here
+    }
+}
+
 #[cfg(feature = "tokio")]
 pub(crate) use run::{Running, Waiting};
 
 #[cfg(feature = "tokio")]
 mod run {
+    use std::cell::Cell;
     use std::future::Future;
     use std::pin::Pin;
     use std::sync::Arc;
@@ -249,7 +307,36 @@ mod run {
         }
     }
 
+    thread_local! {
+        /// Whether this thread runs work under a slot now (see
+        /// [`Slot::hold`]).
+        static HOLDING: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Whether work on this thread holds a slot now.
+    pub(super) fn holds_slot() -> bool {
+        HOLDING.with(Cell::get)
+    }
+
+    /// Clears the thread's mark when the work ends, even by a panic.
+    struct Held(bool);
+
+    impl Drop for Held {
+        fn drop(&mut self) {
+            HOLDING.with(|holding| holding.set(self.0));
+        }
+    }
+
     impl Slot {
+        /// Runs `work` on this thread under this slot, marked so that work
+        /// nested inside it does not wait for a second slot of its own.
+        pub(super) fn hold<T>(self, work: impl FnOnce() -> T) -> T {
+            let _restore = Held(HOLDING.with(|holding| holding.replace(true)));
+            let done = work();
+            drop(self);
+            done
+        }
+
         /// Runs `job` on the blocking pool of `runtime`, holding this slot
         /// until it returns. If the [`Running`] drops before a thread picks
         /// the job up (its client has gone), the job never starts; the flag
@@ -262,8 +349,7 @@ mod run {
             let cancelled = Arc::new(AtomicBool::new(false));
             let flag = cancelled.clone();
             let task = runtime.spawn_blocking(move || {
-                let _slot = self;
-                (!flag.load(Ordering::Acquire)).then(|| job(&flag))
+                self.hold(|| (!flag.load(Ordering::Acquire)).then(|| job(&flag)))
             });
             Running { task, cancelled }
         }

@@ -100,12 +100,13 @@ mod passthrough;
 mod query;
 mod render;
 mod report;
+mod rewind;
 mod rfc3339;
 mod scan;
 pub mod settings;
 pub mod tokens;
 
-pub use blocking::{BlockingLimit, DEFAULT_REWRITE_WAIT};
+pub use blocking::{BlockingLimit, DEFAULT_REWRITE_WAIT, OffWorkers};
 pub use budget::{MemoryBudget, Reservation};
 pub use error_envelope::ErrorEnvelope;
 pub use format::{Format, UnknownFormat};
@@ -115,6 +116,7 @@ pub use middleware::{
 pub use passthrough::Passthrough;
 pub use render::public::{render, render_json, render_json_with};
 pub use render::{Fallback, Outcome, ResponseFormat, is_identity_coding, is_json_media_type};
+pub use rewind::Rewind;
 pub use settings::{RouteSettings, Settings, ToonSettings};
 
 /// The TOON codec the layers write with: encoding, decoding and their

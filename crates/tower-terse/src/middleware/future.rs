@@ -16,17 +16,17 @@ use tower_service::Service;
 use super::complete::Complete;
 use super::headers::{Rewritable, add_vary, mark_format, rewritable};
 use super::not_modified::relabel_not_modified;
-use super::offload::{Offload, Reading as OffWorkers};
+use super::offload::Offload;
 use super::plan::Plan;
 use super::request_body::TerseRequestBody;
 use super::toon_request::{Called, PendingRequest, RequestTokens};
 use super::{Config, TerseBody};
-use crate::Passthrough;
 use crate::bounded::Bounded;
 use crate::budget::Reservation;
 use crate::error_envelope::ErrorEnvelope;
 use crate::format::Format;
 use crate::render::{Fallback, ResponseFormat};
+use crate::{OffWorkers, Passthrough, Rewind};
 
 pin_project! {
     /// Response future of [`Terse`](super::Terse): `F` is the service's
@@ -337,7 +337,7 @@ impl<B: Body> Reading<B> {
     /// large upstream answer already in the socket buffer) is CPU work, not
     /// waiting: once one call has read `offload_threshold` bytes, the rest
     /// is read on a thread the runtime lets block
-    /// ([`super::offload::reading_off_the_workers`]), so the other
+    /// ([`BlockingLimit::off_the_workers`](crate::BlockingLimit::off_the_workers)), so the other
     /// connections of this worker move on. When every slot of the limit
     /// is taken, the read goes on here, a threshold's worth per turn, the
     /// worker's other tasks running in between.
@@ -347,7 +347,7 @@ impl<B: Body> Reading<B> {
             // Something is read each turn, whatever the threshold.
             if read_here > 0 && read_here >= self.config.offload_threshold {
                 let limit = self.config.limit.clone();
-                match super::offload::reading_off_the_workers(&limit, || self.read_ready(cx)) {
+                match limit.off_the_workers(|| self.read_ready(cx)) {
                     OffWorkers::Done(end) => return end,
                     OffWorkers::NoSlot => {
                         cx.waker().wake_by_ref();
@@ -437,6 +437,14 @@ impl<B: Body> Reading<B> {
             }),
             ReadEnd::OverLimit(reason) => {
                 as_it_came(&mut parts, &plan, reason, &config);
+                // A body an inner service changed (decompressed) goes back
+                // to what it was, from its first byte: the rest of a gzip
+                // bomb is not inflated only to be sent on.
+                let rewound = parts
+                    .extensions
+                    .remove::<Rewind>()
+                    .is_some_and(|rewind| rewind.rewind(&mut parts.headers));
+                let read = if rewound { Bytes::new() } else { read };
                 Read::Sent(Response::from_parts(
                     parts,
                     TerseBody::replay(read, None, body),

@@ -170,6 +170,20 @@ impl TerseLayer {
         self
     }
 
+    /// The [`BlockingLimit`](crate::BlockingLimit) this layer's rewrites
+    /// take their slots from: for work of a service inside the layer (a
+    /// proxy inflating its upstream's answers) to share it.
+    ///
+    /// ```
+    /// use tower_terse::{BlockingLimit, TerseLayer};
+    ///
+    /// let layer = TerseLayer::new().blocking_limit(BlockingLimit::new(3));
+    /// assert_eq!(layer.limit().slots(), 3);
+    /// ```
+    pub fn limit(&self) -> &crate::BlockingLimit {
+        &self.config.limit
+    }
+
     /// The bound on the bytes all rewrites in flight hold together: each
     /// body read, with what rendering it may take (its parsed document and
     /// output: an upper bound counted from the body's values and depth

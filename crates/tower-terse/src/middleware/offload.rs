@@ -104,39 +104,3 @@ impl<B: Body> Offload<B> {
         }
     }
 }
-
-/// Where [`reading_off_the_workers`] read.
-pub(super) enum Reading<T> {
-    /// On a thread the runtime let block, holding a slot of the limit.
-    Done(T),
-    /// Every slot of the limit is taken: the caller lets the worker's
-    /// other tasks run before it reads on.
-    NoSlot,
-    /// No tokio runtime, or one with a single thread: the caller reads in
-    /// place.
-    Here,
-}
-
-/// Runs `read` (reading frames that are ready, which may take a while: a
-/// decompressing body does the decompression as it is polled) where it may
-/// block: inside [`tokio::task::block_in_place`], which hands this worker's
-/// other tasks to another thread first, holding a slot of `limit` (when
-/// one is free) so that such reads count against the same bound as
-/// rewrites.
-pub(super) fn reading_off_the_workers<T>(
-    limit: &crate::BlockingLimit,
-    read: impl FnOnce() -> T,
-) -> Reading<T> {
-    #[cfg(feature = "tokio")]
-    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-        if runtime.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread {
-            let Some(_slot) = limit.try_slot() else {
-                return Reading::NoSlot;
-            };
-            return Reading::Done(tokio::task::block_in_place(read));
-        }
-    }
-    #[cfg(not(feature = "tokio"))]
-    let _ = (limit, read);
-    Reading::Here
-}

@@ -22,6 +22,7 @@ use tower_service::Service;
 use super::Config;
 use super::request_body::TerseRequestBody;
 use super::toon_shape::shape;
+use crate::OffWorkers;
 use crate::bounded::Bounded;
 use crate::budget::Reservation;
 use crate::error_envelope::ErrorEnvelope;
@@ -204,12 +205,10 @@ where
         // unchanged.
         let decoded = if toon.len() >= config.offload_threshold {
             let limit = config.limit.clone();
-            match super::offload::reading_off_the_workers(&limit, || {
-                decode(&toon, config, held.as_mut())
-            }) {
-                super::offload::Reading::Done(decoded) => decoded,
-                super::offload::Reading::NoSlot => return Called::Refused(busy()),
-                super::offload::Reading::Here => decode(&toon, config, held.as_mut()),
+            match limit.off_the_workers(|| decode(&toon, config, held.as_mut())) {
+                OffWorkers::Done(decoded) => decoded,
+                OffWorkers::NoSlot => return Called::Refused(busy()),
+                OffWorkers::Here => decode(&toon, config, held.as_mut()),
             }
         } else {
             decode(&toon, config, held.as_mut())

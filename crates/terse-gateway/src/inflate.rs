@@ -1,0 +1,513 @@
+//! [`Inflate`]: an upstream's compressed answers decompressed for the
+//! layer, without letting the decompression take the async workers.
+//!
+//! An upstream may compress though the gateway asks it not to, and a
+//! small compressed body may inflate a thousandfold (a gzip bomb: 0.9 MB
+//! that inflate to 256 MiB). The layer reads at most `max_body_bytes` of
+//! what inflates; the rest used to be inflated on the async workers as the
+//! client read it, so that a few clients asking for bombs held up every
+//! other request. Now:
+//!
+//! - to a client that accepts the upstream's coding, a body the layer finds
+//!   too large goes out compressed as it came, from its first byte (the
+//!   compressed bytes read so far are kept, up to [`REWIND_BYTES`], and
+//!   given back through [`tower_terse::Rewind`]): the rest is never
+//!   inflated;
+//! - otherwise inflating is CPU work done under the layer's
+//!   [`BlockingLimit`]: past [`READY_BYTES`] inflated without waiting for
+//!   the upstream, each [`BATCH_BYTES`] more are inflated off the workers
+//!   holding a slot, and with every slot taken the body lets its task
+//!   yield until one is free.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, ready};
+
+use bytes::{Buf, Bytes};
+use http::header::{CONTENT_ENCODING, CONTENT_TYPE, VARY};
+use http::{HeaderMap, HeaderValue, Request, Response};
+use http_body::{Body, Frame, SizeHint};
+use pin_project_lite::pin_project;
+use tower::Service;
+use tower_http::decompression::{Decompression, DecompressionBody};
+use tower_terse::{BlockingLimit, OffWorkers, Rewind};
+
+use crate::upstream::BoxError;
+
+/// The most compressed bytes of one answer kept to send it on as it came:
+/// the default `max_body_bytes`. A body whose compressed form is larger is
+/// sent on inflated.
+pub const REWIND_BYTES: usize = tower_terse::middleware::DEFAULT_MAX_BODY_BYTES;
+
+/// How many bytes a body inflates on an async worker between two waits
+/// for its upstream, before the rest is CPU work under the limit.
+pub const READY_BYTES: usize = 256 << 10;
+
+/// How many bytes one turn under a slot inflates.
+pub const BATCH_BYTES: usize = 256 << 10;
+
+/// The codings tower-http's decompression undoes.
+const CODINGS: [&str; 4] = ["gzip", "deflate", "br", "zstd"];
+
+/// tower-http's [`Decompression`] around `S`, with the compressed bytes it
+/// read kept for the layer to send on as they came, and the inflating of
+/// large bodies bounded by a [`BlockingLimit`] (see the module docs).
+///
+/// ```
+/// use terse_gateway::{Inflate, Upstream};
+///
+/// let upstream = Upstream::new("http://127.0.0.1:8000")?;
+/// let inflate = Inflate::new(upstream, tower_terse::BlockingLimit::per_core());
+/// # drop(inflate);
+/// # Ok::<(), terse_gateway::UpstreamError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Inflate<S> {
+    inner: Decompression<Taping<S>>,
+    limit: BlockingLimit,
+}
+
+impl<S> Inflate<S> {
+    /// Decompresses the answers of `inner`, inflating under `limit`.
+    pub fn new(inner: S, limit: BlockingLimit) -> Self {
+        Inflate {
+            inner: Decompression::new(Taping { inner }),
+            limit,
+        }
+    }
+}
+
+impl<S, ReqB, ResB> Service<Request<ReqB>> for Inflate<S>
+where
+    S: Service<Request<ReqB>, Response = Response<ResB>>,
+    S::Future: Send + 'static,
+    ResB: Body<Data = Bytes> + Send + 'static,
+    ResB::Error: Into<BoxError>,
+{
+    type Response = Response<Inflated<ResB>>;
+    type Error = S::Error;
+    type Future = InflateFuture<<Decompression<Taping<S>> as Service<Request<ReqB>>>::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<ReqB>) -> Self::Future {
+        // What the client takes, before the upstream is asked for identity.
+        let accepted = request.headers().clone();
+        InflateFuture {
+            future: self.inner.call(request),
+            accepted: Some(accepted),
+            limit: self.limit.clone(),
+        }
+    }
+}
+
+pin_project! {
+    /// The future of [`Inflate`].
+    pub struct InflateFuture<F> {
+        #[pin]
+        future: F,
+        // The client's request headers, for its `Accept-Encoding`.
+        accepted: Option<HeaderMap>,
+        limit: BlockingLimit,
+    }
+}
+
+impl<F, B, E> Future for InflateFuture<F>
+where
+    F: Future<Output = Result<Response<DecompressionBody<Tee<B>>>, E>>,
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    type Output = Result<Response<Inflated<B>>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let response = ready!(this.future.poll(cx))?;
+        let (mut parts, body) = response.into_parts();
+        let tape = parts.extensions.remove::<Taped>().map(|taped| taped.0);
+        let headers = this.accepted.take().unwrap_or_default();
+        let tape = tape.filter(|tape| accepts(&headers, &tape.coding));
+        if let Some(tape) = &tape {
+            let tape = tape.clone();
+            parts.extensions.insert(Rewind::new(move |headers| {
+                if !tape.rewind() {
+                    return false;
+                }
+                headers.insert(CONTENT_ENCODING, tape.coding.clone());
+                headers.append(VARY, HeaderValue::from_static("accept-encoding"));
+                true
+            }));
+        }
+        let body = Inflated {
+            body,
+            tape,
+            rewound: None,
+            queue: VecDeque::new(),
+            ended: None,
+            ready: 0,
+            limit: this.limit.clone(),
+        };
+        Poll::Ready(Ok(Response::from_parts(parts, body)))
+    }
+}
+
+/// Whether a client whose request had `headers` takes a body in `coding`
+/// (RFC 9110 §12.5.3). A request without `Accept-Encoding` gets identity:
+/// what a plain `curl` can read.
+fn accepts(headers: &HeaderMap, coding: &HeaderValue) -> bool {
+    let Ok(coding) = coding.to_str() else {
+        return false;
+    };
+    let mut star = false;
+    for item in headers
+        .get_all(http::header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(','))
+    {
+        let mut pieces = item.split(';');
+        let name = pieces.next().unwrap_or("").trim();
+        let q = pieces
+            .filter_map(|p| p.trim().strip_prefix("q=").or(p.trim().strip_prefix("Q=")))
+            .filter_map(|q| q.trim().parse::<f32>().ok())
+            .next()
+            .unwrap_or(1.0);
+        if name.eq_ignore_ascii_case(coding) {
+            return q > 0.0;
+        }
+        if name == "*" {
+            star = q > 0.0;
+        }
+    }
+    star
+}
+
+/// The compressed bytes of one answer, kept while they may be sent on.
+#[derive(Debug)]
+struct Tape {
+    coding: HeaderValue,
+    state: Mutex<TapeState>,
+}
+
+#[derive(Debug, Default)]
+struct TapeState {
+    chunks: Vec<Bytes>,
+    bytes: usize,
+    /// Some bytes were not kept: the answer can no longer be rewound.
+    lost: bool,
+    rewound: bool,
+}
+
+impl Tape {
+    fn state(&self) -> std::sync::MutexGuard<'_, TapeState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Keeps `data`, while it can be sent on.
+    fn keep(&self, data: &Bytes) {
+        let mut state = self.state();
+        if state.lost || state.rewound {
+            return;
+        }
+        match state.bytes.checked_add(data.len()) {
+            Some(bytes) if bytes <= REWIND_BYTES => {
+                state.bytes = bytes;
+                state.chunks.push(data.clone());
+            }
+            _ => {
+                state.lost = true;
+                state.chunks = Vec::new();
+            }
+        }
+    }
+
+    /// Marks the answer to be sent as it came, if every byte was kept.
+    fn rewind(&self) -> bool {
+        let mut state = self.state();
+        if !state.lost {
+            state.rewound = true;
+        }
+        !state.lost
+    }
+
+    /// The bytes kept, once the answer was rewound.
+    fn take_rewound(&self) -> Option<Vec<Bytes>> {
+        let mut state = self.state();
+        state
+            .rewound
+            .then(|| std::mem::take(&mut state.chunks))
+            .filter(|_| !state.lost)
+    }
+}
+
+/// The extension [`Taping`] hands its tape to [`Inflate`] in.
+#[derive(Clone)]
+struct Taped(Arc<Tape>);
+
+/// Tapes the bodies of compressed JSON answers (the only ones the layer
+/// reads) under the decompression.
+#[derive(Clone, Debug)]
+pub struct Taping<S> {
+    inner: S,
+}
+
+impl<S, ReqB, ResB> Service<Request<ReqB>> for Taping<S>
+where
+    S: Service<Request<ReqB>, Response = Response<ResB>>,
+    S::Future: Send + 'static,
+    ResB: Body<Data = Bytes> + Send + 'static,
+{
+    type Response = Response<Tee<ResB>>;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<ReqB>) -> Self::Future {
+        let future = self.inner.call(request);
+        Box::pin(async move {
+            let (mut parts, body) = future.await?.into_parts();
+            let json = parts.status.is_success()
+                && parts
+                    .headers
+                    .get(CONTENT_TYPE)
+                    .is_some_and(tower_terse::is_json_media_type);
+            let coding = parts
+                .headers
+                .get(CONTENT_ENCODING)
+                .filter(|c| CODINGS.iter().any(|known| c.as_bytes() == known.as_bytes()))
+                .cloned();
+            let tape = coding.filter(|_| json).map(|coding| {
+                Arc::new(Tape {
+                    coding,
+                    state: Mutex::default(),
+                })
+            });
+            if let Some(tape) = &tape {
+                parts.extensions.insert(Taped(tape.clone()));
+            }
+            Ok(Response::from_parts(parts, Tee { body, tape }))
+        })
+    }
+}
+
+pin_project! {
+    /// A compressed body as it comes, its bytes kept on a tape (see
+    /// [`Inflate`]).
+    pub struct Tee<B> {
+        #[pin]
+        body: B,
+        tape: Option<Arc<Tape>>,
+    }
+}
+
+impl<B: Body<Data = Bytes>> Body for Tee<B> {
+    type Data = Bytes;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
+        let this = self.project();
+        let frame = ready!(this.body.poll_frame(cx));
+        if let (Some(tape), Some(Ok(frame))) = (this.tape.as_ref(), &frame) {
+            if let Some(data) = frame.data_ref() {
+                tape.keep(data);
+            }
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+pin_project! {
+    /// An upstream's body as [`Inflate`] gives it to the layer: inflated,
+    /// under the limit past [`READY_BYTES`], or, once rewound, as it came.
+    pub struct Inflated<B>
+    where
+        B: Body<Data = Bytes>,
+    {
+        #[pin]
+        body: DecompressionBody<Tee<B>>,
+        tape: Option<Arc<Tape>>,
+        // The compressed bytes to send first, once rewound.
+        rewound: Option<VecDeque<Bytes>>,
+        // Frames inflated off the workers, not handed on yet.
+        queue: VecDeque<Frame<Bytes>>,
+        // How the inflating ended, after the queue.
+        ended: Option<Option<BoxError>>,
+        // Bytes inflated since the upstream last made the body wait.
+        ready: usize,
+        limit: BlockingLimit,
+    }
+}
+
+impl<B> Body for Inflated<B>
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        let mut this = self.project();
+        if this.rewound.is_none() {
+            if let Some(chunks) = this.tape.as_ref().and_then(|tape| tape.take_rewound()) {
+                *this.rewound = Some(chunks.into());
+            }
+        }
+        if let Some(chunks) = this.rewound {
+            if let Some(chunk) = chunks.pop_front() {
+                return Poll::Ready(Some(Ok(Frame::data(chunk))));
+            }
+            // The rest as it comes, past the decompression.
+            let frame = ready!(this.body.get_pin_mut().poll_frame(cx));
+            return Poll::Ready(frame.map(|frame| frame.map_err(Into::into)));
+        }
+        if let Some(frame) = this.queue.pop_front() {
+            return Poll::Ready(Some(Ok(frame)));
+        }
+        if let Some(ended) = this.ended.take() {
+            return Poll::Ready(ended.map(Err));
+        }
+        if *this.ready < READY_BYTES {
+            let frame = this.body.as_mut().poll_frame(cx);
+            match &frame {
+                Poll::Pending => *this.ready = 0,
+                Poll::Ready(Some(Ok(frame))) => {
+                    let bytes = frame.data_ref().map_or(0, Buf::remaining);
+                    *this.ready = this.ready.saturating_add(bytes);
+                }
+                Poll::Ready(_) => {}
+            }
+            return frame;
+        }
+        let limit = this.limit.clone();
+        let mut body = this.body.as_mut();
+        let (queue, ended, ready) = (&mut *this.queue, &mut *this.ended, &mut *this.ready);
+        let inflate = || {
+            let mut batch = 0usize;
+            while batch < BATCH_BYTES {
+                match body.as_mut().poll_frame(cx) {
+                    Poll::Pending => {
+                        *ready = 0;
+                        break;
+                    }
+                    Poll::Ready(Some(Ok(frame))) => {
+                        batch = batch.saturating_add(frame.data_ref().map_or(0, Buf::remaining));
+                        queue.push_back(frame);
+                    }
+                    Poll::Ready(Some(Err(err))) => {
+                        *ended = Some(Some(err));
+                        break;
+                    }
+                    Poll::Ready(None) => {
+                        *ended = Some(None);
+                        break;
+                    }
+                }
+            }
+        };
+        match limit.off_the_workers(inflate) {
+            OffWorkers::Done(()) => {}
+            OffWorkers::NoSlot => {
+                // Every slot is taken: the others on this worker run first.
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            // No runtime that can move its other tasks: inflate here.
+            OffWorkers::Here => {
+                *this.ready = 0;
+                return this.body.poll_frame(cx);
+            }
+        }
+        if let Some(frame) = this.queue.pop_front() {
+            return Poll::Ready(Some(Ok(frame)));
+        }
+        match this.ended.take() {
+            Some(ended) => Poll::Ready(ended.map(Err)),
+            // The upstream has nothing more yet; it wakes the task.
+            None => Poll::Pending,
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match (&self.rewound, &self.ended) {
+            (Some(chunks), _) => chunks.is_empty() && self.body.get_ref().is_end_stream(),
+            (None, Some(ended)) => self.queue.is_empty() && ended.is_none(),
+            (None, None) => self.queue.is_empty() && self.body.is_end_stream(),
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match (&self.rewound, self.queue.is_empty(), &self.ended) {
+            (None, true, None) => self.body.size_hint(),
+            _ => SizeHint::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(accept: &[&str]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for value in accept {
+            headers.append(
+                http::header::ACCEPT_ENCODING,
+                HeaderValue::from_str(value).expect("header"),
+            );
+        }
+        headers
+    }
+
+    #[test]
+    fn a_coding_is_accepted_as_the_request_says() {
+        let gzip = HeaderValue::from_static("gzip");
+        assert!(accepts(&headers(&["gzip"]), &gzip));
+        assert!(accepts(&headers(&["br", "GZIP;q=0.5"]), &gzip));
+        assert!(accepts(&headers(&["*"]), &gzip));
+        assert!(!accepts(&headers(&[]), &gzip), "no header: identity");
+        assert!(!accepts(&headers(&["identity"]), &gzip));
+        assert!(!accepts(&headers(&["gzip;q=0"]), &gzip));
+        assert!(!accepts(&headers(&["*, gzip;q=0"]), &gzip));
+        assert!(!accepts(&headers(&["*;q=0"]), &gzip));
+    }
+
+    #[test]
+    fn a_tape_past_its_bound_cannot_be_rewound() {
+        let tape = Tape {
+            coding: HeaderValue::from_static("gzip"),
+            state: Mutex::default(),
+        };
+        tape.keep(&Bytes::from_static(b"abc"));
+        assert!(tape.rewind());
+        assert_eq!(tape.take_rewound(), Some(vec![Bytes::from_static(b"abc")]));
+        let tape = Tape {
+            coding: HeaderValue::from_static("gzip"),
+            state: Mutex::default(),
+        };
+        tape.keep(&Bytes::from(vec![0; REWIND_BYTES + 1]));
+        assert!(!tape.rewind());
+        assert_eq!(tape.take_rewound(), None);
+    }
+}
