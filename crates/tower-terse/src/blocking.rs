@@ -7,9 +7,10 @@
 //! threads: without a bound, a flood of costly requests would start
 //! hundreds of rewrites at once, each holding memory and all of them
 //! sharing the same few cores with the async workers. So each one takes a
-//! slot first, and holds it until its work ends (even when its client has
-//! gone). A rewrite that finds no slot waits [`BlockingLimit::wait`] for
-//! one; then its body goes out unchanged, and [`BlockingLimit::busy`] (and
+//! slot first, and holds it until its work ends; a rewrite whose client
+//! has gone stops at its next check (`cancelled`) and gives it back. A
+//! rewrite that finds no slot waits [`BlockingLimit::wait`] for one; then
+//! its body goes out unchanged, and [`BlockingLimit::busy`] (and
 //! `terse_rewrites_busy_total` with the `metrics` feature) counts it.
 
 use std::fmt;
@@ -228,11 +229,18 @@ impl BlockingLimit {
 }
 
 #[cfg(feature = "tokio")]
-pub(crate) use run::{Running, Waiting};
+pub(crate) use run::{Running, Waiting, cancelled};
+
+/// Whether the client of the job running on this thread has gone: never,
+/// without the blocking pool.
+#[cfg(not(feature = "tokio"))]
+pub(crate) fn cancelled() -> bool {
+    false
+}
 
 #[cfg(feature = "tokio")]
 mod run {
-    use std::cell::Cell;
+    use std::cell::{Cell, RefCell};
     use std::future::Future;
     use std::pin::Pin;
     use std::sync::Arc;
@@ -311,6 +319,30 @@ mod run {
         /// Whether this thread runs work under a slot now (see
         /// [`Slot::hold`]).
         static HOLDING: Cell<bool> = const { Cell::new(false) };
+        /// The flag of the job [`Slot::spawn`] runs on this thread: set
+        /// when its client has gone.
+        static CANCEL: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+    }
+
+    /// Whether the client of the job running on this thread has gone
+    /// (its [`Running`] dropped): long work checks it between chunks and
+    /// stops early, which gives its slot back.
+    pub(crate) fn cancelled() -> bool {
+        CANCEL.with(|cancel| {
+            cancel
+                .borrow()
+                .as_ref()
+                .is_some_and(|flag| flag.load(Ordering::Acquire))
+        })
+    }
+
+    /// Clears the thread's job flag when the job ends, even by a panic.
+    struct Job;
+
+    impl Drop for Job {
+        fn drop(&mut self) {
+            CANCEL.with(|cancel| cancel.borrow_mut().take());
+        }
     }
 
     /// Whether work on this thread holds a slot now.
@@ -340,7 +372,8 @@ mod run {
         /// Runs `job` on the blocking pool of `runtime`, holding this slot
         /// until it returns. If the [`Running`] drops before a thread picks
         /// the job up (its client has gone), the job never starts; the flag
-        /// `job` is given turns `true` then too, for long work to check.
+        /// `job` is given turns `true` then too, for long work to check
+        /// (as [`cancelled`] does, on the job's thread).
         pub(crate) fn spawn<T: Send + 'static>(
             self,
             runtime: &tokio::runtime::Handle,
@@ -349,6 +382,8 @@ mod run {
             let cancelled = Arc::new(AtomicBool::new(false));
             let flag = cancelled.clone();
             let task = runtime.spawn_blocking(move || {
+                CANCEL.with(|cancel| *cancel.borrow_mut() = Some(flag.clone()));
+                let _job = Job;
                 self.hold(|| (!flag.load(Ordering::Acquire)).then(|| job(&flag)))
             });
             Running { task, cancelled }
@@ -428,5 +463,85 @@ mod tests {
             assert!(poll_fn(|cx| waiting.poll(cx)).await.is_some());
         });
         assert!(!ran.load(Ordering::SeqCst));
+    }
+
+    /// A runtime of two workers and its blocking pool.
+    fn two_workers() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime")
+    }
+
+    /// Waits until a slot of `limit` is free, and takes it.
+    fn slot_comes_back(runtime: &tokio::runtime::Runtime, limit: &BlockingLimit) {
+        runtime.block_on(async {
+            let mut waiting = limit.clone().with_wait(Duration::from_secs(600)).slot();
+            assert!(poll_fn(|cx| waiting.poll(cx)).await.is_some());
+        });
+    }
+
+    #[test]
+    fn a_job_whose_client_has_gone_stops_at_its_next_check_and_frees_its_slot() {
+        let runtime = two_workers();
+        let limit = BlockingLimit::new(1);
+        let (started, has_started) = std::sync::mpsc::channel();
+        let slot = limit.try_slot().expect("slot");
+        // Work in chunks for as long as its client is there: without the
+        // check it would never end, and its slot never come back.
+        let running = slot.spawn(runtime.handle(), move |_| {
+            started.send(()).expect("started");
+            let mut chunks = 0u64;
+            while !cancelled() {
+                chunks = std::hint::black_box(chunks + 1);
+            }
+            chunks
+        });
+        has_started.recv().expect("the job runs");
+        assert_eq!(limit.available(), 0);
+        drop(running);
+        slot_comes_back(&runtime, &limit);
+        // The flag was the job's, not the thread's: the pool's next job on
+        // the same threads starts with its client there.
+        let slot = limit.try_slot().expect("slot");
+        let mut running = slot.spawn(runtime.handle(), |_| cancelled());
+        let gone = runtime.block_on(poll_fn(|cx| running.poll(cx)));
+        assert_eq!(gone, Some(false));
+    }
+
+    #[test]
+    fn a_rewrite_whose_client_has_gone_stops_before_it_encodes_or_counts() {
+        use crate::format::Format;
+        use crate::render::{Fallback, Plan, render, test_settings};
+
+        let runtime = two_workers();
+        let limit = BlockingLimit::new(1);
+        let (release, released) = std::sync::mpsc::channel::<()>();
+        let slot = limit.try_slot().expect("slot");
+        let body = br#"[{"id":1,"name":"Ada"},{"id":2,"name":"Linus"}]"#;
+        let (done, rendered) = std::sync::mpsc::channel();
+        let (started, has_started) = std::sync::mpsc::channel();
+        let running = slot.spawn(runtime.handle(), move |_| {
+            // The client goes away while the job runs.
+            started.send(()).expect("started");
+            released.recv().expect("released");
+            let options = crate::toon::EncodeOptions::default();
+            let outcome = render(
+                body,
+                None,
+                &Plan::new(Format::Toon, true),
+                &test_settings(&options),
+            );
+            done.send((outcome.body, outcome.outcome)).expect("send");
+        });
+        has_started.recv().expect("the job runs");
+        drop(running);
+        release.send(()).expect("release");
+        let (body, outcome) = rendered.recv().expect("rendered");
+        assert_eq!(body, None, "nothing written");
+        assert_eq!(outcome.fallback, Some(Fallback::Gone));
+        assert_eq!(outcome.tokens, None, "nothing counted");
+        slot_comes_back(&runtime, &limit);
     }
 }

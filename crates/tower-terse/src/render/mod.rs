@@ -159,11 +159,22 @@ pub(crate) fn render(
     if content_type.is_some_and(|value| !is_json_media_type(value)) {
         return source.as_it_came();
     }
+    if gone() {
+        return source.gone();
+    }
     match plan.format {
         Format::Json => json(&source, None),
         Format::Toon => toon(&source, None),
         Format::Compact => compact::compact(&source),
     }
+}
+
+/// Whether the client of this rewrite has gone (a rewrite on the blocking
+/// pool whose response was dropped): checked between the stages of the
+/// work (parsing and encoding, counting), so that an abandoned rewrite
+/// stops early and gives its slot of the limit back.
+fn gone() -> bool {
+    crate::blocking::cancelled()
 }
 
 /// The deepest nesting `serde_json` and the one-pass parser read.
@@ -214,6 +225,14 @@ impl Source<'_> {
         self.as_it_came()
     }
 
+    /// Its client has gone: nothing more is worked out, nothing is sent.
+    fn gone(&self) -> Rendered {
+        Rendered {
+            body: None,
+            outcome: self.outcome(None, Some(Fallback::Gone)),
+        }
+    }
+
     /// Not JSON: sent exactly as it came, uncounted.
     fn as_it_came(&self) -> Rendered {
         Rendered {
@@ -243,6 +262,9 @@ impl Source<'_> {
         tokens: Option<usize>,
         fallback: Option<Fallback>,
     ) -> Rendered {
+        if gone() {
+            return self.gone();
+        }
         let tokens = tokens.unwrap_or_else(|| self.settings.count_tokens(body.as_bytes()));
         // Only reports and MCP's `_meta` need the JSON's count; a second
         // pass over the body is not paid for when nobody reads it.
@@ -314,6 +336,9 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendered {
             if !settings.smart_fallback {
                 return source.rewritten(text, Format::Toon, None, fallback);
             }
+            if gone() {
+                return source.gone();
+            }
             let json = json();
             let choice = toon_or_json(settings, &json, &text);
             match choice.served {
@@ -342,6 +367,9 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendered {
             };
             if !settings.smart_fallback {
                 return source.rewritten(text, Format::Toon, None, fallback);
+            }
+            if gone() {
+                return source.gone();
             }
             let choice = toon_or_json(settings, json, &text);
             source.tokens.set(Some(choice.json_tokens));

@@ -99,13 +99,16 @@ pub enum Fallback {
     /// The JSON nests deeper (128 levels and more) than the parsers read:
     /// it goes out as it came, counted.
     TooDeep,
+    /// The client went away while the body was being rewritten: the
+    /// rewrite stopped where it was, and nothing was sent.
+    Gone,
 }
 
 impl Fallback {
     /// The reason's name, as `X-Response-Format` and the logs write it:
     /// `not-cheaper`, `too-large` (output), `no-template`, `not-a-list`,
     /// `not-json`, `body-too-large`, `budget`, `busy`, `compressed`,
-    /// `no-transform`, `too-deep`.
+    /// `no-transform`, `too-deep`, `gone`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Fallback::NotCheaper => "not-cheaper",
@@ -119,6 +122,7 @@ impl Fallback {
             Fallback::Compressed => "compressed",
             Fallback::NoTransform => "no-transform",
             Fallback::TooDeep => "too-deep",
+            Fallback::Gone => "gone",
         }
     }
 }
