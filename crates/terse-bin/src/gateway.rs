@@ -86,6 +86,7 @@ pub fn run(args: &Args) -> ExitCode {
             }
             None => None,
         };
+        warm_counters();
         let bound = listener.local_addr().map_or(listen, |a| a);
         // Scripts and tests read the addresses (port 0 picks one) from these lines.
         println!("terse gateway listening on http://{bound}, upstream {url}");
@@ -104,6 +105,27 @@ pub fn run(args: &Args) -> ExitCode {
     // on a blocking thread) must not hold the exit.
     runtime.shutdown_timeout(LEFTOVER_TIMEOUT);
     code
+}
+
+/// Builds the exact counters' tables on a thread of their own: a few
+/// seconds of one core that the first near tie would otherwise wait for,
+/// while the listener answers from the start.
+fn warm_counters() {
+    let warm = || {
+        let started = std::time::Instant::now();
+        tower_terse::tokens::warm();
+        tracing::info!(
+            "exact token counters ready in {} ms",
+            started.elapsed().as_millis()
+        );
+    };
+    if let Err(err) = std::thread::Builder::new()
+        .name("terse-warm".into())
+        .spawn(warm)
+    {
+        // Not fatal: the first text that needs the tables builds them.
+        tracing::warn!("cannot warm the exact token counters: {err}");
+    }
 }
 
 /// How long the runtime waits, after the drain, for tasks it cannot cancel.

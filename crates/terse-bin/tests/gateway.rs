@@ -315,3 +315,55 @@ fn metrics_listener_counts_what_the_gateway_served() {
     gateway.wait().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_exact_counters_warm_up_beside_a_listener_that_answers_at_once() {
+    // An upstream answering a small list to every request.
+    let upstream = TcpListener::bind("127.0.0.1:0").unwrap();
+    let upstream_addr = upstream.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in upstream.incoming() {
+            let mut stream = stream.unwrap();
+            read_head(&mut stream);
+            let body = r#"[{"id":1}]"#;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_terse"))
+        .args(["gateway", "--listen", "127.0.0.1:0", "--upstream"])
+        .arg(format!("http://{upstream_addr}"))
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Every line of the log, as it comes.
+    let stderr = std::io::BufReader::new(gateway.stderr.take().unwrap());
+    let (lines, log) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for line in stderr.lines().map_while(Result::ok) {
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let [addr]: [String; 1] = addresses(&mut gateway, 1).try_into().unwrap();
+    let (head, body) = get(&addr, "/items");
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert_eq!(body, r#"[{"id":1}]"#);
+    let ready = |line: &String| line.contains("exact token counters ready");
+    // The first answer did not wait for the tables: they were not ready
+    // when it came, and they are built without a request asking for them.
+    let before: Vec<String> = log.try_iter().collect();
+    assert!(!before.iter().any(ready), "{before:?}");
+    let after = log.iter().find(ready);
+    let _ = gateway.kill();
+    let _ = gateway.wait();
+    assert!(after.is_some(), "the gateway never warmed its counters");
+}

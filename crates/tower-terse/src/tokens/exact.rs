@@ -106,6 +106,20 @@ pub fn exact(text: &str) -> usize {
     }
 }
 
+/// Builds the exact counters' tables now rather than on the first text
+/// that needs them: the linear encoder's take a few seconds of one core.
+/// A server calls it on a thread of its own as it starts, so that its
+/// first near tie does not wait for them. Later calls return at once.
+///
+/// ```
+/// tower_terse::tokens::warm();
+/// // A long run of one letter: counted by the linear encoder, built now.
+/// assert!(tower_terse::tokens::exact(&"a".repeat(1000)) > 100);
+/// ```
+pub fn warm() {
+    linear();
+}
+
 /// The exact count of `text` when it is at most `limit`; `None` when it is
 /// more. Where the linear encoder counts, it stops once the count passes
 /// `limit`, so comparing a second text with a first costs no more than

@@ -45,7 +45,7 @@ pub mod model {
     pub use super::features::{FEATURES, NAMES as FEATURE_NAMES, RUN, features, lower};
 }
 #[cfg(feature = "exact-tokens")]
-pub use exact::exact;
+pub use exact::{exact, warm};
 
 /// Whether this build counts exact tokens: the `exact-tokens` feature is on,
 /// so `exact_token_count` settings take effect rather than falling back to
