@@ -63,7 +63,11 @@ async fn on_post(State(server): State<Arc<Server>>, body: Bytes) -> Response {
                     let event = format!("event: message\ndata: {request}\n\n");
                     stream.send(Ok(Bytes::from(event))).is_ok()
                 });
-            let text = if sent { "asked" } else { "no stream: request lost" };
+            let text = if sent {
+                "asked"
+            } else {
+                "no stream: request lost"
+            };
             let result = json!({"jsonrpc": "2.0", "id": message["id"],
                 "result": {"content": [{"type": "text", "text": text}]}});
             axum::Json(result).into_response()
@@ -80,7 +84,11 @@ async fn on_get(State(server): State<Arc<Server>>) -> Response {
     let (sender, mut receiver) = mpsc::unbounded_channel();
     *server.stream.lock().unwrap() = Some(sender);
     let events = futures_util::stream::poll_fn(move |cx| receiver.poll_recv(cx));
-    ([("content-type", "text/event-stream")], Body::from_stream(events)).into_response()
+    (
+        [("content-type", "text/event-stream")],
+        Body::from_stream(events),
+    )
+        .into_response()
 }
 
 async fn spawn_server() -> (TestServer, Arc<Server>) {
@@ -111,7 +119,7 @@ async fn begin(client: &reqwest::Client, url: &str) -> String {
     let response = client
         .post(url)
         .headers(headers(None, BOTH))
-        .json(&initialize)
+        .body(initialize.to_string())
         .send()
         .await
         .unwrap();
@@ -121,7 +129,7 @@ async fn begin(client: &reqwest::Client, url: &str) -> String {
     let response = client
         .post(url)
         .headers(headers(Some(&session), BOTH))
-        .json(&initialized)
+        .body(initialized.to_string())
         .send()
         .await
         .unwrap();
@@ -141,7 +149,7 @@ async fn call_before_get(url: &str, server: &Server) -> (String, Option<String>)
         client
             .post(url)
             .headers(headers(Some(&session), BOTH))
-            .json(&call)
+            .body(call.to_string())
             .send(),
     );
     // Not a measure: the GET goes once the call is at the server (without
@@ -154,7 +162,8 @@ async fn call_before_get(url: &str, server: &Server) -> (String, Option<String>)
         .await
         .unwrap();
     assert_eq!(stream.status(), 200);
-    let answer: Value = calling.await.unwrap().unwrap().json().await.unwrap();
+    let answer = calling.await.unwrap().unwrap().text().await.unwrap();
+    let answer: Value = serde_json::from_str(&answer).expect("a JSON answer");
     let text = answer["result"]["content"][0]["text"]
         .as_str()
         .unwrap()

@@ -24,10 +24,11 @@ use crate::mcp_order::{Opening, Order, Ticket};
 ///
 /// A request to the MCP endpoint whose `Host` or `Origin` its
 /// [`McpAccess`] refuses is answered 403 here, never forwarded. A POST of
-/// a session whose standalone GET stream is on its way to the upstream
-/// waits until the upstream has answered that GET (at most a second), so
-/// that the server has the stream for the requests it sends while
-/// handling the POST, as it would straight from the client.
+/// a session whose standalone GET stream is expected (the session's first
+/// 202 was answered, after which clients open it) or on its way to the
+/// upstream waits until the upstream has answered that GET (at most a
+/// second), so that the server has the stream for the requests it sends
+/// while handling the POST, as it would straight from the client.
 ///
 /// The answer's body is `Either::Left` from `http`, and `Either::Right`
 /// from `mcp` (itself `Either::Left`) or the 403 (`Either::Right`).
