@@ -7,8 +7,9 @@
 //! is accepted and POST their next call at once; the gateway serves the
 //! two connections in parallel, and the POST can come first. Here the
 //! client sends the call first on purpose, and the GET only once the call
-//! has reached the server or has been held for a while: a server that got
-//! the call first has no stream for its request and says so.
+//! has reached the server (straight) or has reached it or been held for a
+//! while (through the gateway): a server that got the call first has no
+//! stream for its request and says so.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -137,10 +138,14 @@ async fn begin(client: &reqwest::Client, url: &str) -> String {
     session
 }
 
-/// Sends the call first, then, once the server has it or it has been held
-/// a while, opens the GET stream; gives the call's text and the stream's
-/// first bytes (or none).
-async fn call_before_get(url: &str, server: &Server) -> (String, Option<String>) {
+/// Sends the call first, then, once the server has it (or, when `held`,
+/// it has been held that long), opens the GET stream; gives the call's
+/// text and the stream's first bytes (or none).
+async fn call_before_get(
+    url: &str,
+    server: &Server,
+    held: Option<Duration>,
+) -> (String, Option<String>) {
     let client = raw_client();
     let session = begin(&client, url).await;
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
@@ -152,9 +157,13 @@ async fn call_before_get(url: &str, server: &Server) -> (String, Option<String>)
             .body(call.to_string())
             .send(),
     );
-    // Not a measure: the GET goes once the call is at the server (without
-    // the gateway's hold), or after a pause far below the hold's bound.
-    let _ = tokio::time::timeout(Duration::from_millis(200), server.called.notified()).await;
+    match held {
+        // Not a measure: a pause far below the hold's bound of a second.
+        Some(held) => {
+            let _ = tokio::time::timeout(held, server.called.notified()).await;
+        }
+        None => server.called.notified().await,
+    }
     let mut stream = client
         .get(url)
         .headers(headers(Some(&session), "text/event-stream"))
@@ -182,7 +191,7 @@ async fn call_before_get(url: &str, server: &Server) -> (String, Option<String>)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn straight_a_call_before_the_get_loses_the_servers_request() {
     let (upstream, server) = spawn_server().await;
-    let (text, _) = call_before_get(&upstream.url("/mcp"), &server).await;
+    let (text, _) = call_before_get(&upstream.url("/mcp"), &server, None).await;
     assert_eq!(text, "no stream: request lost");
     assert_eq!(
         *server.arrived.lock().unwrap(),
@@ -195,7 +204,12 @@ async fn through_the_gateway_a_call_before_the_get_waits_for_the_stream() {
     let (upstream, server) = spawn_server().await;
     let config = "[mcp]\npath = \"/mcp\"\n";
     let (gateway, _task) = spawn_gateway(config, &format!("http://{}", upstream.addr())).await;
-    let (text, first) = call_before_get(&format!("{gateway}/mcp"), &server).await;
+    let (text, first) = call_before_get(
+        &format!("{gateway}/mcp"),
+        &server,
+        Some(Duration::from_millis(200)),
+    )
+    .await;
     assert_eq!(text, "asked", "the server had the stream for its request");
     let first = first.expect("the request on the stream");
     assert!(
