@@ -43,7 +43,7 @@ pub const REWIND_BYTES: usize = tower_terse::middleware::DEFAULT_MAX_BODY_BYTES;
 
 /// How many bytes a body inflates on an async worker between two waits
 /// for its upstream, before the rest is CPU work under the limit.
-pub const READY_BYTES: usize = 256 << 10;
+pub const READY_BYTES: usize = 64 << 10;
 
 /// How many bytes one turn under a slot inflates.
 pub const BATCH_BYTES: usize = 256 << 10;
