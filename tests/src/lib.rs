@@ -1,6 +1,7 @@
 //! Shared helpers for the workspace integration tests.
 
 pub mod api_values;
+pub mod bomb;
 pub mod corpus;
 pub mod fixtures;
 pub mod json_formats;

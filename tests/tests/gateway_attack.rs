@@ -3,7 +3,6 @@
 //! test config. Each case asserts the gateway's answer (or that it closed
 //! the connection in time) and that the next ordinary request succeeds.
 
-use std::io::Write as _;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -15,6 +14,7 @@ use axum::routing::{any, get};
 use bytes::Bytes;
 use serde_json::{Value, json};
 use terse_gateway::Config;
+use terse_tests::bomb::gzip_bomb;
 use terse_tests::server::{TestServer, body_of, raw_client, status_of};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -713,18 +713,6 @@ async fn forged_forwarding_headers_are_replaced() {
     );
     assert_eq!(headers["x-forwarded-proto"], "https", "{headers}");
     gateway.assert_alive().await;
-}
-
-/// `[0,0,…]` of `bytes` bytes, gzip-compressed (a few hundred KiB).
-fn gzip_bomb(bytes: usize) -> Bytes {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    encoder.write_all(b"[").expect("gzip");
-    let zeros = "0,".repeat(64 * 1024);
-    for _ in 0..bytes / zeros.len() {
-        encoder.write_all(zeros.as_bytes()).expect("gzip");
-    }
-    encoder.write_all(b"0]").expect("gzip");
-    Bytes::from(encoder.finish().expect("gzip"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -19,6 +19,7 @@ use axum::routing::get;
 use bytes::Bytes;
 use serde_json::json;
 use terse_gateway::Config;
+use terse_tests::bomb::gzip_bomb;
 use terse_tests::server::{TestServer, raw_client};
 use tokio::net::TcpListener;
 
@@ -266,20 +267,6 @@ fn a_flood_of_deeply_nested_toon_heads_leaves_small_requests_fast() {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let ratio = deep_nesting_flood(reqwest::Method::HEAD);
     assert!(ratio < SMALL_MULTIPLE, "bystander p99 x{ratio:.1}");
-}
-
-/// `[0,0,…]` inflating to `bytes` bytes, gzip-compressed (a few hundred
-/// KiB at most: deflate's ratio tops out near a thousand to one).
-fn gzip_bomb(bytes: usize) -> Bytes {
-    use std::io::Write as _;
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    encoder.write_all(b"[").expect("gzip");
-    let zeros = "0,".repeat(64 * 1024);
-    for _ in 0..bytes / zeros.len() {
-        encoder.write_all(zeros.as_bytes()).expect("gzip");
-    }
-    encoder.write_all(b"0]").expect("gzip");
-    Bytes::from(encoder.finish().expect("gzip"))
 }
 
 /// The upstream: `/small`, and `/bomb` answering `bomb` as gzip, though
