@@ -92,10 +92,12 @@ mod mcp;
 mod mcp_access;
 mod mcp_order;
 mod path;
+mod resource_metadata;
 mod server;
 mod shed;
 mod upstream;
 mod urls;
+mod www_authenticate;
 
 use tower::ServiceBuilder;
 use tower_http::compression::{Compression, CompressionLayer};
