@@ -130,7 +130,11 @@ impl StdError for UpstreamError {}
 /// speaks, and `Location`, `Content-Location` and `Link` URLs under the
 /// upstream's address point at the gateway's (the `Host` the client
 /// used, or the [`public_origin`](Self::public_origin)); see
-/// [`preserve_host`](Self::preserve_host) for URLs in bodies.
+/// [`preserve_host`](Self::preserve_host) for URLs in bodies. So do the
+/// URLs OAuth clients check (RFC 9728): the `resource_metadata` of
+/// `WWW-Authenticate` challenges, and the `resource` of the JSON document
+/// a `GET` of `/.well-known/oauth-protected-resource` (or a path below
+/// it) answers, read whole when it is at most 64 KiB.
 ///
 /// A request with more than one `Host`, a malformed one (not a host name
 /// or IP literal with an optional port), HTTP/1.1 without one, or an
