@@ -52,14 +52,18 @@ async fn metadata(State(up): State<Upstream>, headers: HeaderMap) -> Response {
         .map(|h| h.to_str().unwrap().to_owned());
     up.seen.lock().unwrap().metadata_via.push(via);
     let base = up.base.get().unwrap();
-    axum::Json(json!({
-        "resource": format!("{base}/mcp"),
-        "authorization_servers": [up.issuer.get().unwrap()],
-        "scopes_supported": ["mcp"],
-        "bearer_methods_supported": ["header"],
-        "resource_documentation": format!("{base}/docs"),
-    }))
-    .into_response()
+    let tag = [(header::ETAG, r#""prm-1""#)];
+    (
+        tag,
+        axum::Json(json!({
+            "resource": format!("{base}/mcp"),
+            "authorization_servers": [up.issuer.get().unwrap()],
+            "scopes_supported": ["mcp"],
+            "bearer_methods_supported": ["header"],
+            "resource_documentation": format!("{base}/docs"),
+        })),
+    )
+        .into_response()
 }
 
 /// The upstream's challenge; with `decoy`, the same parameter also
@@ -302,6 +306,7 @@ async fn challenges_and_metadata_name_the_gateway() {
     ] {
         let answer = client.get(format!("{gateway}{path}")).send().await.unwrap();
         assert_eq!(answer.status(), 200);
+        assert_eq!(answer.headers()[header::ETAG], r#"W/"prm-1""#);
         let length: usize = answer.headers()[header::CONTENT_LENGTH]
             .to_str()
             .unwrap()

@@ -10,7 +10,7 @@
 use std::fmt;
 
 use bytes::{Bytes, BytesMut};
-use http::header::{CONTENT_ENCODING, CONTENT_LENGTH};
+use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, ETAG};
 use http::{HeaderMap, HeaderValue};
 use http_body::Body;
 use http_body_util::BodyExt;
@@ -37,8 +37,9 @@ pub(crate) fn is_metadata_path(path: &str) -> bool {
 /// The upstream's answer to a metadata request with its `resource` moved
 /// to the gateway: read whole when it is an identity-coded body of at most
 /// [`MAX_DOCUMENT_BYTES`], rewritten when it is a JSON object whose
-/// `resource` points under the upstream. Anything else goes on unchanged
-/// and complete, what was read first replayed ahead of the rest.
+/// `resource` points under the upstream (a strong `ETag` then weakened).
+/// Anything else goes on unchanged and complete, what was read first
+/// replayed ahead of the rest.
 pub(crate) async fn move_resource(
     headers: &mut HeaderMap,
     body: UpstreamBody,
@@ -79,6 +80,15 @@ pub(crate) async fn move_resource(
         return UpstreamBody::from(read);
     };
     headers.insert(CONTENT_LENGTH, HeaderValue::from(moved.len()));
+    // The same document named from elsewhere: no longer the bytes a strong
+    // tag names, still what its weak form does (RFC 9110 §8.8.1).
+    let weakened = headers
+        .get(ETAG)
+        .filter(|tag| !tag.as_bytes().starts_with(b"W/"))
+        .and_then(|tag| HeaderValue::from_bytes(&[b"W/", tag.as_bytes()].concat()).ok());
+    if let Some(weak) = weakened {
+        headers.insert(ETAG, weak);
+    }
     UpstreamBody::from(Bytes::from(moved))
 }
 
