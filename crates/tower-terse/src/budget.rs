@@ -248,9 +248,8 @@ mod tests {
         assert_eq!(budget.peak(), 150, "a resize past the bound is counted");
     }
 
-    /// A JSON body of `rows` records, streamed in frames of 16 KiB that
-    /// share one buffer (the handler allocates nothing per frame), with no
-    /// declared length.
+    /// A body streamed in frames of 16 KiB that share one buffer (the
+    /// handler allocates nothing per frame), with no declared length.
     struct Rows(bytes::Bytes);
 
     impl http_body::Body for Rows {
