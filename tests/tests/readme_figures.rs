@@ -288,3 +288,20 @@ async fn the_agent_api_figures_are_what_it_serves() {
     ));
     check.finish();
 }
+
+/// The memory figures are the soak's: every row of the table that
+/// `benches/load/soak_rss.sh` writes, as the README shows it.
+#[test]
+fn the_memory_figures_are_the_soaks() {
+    let results = include_str!("../../benches/load/rss_results.md");
+    let rows: Vec<&str> = results
+        .lines()
+        .filter(|line| line.starts_with("| ") && !line.starts_with("| setup"))
+        .collect();
+    assert!(rows.len() >= 2, "rows of the soak: {results}");
+    let mut check = Check::default();
+    for row in rows {
+        check.says(row);
+    }
+    check.finish();
+}

@@ -14,6 +14,7 @@ mod error;
 mod gateway;
 mod health;
 mod input;
+mod malloc;
 mod metrics;
 mod output;
 mod stats;
@@ -48,6 +49,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    malloc::setup();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Gateway(args) => return gateway::run(&args),

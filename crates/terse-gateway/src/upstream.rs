@@ -180,6 +180,11 @@ impl fmt::Debug for Upstream {
     }
 }
 
+/// The most an upstream connection reads ahead: what a response streamed
+/// unchanged holds outside the memory budget is a few of these per
+/// connection (hyper's default, about 400 KiB, made it over a megabyte).
+const UPSTREAM_READ_BYTES: usize = 64 * 1024;
+
 /// Defaults: 5 s to connect, 30 s to answer, 60 s of silence mid-body.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -251,6 +256,7 @@ impl Upstream {
             .timer(TokioTimer::new())
             .pool_timer(TokioTimer::new())
             .pool_idle_timeout(Duration::from_secs(30))
+            .http1_max_buf_size(UPSTREAM_READ_BYTES)
             .build(connector)
     }
 

@@ -39,6 +39,8 @@ pub struct MemoryBudget(Arc<Inner>);
 struct Inner {
     limit: usize,
     used: AtomicUsize,
+    /// The most `used` has been.
+    peak: AtomicUsize,
     refused: AtomicU64,
     /// When a refusal was last logged, and how many went unlogged since.
     log: Mutex<(Option<Instant>, u64)>,
@@ -49,6 +51,7 @@ impl fmt::Debug for MemoryBudget {
         f.debug_struct("MemoryBudget")
             .field("limit", &self.0.limit)
             .field("in_use", &self.in_use())
+            .field("peak", &self.peak())
             .field("refused", &self.refused())
             .finish()
     }
@@ -67,6 +70,7 @@ impl MemoryBudget {
         MemoryBudget(Arc::new(Inner {
             limit,
             used: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
             refused: AtomicU64::new(0),
             log: Mutex::new((None, 0)),
         }))
@@ -84,6 +88,20 @@ impl MemoryBudget {
     /// The bytes reserved now.
     pub fn in_use(&self) -> usize {
         self.0.used.load(Ordering::Relaxed)
+    }
+
+    /// The most bytes reserved at once since the budget was made: what a
+    /// load test compares with the memory the process took.
+    ///
+    /// ```
+    /// let budget = tower_terse::MemoryBudget::new(1000);
+    /// let a = budget.try_reserve(300).unwrap();
+    /// let b = budget.try_reserve(200).unwrap();
+    /// drop((a, b));
+    /// assert_eq!((budget.in_use(), budget.peak()), (0, 500));
+    /// ```
+    pub fn peak(&self) -> usize {
+        self.0.peak.load(Ordering::Relaxed)
     }
 
     /// How many reservations were refused since the budget was made.
@@ -118,12 +136,22 @@ impl MemoryBudget {
             .used
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
                 used.checked_add(bytes).filter(|&sum| sum <= limit)
-            })
-            .is_ok();
-        if !added {
-            self.refuse(bytes);
+            });
+        match added {
+            Ok(before) => {
+                self.reached(before.saturating_add(bytes));
+                true
+            }
+            Err(_) => {
+                self.refuse(bytes);
+                false
+            }
         }
-        added
+    }
+
+    /// Notes that `used` reached `now`.
+    fn reached(&self, now: usize) {
+        self.0.peak.fetch_max(now, Ordering::Relaxed);
     }
 
     fn refuse(&self, bytes: usize) {
@@ -184,7 +212,9 @@ impl Reservation {
     pub fn resize(&mut self, bytes: usize) {
         let used = &self.budget.0.used;
         if bytes > self.bytes {
-            used.fetch_add(bytes - self.bytes, Ordering::AcqRel);
+            let more = bytes - self.bytes;
+            let before = used.fetch_add(more, Ordering::AcqRel);
+            self.budget.reached(before.saturating_add(more));
         } else {
             used.fetch_sub(self.bytes - bytes, Ordering::AcqRel);
         }
@@ -215,6 +245,103 @@ mod tests {
         assert_eq!(budget.in_use(), 150);
         drop(a);
         assert_eq!(budget.in_use(), 0);
+        assert_eq!(budget.peak(), 150, "a resize past the bound is counted");
+    }
+
+    /// A body streamed in frames of 16 KiB that share one buffer (the
+    /// handler allocates nothing per frame), with no declared length.
+    struct Rows(bytes::Bytes);
+
+    impl http_body::Body for Rows {
+        type Data = bytes::Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(
+            mut self: std::pin::Pin<&mut Self>,
+            _cx: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<Option<Result<http_body::Frame<bytes::Bytes>, Self::Error>>> {
+            let take = self.0.len().min(16 << 10);
+            let frame = (take > 0).then(|| Ok(http_body::Frame::data(self.0.split_to(take))));
+            std::task::Poll::Ready(frame)
+        }
+    }
+
+    /// Every rewrite through the layer, from the first frame read to the
+    /// last frame sent, holds no more than it reserved: the body as read,
+    /// what rendering it takes, the output. Measured with the counting
+    /// allocator of the rendering tests, on this thread (a current-thread
+    /// runtime, nothing offloaded), so the other tests do not count.
+    #[test]
+    fn a_rewrite_holds_no_more_than_it_reserved() {
+        use http_body_util::BodyExt;
+        use tower::{Layer, ServiceExt};
+
+        let rows: Vec<String> = (0..20_000)
+            .map(|i| {
+                let active = i % 2 == 0;
+                format!(r#"{{"id":{i},"name":"user {i:08}","active":{active},"tags":"a b"}}"#)
+            })
+            .collect();
+        let body = bytes::Bytes::from(format!("[{}]", rows.join(",")));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        for uri in [
+            "/?format=toon",
+            "/?format=json&fields=id,name",
+            "/?format=toon&fields=id,tags",
+        ] {
+            let budget = MemoryBudget::new(1 << 30);
+            let handler = {
+                let body = body.clone();
+                tower::service_fn(move |_: http::Request<crate::TerseRequestBody<String>>| {
+                    let body = Rows(body.clone());
+                    async move {
+                        let response = http::Response::builder()
+                            .header("content-type", "application/json")
+                            .body(body)
+                            .expect("response");
+                        Ok::<_, std::convert::Infallible>(response)
+                    }
+                })
+            };
+            let service = crate::TerseLayer::new()
+                .max_body_bytes(body.len() * 2)
+                .memory_budget(budget.clone())
+                .offload_threshold(usize::MAX)
+                .layer(handler);
+            let request = http::Request::get(uri)
+                .body(String::new())
+                .expect("request");
+            let mut sent = 0;
+            let peak = crate::render::peak_of(|| {
+                runtime.block_on(async {
+                    let response = service.oneshot(request).await.expect("response");
+                    let mut body = response.into_body();
+                    while let Some(frame) = body.frame().await {
+                        sent += frame.expect("frame").into_data().map_or(0, |d| d.len());
+                    }
+                });
+            });
+            assert!(sent > 0 && sent < body.len(), "{uri}: rewritten");
+            assert_eq!(budget.refused(), 0, "{uri}");
+            assert_eq!(budget.in_use(), 0, "{uri}: all given back");
+            // What a request takes whatever its body: its head, the plan,
+            // the response's headers, the runtime's task.
+            const PER_REQUEST: usize = 16 << 10;
+            assert!(
+                peak <= budget.peak() + PER_REQUEST,
+                "{uri}: {peak} bytes held at the most, {} reserved",
+                budget.peak()
+            );
+            // Nor far more: a bound several times what a rewrite takes
+            // would refuse rewrites the memory could hold.
+            assert!(
+                budget.peak() <= 4 * peak,
+                "{uri}: {} reserved for {peak} bytes held",
+                budget.peak()
+            );
+        }
     }
 
     #[test]

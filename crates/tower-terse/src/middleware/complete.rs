@@ -163,7 +163,11 @@ impl Complete {
                 set_length_and_count(&mut parts.headers, read.len(), tokens);
                 read
             }
-            Some(body) => {
+            Some(mut body) => {
+                // The output grew by doubling: what goes out is held until
+                // the client has taken it, and is held at its length, so
+                // the slack goes back now (realloc shrinks in place).
+                body.shrink_to_fit();
                 let body = Bytes::from(body);
                 set_length_and_count(&mut parts.headers, body.len(), tokens);
                 if let Some(content_type) = served.rewritten_content_type() {

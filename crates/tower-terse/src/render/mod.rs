@@ -15,6 +15,8 @@ mod media;
 mod outcome;
 pub(crate) mod public;
 mod working;
+#[cfg(test)]
+pub(crate) use working::tests::peak_of;
 pub(crate) use working::{Cost, FIXED_BYTES, TREE_VALUE_BYTES, cost};
 // MCP holds each text block's rendering by this bound; HTTP rewrites by `cost`.
 #[cfg(any(test, feature = "mcp"))]

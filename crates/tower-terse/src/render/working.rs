@@ -202,7 +202,7 @@ pub(super) fn shape(body: &[u8]) -> Shape {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::fields::{Fields, FieldsLimits};
     use crate::render::{Plan, Settings, render};
@@ -253,8 +253,9 @@ mod tests {
     #[global_allocator]
     static COUNTING: Counting = Counting;
 
-    /// The most this thread held beyond what it held before, while `f` ran.
-    fn peak_of(f: impl FnOnce()) -> usize {
+    /// The most this thread held beyond what it held before, while `f` ran
+    /// (the layer's tests hold a whole rewrite to its reservation with it).
+    pub(crate) fn peak_of(f: impl FnOnce()) -> usize {
         let base = HELD.with(Cell::get);
         PEAK.with(|peak| peak.set(base));
         f();
