@@ -8,7 +8,7 @@
 # the ratio to nginx on the same document, and the format served.
 #
 #   benches/load/run.sh            # needs nginx and wrk on PATH (apt-get install nginx wrk)
-#   DURATION=10s CONNECTIONS=32 benches/load/run.sh
+#   DURATION=10s CONNECTIONS=32 benches/load/run.sh   # DURATION in seconds
 #
 # Not run in CI: it measures the host it runs on.
 set -euo pipefail
@@ -94,18 +94,27 @@ served() {
     awk -F': ' 'tolower($1) == "x-response-format" { print $2 }'
 }
 
+# The gateway's CPU time so far (user and system), in clock ticks.
+ticks() { awk '{ print $14 + $15 }' "/proc/$(cat "$work/gateway.pid")/stat"; }
+hz="$(getconf CLK_TCK)"
+
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 {
-  echo "| document | path | served | req/s | of nginx |"
-  echo "| --- | --- | --- | ---: | ---: |"
+  echo "| document | path | served | req/s | of nginx | gateway CPU per request |"
+  echo "| --- | --- | --- | ---: | ---: | ---: |"
   for doc in flat nested spaced; do
     base="$(rate "http://127.0.0.1:$proxy/$doc.json")"
-    echo "| $doc | nginx proxy_pass | json | $base | 1.00 |"
+    echo "| $doc | nginx proxy_pass | json | $base | 1.00 | - |"
     for query in "" "?format=toon" "?format=compact"; do
       label="${query:-pass-through}"
       url="http://127.0.0.1:$gateway/$doc.json$query"
+      # Asked once first: the first exact count loads the tokenizer.
+      format="$(served "$url")"
+      before="$(ticks)"
       rps="$(rate "$url")"
-      echo "| $doc | terse \`$label\` | $(served "$url") | $rps | $(awk -v a="$rps" -v b="$base" 'BEGIN { printf "%.2f", a / b }') |"
+      cpu="$(awk -v t="$(($(ticks) - before))" -v hz="$hz" -v r="$rps" -v d="${duration%s}" \
+        'BEGIN { printf "%.0f µs", t / hz * 1e6 / (r * d) }')"
+      echo "| $doc | terse \`$label\` | $format | $rps | $(awk -v a="$rps" -v b="$base" 'BEGIN { printf "%.2f", a / b }') | $cpu |"
     done
   done
 } | tee "$work/table.md"
@@ -115,8 +124,9 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# Load bench: terse gateway against nginx proxy_pass"
   echo
   echo "\`benches/load/run.sh\` ($(date -u +%Y-%m-%d), wrk -t$threads -c$connections -d$duration,"
-  echo "$(nproc) cores shared by wrk, nginx and the gateway; load average $load_before before"
-  echo "the run, $load_after after). Documents: \`benches/load/documents.py\`."
+  echo "$(nproc) cores shared by wrk, nginx, the gateway and whatever else ran: load average $load_before before"
+  echo "the run, $load_after after). Documents: \`benches/load/documents.py\`. The gateway's"
+  echo "CPU per request is its user and system time over the requests wrk completed."
   echo
   cat "$work/table.md"
 } >"$here/results.md"
