@@ -122,9 +122,11 @@ impl Suite {
             .expect("a free port")
             .port();
         let server = self.home.join("server");
+        // tsx as a loader of this node, not its command line: the command
+        // runs the server in a second node process, which killing the first
+        // leaves running.
         let child = Command::new(self.node())
-            .arg("node_modules/tsx/dist/cli.mjs")
-            .arg("everything-server.ts")
+            .args(["--import", "tsx", "everything-server.ts"])
             .env("PORT", port.to_string())
             .current_dir(&server)
             .stdin(Stdio::null())

@@ -16,7 +16,7 @@ use pin_project_lite::pin_project;
 use tower::Service;
 
 use crate::mcp_access::McpAccess;
-use crate::mcp_order::{Opened, Opening, Order};
+use crate::mcp_order::{Opening, Order, Ticket};
 
 /// Sends the requests for one path (exactly that path, any method) to
 /// `mcp`, and every other request to `http`; made by
@@ -24,10 +24,11 @@ use crate::mcp_order::{Opened, Opening, Order};
 ///
 /// A request to the MCP endpoint whose `Host` or `Origin` its
 /// [`McpAccess`] refuses is answered 403 here, never forwarded. A POST of
-/// a session whose standalone GET stream is on its way to the upstream
-/// waits until the upstream has answered that GET (at most a second), so
-/// that the server has the stream for the requests it sends while
-/// handling the POST, as it would straight from the client.
+/// a session whose standalone GET stream is expected (the session's first
+/// 202 was answered, after which clients open it) or on its way to the
+/// upstream waits until the upstream has answered that GET (at most a
+/// second), so that the server has the stream for the requests it sends
+/// while handling the POST, as it would straight from the client.
 ///
 /// The answer's body is `Either::Left` from `http`, and `Either::Right`
 /// from `mcp` (itself `Either::Left`) or the 403 (`Either::Right`).
@@ -98,15 +99,14 @@ where
                         future: std::future::ready(refusal),
                     },
                     None => match self.opening.order(&req) {
-                        Order::Free => SplitFuture::Mcp {
+                        Order { wait: None, ticket } => SplitFuture::Mcp {
                             future: mcp.call(req),
-                            opened: None,
+                            ticket,
                         },
-                        Order::Opening(opened) => SplitFuture::Mcp {
-                            future: mcp.call(req),
-                            opened: Some(opened),
-                        },
-                        Order::Wait(wait) => {
+                        Order {
+                            wait: Some(wait),
+                            ticket,
+                        } => {
                             // The service made ready goes with the request;
                             // a clone stays for the next one.
                             let clone = mcp.clone();
@@ -114,6 +114,7 @@ where
                             SplitFuture::Waiting {
                                 wait,
                                 start: Some(Box::new(move || ready.call(req))),
+                                ticket,
                             }
                         }
                     },
@@ -146,9 +147,9 @@ pin_project! {
     pub enum SplitFuture<H, M, MB> {
         /// An ordinary HTTP request.
         Http { #[pin] future: H },
-        /// A request to the MCP endpoint; a GET stream's [`Opened`] goes
-        /// when the upstream has answered.
-        Mcp { #[pin] future: M, opened: Option<Opened> },
+        /// A request to the MCP endpoint; its [`Ticket`] is told of the
+        /// upstream's answer.
+        Mcp { #[pin] future: M, ticket: Option<Ticket> },
         /// A 202 whose (empty) body is read before the head goes out.
         Accepted {
             head: Option<http::response::Parts>,
@@ -161,6 +162,7 @@ pin_project! {
         Waiting {
             wait: Pin<Box<dyn Future<Output = ()> + Send>>,
             start: Option<Box<dyn FnOnce() -> M + Send>>,
+            ticket: Option<Ticket>,
         },
         /// A request to the MCP endpoint refused by its [`McpAccess`].
         Refused { #[pin] future: std::future::Ready<Response<Full<Bytes>>> },
@@ -176,24 +178,30 @@ where
     type Output = Result<Response<Either<HB, Either<MB, Full<Bytes>>>>, E>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        if let SplitProjection::Waiting { wait, start } = self.as_mut().project() {
+        if let SplitProjection::Waiting {
+            wait,
+            start,
+            ticket,
+        } = self.as_mut().project()
+        {
             ready!(wait.as_mut().poll(cx));
             if let Some(start) = start.take() {
+                let ticket = ticket.take();
                 let future = start();
-                self.set(SplitFuture::Mcp {
-                    future,
-                    opened: None,
-                });
+                self.set(SplitFuture::Mcp { future, ticket });
             }
         }
         match self.as_mut().project() {
             SplitProjection::Http { future } => future
                 .poll(cx)
                 .map_ok(|response| response.map(Either::Left)),
-            SplitProjection::Mcp { future, opened } => {
+            SplitProjection::Mcp { future, ticket } => {
                 let response = ready!(future.poll(cx));
-                // The upstream has answered the GET: the stream is open.
-                drop(opened.take());
+                // A GET answered: the stream is open; a POST answered may
+                // announce one (see `mcp_order`).
+                if let (Some(ticket), Ok(response)) = (ticket.take(), &response) {
+                    ticket.answered(response);
+                }
                 match response {
                     Ok(response) if response.status() == StatusCode::ACCEPTED => {
                         let (head, body) = response.into_parts();
