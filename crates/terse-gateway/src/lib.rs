@@ -39,7 +39,8 @@
 //!    dot segments resolved,
 //!    forwarding headers replaced ([`TrustedProxies`]), the gateway's own
 //!    parameters and media types consumed ([`Consumed`]), `HEAD` sent as
-//!    `GET`, redirect and `Link` URLs pointed back at the gateway, timeouts
+//!    `GET`, redirect and `Link` URLs and OAuth protected-resource URLs
+//!    (RFC 9728) pointed back at the gateway, timeouts
 //!    answered with 502/504 in [`tower_terse::ErrorEnvelope`].
 //!
 //! Request bodies stream to the upstream unbuffered. Response bodies stream
@@ -92,10 +93,12 @@ mod mcp;
 mod mcp_access;
 mod mcp_order;
 mod path;
+mod resource_metadata;
 mod server;
 mod shed;
 mod upstream;
 mod urls;
+mod www_authenticate;
 
 use tower::ServiceBuilder;
 use tower_http::compression::{Compression, CompressionLayer};

@@ -31,6 +31,7 @@ use crate::forwarded::{TrustedProxies, set_forwarded};
 use crate::headers::{remove_hop_by_hop, remove_underscored};
 use crate::host::request_host;
 use crate::path;
+use crate::resource_metadata::{is_metadata_path, move_resource};
 use crate::urls::{PublicOrigin, Redirects};
 
 /// A boxed error, as bodies carry them.
@@ -129,7 +130,11 @@ impl StdError for UpstreamError {}
 /// speaks, and `Location`, `Content-Location` and `Link` URLs under the
 /// upstream's address point at the gateway's (the `Host` the client
 /// used, or the [`public_origin`](Self::public_origin)); see
-/// [`preserve_host`](Self::preserve_host) for URLs in bodies.
+/// [`preserve_host`](Self::preserve_host) for URLs in bodies. So do the
+/// URLs OAuth clients check (RFC 9728): the `resource_metadata` of
+/// `WWW-Authenticate` challenges, and the `resource` of the JSON document
+/// a `GET` of `/.well-known/oauth-protected-resource` (or a path below
+/// it) answers, read whole when it is at most 64 KiB.
 ///
 /// A request with more than one `Host`, a malformed one (not a host name
 /// or IP literal with an optional port), HTTP/1.1 without one, or an
@@ -450,6 +455,10 @@ where
             Ok(host) => host,
             Err(refusal) => return Box::pin(std::future::ready(Ok(refusal.into_http_response()))),
         };
+        // A GET (or HEAD, sent as GET) for OAuth protected-resource
+        // metadata, whose answer names the resource.
+        let metadata = matches!(parts.method, Method::GET | Method::HEAD)
+            && is_metadata_path(parts.uri.path());
         let redirects = Redirects::new(
             self.authority.as_str(),
             &self.prefix,
@@ -517,10 +526,14 @@ where
                     // an HTTP/1.0 upstream must not make the gateway answer
                     // its clients in 1.0 and close their connections.
                     parts.version = Version::default();
+                    let mut body = UpstreamBody::incoming(body, idle_timeout);
                     if let Some(redirects) = &redirects {
                         redirects.apply(&mut parts.headers);
+                        if metadata && parts.status.is_success() {
+                            body = move_resource(&mut parts.headers, body, redirects).await;
+                        }
                     }
-                    Response::from_parts(parts, UpstreamBody::incoming(body, idle_timeout))
+                    Response::from_parts(parts, body)
                 }
                 Ok(Err(_)) if client_failed.load(Ordering::Relaxed) => ErrorEnvelope::new(
                     StatusCode::BAD_REQUEST,
@@ -617,6 +630,13 @@ pin_project! {
         Full {
             data: Option<Bytes>,
         },
+        // What was read ahead, then the frame that stopped the reading,
+        // then the rest of the upstream's body.
+        Replayed {
+            head: Option<Bytes>,
+            next: Option<Result<Frame<Bytes>, BoxError>>,
+            rest: Pin<Box<UpstreamBody>>,
+        },
     }
 }
 
@@ -628,6 +648,24 @@ impl UpstreamBody {
                 idle: tokio::time::sleep_until(deadline(timeout)),
                 timeout,
                 failed: None,
+            },
+        }
+    }
+}
+
+impl UpstreamBody {
+    /// `head`, then `next`, then what `rest` still holds: a body read
+    /// ahead in part, given back whole.
+    pub(crate) fn replayed(
+        head: Bytes,
+        next: Option<Result<Frame<Bytes>, BoxError>>,
+        rest: Pin<Box<UpstreamBody>>,
+    ) -> Self {
+        UpstreamBody {
+            kind: Kind::Replayed {
+                head: (!head.is_empty()).then_some(head),
+                next,
+                rest,
             },
         }
     }
@@ -720,6 +758,15 @@ impl Body for UpstreamBody {
                 }
             }
             KindProj::Full { data } => Poll::Ready(data.take().map(|d| Ok(Frame::data(d)))),
+            KindProj::Replayed { head, next, rest } => {
+                if let Some(head) = head.take() {
+                    return Poll::Ready(Some(Ok(Frame::data(head))));
+                }
+                if let Some(next) = next.take() {
+                    return Poll::Ready(Some(next));
+                }
+                rest.as_mut().poll_frame(cx)
+            }
         }
     }
 
@@ -727,6 +774,9 @@ impl Body for UpstreamBody {
         match &self.kind {
             Kind::Incoming { body, failed, .. } => failed.is_none() && body.is_end_stream(),
             Kind::Full { data } => data.is_none(),
+            Kind::Replayed { head, next, rest } => {
+                head.is_none() && next.is_none() && rest.is_end_stream()
+            }
         }
     }
 
@@ -736,6 +786,8 @@ impl Body for UpstreamBody {
             Kind::Full { data } => {
                 SizeHint::with_exact(data.as_ref().map_or(0, |d| d.len() as u64))
             }
+            // Unknown: the frame held back may be trailers or an error.
+            Kind::Replayed { .. } => SizeHint::default(),
         }
     }
 }

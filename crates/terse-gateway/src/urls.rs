@@ -5,18 +5,25 @@
 use std::fmt;
 use std::str::FromStr;
 
-use http::header::{CONTENT_LOCATION, LINK, LOCATION};
+use http::header::{CONTENT_LOCATION, LINK, LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue};
 
 use crate::host::is_authority;
+use crate::www_authenticate::move_resource_metadata;
 
 /// The most `Link` header values rewritten; more pass as they are.
 const MAX_LINKS: usize = 64;
 
+/// The most `WWW-Authenticate` header values rewritten; more pass as they
+/// are.
+const MAX_CHALLENGE_HEADERS: usize = 16;
+
 /// The origin clients reach the gateway at, when it is not what their
 /// `Host` says (a TLS-terminating proxy in front, a name behind a load
-/// balancer): rewritten `Location`, `Content-Location` and `Link` URLs use
-/// it rather than `http://` and the client's `Host`.
+/// balancer): rewritten `Location`, `Content-Location` and `Link` URLs, and
+/// the OAuth protected-resource URLs (`resource_metadata` in
+/// `WWW-Authenticate`, `resource` in the metadata document), use it rather
+/// than `http://` and the client's `Host`.
 ///
 /// `scheme://host[:port]`, the scheme `http` or `https`, the host a
 /// reg-name or IP literal; a trailing `/` is allowed, any other path,
@@ -121,8 +128,9 @@ impl Redirects {
         })
     }
 
-    /// `Location`, `Content-Location` and every `Link` URL that point under
-    /// the upstream's prefix, now under the gateway's root.
+    /// `Location`, `Content-Location`, every `Link` URL and every
+    /// `resource_metadata` URL of `WWW-Authenticate` that point under the
+    /// upstream's prefix, now under the gateway's root.
     pub(crate) fn apply(&self, headers: &mut HeaderMap) {
         for name in [LOCATION, CONTENT_LOCATION] {
             let rewritten = headers
@@ -133,6 +141,7 @@ impl Redirects {
                 headers.insert(name, value);
             }
         }
+        self.challenges(headers);
         if !headers.contains_key(LINK) || headers.get_all(LINK).iter().count() > MAX_LINKS {
             return;
         }
@@ -154,8 +163,36 @@ impl Redirects {
         }
     }
 
+    /// The `resource_metadata` URL of every `WWW-Authenticate` challenge
+    /// (RFC 9728 §5.1), whatever the status and scheme, moved: a client
+    /// fetches the metadata from where the header says.
+    fn challenges(&self, headers: &mut HeaderMap) {
+        let count = headers.get_all(WWW_AUTHENTICATE).iter().count();
+        if count == 0 || count > MAX_CHALLENGE_HEADERS {
+            return;
+        }
+        let mut changed = false;
+        let values: Vec<HeaderValue> = headers
+            .get_all(WWW_AUTHENTICATE)
+            .iter()
+            .map(|value| {
+                move_resource_metadata(value.as_bytes(), |url| self.url(url))
+                    .and_then(|moved| HeaderValue::from_bytes(&moved).ok())
+                    .inspect(|_| changed = true)
+                    .unwrap_or_else(|| value.clone())
+            })
+            .collect();
+        if !changed {
+            return;
+        }
+        headers.remove(WWW_AUTHENTICATE);
+        for value in values {
+            headers.append(WWW_AUTHENTICATE, value);
+        }
+    }
+
     /// `url` moved to the gateway, when it points under the upstream.
-    fn url(&self, url: &str) -> Option<String> {
+    pub(crate) fn url(&self, url: &str) -> Option<String> {
         let head = url.get(..self.from.len())?;
         if !head.eq_ignore_ascii_case(&self.from) {
             return None;
@@ -267,6 +304,41 @@ mod tests {
             let host = HeaderValue::from_static(evil);
             assert!(Redirects::new("a:1", "", None, Some(&host)).is_none());
         }
+    }
+
+    #[test]
+    fn challenges_name_the_gateway_and_malformed_ones_pass() {
+        let mut headers = HeaderMap::new();
+        let challenge = r#"Bearer error="invalid_token", resource_metadata="http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp""#;
+        headers.append(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+        let malformed: Vec<HeaderValue> = [
+            &br#"Bearer resource_metadata="http://127.0.0.1:8000/m"#[..],
+            b"Bearer resource_metadata=\"http://127.0.0.1:8000/\xff\"",
+            br#"Bearer resource_metadata="http://127.0.0.1:8000/m"""#,
+            br#""""\\,,=="#,
+            b"Bearer resource_metadata=http://127.0.0.1:8000/m",
+        ]
+        .iter()
+        .map(|bytes| HeaderValue::from_bytes(bytes).unwrap())
+        .collect();
+        for value in &malformed {
+            headers.append(WWW_AUTHENTICATE, value.clone());
+        }
+        redirects("").apply(&mut headers);
+        let values: Vec<_> = headers.get_all(WWW_AUTHENTICATE).iter().collect();
+        assert_eq!(
+            values[0],
+            r#"Bearer error="invalid_token", resource_metadata="http://gw.local:3000/.well-known/oauth-protected-resource/mcp""#
+        );
+        assert_eq!(&values[1..], malformed.iter().collect::<Vec<_>>());
+        // Past the most values rewritten, all pass as they came.
+        let mut many = HeaderMap::new();
+        for _ in 0..=MAX_CHALLENGE_HEADERS {
+            many.append(WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+        }
+        let before = many.clone();
+        redirects("").apply(&mut many);
+        assert_eq!(many, before);
     }
 
     #[test]

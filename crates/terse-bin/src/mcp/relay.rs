@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tower_terse::mcp::{Lines, OFFLOAD_BYTES, Piece, Session};
+use tower_terse::mcp::{Lines, Piece, Session};
 
 /// Bytes read at a time.
 const CHUNK: usize = 64 * 1024;
@@ -112,20 +112,118 @@ async fn write<W: AsyncWrite + Unpin>(
 
 /// The line rewritten, or `None` to send it as it came (not UTF-8, not a
 /// message the session rewrites). A long line is read on tokio's blocking
-/// pool, so a large tool result never stalls a worker.
+/// pool under the layer's [`BlockingLimit`](tower_terse::BlockingLimit),
+/// one for the whole process (both directions): a large tool result never
+/// stalls a worker, and a flood of them never runs more rewrites at once
+/// than the limit's slots. A server's message that finds no slot within
+/// the limit's wait goes to the client as it came; a client's is read
+/// here all the same (see [`Session::client_message_offloaded`]).
 async fn rewrite(line: &[u8], session: &Session, direction: Direction) -> Option<String> {
     let text = std::str::from_utf8(line).ok()?;
-    let read = move |session: &Session, text: &str| match direction {
-        Direction::ToServer => session.client_message(text),
-        Direction::ToClient => session.server_message(text),
-    };
-    if line.len() < OFFLOAD_BYTES {
-        return read(session, text);
+    match direction {
+        Direction::ToServer => session.client_message_offloaded(text).await,
+        Direction::ToClient => session.server_message_offloaded(text).await,
     }
-    let text = text.to_owned();
-    let session = session.clone();
-    tokio::task::spawn_blocking(move || read(&session, &text))
-        .await
-        .ok()
-        .flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+    use tokio::io::{AsyncBufReadExt, BufReader, DuplexStream};
+    use tower_terse::mcp::{McpLayer, OFFLOAD_BYTES};
+    use tower_terse::{BlockingLimit, Format};
+
+    use super::*;
+
+    /// The server's answer to call `id`: a list of records larger than
+    /// [`OFFLOAD_BYTES`], cheaper as TOON.
+    fn answer(id: u64) -> String {
+        let rows: Vec<_> = (0..2_000)
+            .map(|i| json!({"id": i, "name": format!("user {i}"), "active": i % 2 == 0}))
+            .collect();
+        let text = serde_json::to_string(&rows).unwrap();
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}]}})
+            .to_string();
+        assert!(answer.len() > OFFLOAD_BYTES);
+        answer
+    }
+
+    /// A relay of `session`'s server-to-client direction: where the
+    /// server writes, and the lines the client reads.
+    fn to_client(
+        session: Session,
+    ) -> (
+        DuplexStream,
+        tokio::io::Lines<BufReader<DuplexStream>>,
+        tokio::task::JoinHandle<bool>,
+    ) {
+        let (server, from) = tokio::io::duplex(1 << 20);
+        let (to, client) = tokio::io::duplex(1 << 20);
+        let task = tokio::spawn(relay(
+            from,
+            to,
+            session,
+            Direction::ToClient,
+            Busy::default(),
+        ));
+        (server, BufReader::new(client).lines(), task)
+    }
+
+    #[test]
+    fn rewrites_share_one_limit_and_pass_unchanged_past_it() {
+        // One blocking thread, held until released: a rewrite that took
+        // the limit's only slot waits behind it, slot held.
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .max_blocking_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let limit = BlockingLimit::new(1).with_wait(Duration::from_millis(50));
+            let layer = McpLayer::new()
+                .default_format(Format::Toon)
+                .blocking_limit(limit.clone());
+            let (first, second) = (Session::new(&layer), Session::new(&layer));
+            let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"users","arguments":{}}}"#;
+            first.client_message(call);
+            second.client_message(call);
+            let (release, released) = std::sync::mpsc::channel::<()>();
+            let blocker = tokio::task::spawn_blocking(move || released.recv());
+
+            let (mut first_in, mut first_out, _first) = to_client(first);
+            first_in
+                .write_all(format!("{}\n", answer(1)).as_bytes())
+                .await
+                .unwrap();
+            while limit.available() > 0 {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+
+            // The slot taken: past the wait, the other answer goes to its
+            // client as the server wrote it.
+            let (mut second_in, mut second_out, _second) = to_client(second);
+            second_in
+                .write_all(format!("{}\n", answer(1)).as_bytes())
+                .await
+                .unwrap();
+            let passed = second_out.next_line().await.unwrap().unwrap();
+            assert_eq!(passed, answer(1));
+            assert_eq!(limit.busy(), 1);
+
+            // Once the thread is free, the first is rewritten, in full.
+            release.send(()).unwrap();
+            blocker.await.unwrap().unwrap();
+            let rewritten = first_out.next_line().await.unwrap().unwrap();
+            assert!(
+                rewritten.contains("[2000]{id,name,active}:"),
+                "{}",
+                &rewritten[..200]
+            );
+            assert_eq!(limit.busy(), 1);
+            assert_eq!(limit.available(), 1);
+        });
+    }
 }

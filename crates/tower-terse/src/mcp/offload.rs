@@ -5,6 +5,10 @@
 //! first, the one the HTTP layer may share; past its wait the answer goes
 //! out as the server wrote it. An answer whose client has gone before its
 //! rewrite started never starts it.
+//!
+//! A transport that reads whole messages (`terse mcp` on stdio) does the
+//! same through [`Session::server_message_offloaded`] and
+//! [`Session::client_message_offloaded`].
 
 use std::task::{Context, Poll};
 
@@ -12,6 +16,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use super::Session;
 use super::exchange::Exchange;
 use super::mode::{Mode, finish, push};
 
@@ -112,4 +117,161 @@ pub(crate) fn poll(task: &mut Task, cx: &mut Context<'_>) -> Poll<Option<(Mode, 
     }
     #[cfg(not(feature = "tokio"))]
     std::future::Future::poll(std::pin::Pin::new(task), cx).map(Some)
+}
+
+/// `job` on the blocking pool of the current runtime, holding a slot of
+/// `limit` while it runs: `Err(())` when no slot freed within the limit's
+/// wait (counted in [`BlockingLimit::busy`](crate::BlockingLimit::busy)),
+/// `Ok(None)` when the job panicked. Dropped before a thread picks it up
+/// (the reader has gone), the job never starts.
+#[cfg(feature = "tokio")]
+async fn under_limit<T: Send + 'static>(
+    limit: &crate::BlockingLimit,
+    job: impl FnOnce() -> T + Send + 'static,
+) -> Result<Option<T>, ()> {
+    let mut waiting = limit.slot();
+    let slot = std::future::poll_fn(|cx| waiting.poll(cx))
+        .await
+        .ok_or(())?;
+    let mut running = slot.spawn(&tokio::runtime::Handle::current(), move |_| job());
+    Ok(std::future::poll_fn(|cx| running.poll(cx)).await)
+}
+
+#[cfg(feature = "tokio")]
+impl Session {
+    /// [`server_message`](Self::server_message) for a transport that reads
+    /// whole messages inside a tokio runtime: a message of
+    /// [`OFFLOAD_BYTES`](super::OFFLOAD_BYTES) or more is read on the
+    /// blocking pool, once a slot of the layer's
+    /// [`BlockingLimit`](crate::BlockingLimit) is free, as the HTTP
+    /// transport's answers are. When none frees within the limit's wait,
+    /// `None`: the message goes to the client as the server wrote it.
+    ///
+    /// ```
+    /// use tower_terse::mcp::{McpLayer, Session};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let session = Session::new(&McpLayer::new());
+    /// let answer = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+    /// // No call waits for this answer: it goes as it came.
+    /// assert_eq!(session.server_message_offloaded(answer).await, None);
+    /// # }
+    /// ```
+    pub async fn server_message_offloaded(&self, text: &str) -> Option<String> {
+        if text.len() < super::OFFLOAD_BYTES {
+            return self.server_message(text);
+        }
+        let session = self.clone();
+        let text = text.to_owned();
+        under_limit(self.limit(), move || session.server_message(&text))
+            .await
+            .ok()
+            .flatten()
+            .flatten()
+    }
+
+    /// [`client_message`](Self::client_message) as
+    /// [`server_message_offloaded`](Self::server_message_offloaded) reads
+    /// the server's, but never passed over: when no slot frees in time the
+    /// message is read here, on the async worker (it is at most
+    /// [`max_request_bytes`](super::McpLayer::max_request_bytes), the
+    /// work the HTTP transport does inline), since what reading it does
+    /// (the call's `format` argument removed, a cancellation noted) must
+    /// not be skipped.
+    ///
+    /// ```
+    /// use tower_terse::mcp::{McpLayer, Session};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let session = Session::new(&McpLayer::new().format_argument(true));
+    /// let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"format":"toon"}}}"#;
+    /// let sent = session.client_message_offloaded(call).await.expect("format removed");
+    /// assert!(!sent.contains("format"));
+    /// # }
+    /// ```
+    pub async fn client_message_offloaded(&self, text: &str) -> Option<String> {
+        if text.len() < super::OFFLOAD_BYTES {
+            return self.client_message(text);
+        }
+        let session = self.clone();
+        let owned = text.to_owned();
+        match under_limit(self.limit(), move || session.client_message(&owned)).await {
+            Ok(read) => read.flatten(),
+            Err(()) => self.client_message(text),
+        }
+    }
+}
+
+#[cfg(all(test, feature = "tokio"))]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::super::{McpLayer, OFFLOAD_BYTES, Session};
+    use crate::{BlockingLimit, Format};
+
+    /// A call's answer whose text block, a list of records, is larger
+    /// than [`OFFLOAD_BYTES`] and cheaper as TOON.
+    fn large_answer(id: u64) -> String {
+        let rows: Vec<_> = (0..2_000)
+            .map(|i| json!({"id": i, "name": format!("user {i}"), "active": i % 2 == 0}))
+            .collect();
+        let text = serde_json::to_string(&rows).unwrap();
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}]}});
+        let answer = answer.to_string();
+        assert!(answer.len() > OFFLOAD_BYTES);
+        answer
+    }
+
+    fn call(id: u64, padding: usize) -> String {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "users", "arguments": {"format": "toon", "note": "x".repeat(padding)}}})
+        .to_string()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn whole_messages_take_a_slot_of_the_limit_or_pass() {
+        let limit = BlockingLimit::new(1).with_wait(Duration::from_millis(20));
+        let layer = McpLayer::new()
+            .default_format(Format::Toon)
+            .format_argument(true)
+            .blocking_limit(limit.clone());
+        let session = Session::new(&layer);
+        for id in [1, 2] {
+            session.client_message_offloaded(&call(id, 0)).await;
+        }
+
+        // The only slot taken: past the wait the answer goes as it came.
+        let held = limit.try_slot().expect("a free slot");
+        assert_eq!(
+            session.server_message_offloaded(&large_answer(1)).await,
+            None
+        );
+        assert_eq!(limit.busy(), 1);
+        // A client's message is read all the same, here: its `format`
+        // argument never reaches the server.
+        let sent = session
+            .client_message_offloaded(&call(3, OFFLOAD_BYTES))
+            .await
+            .expect("the format argument removed");
+        assert!(!sent.contains(r#""format""#), "{}", &sent[..200]);
+        assert_eq!(limit.busy(), 2);
+        drop(held);
+
+        // A free slot: the answer is rewritten on the blocking pool.
+        let rewritten = session
+            .server_message_offloaded(&large_answer(2))
+            .await
+            .expect("a TOON result");
+        assert!(
+            rewritten.contains("[2000]{id,name,active}:"),
+            "{}",
+            &rewritten[..200]
+        );
+        assert_eq!(limit.available(), 1);
+        assert_eq!(limit.busy(), 2);
+    }
 }

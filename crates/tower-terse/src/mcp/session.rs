@@ -181,6 +181,12 @@ impl Session {
         self.config.max_message_bytes
     }
 
+    /// The layer's [`BlockingLimit`](crate::BlockingLimit), which the
+    /// session's offloaded reads take a slot of.
+    pub(crate) fn limit(&self) -> &crate::BlockingLimit {
+        &self.config.limit
+    }
+
     /// How many requests wait for an answer the session may rewrite.
     pub fn pending(&self) -> usize {
         self.table().entries.len()
