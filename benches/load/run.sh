@@ -3,11 +3,12 @@
 # gateway` (release build) in front of the same static upstream (nginx
 # serving files), asked with wrk for flat rows, nested orders and
 # spaced-JSON orders, as they are (pass-through, counted) and as
-# `?format=toon` and `?format=compact`. Writes results.md: req/s and the
-# ratio to nginx on the same document.
+# `?format=toon` and `?format=compact` (each document a `[[resource]]` with
+# a line template, so compact lines are rendered). Writes results.md: req/s,
+# the ratio to nginx on the same document, and the format served.
 #
 #   benches/load/run.sh            # needs nginx and wrk on PATH (apt-get install nginx wrk)
-#   DURATION=10s CONNECTIONS=32 benches/load/run.sh
+#   DURATION=10s CONNECTIONS=32 benches/load/run.sh   # DURATION in seconds
 #
 # Not run in CI: it measures the host it runs on.
 set -euo pipefail
@@ -30,6 +31,22 @@ command -v nginx >/dev/null || { apt-get update -qq && apt-get install -y -qq ng
 terse="${TERSE:-$root/target/release/terse}"
 [ -n "${TERSE:-}" ] || (cd "$root" && cargo build --release -q -p terse-bin)
 python3 "$here/documents.py" "$work/docs" 2>/dev/null
+cat >"$work/terse.toml" <<TOML
+[[resource]]
+route = "/flat.json"
+noun = "user"
+line = "{name} <{email}> score {score}, since {created}"
+
+[[resource]]
+route = "/nested.json"
+noun = "order"
+line = "{status} for {customer.name} in {customer.address.city}, total {total}"
+
+[[resource]]
+route = "/spaced.json"
+noun = "order"
+line = "{status} for {customer.name} in {customer.address.city}, total {total}"
+TOML
 
 upstream=$((20000 + RANDOM % 3000)) proxy=$((23000 + RANDOM % 3000)) gateway=$((26000 + RANDOM % 3000))
 cat >"$work/nginx.conf" <<NGINX
@@ -54,7 +71,7 @@ http {
 }
 NGINX
 nginx -c "$work/nginx.conf" -p "$work"
-"$terse" gateway --upstream "http://127.0.0.1:$upstream" \
+"$terse" gateway --upstream "http://127.0.0.1:$upstream" --config "$work/terse.toml" \
   --listen "127.0.0.1:$gateway" 2>"$work/gateway.log" &
 echo $! >"$work/gateway.pid"
 for _ in $(seq 100); do
@@ -71,24 +88,45 @@ rate() {
     awk '/Requests\/sec/ { printf "%.0f", $2 }'
 }
 
+# The format the gateway serves for $1 (x-response-format).
+served() {
+  curl -s -D - -o /dev/null "$1" | tr -d '\r' |
+    awk -F': ' 'tolower($1) == "x-response-format" { print $2 }'
+}
+
+# The gateway's CPU time so far (user and system), in clock ticks.
+ticks() { awk '{ print $14 + $15 }' "/proc/$(cat "$work/gateway.pid")/stat"; }
+hz="$(getconf CLK_TCK)"
+
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 {
-  echo "| document | path | req/s | of nginx |"
-  echo "| --- | --- | ---: | ---: |"
+  echo "| document | path | served | req/s | of nginx | gateway CPU per request |"
+  echo "| --- | --- | --- | ---: | ---: | ---: |"
   for doc in flat nested spaced; do
     base="$(rate "http://127.0.0.1:$proxy/$doc.json")"
-    echo "| $doc | nginx proxy_pass | $base | 1.00 |"
+    echo "| $doc | nginx proxy_pass | json | $base | 1.00 | - |"
     for query in "" "?format=toon" "?format=compact"; do
       label="${query:-pass-through}"
-      rps="$(rate "http://127.0.0.1:$gateway/$doc.json$query")"
-      echo "| $doc | terse \`$label\` | $rps | $(awk -v a="$rps" -v b="$base" 'BEGIN { printf "%.2f", a / b }') |"
+      url="http://127.0.0.1:$gateway/$doc.json$query"
+      # Asked once first: the first exact count loads the tokenizer.
+      format="$(served "$url")"
+      before="$(ticks)"
+      rps="$(rate "$url")"
+      cpu="$(awk -v t="$(($(ticks) - before))" -v hz="$hz" -v r="$rps" -v d="${duration%s}" \
+        'BEGIN { printf "%.0f µs", t / hz * 1e6 / (r * d) }')"
+      echo "| $doc | terse \`$label\` | $format | $rps | $(awk -v a="$rps" -v b="$base" 'BEGIN { printf "%.2f", a / b }') | $cpu |"
     done
   done
 } | tee "$work/table.md"
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 {
   echo "# Load bench: terse gateway against nginx proxy_pass"
   echo
-  echo "\`benches/load/run.sh\` ($(date -u +%Y-%m-%d), wrk -t$threads -c$connections -d$duration, $(nproc) cores)."
+  echo "\`benches/load/run.sh\` ($(date -u +%Y-%m-%d), wrk -t$threads -c$connections -d$duration,"
+  echo "$(nproc) cores shared by wrk, nginx, the gateway and whatever else ran: load average $load_before before"
+  echo "the run, $load_after after). Documents: \`benches/load/documents.py\`. The gateway's"
+  echo "CPU per request is its user and system time over the requests wrk completed."
   echo
   cat "$work/table.md"
 } >"$here/results.md"

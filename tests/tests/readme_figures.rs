@@ -305,3 +305,30 @@ fn the_memory_figures_are_the_soaks() {
     }
     check.finish();
 }
+
+/// The gateway's throughput table is the one `benches/load/run.sh` last
+/// wrote to `benches/load/results.md`: every row, and the line saying
+/// where and how it was measured.
+#[test]
+fn the_load_table_is_what_the_load_bench_wrote() {
+    let results = include_str!("../../benches/load/results.md");
+    let rows: Vec<&str> = results
+        .lines()
+        .filter(|line| line.starts_with('|'))
+        .collect();
+    // The header, the rule, and four paths for each of three documents.
+    assert_eq!(rows.len(), 2 + 3 * 4, "{results}");
+    let mut check = Check::default();
+    for row in rows {
+        check.says(row);
+    }
+    let setting = results
+        .lines()
+        .skip_while(|line| !line.starts_with("`benches/load/run.sh`"))
+        .take_while(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(!setting.is_empty(), "{results}");
+    check.says(&setting);
+    check.finish();
+}

@@ -142,14 +142,23 @@ fn spaced_separators(json: &[u8]) -> usize {
     let Some(n) = json.len().checked_sub(2) else {
         return 0;
     };
-    // Three slices of one length, so the loop has no bounds checks and
-    // LLVM runs it on vectors.
+    // Three slices of one length, so the loop has no bounds checks; counted
+    // in blocks of 255 bytes into byte counters, which LLVM runs on vectors
+    // of 16 or 32 bytes (word-sized counters would take 4 a step).
     let (before, space, after) = (&json[..n], &json[1..n + 1], &json[2..n + 2]);
     let (mut commas, mut colons) = (0usize, 0usize);
-    for i in 0..n {
-        let spaced = (space[i] == b' ') & !after[i].is_ascii_alphabetic();
-        commas += usize::from(spaced & (before[i] == b','));
-        colons += usize::from(spaced & (before[i] == b':'));
+    let mut start = 0;
+    while start < n {
+        let end = (start + 255).min(n);
+        let (mut block_commas, mut block_colons) = (0u8, 0u8);
+        for i in start..end {
+            let spaced = (space[i] == b' ') & !after[i].is_ascii_alphabetic();
+            block_commas += u8::from(spaced & (before[i] == b','));
+            block_colons += u8::from(spaced & (before[i] == b':'));
+        }
+        commas += usize::from(block_commas);
+        colons += usize::from(block_colons);
+        start = end;
     }
     if commas == 0 { 0 } else { commas + colons }
 }
@@ -219,6 +228,9 @@ mod tests {
         assert_eq!(spaced_separators(br#"{"a":1,"b":2}"#), 0);
         assert_eq!(spaced_separators(b""), 0);
         assert_eq!(spaced_separators(b", "), 0);
+        // Counted across the blocks of 255 bytes alike.
+        let long = r#"{"a": 1, "b": [1, 2]}, "#.repeat(100);
+        assert_eq!(spaced_separators(long.as_bytes()), 100 * 5 - 1);
         let json = r#"[{"id": 1, "name": "Ada"}, {"id": 2, "name": "Linus"}]"#;
         let choice = choose(
             json,

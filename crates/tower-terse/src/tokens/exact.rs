@@ -147,9 +147,47 @@ pub(super) fn exact_till(text: &str, limit: usize) -> Option<usize> {
 /// may follow punctuation, so those continue whatever stretch they are in;
 /// an ASCII digit ends it.
 pub(super) fn has_long_run(bytes: &[u8]) -> bool {
-    // Less the few bytes a piece may carry around its stretch: the
-    // character before a word, a contraction after it.
-    const STRETCH: usize = LONG_RUN - 8;
+    may_have_long_run(bytes) && scan_long_run(bytes)
+}
+
+/// Less the few bytes a piece may carry around its stretch: the character
+/// before a word, a contraction after it.
+const STRETCH: usize = LONG_RUN - 8;
+
+/// Blocks [`may_have_long_run`] looks at: a stretch longer than
+/// [`STRETCH`] holds at least two whole aligned blocks of this size.
+const BLOCK: usize = 16;
+const _: () = assert!(STRETCH + 1 >= 3 * BLOCK - 1);
+
+/// A quick pass that rules out long runs in ordinary text: `false` when no
+/// aligned block of [`BLOCK`] bytes could lie inside a stretch.
+///
+/// A stretch, as [`scan_long_run`] counts it, has no digit and holds one
+/// kind of ASCII byte besides the bytes of any kind (bytes of 0x80 and
+/// above, line breaks, slashes). So does every block inside it; and in
+/// JSON and prose nearly every 16 bytes hold a digit or two kinds (a word
+/// and a space, a key and its quotes). The test per block is a few
+/// branch-free ORs, several times as fast as the scan's state machine.
+fn may_have_long_run(bytes: &[u8]) -> bool {
+    bytes.chunks_exact(BLOCK).any(|block| {
+        let (mut digit, mut letter, mut space, mut punct) = (false, false, false, false);
+        for &b in block {
+            let wild = b >= 0x80 || b == b'\n' || b == b'\r' || b == b'/';
+            let is_digit = b.is_ascii_digit();
+            let is_letter = b.is_ascii_alphabetic();
+            let is_space = matches!(b, b' ' | b'\t' | 0x0b | 0x0c);
+            digit |= is_digit;
+            letter |= is_letter;
+            space |= is_space;
+            punct |= !(wild | is_digit | is_letter | is_space);
+        }
+        !digit && u8::from(letter) + u8::from(space) + u8::from(punct) <= 1
+    })
+}
+
+/// The exact scan behind [`has_long_run`]: stretches of one kind, counted
+/// byte by byte.
+fn scan_long_run(bytes: &[u8]) -> bool {
     let mut kind = 0u8; // 0: none yet (only bytes of any kind so far)
     let mut len = 0usize;
     let mut wild = 0usize; // bytes of any kind at the end of the stretch
@@ -190,6 +228,19 @@ pub(super) fn has_long_run(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        // Texts of a few kinds of bytes, in runs long and short, so that
+        // long runs are common and fall at every offset of the blocks.
+        #[test]
+        fn the_quick_pass_agrees_with_the_scan(
+            runs in proptest::collection::vec(("[a! 1é\n/]", 1..90usize), 0..12)
+        ) {
+            let text: String = runs.iter().map(|(c, n)| c.repeat(*n)).collect();
+            prop_assert_eq!(has_long_run(text.as_bytes()), scan_long_run(text.as_bytes()));
+        }
+    }
 
     #[test]
     fn ordinary_json_has_no_long_run() {
@@ -208,6 +259,36 @@ mod tests {
         // Non-ASCII bytes between two kinds join the second stretch.
         let mixed = format!("{}{}", "é".repeat(LONG_RUN / 4), "!".repeat(LONG_RUN / 2));
         assert!(has_long_run(mixed.as_bytes()));
+    }
+
+    #[test]
+    fn the_quick_pass_never_hides_a_long_run() {
+        // Every stretch just long enough, at every offset against the
+        // blocks, with bytes of any kind at either end and inside.
+        let stretches = [
+            "a".repeat(STRETCH + 1),
+            " ".repeat(STRETCH + 1),
+            "!".repeat(STRETCH + 1),
+            "é".repeat(STRETCH),
+            format!("\n\n{}", "ab/".repeat(STRETCH / 3 + 1)),
+            format!("{}{}", "é".repeat(20), "!".repeat(STRETCH - 30)),
+        ];
+        for stretch in &stretches {
+            for offset in 0..BLOCK {
+                let text = format!("{}{stretch}1{}", "1".repeat(offset), "a1".repeat(20));
+                assert_eq!(
+                    has_long_run(text.as_bytes()),
+                    scan_long_run(text.as_bytes()),
+                    "{offset}: {stretch:?}"
+                );
+                assert!(scan_long_run(text.as_bytes()), "{offset}: {stretch:?}");
+            }
+        }
+        // Ordinary JSON and prose are ruled out by the quick pass alone.
+        let json = r#"{"id":"ord_00012","status":"shipped","customer":{"name":"Maple Delta"}},"#;
+        assert!(!may_have_long_run(json.repeat(50).as_bytes()));
+        let prose = "The meeting moved to Friday afternoon, after the review. ";
+        assert!(!may_have_long_run(prose.repeat(50).as_bytes()));
     }
 
     #[test]
