@@ -95,7 +95,7 @@ fn refusal(old: &Value, new: &Value) -> bool {
 /// Both messages (or batches) with each refusal in `new` reduced, on both
 /// sides, to its id.
 fn without_refusals(old: &mut Value, new: &mut Value) {
-    let mut pair = |old: &mut Value, new: &mut Value| {
+    let pair = |old: &mut Value, new: &mut Value| {
         if refusal(old, new) {
             *old = serde_json::json!({"id": old["id"]});
             *new = old.clone();

@@ -16,6 +16,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+// Named by the offloaded methods, which need the runtime.
+#[cfg_attr(not(feature = "tokio"), allow(unused_imports))]
 use super::Session;
 use super::exchange::Exchange;
 use super::mode::{Mode, finish, push};

@@ -182,7 +182,8 @@ impl Session {
     }
 
     /// The layer's [`BlockingLimit`](crate::BlockingLimit), which the
-    /// session's offloaded reads take a slot of.
+    /// session's offloaded reads take a slot of (with a runtime only).
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
     pub(crate) fn limit(&self) -> &crate::BlockingLimit {
         &self.config.limit
     }

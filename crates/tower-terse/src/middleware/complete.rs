@@ -97,6 +97,7 @@ impl Complete {
     /// whose fallback is [`Fallback::Busy`].
     ///
     /// [`Outcome`]: crate::Outcome
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
     pub(super) fn busy<B: Body>(self) -> Response<TerseBody<B>> {
         let settings = render::Settings {
             exact_tokens: false,
