@@ -132,6 +132,12 @@ async fn upstream(big: Bytes) -> TestServer {
             }),
         )
         .route("/echo", echo.clone())
+        // Reads the whole request body before it answers, so the gateway
+        // sees a client's broken body before any answer can come back.
+        .route(
+            "/read",
+            any(|body: Bytes| async move { axum::Json(json!({"read": body.len()})) }),
+        )
         .route("/api/v1/echo", echo.clone())
         .route("/api/v1/{*rest}", echo);
     TestServer::spawn(router).await
@@ -602,7 +608,7 @@ async fn a_malformed_client_chunk_is_a_400_for_the_client() {
     let (gateway, _up) = setup(CONFIG).await;
     let answer = raw(
         gateway.addr,
-        b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\nzz\r\n\r\n",
+        b"POST /read HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\nzz\r\n\r\n",
     )
     .await;
     assert_eq!(status_of(&answer), 400, "{answer}");
