@@ -3,7 +3,12 @@
 
 use std::io::Write as _;
 
+use axum::Router;
+use axum::body::Body;
+use axum::http::Response;
+use axum::routing::get;
 use bytes::Bytes;
+use serde_json::json;
 
 /// `[0,0,…,0]` of `bytes` bytes (plus three), gzip-compressed: a few
 /// hundred KiB at most, deflate's ratio topping out near a thousand to one.
@@ -16,4 +21,27 @@ pub fn gzip_bomb(bytes: usize) -> Bytes {
     }
     encoder.write_all(b"0]").expect("gzip");
     Bytes::from(encoder.finish().expect("gzip"))
+}
+
+/// An upstream serving `/small`, and `/bomb` answering `bomb` as gzip
+/// whatever the request accepts.
+pub fn bomb_router(bomb: Bytes) -> Router {
+    Router::new()
+        .route(
+            "/small",
+            get(|| async { axum::Json(json!({"id": 1, "name": "small"})) }),
+        )
+        .route(
+            "/bomb",
+            get(move || {
+                let bomb = bomb.clone();
+                async move {
+                    Response::builder()
+                        .header("content-type", "application/json")
+                        .header("content-encoding", "gzip")
+                        .body(Body::from(bomb))
+                        .expect("response")
+                }
+            }),
+        )
 }

@@ -14,7 +14,7 @@ use axum::routing::{any, get};
 use bytes::Bytes;
 use serde_json::{Value, json};
 use terse_gateway::Config;
-use terse_tests::bomb::gzip_bomb;
+use terse_tests::bomb::{bomb_router, gzip_bomb};
 use terse_tests::server::{TestServer, body_of, raw_client, status_of};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -727,25 +727,7 @@ async fn a_gzip_bomb_is_not_rewritten_and_others_are_served_meanwhile() {
     let bomb = gzip_bomb(256 << 20);
     assert!(bomb.len() < 2 << 20, "{} bytes compressed", bomb.len());
     let up = upstream(big_list(10)).await;
-    let bomb_route = Router::new()
-        .route(
-            "/small",
-            get(|| async { axum::Json(json!({"id": 1, "name": "small"})) }),
-        )
-        .route(
-            "/bomb",
-            get(move || {
-                let bomb = bomb.clone();
-                async move {
-                    Response::builder()
-                        .header("content-type", "application/json")
-                        .header("content-encoding", "gzip")
-                        .body(Body::from(bomb))
-                        .expect("response")
-                }
-            }),
-        );
-    let bomber = TestServer::spawn(bomb_route).await;
+    let bomber = TestServer::spawn(bomb_router(bomb)).await;
     let gateway = Gateway::start(CONFIG, &bomber.url("")).await;
     let small = Gateway::start(CONFIG, &up.url("")).await;
     let response = raw_client()

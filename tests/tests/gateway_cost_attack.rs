@@ -19,7 +19,7 @@ use axum::routing::get;
 use bytes::Bytes;
 use serde_json::json;
 use terse_gateway::Config;
-use terse_tests::bomb::gzip_bomb;
+use terse_tests::bomb::{bomb_router, gzip_bomb};
 use terse_tests::server::{TestServer, raw_client};
 use tokio::net::TcpListener;
 
@@ -267,29 +267,6 @@ fn a_flood_of_deeply_nested_toon_heads_leaves_small_requests_fast() {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let ratio = deep_nesting_flood(reqwest::Method::HEAD);
     assert!(ratio < SMALL_MULTIPLE, "bystander p99 x{ratio:.1}");
-}
-
-/// The upstream: `/small`, and `/bomb` answering `bomb` as gzip, though
-/// the gateway asks for identity.
-fn bomb_router(bomb: Bytes) -> Router {
-    Router::new()
-        .route(
-            "/small",
-            get(|| async { axum::Json(json!({"id": 1, "name": "small"})) }),
-        )
-        .route(
-            "/bomb",
-            get(move || {
-                let bomb = bomb.clone();
-                async move {
-                    Response::builder()
-                        .header("content-type", "application/json")
-                        .header("content-encoding", "gzip")
-                        .body(Body::from(bomb))
-                        .expect("response")
-                }
-            }),
-        )
 }
 
 /// Four clients asking TOON of a gzip bomb inflating to 256 MiB, taking
