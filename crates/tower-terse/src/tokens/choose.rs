@@ -186,11 +186,13 @@ fn exactly(json: &str, toon: &str) -> Option<Choice> {
     if json.len().max(toon.len()) > EXACT_TIE_MAX_BYTES {
         return None;
     }
-    let json_tokens = super::exact(json);
+    // One counter for both: they share their whitespace pieces.
+    let mut counter = super::exact::Counter::new();
+    let json_tokens = counter.count(json);
     // TOON is served only with fewer tokens than the JSON.
     let toon_tokens = json_tokens
         .checked_sub(1)
-        .and_then(|below| super::exact::exact_till(toon, below));
+        .and_then(|below| counter.count_till(toon, below));
     Some(Choice {
         served: if toon_tokens.is_some() {
             Served::Toon

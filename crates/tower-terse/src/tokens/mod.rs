@@ -30,6 +30,8 @@ mod estimate;
 mod exact;
 mod features;
 mod kernel;
+#[cfg(feature = "exact-tokens")]
+mod pieces;
 mod weights;
 
 pub use choose::{Choice, Counting, EXACT_TIE_MAX_BYTES, Served, choose};
