@@ -34,7 +34,7 @@ mod kernel;
 mod pieces;
 mod weights;
 
-pub use choose::{Choice, Counting, EXACT_TIE_MAX_BYTES, Served, choose};
+pub use choose::{Choice, Counting, EXACT_TIE_MAX_BYTES, Served, choose, estimates};
 pub use estimate::estimate;
 
 /// The estimator's byte classes and pair features, for the weight-fitting

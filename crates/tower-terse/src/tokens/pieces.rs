@@ -159,14 +159,18 @@ pub(super) fn count_till(
     // Start of the text not yet counted: always a piece boundary.
     let mut from = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        if !is_space(bytes[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
+    // Runs are found by their space, line feed or carriage return (a
+    // vectorized search; text is mostly not whitespace). A run whose first
+    // byte is a tab or a rarer space is found late, at a later byte: it is
+    // then left in the text, as the byte before it is whitespace.
+    while let Some(found) = memchr::memchr3(b' ', b'\n', b'\r', &bytes[i..]) {
+        let start = i + found;
+        i = start;
         while i < bytes.len() && is_space(bytes[i]) {
             i += 1;
+        }
+        if start.checked_sub(1).is_some_and(|b| is_space(bytes[b])) {
+            continue;
         }
         let Some((end, pieces, next)) = split(bytes, start..i) else {
             continue;
