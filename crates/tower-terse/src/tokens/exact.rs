@@ -81,7 +81,8 @@ fn linear() -> &'static Tokenizer {
 /// smart fallback settles near ties with it, see [`choose`](super::choose())).
 ///
 /// Ordinary text is counted by the `tiktoken` crate, hundreds of MB/s on
-/// API JSON; text with a run of one kind of character long enough to make
+/// API JSON, with its line breaks and indentation split off and counted
+/// through a small table (`tiktoken` would hand each to its regex); text with a run of one kind of character long enough to make
 /// a long tokenizer piece (a megabyte of one letter, deep indentation, a
 /// wall of punctuation) is counted by a linear-time encoder instead, tens
 /// of MB/s whatever the text. That encoder's tables are built once per
