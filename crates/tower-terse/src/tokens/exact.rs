@@ -170,7 +170,7 @@ impl Counter {
 /// (a CJK letter, a no-break space, a dash), and line breaks and slashes
 /// may follow punctuation, so those continue whatever stretch they are in;
 /// an ASCII digit ends it.
-pub(super) fn has_long_run(bytes: &[u8]) -> bool {
+pub fn has_long_run(bytes: &[u8]) -> bool {
     may_have_long_run(bytes) && scan_long_run(bytes)
 }
 

@@ -44,6 +44,10 @@ pub use estimate::estimate;
 #[doc(hidden)]
 pub mod model {
     pub use super::classes::{BYTE_CLASS, CLASSES, NAMES as CLASS_NAMES};
+    /// The exact counter's test for text that goes to the linear encoder,
+    /// for the decision bench's baseline.
+    #[cfg(feature = "exact-tokens")]
+    pub use super::exact::has_long_run;
     pub use super::features::{FEATURES, NAMES as FEATURE_NAMES, RUN, features, lower};
 }
 #[cfg(feature = "exact-tokens")]
