@@ -155,7 +155,8 @@ pub struct Upstream {
     client: Client<HttpConnector, ClientBody>,
     scheme: Scheme,
     authority: Authority,
-    prefix: String,
+    // Shared, as everything here: the service is cloned for every request.
+    prefix: Arc<str>,
     connect_timeout: Duration,
     response_timeout: Duration,
     idle_timeout: Duration,
@@ -214,7 +215,7 @@ impl Upstream {
             client: Self::client(CONNECT_TIMEOUT),
             scheme: Scheme::HTTP,
             authority,
-            prefix,
+            prefix: prefix.into(),
             connect_timeout: CONNECT_TIMEOUT,
             response_timeout: RESPONSE_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
@@ -465,11 +466,12 @@ where
         // metadata, whose answer names the resource.
         let metadata = matches!(parts.method, Method::GET | Method::HEAD)
             && is_metadata_path(parts.uri.path());
-        let redirects = Redirects::new(
-            self.authority.as_str(),
-            &self.prefix,
-            self.public_origin.as_deref(),
-            host.as_ref(),
+        // What the redirects are worked out from, should the answer have any.
+        let (authority, prefix, origin, client_host) = (
+            self.authority.clone(),
+            self.prefix.clone(),
+            self.public_origin.clone(),
+            host.clone(),
         );
         remove_hop_by_hop(&mut parts.headers);
         remove_underscored(&mut parts.headers);
@@ -533,6 +535,16 @@ where
                     // its clients in 1.0 and close their connections.
                     parts.version = Version::default();
                     let mut body = UpstreamBody::incoming(body, idle_timeout);
+                    let redirects = (metadata || Redirects::wanted(&parts.headers))
+                        .then(|| {
+                            Redirects::new(
+                                authority.as_str(),
+                                &prefix,
+                                origin.as_deref(),
+                                client_host.as_ref(),
+                            )
+                        })
+                        .flatten();
                     if let Some(redirects) = &redirects {
                         redirects.apply(&mut parts.headers);
                         if metadata && parts.status.is_success() {
@@ -626,8 +638,12 @@ pin_project! {
         Incoming {
             #[pin]
             body: Incoming,
+            // The idle deadline, made when the body first waits: a body
+            // that is ready when asked (most are) never touches the timer.
             #[pin]
-            idle: Sleep,
+            idle: Option<Sleep>,
+            // A frame came since `idle` was set: it is reset at the next wait.
+            stale: bool,
             timeout: Duration,
             // An error held back for one poll, until what was written
             // before it has had a chance to go out.
@@ -651,7 +667,8 @@ impl UpstreamBody {
         UpstreamBody {
             kind: Kind::Incoming {
                 body,
-                idle: tokio::time::sleep_until(deadline(timeout)),
+                idle: None,
+                stale: false,
                 timeout,
                 failed: None,
             },
@@ -731,6 +748,7 @@ impl Body for UpstreamBody {
             KindProj::Incoming {
                 body,
                 mut idle,
+                stale,
                 timeout,
                 failed,
             } => {
@@ -739,11 +757,21 @@ impl Body for UpstreamBody {
                 }
                 let frame = match body.poll_frame(cx) {
                     Poll::Ready(frame) => {
-                        idle.as_mut().reset(deadline(*timeout));
+                        *stale = true;
                         frame.map(|f| f.map_err(Into::into))
                     }
                     Poll::Pending => {
-                        ready!(idle.poll(cx));
+                        // The silence starts now: the first wait, or the
+                        // first since a frame came.
+                        match idle.as_mut().as_pin_mut() {
+                            Some(sleep) if *stale => sleep.reset(deadline(*timeout)),
+                            Some(_) => {}
+                            None => idle.set(Some(tokio::time::sleep_until(deadline(*timeout)))),
+                        }
+                        *stale = false;
+                        if let Some(sleep) = idle.as_pin_mut() {
+                            ready!(sleep.poll(cx));
+                        }
                         Some(Err(Box::new(IdleTimeout(*timeout)) as BoxError))
                     }
                 };
