@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, ready};
 
 use bytes::{Buf, Bytes};
-use http::header::{CONTENT_ENCODING, CONTENT_TYPE, VARY};
+use http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, VARY};
 use http::{HeaderValue, Request, Response};
 use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
@@ -99,7 +99,7 @@ where
         // its `Accept-Encoding` values only (none, most often: no allocation).
         let accepted = request
             .headers()
-            .get_all(http::header::ACCEPT_ENCODING)
+            .get_all(ACCEPT_ENCODING)
             .iter()
             .cloned()
             .collect();

@@ -1,6 +1,7 @@
 //! [`Upstream`]: the tower service that forwards a request to the upstream
 //! over hyper-util's pooled client, and its body.
 
+use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::fmt;
 use std::future::Future;
@@ -155,6 +156,9 @@ pub struct Upstream {
     client: Client<HttpConnector, ClientBody>,
     scheme: Scheme,
     authority: Authority,
+    /// The `Host` the upstream gets (unless the client's is preserved):
+    /// what hyper would write from the URI on every request, written once.
+    host: HeaderValue,
     // Shared, as everything here: the service is cloned for every request.
     prefix: Arc<str>,
     connect_timeout: Duration,
@@ -211,9 +215,17 @@ impl Upstream {
     /// gateway beside the service).
     pub fn new(url: &str) -> Result<Upstream, UpstreamError> {
         let (authority, prefix) = Self::check(url)?;
+        // The host, and the port unless it is http's own (as hyper does).
+        let host = match authority.port_u16().filter(|&port| port != 80) {
+            Some(port) => format!("{}:{port}", authority.host()),
+            None => authority.host().to_owned(),
+        };
+        let host = HeaderValue::try_from(host)
+            .map_err(|_| UpstreamError(format!("{url:?} has a host that is no header value")))?;
         Ok(Upstream {
             client: Self::client(CONNECT_TIMEOUT),
             scheme: Scheme::HTTP,
+            host,
             authority,
             prefix: prefix.into(),
             connect_timeout: CONNECT_TIMEOUT,
@@ -413,14 +425,22 @@ impl Upstream {
         let consumed = original
             .path_and_query()
             .and_then(|pq| self.consumed.query(pq));
-        let query = match &consumed {
-            Some(kept) => kept.query(),
-            None => original.query(),
-        }
-        .map(|q| format!("?{q}"))
-        .unwrap_or_default();
-        let joined = PathAndQuery::try_from(format!("{}{path}{query}", self.prefix))
-            .map_err(|_| unforwardable())?;
+        // Most requests go as they came: their bytes are shared, not copied.
+        let unchanged =
+            self.prefix.is_empty() && matches!(path, Cow::Borrowed(_)) && consumed.is_none();
+        let joined = match original.path_and_query().filter(|_| unchanged) {
+            Some(as_sent) => as_sent.clone(),
+            None => {
+                let query = match &consumed {
+                    Some(kept) => kept.query(),
+                    None => original.query(),
+                }
+                .map(|q| format!("?{q}"))
+                .unwrap_or_default();
+                PathAndQuery::try_from(format!("{}{path}{query}", self.prefix))
+                    .map_err(|_| unforwardable())?
+            }
+        };
         Uri::builder()
             .scheme(self.scheme.clone())
             .authority(self.authority.clone())
@@ -482,11 +502,10 @@ where
             host.clone(),
             &self.trusted_proxies,
         );
-        // hyper sets `Host` from the upstream's URI when there is none.
-        match host.filter(|_| self.preserve_host) {
-            Some(host) => parts.headers.insert(HOST, host),
-            None => parts.headers.remove(HOST),
-        };
+        let host = host
+            .filter(|_| self.preserve_host)
+            .unwrap_or_else(|| self.host.clone());
+        parts.headers.insert(HOST, host);
         // A `HEAD` is answered with the headers of the `GET`: the length and
         // token count of the body as served, which only the body gives. The
         // server sends no body for a `HEAD`.
