@@ -16,6 +16,8 @@
 //! loopback is `tests/load/passthrough.sh`).
 
 mod common;
+#[path = "common/load_documents.rs"]
+mod load_documents;
 #[path = "common/times.rs"]
 mod times;
 
@@ -23,6 +25,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{Criterion, Throughput};
+use tower_layer::Layer;
+use tower_terse::TerseLayer;
+use tower_terse::compact::{CompactResource, Template};
 
 fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -116,9 +121,71 @@ fn passthrough(c: &mut Criterion) {
     group.finish();
 }
 
+/// The load bench's documents through the layer, as the gateway serves
+/// them: each route a resource with its line template, asked for as it is
+/// (counted), as TOON and as compact lines.
+///
+/// ```text
+/// cargo bench -p tower-terse --bench layer -- load/ --save-baseline before
+/// cargo bench -p tower-terse --bench layer -- load/ --baseline before
+/// ```
+fn load_documents(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("runtime");
+    let resource = |noun, line| {
+        CompactResource::new(
+            noun,
+            Template::parse(line).expect("the load bench's template"),
+        )
+    };
+    for (name, body, noun, line) in [
+        (
+            "flat",
+            load_documents::flat(),
+            "user",
+            load_documents::FLAT_LINE,
+        ),
+        (
+            "nested",
+            load_documents::nested(),
+            "order",
+            load_documents::NESTED_LINE,
+        ),
+    ] {
+        // In place: the rendering itself, not the hand-over to the
+        // blocking pool, is measured.
+        let mut service = TerseLayer::new()
+            .offload_threshold(usize::MAX)
+            .compact_resource("/", resource(noun, line))
+            .layer(common::handler(body.clone()));
+        let mut group = c.benchmark_group(format!("load/{name}"));
+        group.throughput(Throughput::Bytes(body.len() as u64));
+        for (format, uri) in [
+            ("json", "/"),
+            ("toon", "/?format=toon"),
+            ("compact", "/?format=compact"),
+        ] {
+            let (parts, out) = runtime.block_on(common::call(&mut service, uri));
+            println!(
+                "load/{name}/{format}: JSON {} bytes -> {} bytes of {:?}",
+                body.len(),
+                out.len(),
+                parts.headers.get("content-type")
+            );
+            group.bench_function(format, |b| {
+                b.iter(|| runtime.block_on(common::call(&mut service, black_box(uri))))
+            });
+        }
+        group.finish();
+    }
+}
+
 fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     bench(&mut criterion);
+    load_documents(&mut criterion);
     passthrough(&mut criterion);
     criterion.final_summary();
     if let Some((with, without)) =
