@@ -527,7 +527,7 @@ impl<'t> Node<'t> {
 /// then the last word (or half word) again, overlapping what was compared,
 /// so no byte is left to a loop of its own.
 #[inline]
-fn same_bytes(a: &str, b: &str) -> bool {
+pub(crate) fn same_bytes(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     let n = a.len();
     if n != b.len() {

@@ -30,6 +30,13 @@ impl Sink for String {
     }
 }
 
+/// A point of an [`Out`] to go back to.
+#[derive(Clone, Copy)]
+pub(crate) struct Mark {
+    len: usize,
+    over: bool,
+}
+
 /// The emitter's output: a `String` that never grows past `limit` bytes.
 pub(crate) struct Out {
     text: String,
@@ -64,6 +71,22 @@ impl Out {
     /// The text, or `None` when a write passed the limit.
     pub(crate) fn finish(self) -> Option<String> {
         (!self.over).then_some(self.text)
+    }
+
+    /// Where the output stands: a mark to [`rewind`](Self::rewind) to.
+    #[inline]
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            len: self.text.len(),
+            over: self.over,
+        }
+    }
+
+    /// Takes back what was written since `mark` (one of this output's), a
+    /// refused write included: the output is as it was at the mark.
+    pub(crate) fn rewind(&mut self, mark: Mark) {
+        self.text.truncate(mark.len);
+        self.over = mark.over;
     }
 
     /// Appends one ASCII byte.
