@@ -182,7 +182,80 @@ fn load_documents(c: &mut Criterion) {
     }
 }
 
+/// The load bench's documents, each with the layer around a handler that
+/// answers it: in place (the rendering itself, not the hand-over to the
+/// blocking pool, is measured), its route a resource with its line
+/// template.
+fn load_services() -> Vec<(
+    &'static str,
+    bytes::Bytes,
+    tower_terse::Terse<common::Handler>,
+)> {
+    let resource = |noun, line| {
+        CompactResource::new(
+            noun,
+            Template::parse(line).expect("the load bench's template"),
+        )
+    };
+    [
+        (
+            "flat",
+            load_documents::flat(),
+            "user",
+            load_documents::FLAT_LINE,
+        ),
+        (
+            "nested",
+            load_documents::nested(),
+            "order",
+            load_documents::NESTED_LINE,
+        ),
+    ]
+    .into_iter()
+    .map(|(name, body, noun, line)| {
+        let service = TerseLayer::new()
+            .offload_threshold(usize::MAX)
+            .compact_resource("/", resource(noun, line))
+            .layer(common::handler(body.clone()));
+        (name, body, service)
+    })
+    .collect()
+}
+
+/// `LOAD_FIXED=flat/toon:20000`: that many requests of one load case and
+/// nothing else, for a counter of instructions or CPU time (`perf stat`),
+/// which the other work of a busy machine moves far less than wall time.
+fn load_fixed(spec: &str) {
+    let (case, count) = spec
+        .split_once(':')
+        .expect("LOAD_FIXED=<document>/<format>:<count>");
+    let (document, format) = case.split_once('/').expect("<document>/<format>");
+    let count: u64 = count.parse().expect("a count");
+    let uri = match format {
+        "json" => "/",
+        "toon" => "/?format=toon",
+        "compact" => "/?format=compact",
+        other => panic!("no format {other}"),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("runtime");
+    let (_, _, mut service) = load_services()
+        .into_iter()
+        .find(|(name, _, _)| *name == document)
+        .expect("flat or nested");
+    runtime.block_on(async {
+        for _ in 0..count {
+            black_box(common::call(&mut service, black_box(uri)).await);
+        }
+    });
+}
+
 fn main() {
+    if let Ok(spec) = std::env::var("LOAD_FIXED") {
+        return load_fixed(&spec);
+    }
     let mut criterion = Criterion::default().configure_from_args();
     bench(&mut criterion);
     load_documents(&mut criterion);

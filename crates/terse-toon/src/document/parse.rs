@@ -76,10 +76,12 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
+    #[inline]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
 
+    #[inline]
     fn skip_whitespace(&mut self) {
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
             self.pos += 1;
@@ -303,6 +305,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Parses a string starting at its opening quote.
+    #[inline]
     fn string(&mut self) -> Parsed<Text> {
         self.pos += 1;
         let start = self.pos;
@@ -558,6 +561,7 @@ fn key_hash(key: &str) -> u32 {
 /// The index of the first `"`, `\` or control character at or after `from`
 /// (or the input length). Eight bytes at a time; the lowest flagged byte of
 /// each word is always a real match.
+#[inline]
 fn find_special(bytes: &[u8], from: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;

@@ -148,7 +148,7 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     /// Whether `row` has exactly the header's fields at every level, with
     /// primitives at leaves and non-empty objects at nested groups.
     fn matches(&mut self, row: T) -> bool {
-        self.walk(row, |_| {})
+        self.walk(row, |_, _| {})
     }
 
     /// Checks `row` against the header as [`detect`](Self::detect) does
@@ -157,19 +157,20 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     /// what it wrote up to there is then the caller's to take back.
     pub(crate) fn write_row(&mut self, out: &mut Out, row: T, delimiter: u8) -> bool {
         let mut first = true;
-        self.walk(row, |value| {
+        self.walk(row, |value, kind| {
             if !first {
                 out.push_byte(delimiter);
             }
             first = false;
-            write_primitive(out, value, value.kind(), delimiter);
+            write_primitive(out, value, kind, delimiter);
         })
     }
 
-    /// Walks `row` along the header, handing each leaf value to `leaf` in
-    /// header order; `false` as soon as the row does not match it.
+    /// Walks `row` along the header, handing each leaf value (and what it
+    /// is) to `leaf` in header order; `false` as soon as the row does not
+    /// match it.
     #[inline]
-    fn walk(&mut self, row: T, mut leaf: impl FnMut(T)) -> bool {
+    fn walk(&mut self, row: T, mut leaf: impl FnMut(T, Kind<'t>)) -> bool {
         let Kind::Object(len) = row.kind() else {
             return false;
         };
@@ -189,13 +190,14 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
                 return false;
             };
             level.matched += 1;
+            let kind = value.kind();
             if field.is_leaf(i) {
-                if !value.kind().is_primitive() {
+                if !kind.is_primitive() {
                     return false;
                 }
-                leaf(value);
+                leaf(value, kind);
             } else {
-                let Kind::Object(len) = value.kind() else {
+                let Kind::Object(len) = kind else {
                     return false;
                 };
                 self.levels.push(Level::new(value, field.end, len));

@@ -154,124 +154,50 @@ pub(super) struct Shape {
 /// One pass over `body`, strings skipped (a quote ends a string unless
 /// escaped). Text that is not JSON gets some shape; rendering it stops at
 /// its first error anyway.
-///
-/// Every rewrite pays for this pass before it starts, so it reads the text
-/// outside strings eight bytes at a time: separators and openings are
-/// counted by their bits, and only the brackets of a word are visited one
-/// by one, for the depth.
 pub(super) fn shape(body: &[u8]) -> Shape {
-    let mut count = Counter {
-        values: 1,
-        depth: 0,
-        deepest: 0,
-    };
+    let (mut values, mut depth, mut deepest) = (1usize, 0usize, 0usize);
     let mut i = 0;
     while i < body.len() {
-        let Some(word) = body.get(i..i + 8) else {
-            // The tail, a byte at a time.
-            let byte = body[i];
-            if byte == b'"' {
-                i = string_end(body, i + 1);
-            } else {
-                count.byte(byte);
+        match body[i] {
+            b'"' => {
+                // To the closing quote, eight bytes at a time.
+                i += 1;
+                loop {
+                    let rest = body.get(i..).unwrap_or_default();
+                    let special = scan::find(
+                        rest,
+                        |word| scan::bytes_equal(word, b'"') | scan::bytes_equal(word, b'\\'),
+                        |b| b == b'"' || b == b'\\',
+                    );
+                    match special {
+                        // An escape: the byte after the backslash is text.
+                        Some(at) if rest[at] == b'\\' => i += at + 2,
+                        Some(at) => {
+                            i += at;
+                            break;
+                        }
+                        // Unterminated: the rest is text.
+                        None => {
+                            i = body.len();
+                            break;
+                        }
+                    }
+                }
             }
-            i += 1;
-            continue;
-        };
-        let word = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
-        let quote = equal_bytes(word, b'"');
-        // The bytes before the first quote (all of them without one).
-        let before = match quote {
-            0 => u64::MAX,
-            quote => (quote & quote.wrapping_neg()) - 1,
-        };
-        count.word(word, before);
-        if quote == 0 {
-            i += 8;
-        } else {
-            i = string_end(body, i + (quote.trailing_zeros() / 8) as usize + 1) + 1;
-        }
-    }
-    Shape {
-        values: count.values,
-        depth: count.deepest,
-    }
-}
-
-/// The values and nesting counted so far.
-struct Counter {
-    values: usize,
-    depth: usize,
-    deepest: usize,
-}
-
-impl Counter {
-    /// One byte outside strings.
-    fn byte(&mut self, byte: u8) {
-        match byte {
-            b'[' | b'{' => self.open(),
-            b']' | b'}' => self.depth = self.depth.saturating_sub(1),
-            b',' | b':' => self.values += 1,
+            b'[' | b'{' => {
+                values += 1;
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b',' | b':' => values += 1,
             _ => {}
         }
+        i += 1;
     }
-
-    fn open(&mut self) {
-        self.values += 1;
-        self.depth += 1;
-        self.deepest = self.deepest.max(self.depth);
-    }
-
-    /// The bytes of `word` outside strings, those whose bits `mask` holds.
-    #[inline]
-    fn word(&mut self, word: u64, mask: u64) {
-        let open = (equal_bytes(word, b'[') | equal_bytes(word, b'{')) & mask;
-        let close = (equal_bytes(word, b']') | equal_bytes(word, b'}')) & mask;
-        let separators = (equal_bytes(word, b',') | equal_bytes(word, b':')) & mask;
-        self.values += separators.count_ones() as usize;
-        // Brackets change the depth in order; each is one set bit.
-        let mut brackets = open | close;
-        while brackets != 0 {
-            let bit = brackets & brackets.wrapping_neg();
-            if open & bit != 0 {
-                self.open();
-            } else {
-                self.depth = self.depth.saturating_sub(1);
-            }
-            brackets &= brackets - 1;
-        }
-    }
-}
-
-/// The high bit of exactly the bytes of `word` equal to `byte` (no false
-/// alarms, unlike a borrow trick: the bits are counted).
-#[inline]
-const fn equal_bytes(word: u64, byte: u8) -> u64 {
-    let x = word ^ scan::splat(byte);
-    // The high bit of each byte of `t` is set when its byte of `x` is not 0.
-    let t = ((x & scan::splat(0x7f)).wrapping_add(scan::splat(0x7f))) | x;
-    !t & scan::splat(0x80)
-}
-
-/// The index of the quote that closes the string whose text starts at
-/// `from` (a quote ends it unless escaped), or the end of `body` when it is
-/// not closed.
-fn string_end(body: &[u8], from: usize) -> usize {
-    let mut i = from;
-    loop {
-        let rest = body.get(i..).unwrap_or_default();
-        let special = scan::find(
-            rest,
-            |word| scan::bytes_equal(word, b'"') | scan::bytes_equal(word, b'\\'),
-            |b| b == b'"' || b == b'\\',
-        );
-        match special {
-            // An escape: the byte after the backslash is text.
-            Some(at) if rest[at] == b'\\' => i += at + 2,
-            Some(at) => return i + at,
-            // Unterminated: the rest is text.
-            None => return body.len(),
-        }
+    Shape {
+        values,
+        depth: deepest,
     }
 }
 
@@ -460,7 +386,7 @@ pub(crate) mod tests {
         }
 
         #[test]
-        fn the_word_pass_counts_as_a_byte_pass(bytes in proptest::collection::vec(
+        fn skipping_strings_counts_as_reading_them(bytes in proptest::collection::vec(
             proptest::sample::select(b"[]{},:\\\" a0-".to_vec()), 0..200))
         {
             proptest::prop_assert_eq!(shape(&bytes), shape_bytewise(&bytes));
@@ -473,14 +399,10 @@ pub(crate) mod tests {
         }
     }
 
-    /// The shape read a byte at a time, as the rules say it: what the
-    /// word-at-a-time pass is held to.
+    /// The shape read a byte at a time, as the rules say it, strings
+    /// included: what the pass that skips strings is held to.
     fn shape_bytewise(body: &[u8]) -> Shape {
-        let mut count = Counter {
-            values: 1,
-            depth: 0,
-            deepest: 0,
-        };
+        let (mut values, mut depth, mut deepest) = (1usize, 0usize, 0usize);
         let mut in_string = false;
         let mut escaped = false;
         for &byte in body {
@@ -491,15 +413,23 @@ pub(crate) mod tests {
                     (false, b'"') => in_string = false,
                     _ => {}
                 }
-            } else if byte == b'"' {
-                in_string = true;
-            } else {
-                count.byte(byte);
+                continue;
+            }
+            match byte {
+                b'"' => in_string = true,
+                b'[' | b'{' => {
+                    values += 1;
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                b',' | b':' => values += 1,
+                _ => {}
             }
         }
         Shape {
-            values: count.values,
-            depth: count.deepest,
+            values,
+            depth: deepest,
         }
     }
 
