@@ -106,6 +106,24 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// An element of an array or a value of an object: strings and
+    /// numbers, the most of a document, are read here without the call
+    /// (and the frame) [`value`](Self::value) takes; arrays, objects and
+    /// the rest go through it.
+    #[inline(always)]
+    fn element(&mut self) -> Parsed<()> {
+        self.skip_whitespace();
+        match self.peek() {
+            Some(b'"') => {
+                let text = self.string()?;
+                self.nodes.push(Slot::String(text));
+                Ok(())
+            }
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => self.value(),
+        }
+    }
+
     fn literal(&mut self, word: &[u8], node: Slot) -> Parsed<()> {
         if self.bytes[self.pos..].starts_with(word) {
             self.pos += word.len();
@@ -134,7 +152,7 @@ impl<'a> Parser<'a> {
             self.pos += 1;
         } else {
             loop {
-                self.value()?;
+                self.element()?;
                 len += 1;
                 self.skip_whitespace();
                 match self.peek() {
@@ -209,7 +227,7 @@ impl<'a> Parser<'a> {
                     return Err(Bail);
                 }
                 self.pos += 1;
-                self.value()?;
+                self.element()?;
                 len += 1;
                 self.skip_whitespace();
                 match self.peek() {
@@ -499,7 +517,15 @@ impl<'a> Parser<'a> {
             // is that decimal, i.e. the token without trailing zeros, and
             // written plain as long as it is at least 1e-6 (it is below
             // 1e15, far from 1e21, where the exponent form starts again).
-            let trimmed = token.trim_end_matches('0').trim_end_matches('.');
+            // Bytes, not a `char` pattern: this runs for every decimal.
+            let mut end = token.len();
+            while end > 0 && token.as_bytes()[end - 1] == b'0' {
+                end -= 1;
+            }
+            if end > 0 && token.as_bytes()[end - 1] == b'.' {
+                end -= 1;
+            }
+            let trimmed = &token[..end];
             Some(if trimmed == "-0" {
                 (start + 1..start + 2, NumberClass::NegativeZero)
             } else {

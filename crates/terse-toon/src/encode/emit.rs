@@ -233,6 +233,22 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
             return false;
         }
         let mark = self.out.mark();
+        let matched = self.table_rows(array, len, depth);
+        if matched && !self.out.is_over() {
+            return true;
+        }
+        self.out.rewind(mark);
+        if !matched || !self.table.detect(array.items()) {
+            return false;
+        }
+        self.table_rows(array, len, depth);
+        true
+    }
+
+    /// The header taken by `self.table` and the rows of `array` below it,
+    /// until the output refuses a write; `false` at the first row that does
+    /// not match the header, what was written left to the caller.
+    fn table_rows(&mut self, array: T, len: usize, depth: usize) -> bool {
         self.bracket(len, false);
         self.table.write_header(&mut self.out, self.delimiter);
         for row in array.items() {
@@ -241,25 +257,8 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
             }
             self.line(depth + 1);
             if !self.table.write_row(&mut self.out, row, self.delimiter) {
-                self.out.rewind(mark);
                 return false;
             }
-        }
-        if !self.out.is_over() {
-            return true;
-        }
-        self.out.rewind(mark);
-        if !self.table.detect(array.items()) {
-            return false;
-        }
-        self.bracket(len, false);
-        self.table.write_header(&mut self.out, self.delimiter);
-        for row in array.items() {
-            if self.out.is_over() {
-                break;
-            }
-            self.line(depth + 1);
-            self.table.write_row(&mut self.out, row, self.delimiter);
         }
         true
     }
