@@ -198,7 +198,7 @@ impl<'a> Parser<'a> {
                 let suspect = match &mut hashed {
                     Some((state, hashes)) => !hashes.insert(state.hash_one(self.text(key))),
                     None => {
-                        let bit = 1u128 << key_hash(self.text(key));
+                        let bit = 1u128 << key_hash(self.text_bytes(key));
                         let set = seen & bit != 0;
                         seen |= bit;
                         set
@@ -300,6 +300,22 @@ impl<'a> Parser<'a> {
         self.nodes.truncate(first);
         self.nodes.extend(rebuilt);
         entries
+    }
+
+    /// The bytes of `text`: [`text`](Self::text) without the check that
+    /// its ends are character boundaries, for the key filter, which only
+    /// hashes them.
+    #[inline]
+    fn text_bytes(&self, text: Text) -> &[u8] {
+        let (start, end) = (text.start as usize, text.end as usize);
+        match start.checked_sub(self.bytes.len()) {
+            None => self.bytes.get(start..end).unwrap_or_default(),
+            Some(at) => self
+                .owned
+                .as_bytes()
+                .get(at..end - self.bytes.len())
+                .unwrap_or_default(),
+        }
     }
 
     fn text(&self, text: Text) -> &str {
@@ -569,8 +585,8 @@ fn below_plain_range(token: &[u8], significand: u64) -> bool {
 }
 
 /// A hash of a key into 0..128 for the duplicate-key filter.
-fn key_hash(key: &str) -> u32 {
-    let bytes = key.as_bytes();
+#[inline]
+fn key_hash(bytes: &[u8]) -> u32 {
     let mut h = bytes.len() as u32;
     if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
         h = h

@@ -93,7 +93,15 @@ impl Out {
     #[inline]
     pub(crate) fn push_byte(&mut self, byte: u8) {
         debug_assert!(byte.is_ascii());
-        self.push(char::from(byte));
+        // One byte, whatever `char::len_utf8` would work out.
+        if self.text.len() == self.limit {
+            self.over = true;
+            return;
+        }
+        if self.text.len() == self.text.capacity() {
+            self.grow(1);
+        }
+        self.text.push(char::from(byte));
     }
 
     /// Makes room for `additional` more bytes (the caller has checked the
