@@ -30,9 +30,7 @@ use tower_terse::TerseLayer;
 use tower_terse::compact::{CompactResource, Template};
 
 fn bench(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("runtime");
+    let runtime = timed_runtime();
     for records in [10, 1000] {
         let body = common::list_body(records);
         let mut group = c.benchmark_group(format!("toon_response/{records}"));
@@ -83,9 +81,7 @@ fn bench(c: &mut Criterion) {
 /// A 10 KB list nobody asked to rewrite: the layer only negotiates, checks
 /// the headers and adds `Vary`; the body streams through.
 fn passthrough(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("runtime");
+    let runtime = timed_runtime();
     let body = common::list_body(48);
     println!("pass-through: JSON {} bytes", body.len());
     let mut group = c.benchmark_group("passthrough_10kb");
@@ -130,36 +126,8 @@ fn passthrough(c: &mut Criterion) {
 /// cargo bench -p tower-terse --bench layer -- load/ --baseline before
 /// ```
 fn load_documents(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .expect("runtime");
-    let resource = |noun, line| {
-        CompactResource::new(
-            noun,
-            Template::parse(line).expect("the load bench's template"),
-        )
-    };
-    for (name, body, noun, line) in [
-        (
-            "flat",
-            load_documents::flat(),
-            "user",
-            load_documents::FLAT_LINE,
-        ),
-        (
-            "nested",
-            load_documents::nested(),
-            "order",
-            load_documents::NESTED_LINE,
-        ),
-    ] {
-        // In place: the rendering itself, not the hand-over to the
-        // blocking pool, is measured.
-        let mut service = TerseLayer::new()
-            .offload_threshold(usize::MAX)
-            .compact_resource("/", resource(noun, line))
-            .layer(common::handler(body.clone()));
+    let runtime = timed_runtime();
+    for (name, body, mut service) in load_services() {
         let mut group = c.benchmark_group(format!("load/{name}"));
         group.throughput(Throughput::Bytes(body.len() as u64));
         for (format, uri) in [
@@ -222,6 +190,15 @@ fn load_services() -> Vec<(
     .collect()
 }
 
+/// A runtime with its timer, which the layer's wait for a rewrite slot
+/// takes.
+fn timed_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("runtime")
+}
+
 /// `LOAD_FIXED=flat/toon:20000`: that many requests of one load case and
 /// nothing else, for a counter of instructions or CPU time (`perf stat`),
 /// which the other work of a busy machine moves far less than wall time.
@@ -237,10 +214,7 @@ fn load_fixed(spec: &str) {
         "compact" => "/?format=compact",
         other => panic!("no format {other}"),
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .expect("runtime");
+    let runtime = timed_runtime();
     let (_, _, mut service) = load_services()
         .into_iter()
         .find(|(name, _, _)| *name == document)
