@@ -54,7 +54,6 @@ pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String)> {
         nodes: Vec::with_capacity(json.len() / 8 + 4),
         owned: String::new(),
         keys: Vec::new(),
-        depth: 0,
     };
     parser.value()?;
     parser.skip_whitespace();
@@ -72,7 +71,35 @@ struct Parser<'a> {
     owned: String,
     /// Key node indexes of the objects being parsed (a stack).
     keys: Vec<u32>,
-    depth: u32,
+}
+
+/// An array or object being parsed: the containers still open, innermost
+/// last, live on an explicit stack (no recursion on the input's nesting).
+enum Frame {
+    Array {
+        /// Node index of the array.
+        at: u32,
+        len: u32,
+    },
+    Object(ObjectFrame),
+}
+
+/// An object being parsed.
+struct ObjectFrame {
+    /// Node index of the object.
+    at: u32,
+    /// Where this object's keys start on the key stack.
+    keys_start: usize,
+    /// A 128-bit filter over a cheap key hash: only a key whose bit is
+    /// already set is compared with the earlier keys. Past
+    /// `KEYS_BY_FILTER` keys the filter is full and that comparison would
+    /// make the object quadratic, so the keys' hashes go in a set (keyed
+    /// per process, so no input can make them collide).
+    seen: u128,
+    hashed: Option<(RandomState, HashSet<u64>)>,
+    /// Repeated keys: (first occurrence, repeat), key node indexes.
+    repeats: Vec<(u32, u32)>,
+    len: u32,
 }
 
 impl<'a> Parser<'a> {
@@ -88,39 +115,102 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Parses one value, with all it contains. One loop reads a value;
+    /// an opening bracket pushes a frame, and after each value the
+    /// innermost open container takes its separator or its closing
+    /// bracket (which pops it).
     fn value(&mut self) -> Parsed<()> {
-        self.skip_whitespace();
-        match self.peek() {
-            Some(b'{') => self.object(),
-            Some(b'[') => self.array(),
-            Some(b'"') => {
-                let text = self.string()?;
-                self.nodes.push(Slot::String(text));
-                Ok(())
+        let mut stack: Vec<Frame> = Vec::new();
+        'value: loop {
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b'"') => {
+                    let text = self.string()?;
+                    self.nodes.push(Slot::String(text));
+                }
+                Some(b'-' | b'0'..=b'9') => self.number()?,
+                Some(b'[') => {
+                    let at = self.enter(&stack)?;
+                    self.nodes.push(Slot::Array { len: 0, end: 0 });
+                    self.skip_whitespace();
+                    if self.peek() == Some(b']') {
+                        self.pos += 1;
+                        self.close_array(at, 0);
+                    } else {
+                        stack.push(Frame::Array { at, len: 0 });
+                        continue 'value;
+                    }
+                }
+                Some(b'{') => {
+                    let at = self.enter(&stack)?;
+                    self.nodes.push(Slot::Object { len: 0, end: 0 });
+                    self.skip_whitespace();
+                    if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        let end = self.nodes.len() as u32;
+                        self.nodes[at as usize] = Slot::Object { len: 0, end };
+                    } else {
+                        let mut object = ObjectFrame {
+                            at,
+                            keys_start: self.keys.len(),
+                            seen: 0,
+                            hashed: None,
+                            repeats: Vec::new(),
+                            len: 0,
+                        };
+                        self.key(&mut object)?;
+                        stack.push(Frame::Object(object));
+                        continue 'value;
+                    }
+                }
+                Some(b't') => self.literal(b"true", Slot::Bool(true))?,
+                Some(b'f') => self.literal(b"false", Slot::Bool(false))?,
+                Some(b'n') => self.literal(b"null", Slot::Null)?,
+                _ => return Err(Bail),
             }
-            Some(b't') => self.literal(b"true", Slot::Bool(true)),
-            Some(b'f') => self.literal(b"false", Slot::Bool(false)),
-            Some(b'n') => self.literal(b"null", Slot::Null),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            _ => Err(Bail),
-        }
-    }
-
-    /// An element of an array or a value of an object: strings and
-    /// numbers, the most of a document, are read here without the call
-    /// (and the frame) [`value`](Self::value) takes; arrays, objects and
-    /// the rest go through it.
-    #[inline(always)]
-    fn element(&mut self) -> Parsed<()> {
-        self.skip_whitespace();
-        match self.peek() {
-            Some(b'"') => {
-                let text = self.string()?;
-                self.nodes.push(Slot::String(text));
-                Ok(())
+            // A value is complete: the innermost open container takes it,
+            // and each container it closes completes a value in turn.
+            loop {
+                let Some(top) = stack.last_mut() else {
+                    return Ok(());
+                };
+                self.skip_whitespace();
+                match top {
+                    Frame::Array { at, len } => {
+                        *len += 1;
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                continue 'value;
+                            }
+                            Some(b']') => {
+                                self.pos += 1;
+                                let (at, len) = (*at, *len);
+                                stack.pop();
+                                self.close_array(at, len);
+                            }
+                            _ => return Err(Bail),
+                        }
+                    }
+                    Frame::Object(object) => {
+                        object.len += 1;
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.key(object)?;
+                                continue 'value;
+                            }
+                            Some(b'}') => {
+                                self.pos += 1;
+                                if let Some(Frame::Object(object)) = stack.pop() {
+                                    self.close_object(object);
+                                }
+                            }
+                            _ => return Err(Bail),
+                        }
+                    }
+                }
             }
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            _ => self.value(),
         }
     }
 
@@ -134,119 +224,76 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn enter(&mut self) -> Parsed<u32> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
+    /// Steps over an opening bracket, refusing nesting past `MAX_DEPTH`
+    /// (`open` holds the containers already open); returns the node index
+    /// the container will take.
+    fn enter(&mut self, open: &[Frame]) -> Parsed<u32> {
+        if open.len() >= MAX_DEPTH as usize {
             return Err(Bail);
         }
         self.pos += 1;
         Ok(self.nodes.len() as u32)
     }
 
-    fn array(&mut self) -> Parsed<()> {
-        let at = self.enter()?;
-        self.nodes.push(Slot::Array { len: 0, end: 0 });
-        let mut len = 0u32;
-        self.skip_whitespace();
-        if self.peek() == Some(b']') {
-            self.pos += 1;
-        } else {
-            loop {
-                self.element()?;
-                len += 1;
-                self.skip_whitespace();
-                match self.peek() {
-                    Some(b',') => self.pos += 1,
-                    Some(b']') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    _ => return Err(Bail),
-                }
-            }
-        }
+    /// Records the length and end of the array at `at`, parsed whole.
+    fn close_array(&mut self, at: u32, len: u32) {
         let end = self.nodes.len() as u32;
         self.nodes[at as usize] = Slot::Array { len, end };
-        self.depth -= 1;
-        Ok(())
     }
 
-    fn object(&mut self) -> Parsed<()> {
-        let at = self.enter()?;
-        self.nodes.push(Slot::Object { len: 0, end: 0 });
-        let keys_start = self.keys.len();
-        // A 128-bit filter over a cheap key hash: only a key whose bit is
-        // already set is compared with the earlier keys. Past
-        // `KEYS_BY_FILTER` keys the filter is full and that comparison
-        // would make the object quadratic, so the keys' hashes go in a set
-        // (keyed per process, so no input can make them collide).
-        let mut seen = 0u128;
-        let mut hashed: Option<(RandomState, HashSet<u64>)> = None;
-        // Repeated keys: (first occurrence, repeat), key node indexes.
-        let mut repeats: Vec<(u32, u32)> = Vec::new();
-        let mut len = 0u32;
-        self.skip_whitespace();
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
-        } else {
-            loop {
-                self.skip_whitespace();
-                if self.peek() != Some(b'"') {
-                    return Err(Bail);
-                }
-                let key = self.string()?;
-                let suspect = match &mut hashed {
-                    Some((state, hashes)) => !hashes.insert(state.hash_one(self.text(key))),
-                    None => {
-                        let bit = 1u128 << key_hash(self.text_bytes(key));
-                        let set = seen & bit != 0;
-                        seen |= bit;
-                        set
-                    }
-                };
-                if suspect {
-                    if let Some(first) = self.earlier_key(keys_start, key) {
-                        repeats.push((first, self.nodes.len() as u32));
-                    }
-                }
-                self.keys.push(self.nodes.len() as u32);
-                self.nodes.push(Slot::String(key));
-                if hashed.is_none() && self.keys.len() - keys_start > KEYS_BY_FILTER {
-                    let state = RandomState::new();
-                    let hashes = self.keys[keys_start..]
-                        .iter()
-                        .filter_map(|&at| match self.nodes[at as usize] {
-                            Slot::String(text) => Some(state.hash_one(self.text(text))),
-                            _ => None,
-                        })
-                        .collect();
-                    hashed = Some((state, hashes));
-                }
-                self.skip_whitespace();
-                if self.peek() != Some(b':') {
-                    return Err(Bail);
-                }
-                self.pos += 1;
-                self.element()?;
-                len += 1;
-                self.skip_whitespace();
-                match self.peek() {
-                    Some(b',') => self.pos += 1,
-                    Some(b'}') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    _ => return Err(Bail),
-                }
-            }
-        }
-        self.keys.truncate(keys_start);
-        if !repeats.is_empty() {
-            len = self.keep_last_values(at, &repeats);
+    /// Records the length and end of `object`, parsed whole, once its
+    /// repeated keys are resolved.
+    fn close_object(&mut self, object: ObjectFrame) {
+        self.keys.truncate(object.keys_start);
+        let mut len = object.len;
+        if !object.repeats.is_empty() {
+            len = self.keep_last_values(object.at, &object.repeats);
         }
         let end = self.nodes.len() as u32;
-        self.nodes[at as usize] = Slot::Object { len, end };
-        self.depth -= 1;
+        self.nodes[object.at as usize] = Slot::Object { len, end };
+    }
+
+    /// Reads a key of `object` and the colon after it, noting whether the
+    /// key repeats an earlier one.
+    fn key(&mut self, object: &mut ObjectFrame) -> Parsed<()> {
+        self.skip_whitespace();
+        if self.peek() != Some(b'"') {
+            return Err(Bail);
+        }
+        let key = self.string()?;
+        let keys_start = object.keys_start;
+        let suspect = match &mut object.hashed {
+            Some((state, hashes)) => !hashes.insert(state.hash_one(self.text(key))),
+            None => {
+                let bit = 1u128 << key_hash(self.text_bytes(key));
+                let set = object.seen & bit != 0;
+                object.seen |= bit;
+                set
+            }
+        };
+        if suspect {
+            if let Some(first) = self.earlier_key(keys_start, key) {
+                object.repeats.push((first, self.nodes.len() as u32));
+            }
+        }
+        self.keys.push(self.nodes.len() as u32);
+        self.nodes.push(Slot::String(key));
+        if object.hashed.is_none() && self.keys.len() - keys_start > KEYS_BY_FILTER {
+            let state = RandomState::new();
+            let hashes = self.keys[keys_start..]
+                .iter()
+                .filter_map(|&at| match self.nodes[at as usize] {
+                    Slot::String(text) => Some(state.hash_one(self.text(text))),
+                    _ => None,
+                })
+                .collect();
+            object.hashed = Some((state, hashes));
+        }
+        self.skip_whitespace();
+        if self.peek() != Some(b':') {
+            return Err(Bail);
+        }
+        self.pos += 1;
         Ok(())
     }
 

@@ -339,3 +339,67 @@ fn keys_of_every_length_are_found() {
         assert!(document.root().get(&format!("{key}a")).is_none(), "{key}");
     }
 }
+
+/// `depth` arrays, or objects under key `"a"`, around a `1`.
+fn nested(depth: usize, object: bool) -> String {
+    let (open, close) = if object {
+        (r#"{"a":"#, "}")
+    } else {
+        ("[", "]")
+    };
+    format!("{}1{}", open.repeat(depth), close.repeat(depth))
+}
+
+/// `parsed` failed with `serde_json`'s own error.
+fn assert_serde_json_error(
+    parsed: Result<Document<'_>, crate::Error>,
+    expected: &serde_json::Error,
+) {
+    match parsed {
+        Err(crate::Error::Json(err)) => assert_eq!(err.to_string(), expected.to_string()),
+        other => panic!("expected {expected}, got {other:?}"),
+    }
+}
+
+#[test]
+fn nesting_is_taken_up_to_serde_jsons_limit_and_refused_past_it() {
+    for object in [false, true] {
+        for depth in [126, 127] {
+            let json = nested(depth, object);
+            assert!(super::parse::parse(&json).is_ok(), "depth {depth}");
+            check(&json);
+        }
+        let json = nested(128, object);
+        assert!(super::parse::parse(&json).is_err());
+        let expected = serde_json::from_str::<Value>(&json).unwrap_err();
+        assert_serde_json_error(Document::parse(&json), &expected);
+    }
+    // Closed containers free their level: siblings at the limit are taken.
+    let deep = nested(126, false);
+    let under_key = nested(125, false);
+    let json = format!("[{deep},{deep},{{\"k\":{under_key}}}]");
+    check(&json);
+    assert!(Document::parse(&json).is_ok());
+}
+
+#[test]
+fn very_deep_nesting_is_refused_on_a_small_stack() {
+    // The parser holds open containers on the heap, not the call stack:
+    // a 100 000-level document is refused by the one-pass parser on a
+    // 64 KiB stack, and the error then comes from serde_json.
+    for object in [false, true] {
+        let json = nested(100_000, object);
+        let refused = std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn({
+                let json = json.clone();
+                move || super::parse::parse(&json).is_err()
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(refused);
+        let expected = serde_json::from_str::<Value>(&json).unwrap_err();
+        assert_serde_json_error(Document::parse(&json), &expected);
+    }
+}
