@@ -54,6 +54,7 @@ pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String)> {
         nodes: Vec::with_capacity(json.len() / 8 + 4),
         owned: String::new(),
         keys: Vec::new(),
+        repeats: Vec::new(),
     };
     parser.value()?;
     parser.skip_whitespace();
@@ -71,6 +72,9 @@ struct Parser<'a> {
     owned: String,
     /// Key node indexes of the objects being parsed (a stack).
     keys: Vec<u32>,
+    /// Repeated keys of the objects being parsed (a stack): (first
+    /// occurrence, repeat), key node indexes.
+    repeats: Vec<(u32, u32)>,
 }
 
 /// An array or object being parsed: the containers still open, innermost
@@ -84,21 +88,31 @@ enum Frame {
     Object(ObjectFrame),
 }
 
+/// What [`Parser::element`] found.
+enum Step {
+    /// A value, read whole.
+    Value,
+    /// The opening bracket of an array or object, not yet read.
+    Open(u8),
+}
+
 /// An object being parsed.
 struct ObjectFrame {
     /// Node index of the object.
     at: u32,
     /// Where this object's keys start on the key stack.
     keys_start: usize,
+    /// Where this object's repeated keys start on the repeat stack.
+    repeats_start: usize,
     /// A 128-bit filter over a cheap key hash: only a key whose bit is
     /// already set is compared with the earlier keys. Past
     /// `KEYS_BY_FILTER` keys the filter is full and that comparison would
     /// make the object quadratic, so the keys' hashes go in a set (keyed
     /// per process, so no input can make them collide).
     seen: u128,
-    hashed: Option<(RandomState, HashSet<u64>)>,
-    /// Repeated keys: (first occurrence, repeat), key node indexes.
-    repeats: Vec<(u32, u32)>,
+    /// Boxed, as it is rare: frames are moved on and off the stack, and
+    /// for the many small objects of a document that move is best small.
+    hashed: Option<Box<(RandomState, HashSet<u64>)>>,
     len: u32,
 }
 
@@ -115,103 +129,134 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Parses one value, with all it contains. One loop reads a value;
-    /// an opening bracket pushes a frame, and after each value the
-    /// innermost open container takes its separator or its closing
-    /// bracket (which pops it).
+    /// Parses one value, with all it contains. Open containers are frames
+    /// on a stack; the innermost runs a loop of its own over its elements
+    /// (strings and numbers, the most of a document, read in place), which
+    /// leaves it only to open a container inside it or to close it.
     fn value(&mut self) -> Parsed<()> {
         let mut stack: Vec<Frame> = Vec::new();
-        'value: loop {
-            self.skip_whitespace();
-            match self.peek() {
-                Some(b'"') => {
-                    let text = self.string()?;
-                    self.nodes.push(Slot::String(text));
-                }
-                Some(b'-' | b'0'..=b'9') => self.number()?,
-                Some(b'[') => {
-                    let at = self.enter(&stack)?;
-                    self.nodes.push(Slot::Array { len: 0, end: 0 });
-                    self.skip_whitespace();
-                    if self.peek() == Some(b']') {
-                        self.pos += 1;
-                        self.close_array(at, 0);
-                    } else {
-                        stack.push(Frame::Array { at, len: 0 });
-                        continue 'value;
-                    }
-                }
-                Some(b'{') => {
-                    let at = self.enter(&stack)?;
-                    self.nodes.push(Slot::Object { len: 0, end: 0 });
-                    self.skip_whitespace();
-                    if self.peek() == Some(b'}') {
-                        self.pos += 1;
-                        let end = self.nodes.len() as u32;
-                        self.nodes[at as usize] = Slot::Object { len: 0, end };
-                    } else {
-                        let mut object = ObjectFrame {
-                            at,
-                            keys_start: self.keys.len(),
-                            seen: 0,
-                            hashed: None,
-                            repeats: Vec::new(),
-                            len: 0,
-                        };
-                        self.key(&mut object)?;
-                        stack.push(Frame::Object(object));
-                        continue 'value;
-                    }
-                }
-                Some(b't') => self.literal(b"true", Slot::Bool(true))?,
-                Some(b'f') => self.literal(b"false", Slot::Bool(false))?,
-                Some(b'n') => self.literal(b"null", Slot::Null)?,
-                _ => return Err(Bail),
-            }
-            // A value is complete: the innermost open container takes it,
-            // and each container it closes completes a value in turn.
-            loop {
-                let Some(top) = stack.last_mut() else {
-                    return Ok(());
-                };
-                self.skip_whitespace();
-                match top {
-                    Frame::Array { at, len } => {
+        if let Step::Open(bracket) = self.element()? {
+            self.open(bracket, &mut stack)?;
+        }
+        // Whether the innermost container has just had a value read into
+        // it (rather than just opened, its first key read).
+        let mut completed = false;
+        while let Some(top) = stack.last_mut() {
+            let opening = match top {
+                Frame::Array { len, .. } => loop {
+                    if completed {
                         *len += 1;
+                        self.skip_whitespace();
                         match self.peek() {
-                            Some(b',') => {
-                                self.pos += 1;
-                                continue 'value;
-                            }
+                            Some(b',') => self.pos += 1,
                             Some(b']') => {
                                 self.pos += 1;
-                                let (at, len) = (*at, *len);
-                                stack.pop();
-                                self.close_array(at, len);
+                                break None;
                             }
                             _ => return Err(Bail),
                         }
                     }
-                    Frame::Object(object) => {
+                    match self.element()? {
+                        Step::Value => completed = true,
+                        Step::Open(bracket) => break Some(bracket),
+                    }
+                },
+                Frame::Object(object) => loop {
+                    if completed {
                         object.len += 1;
+                        self.skip_whitespace();
                         match self.peek() {
                             Some(b',') => {
                                 self.pos += 1;
                                 self.key(object)?;
-                                continue 'value;
                             }
                             Some(b'}') => {
                                 self.pos += 1;
-                                if let Some(Frame::Object(object)) = stack.pop() {
-                                    self.close_object(object);
-                                }
+                                break None;
                             }
                             _ => return Err(Bail),
                         }
                     }
+                    match self.element()? {
+                        Step::Value => completed = true,
+                        Step::Open(bracket) => break Some(bracket),
+                    }
+                },
+            };
+            completed = match opening {
+                Some(bracket) => !self.open(bracket, &mut stack)?,
+                None => {
+                    match stack.pop() {
+                        Some(Frame::Array { at, len }) => self.close_array(at, len),
+                        Some(Frame::Object(object)) => self.close_object(object),
+                        None => {}
+                    }
+                    true
                 }
-            }
+            };
         }
+        Ok(())
+    }
+
+    /// Reads a value that holds no other (a string, number or literal),
+    /// or finds the opening bracket of one that may.
+    #[inline(always)]
+    fn element(&mut self) -> Parsed<Step> {
+        self.skip_whitespace();
+        match self.peek() {
+            Some(b'"') => {
+                let text = self.string()?;
+                self.nodes.push(Slot::String(text));
+            }
+            Some(b'-' | b'0'..=b'9') => self.number()?,
+            Some(bracket @ (b'[' | b'{')) => return Ok(Step::Open(bracket)),
+            Some(b't') => self.literal(b"true", Slot::Bool(true))?,
+            Some(b'f') => self.literal(b"false", Slot::Bool(false))?,
+            Some(b'n') => self.literal(b"null", Slot::Null)?,
+            _ => return Err(Bail),
+        }
+        Ok(Step::Value)
+    }
+
+    /// Opens the array or object whose `bracket` is at the current
+    /// position: an empty one is read whole (`false`); otherwise its frame
+    /// is pushed, an object's first key read (`true`).
+    fn open(&mut self, bracket: u8, stack: &mut Vec<Frame>) -> Parsed<bool> {
+        // The containers already open, and this one.
+        if stack.len() >= MAX_DEPTH as usize {
+            return Err(Bail);
+        }
+        self.pos += 1;
+        let at = self.nodes.len() as u32;
+        self.skip_whitespace();
+        if bracket == b'[' {
+            self.nodes.push(Slot::Array { len: 0, end: 0 });
+            if self.peek() == Some(b']') {
+                self.pos += 1;
+                self.close_array(at, 0);
+                return Ok(false);
+            }
+            stack.push(Frame::Array { at, len: 0 });
+        } else {
+            self.nodes.push(Slot::Object { len: 0, end: 0 });
+            if self.peek() == Some(b'}') {
+                self.pos += 1;
+                let end = self.nodes.len() as u32;
+                self.nodes[at as usize] = Slot::Object { len: 0, end };
+                return Ok(false);
+            }
+            let mut object = ObjectFrame {
+                at,
+                keys_start: self.keys.len(),
+                repeats_start: self.repeats.len(),
+                seen: 0,
+                hashed: None,
+                len: 0,
+            };
+            self.key(&mut object)?;
+            stack.push(Frame::Object(object));
+        }
+        Ok(true)
     }
 
     fn literal(&mut self, word: &[u8], node: Slot) -> Parsed<()> {
@@ -222,17 +267,6 @@ impl<'a> Parser<'a> {
         } else {
             Err(Bail)
         }
-    }
-
-    /// Steps over an opening bracket, refusing nesting past `MAX_DEPTH`
-    /// (`open` holds the containers already open); returns the node index
-    /// the container will take.
-    fn enter(&mut self, open: &[Frame]) -> Parsed<u32> {
-        if open.len() >= MAX_DEPTH as usize {
-            return Err(Bail);
-        }
-        self.pos += 1;
-        Ok(self.nodes.len() as u32)
     }
 
     /// Records the length and end of the array at `at`, parsed whole.
@@ -246,8 +280,9 @@ impl<'a> Parser<'a> {
     fn close_object(&mut self, object: ObjectFrame) {
         self.keys.truncate(object.keys_start);
         let mut len = object.len;
-        if !object.repeats.is_empty() {
-            len = self.keep_last_values(object.at, &object.repeats);
+        if self.repeats.len() > object.repeats_start {
+            let repeats = self.repeats.split_off(object.repeats_start);
+            len = self.keep_last_values(object.at, &repeats);
         }
         let end = self.nodes.len() as u32;
         self.nodes[object.at as usize] = Slot::Object { len, end };
@@ -255,6 +290,7 @@ impl<'a> Parser<'a> {
 
     /// Reads a key of `object` and the colon after it, noting whether the
     /// key repeats an earlier one.
+    #[inline(always)]
     fn key(&mut self, object: &mut ObjectFrame) -> Parsed<()> {
         self.skip_whitespace();
         if self.peek() != Some(b'"') {
@@ -262,7 +298,7 @@ impl<'a> Parser<'a> {
         }
         let key = self.string()?;
         let keys_start = object.keys_start;
-        let suspect = match &mut object.hashed {
+        let suspect = match object.hashed.as_deref_mut() {
             Some((state, hashes)) => !hashes.insert(state.hash_one(self.text(key))),
             None => {
                 let bit = 1u128 << key_hash(self.text_bytes(key));
@@ -273,7 +309,7 @@ impl<'a> Parser<'a> {
         };
         if suspect {
             if let Some(first) = self.earlier_key(keys_start, key) {
-                object.repeats.push((first, self.nodes.len() as u32));
+                self.repeats.push((first, self.nodes.len() as u32));
             }
         }
         self.keys.push(self.nodes.len() as u32);
@@ -287,7 +323,7 @@ impl<'a> Parser<'a> {
                     _ => None,
                 })
                 .collect();
-            object.hashed = Some((state, hashes));
+            object.hashed = Some(Box::new((state, hashes)));
         }
         self.skip_whitespace();
         if self.peek() != Some(b':') {
