@@ -388,7 +388,7 @@ impl<'a> Parser<'a> {
     /// The bytes of `text`: [`text`](Self::text) without the check that
     /// its ends are character boundaries, for the key filter, which only
     /// hashes them.
-    #[inline]
+    #[inline(always)]
     fn text_bytes(&self, text: Text) -> &[u8] {
         let (start, end) = (text.start as usize, text.end as usize);
         match start.checked_sub(self.bytes.len()) {
@@ -668,7 +668,7 @@ fn below_plain_range(token: &[u8], significand: u64) -> bool {
 }
 
 /// A hash of a key into 0..128 for the duplicate-key filter.
-#[inline]
+#[inline(always)]
 fn key_hash(bytes: &[u8]) -> u32 {
     let mut h = bytes.len() as u32;
     if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
