@@ -287,7 +287,11 @@ mod tests {
                 .await
                 .unwrap();
             let passed = client_out.next_line().await.unwrap().unwrap();
-            assert_eq!(passed, deep_answer(1));
+            assert!(
+                passed == deep_answer(1),
+                "rewritten while the slot was held: {}",
+                &passed[..120]
+            );
             assert_eq!(limit.busy(), 1);
 
             // With the slot free, the same answer is rewritten: past the

@@ -220,7 +220,8 @@ impl Session {
 
     /// [`client_message`](Self::client_message) as
     /// [`server_message_offloaded`](Self::server_message_offloaded) reads
-    /// the server's, but never passed over: when no slot frees in time the
+    /// the server's (reading a request renders nothing: its work is its
+    /// size, parsed and written again), but never passed over: when no slot frees in time the
     /// message is read here, on the async worker (it is at most
     /// [`max_request_bytes`](super::McpLayer::max_request_bytes), the
     /// work the HTTP transport does inline), since what reading it does
