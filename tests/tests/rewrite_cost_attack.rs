@@ -16,6 +16,7 @@ use axum::body::Body;
 use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
+use terse_tests::bomb::deep_records;
 use terse_tests::server::{TestServer, raw_client};
 use tower_terse::mcp::{McpLayer, OFFLOAD_BYTES};
 use tower_terse::{BlockingLimit, Format, OffWorkers, TerseLayer};
@@ -42,26 +43,12 @@ async fn hold(limit: &BlockingLimit) -> (mpsc::Sender<()>, tokio::task::JoinHand
     (release, holder)
 }
 
-/// A few kilobytes of records nested 60 levels deep: its TOON is mostly
-/// the indentation of each line.
-fn deep_text() -> String {
-    let mut text = format!(
-        "[{}]",
-        (0..200)
-            .map(|i| format!(r#"{{"id":{i},"name":"row {i}","tags":["a","b"]}}"#))
-            .collect::<Vec<_>>()
-            .join(",")
-    );
-    for level in 0..60 {
-        text = format!(r#"{{"level":{level},"child":{text}}}"#);
-    }
-    text
-}
-
-/// The endpoint's answer to a `tools/call` with id `id`.
+/// The endpoint's answer to a `tools/call` with id `id`: a few kilobytes
+/// of records nested 60 levels deep, whose TOON is mostly the indentation
+/// of each line.
 fn deep_answer(id: &Value) -> String {
     let answer = json!({"jsonrpc": "2.0", "id": id,
-        "result": {"content": [{"type": "text", "text": deep_text()}]}})
+        "result": {"content": [{"type": "text", "text": deep_records(60, 200)}]}})
     .to_string();
     assert!(answer.len() < OFFLOAD_BYTES / 2, "{}", answer.len());
     answer
