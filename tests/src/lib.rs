@@ -13,3 +13,4 @@ pub mod reference;
 pub mod reports;
 pub mod server;
 pub mod values;
+pub mod warnings;

@@ -3,54 +3,12 @@
 //! its values; at most once a minute per route), nothing for a body that is
 //! simply not a list or a route without a resource.
 
-use std::fmt::{self, Write as _};
-use std::sync::{Arc, Mutex};
-
 use axum::{Json, Router, routing::get};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use terse_tests::server::{TestServer, raw_client};
+use terse_tests::warnings::Warnings;
 use tower_terse::{CompactLine, TerseLayer};
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Metadata, Subscriber};
-
-/// Keeps every warning from the `terse` crate as `LEVEL field=value ...`.
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<String>>>);
-
-impl Capture {
-    fn take(&self) -> Vec<String> {
-        std::mem::take(&mut *self.0.lock().unwrap())
-    }
-}
-
-struct Fields(String);
-
-impl Visit for Fields {
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        let _ = write!(self.0, " {}={:?}", field.name(), value);
-    }
-}
-
-impl Subscriber for Capture {
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        // Warnings and errors; the per-response report is a debug event.
-        metadata.target().starts_with("tower_terse") && *metadata.level() <= tracing::Level::WARN
-    }
-    fn new_span(&self, _: &Attributes<'_>) -> Id {
-        Id::from_u64(1)
-    }
-    fn record(&self, _: &Id, _: &Record<'_>) {}
-    fn record_follows_from(&self, _: &Id, _: &Id) {}
-    fn event(&self, event: &Event<'_>) {
-        let mut fields = Fields(event.metadata().level().to_string());
-        event.record(&mut fields);
-        self.0.lock().unwrap().push(fields.0);
-    }
-    fn enter(&self, _: &Id) {}
-    fn exit(&self, _: &Id) {}
-}
 
 #[derive(Serialize, Deserialize, CompactLine)]
 #[compact(noun = "event", line = "{title}")]
@@ -62,7 +20,7 @@ struct Meeting {
 
 #[tokio::test]
 async fn a_record_that_does_not_fit_is_logged_and_nothing_else_is() {
-    let capture = Capture::default();
+    let capture = Warnings::default();
     tracing::subscriber::set_global_default(capture.clone()).unwrap();
     let router = Router::new()
         .route(

@@ -5,8 +5,6 @@
 //! the layer earns. All through a real server on loopback.
 
 use std::convert::Infallible;
-use std::fmt::{self, Write as _};
-use std::sync::{Arc, Mutex};
 
 use axum::body::Body;
 use axum::response::Response;
@@ -17,12 +15,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use terse_tests::python::spawn_gateway;
 use terse_tests::server::{TestServer, raw_client};
+use terse_tests::warnings::Warnings;
 use tower::ServiceBuilder;
 use tower_http::compression::CompressionLayer;
 use tower_terse::{CompactLine, MemoryBudget, TerseLayer};
-use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Metadata, Subscriber};
 
 #[derive(Serialize, Deserialize, CompactLine)]
 #[compact(noun = "event", line = "{title} in {room}")]
@@ -357,41 +353,11 @@ async fn a_resource_registered_with_a_trailing_slash_serves_the_route() {
     assert_eq!(body_json(response).await["summary"], "12 events");
 }
 
-/// Keeps every warning from the layer.
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<String>>>);
-
-struct Message(String);
-
-impl Visit for Message {
-    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        let _ = write!(self.0, " {}={:?}", field.name(), value);
-    }
-}
-
-impl Subscriber for Capture {
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.target().starts_with("tower_terse") && *metadata.level() <= tracing::Level::WARN
-    }
-    fn new_span(&self, _: &Attributes<'_>) -> Id {
-        Id::from_u64(1)
-    }
-    fn record(&self, _: &Id, _: &Record<'_>) {}
-    fn record_follows_from(&self, _: &Id, _: &Id) {}
-    fn event(&self, event: &Event<'_>) {
-        let mut message = Message(event.metadata().level().to_string());
-        event.record(&mut message);
-        self.0.lock().unwrap().push(message.0);
-    }
-    fn enter(&self, _: &Id) {}
-    fn exit(&self, _: &Id) {}
-}
-
 // The only test of this binary that sends a compressed body through the
 // layer: the warning is once per process.
 #[tokio::test]
 async fn compression_inside_the_layer_is_named_and_logged_once() {
-    let capture = Capture::default();
+    let capture = Warnings::default();
     tracing::subscriber::set_global_default(capture.clone()).unwrap();
     let inside = ServiceBuilder::new()
         .layer(layer())
@@ -413,7 +379,7 @@ async fn compression_inside_the_layer_is_named_and_logged_once() {
             Some("json; fallback=compressed")
         );
     }
-    let logged: Vec<String> = std::mem::take(&mut *capture.0.lock().unwrap());
+    let logged: Vec<String> = capture.take();
     let warnings: Vec<&String> = logged
         .iter()
         .filter(|line| line.contains("CompressionLayer"))
