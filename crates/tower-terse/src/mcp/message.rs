@@ -139,20 +139,18 @@ impl Rewrite<'_> {
         });
     }
 
-    /// The work rewriting one response message, `text`, will do, in bytes
-    /// parsed or written as [`render::cost`] counts them for a response
-    /// body: the message read, and each JSON text block rendered (its
-    /// output, the indentation of its nesting, and the bytes counted
-    /// exactly). Known from one pass over each block, before any of it is
-    /// rendered, so that a small message that renders large leaves the
-    /// async workers as a large one does.
+    /// The work rewriting one response message of `len` bytes whose
+    /// `result` is this will do, in bytes parsed or written as
+    /// [`render::cost`] counts them for a response body: the message read,
+    /// and each JSON text block rendered (its output, the indentation of
+    /// its nesting, and the bytes counted exactly). Known from one pass
+    /// over each block, before any of it is rendered, so that a small
+    /// message that renders large leaves the async workers as a large one
+    /// does.
     #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
-    pub(crate) fn work(&self, text: &str) -> usize {
-        let Ok(message) = serde_json::from_str::<&RawValue>(text) else {
-            return text.len();
-        };
-        let mut work = text.len();
-        self.text_blocks(message, |_, block| {
+    pub(crate) fn work(&self, len: usize, result: &RawValue) -> usize {
+        let mut work = len;
+        self.result_blocks(result, |_, block| {
             if holds_json(block) {
                 work = work.saturating_add(self.cost(block).work);
             }
@@ -163,18 +161,22 @@ impl Rewrite<'_> {
     /// Calls `f` with each text block of the result in `message` (an
     /// answer, not an error, not an `isError` result): the raw JSON string
     /// and its text.
-    fn text_blocks<'t>(&self, message: &'t RawValue, mut f: impl FnMut(&'t RawValue, &str)) {
+    fn text_blocks<'t>(&self, message: &'t RawValue, f: impl FnMut(&'t RawValue, &str)) {
         let Ok(response) = serde_json::from_str::<ResponseMessage<'t>>(message.get()) else {
             return;
         };
-        let (Some(_), Some(result), None, None) = (
+        if let (Some(_), Some(result), None, None) = (
             response.id,
             response.result,
             response.error,
             response.method,
-        ) else {
-            return;
-        };
+        ) {
+            self.result_blocks(result, f);
+        }
+    }
+
+    /// [`Self::text_blocks`] of an answer's `result`.
+    fn result_blocks<'t>(&self, result: &'t RawValue, mut f: impl FnMut(&'t RawValue, &str)) {
         let Ok(result) = serde_json::from_str::<ToolResult<'t>>(result.get()) else {
             return;
         };

@@ -405,36 +405,41 @@ impl Session {
         let (heads, _) = answers(&batch);
         // What each answer waits for, copied out: the table is not held
         // while blocks are measured.
-        // The tool, format and `asked` of an answer to a call.
-        type Call = (String, Format, bool);
-        let waiting: Vec<(&RawValue, Option<Call>)> = {
+        // The result, tool, format and `asked` of an answer to a call.
+        type Call<'t> = (&'t RawValue, String, Format, bool);
+        let waiting: Vec<(&RawValue, Option<Call<'_>>)> = {
             let table = self.table();
             heads
                 .into_iter()
-                .filter_map(|(message, id, _, result)| match table.entries.get(&id)? {
-                    (
-                        _,
-                        Pending::Call {
-                            tool,
-                            format,
-                            asked,
-                        },
-                    ) if result.is_some() => Some((message, Some((tool.clone(), *format, *asked)))),
-                    _ => Some((message, None)),
-                })
+                .filter_map(
+                    |(message, id, _, result)| match (table.entries.get(&id)?, result) {
+                        (
+                            (
+                                _,
+                                Pending::Call {
+                                    tool,
+                                    format,
+                                    asked,
+                                },
+                            ),
+                            Some(result),
+                        ) => Some((message, Some((result, tool.clone(), *format, *asked)))),
+                        _ => Some((message, None)),
+                    },
+                )
                 .collect()
         };
         waiting
             .into_iter()
             .fold(text.len(), |work, (message, call)| {
                 let more = match call {
-                    Some((tool, format, asked)) => Rewrite {
+                    Some((result, tool, format, asked)) => Rewrite {
                         config: &self.config,
                         format,
                         asked,
                         tool: &tool,
                     }
-                    .work(message.get()),
+                    .work(message.get().len(), result),
                     // Any other answer waited for is edited: read as a tree
                     // and written again.
                     None => message.get().len(),
