@@ -5,7 +5,10 @@
 # spaced-JSON orders, as they are (pass-through, counted) and as
 # `?format=toon` and `?format=compact` (each document a `[[resource]]` with
 # a line template, so compact lines are rendered). Writes results.md: req/s,
-# the ratio to nginx on the same document, and the format served.
+# the ratio to nginx on the same document, and the format served. A bare
+# hyper reverse proxy (`crates/terse-gateway/examples/bare_proxy.rs`: the
+# gateway's server and client with nothing else) in front of the same
+# upstream is the floor: what the gateway spends beyond it is terse's own.
 #
 #   benches/load/run.sh            # needs nginx and wrk on PATH (apt-get install nginx wrk)
 #   DURATION=10s CONNECTIONS=32 benches/load/run.sh   # DURATION in seconds
@@ -30,6 +33,9 @@ command -v nginx >/dev/null || { apt-get update -qq && apt-get install -y -qq ng
 # TERSE: a binary to measure instead of a fresh release build.
 terse="${TERSE:-$root/target/release/terse}"
 [ -n "${TERSE:-}" ] || (cd "$root" && cargo build --release -q -p terse-bin)
+# BARE: a bare proxy binary to measure instead of a fresh release build.
+bare="${BARE:-$root/target/release/examples/bare_proxy}"
+[ -n "${BARE:-}" ] || (cd "$root" && cargo build --release -q -p terse-gateway --example bare_proxy)
 python3 "$here/documents.py" "$work/docs" 2>/dev/null
 cat >"$work/terse.toml" <<TOML
 [[resource]]
@@ -49,6 +55,7 @@ line = "{status} for {customer.name} in {customer.address.city}, total {total}"
 TOML
 
 upstream=$((20000 + RANDOM % 3000)) proxy=$((23000 + RANDOM % 3000)) gateway=$((26000 + RANDOM % 3000))
+floor=$((29000 + RANDOM % 3000))
 cat >"$work/nginx.conf" <<NGINX
 worker_processes auto;
 pid $work/nginx.pid;
@@ -74,8 +81,11 @@ nginx -c "$work/nginx.conf" -p "$work"
 "$terse" gateway --upstream "http://127.0.0.1:$upstream" --config "$work/terse.toml" \
   --listen "127.0.0.1:$gateway" 2>"$work/gateway.log" &
 echo $! >"$work/gateway.pid"
+"$bare" "127.0.0.1:$floor" "http://127.0.0.1:$upstream" >/dev/null 2>"$work/bare.log" &
+echo $! >"$work/bare.pid"
 for _ in $(seq 100); do
-  curl -sf "http://127.0.0.1:$gateway/flat.json" >/dev/null && break
+  curl -sf "http://127.0.0.1:$gateway/flat.json" >/dev/null &&
+    curl -sf "http://127.0.0.1:$floor/flat.json" >/dev/null && break
   sleep 0.1
 done
 if ! curl -sf -o /dev/null "http://127.0.0.1:$upstream/$(ls "$work/docs" | head -1)"; then
@@ -94,27 +104,40 @@ served() {
     awk -F': ' 'tolower($1) == "x-response-format" { print $2 }'
 }
 
-# The gateway's CPU time so far (user and system), in clock ticks.
-ticks() { awk '{ print $14 + $15 }' "/proc/$(cat "$work/gateway.pid")/stat"; }
+# The CPU time so far (user and system) of the process named $1 (gateway,
+# bare), in clock ticks.
+ticks() { awk '{ print $14 + $15 }' "/proc/$(cat "$work/$1.pid")/stat"; }
 hz="$(getconf CLK_TCK)"
+
+# wrk against $2, with the CPU the process named $1 spent per request:
+# "req/s | µs".
+measured() {
+  local before rps
+  before="$(ticks "$1")"
+  rps="$(rate "$2")"
+  echo "$rps | $(awk -v t="$(($(ticks "$1") - before))" -v hz="$hz" -v r="$rps" -v d="${duration%s}" \
+    'BEGIN { printf "%.0f µs", t / hz * 1e6 / (r * d) }')"
+}
+
+# $1 as a share of $2, two decimals.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 {
-  echo "| document | path | served | req/s | of nginx | gateway CPU per request |"
+  echo "| document | path | served | req/s | of nginx | proxy CPU per request |"
   echo "| --- | --- | --- | ---: | ---: | ---: |"
   for doc in flat nested spaced; do
     base="$(rate "http://127.0.0.1:$proxy/$doc.json")"
     echo "| $doc | nginx proxy_pass | json | $base | 1.00 | - |"
+    row="$(measured bare "http://127.0.0.1:$floor/$doc.json")"
+    echo "| $doc | bare hyper proxy | json | ${row% | *} | $(ratio "${row% | *}" "$base") | ${row#* | } |"
     for query in "" "?format=toon" "?format=compact"; do
       label="${query:-pass-through}"
       url="http://127.0.0.1:$gateway/$doc.json$query"
       # Asked once first: the first exact count loads the tokenizer.
       format="$(served "$url")"
-      before="$(ticks)"
-      rps="$(rate "$url")"
-      cpu="$(awk -v t="$(($(ticks) - before))" -v hz="$hz" -v r="$rps" -v d="${duration%s}" \
-        'BEGIN { printf "%.0f µs", t / hz * 1e6 / (r * d) }')"
-      echo "| $doc | terse \`$label\` | $format | $rps | $(awk -v a="$rps" -v b="$base" 'BEGIN { printf "%.2f", a / b }') | $cpu |"
+      row="$(measured gateway "$url")"
+      echo "| $doc | terse \`$label\` | $format | ${row% | *} | $(ratio "${row% | *}" "$base") | ${row#* | } |"
     done
   done
 } | tee "$work/table.md"
@@ -124,8 +147,9 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# Load bench: terse gateway against nginx proxy_pass"
   echo
   echo "\`benches/load/run.sh\` ($(date -u +%Y-%m-%d), wrk -t$threads -c$connections -d$duration,"
-  echo "$(nproc) cores shared by wrk, nginx, the gateway and whatever else ran: load average $load_before before"
-  echo "the run, $load_after after). Documents: \`benches/load/documents.py\`. The gateway's"
+  echo "$(nproc) cores shared by wrk, nginx, the proxies and whatever else ran: load average $load_before before"
+  echo "the run, $load_after after). Documents: \`benches/load/documents.py\`. The bare hyper proxy"
+  echo "is hyper and tokio with nothing else (\`crates/terse-gateway/examples/bare_proxy.rs\`). A proxy's"
   echo "CPU per request is its user and system time over the requests wrk completed."
   echo
   cat "$work/table.md"

@@ -10,6 +10,7 @@
 use http::header::{ACCEPT, HeaderName};
 use http::uri::PathAndQuery;
 use http::{HeaderMap, HeaderValue};
+use std::sync::Arc;
 
 /// The media types only the gateway serves.
 const TERSE_TYPES: [&str; 2] = ["text/toon", "application/toon"];
@@ -22,7 +23,8 @@ const TERSE_TYPES: [&str; 2] = ["text/toon", "application/toon"];
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Consumed {
-    params: Vec<String>,
+    // Shared: the gateway's service is cloned for every request.
+    params: Arc<[String]>,
     header: Option<HeaderName>,
 }
 
@@ -30,7 +32,7 @@ impl Default for Consumed {
     /// `?format=`, `?fields=` and `X-Prefer-Format`, the layer's defaults.
     fn default() -> Self {
         Consumed {
-            params: vec!["format".to_owned(), "fields".to_owned()],
+            params: Arc::new(["format".to_owned(), "fields".to_owned()]),
             header: Some(HeaderName::from_static("x-prefer-format")),
         }
     }

@@ -186,16 +186,18 @@ pub(crate) fn set_forwarded(
             .iter()
             .filter_map(|v| v.to_str().ok())
             .collect();
+        // The address written once, shared by both headers when alone.
+        let address = HeaderValue::from_maybe_shared(bytes::Bytes::from(ip.to_string())).ok();
         let list = if previous.is_empty() {
-            ip.to_string()
+            address.clone()
         } else {
-            format!("{}, {ip}", previous.join(", "))
+            HeaderValue::try_from(format!("{}, {ip}", previous.join(", "))).ok()
         };
-        if let Ok(value) = HeaderValue::try_from(list) {
+        if let Some(value) = list {
             headers.insert(X_FORWARDED_FOR, value);
         }
         if !from_proxy {
-            if let Ok(value) = HeaderValue::try_from(ip.to_string()) {
+            if let Some(value) = address {
                 headers.insert(X_REAL_IP, value);
             }
         }

@@ -1,8 +1,8 @@
 //! Request and response headers that must not be passed on: hop-by-hop
 //! headers, and request headers whose names have an underscore.
 
-use http::HeaderMap;
-use http::header::{CONNECTION, HeaderName, TE, TRAILER, TRANSFER_ENCODING, UPGRADE};
+use http::header::{CONNECTION, Entry, HeaderName, TE, TRAILER, TRANSFER_ENCODING, UPGRADE};
+use http::{HeaderMap, HeaderValue};
 
 const KEEP_ALIVE: HeaderName = HeaderName::from_static("keep-alive");
 
@@ -22,15 +22,25 @@ const KEEP_ALIVE: HeaderName = HeaderName::from_static("keep-alive");
 /// assert_eq!(headers.keys().collect::<Vec<_>>(), ["x-kept"]);
 /// ```
 pub fn remove_hop_by_hop(headers: &mut HeaderMap) {
-    let named: Vec<HeaderName> = headers
-        .get_all(CONNECTION)
+    // Taken out first, so that the names it lists are read while the map
+    // changes; one value (the usual case) is taken without a list.
+    let mut values = headers.get_all(CONNECTION).iter();
+    let only = match (values.next(), values.next()) {
+        (Some(value), None) => Some(value.clone()),
+        _ => None,
+    };
+    let listed: Vec<HeaderValue> = match headers.entry(CONNECTION) {
+        Entry::Occupied(entry) if only.is_none() => entry.remove_entry_mult().1.collect(),
+        _ => Vec::new(),
+    };
+    for name in only
         .iter()
+        .chain(&listed)
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
-        .filter_map(|name| HeaderName::from_bytes(name.trim().as_bytes()).ok())
-        .collect();
-    for name in named {
-        headers.remove(name);
+    {
+        // Looked up by `&str`: any case, and no copy of the name.
+        headers.remove(name.trim());
     }
     for name in [
         CONNECTION,
@@ -82,4 +92,32 @@ pub(crate) fn remove_matching(headers: &mut HeaderMap, matches: impl Fn(&str) ->
 /// ```
 pub fn remove_underscored(headers: &mut HeaderMap) {
     remove_matching(headers, |name| name.contains('_'));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_in_connection_go_whatever_their_case_and_however_many_values() {
+        let mut headers = HeaderMap::new();
+        headers.append(
+            CONNECTION,
+            HeaderValue::from_static("X-Secret , Keep-Alive"),
+        );
+        headers.insert("x-secret", HeaderValue::from_static("1"));
+        headers.insert("keep-alive", HeaderValue::from_static("timeout=5"));
+        headers.insert("x-kept", HeaderValue::from_static("1"));
+        remove_hop_by_hop(&mut headers);
+        assert_eq!(headers.keys().collect::<Vec<_>>(), ["x-kept"]);
+
+        let mut headers = HeaderMap::new();
+        headers.append(CONNECTION, HeaderValue::from_static("x-one"));
+        headers.append(CONNECTION, HeaderValue::from_static("X-TWO,,"));
+        headers.insert("x-one", HeaderValue::from_static("1"));
+        headers.insert("x-two", HeaderValue::from_static("2"));
+        headers.insert("x-kept", HeaderValue::from_static("1"));
+        remove_hop_by_hop(&mut headers);
+        assert_eq!(headers.keys().collect::<Vec<_>>(), ["x-kept"]);
+    }
 }

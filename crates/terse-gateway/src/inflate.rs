@@ -26,8 +26,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, ready};
 
 use bytes::{Buf, Bytes};
-use http::header::{CONTENT_ENCODING, CONTENT_TYPE, VARY};
-use http::{HeaderMap, HeaderValue, Request, Response};
+use http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, VARY};
+use http::{HeaderValue, Request, Response};
 use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower::Service;
@@ -95,8 +95,14 @@ where
     }
 
     fn call(&mut self, request: Request<ReqB>) -> Self::Future {
-        // What the client takes, before the upstream is asked for identity.
-        let accepted = request.headers().clone();
+        // What the client takes, before the upstream is asked for identity:
+        // its `Accept-Encoding` values only (none, most often: no allocation).
+        let accepted = request
+            .headers()
+            .get_all(ACCEPT_ENCODING)
+            .iter()
+            .cloned()
+            .collect();
         InflateFuture {
             future: self.inner.call(request),
             accepted: Some(accepted),
@@ -110,8 +116,8 @@ pin_project! {
     pub struct InflateFuture<F> {
         #[pin]
         future: F,
-        // The client's request headers, for its `Accept-Encoding`.
-        accepted: Option<HeaderMap>,
+        // The client's `Accept-Encoding` values.
+        accepted: Option<Vec<HeaderValue>>,
         limit: BlockingLimit,
     }
 }
@@ -129,8 +135,8 @@ where
         let response = ready!(this.future.poll(cx))?;
         let (mut parts, body) = response.into_parts();
         let tape = parts.extensions.remove::<Taped>().map(|taped| taped.0);
-        let headers = this.accepted.take().unwrap_or_default();
-        let tape = tape.filter(|tape| accepts(&headers, &tape.coding));
+        let accepted = this.accepted.take().unwrap_or_default();
+        let tape = tape.filter(|tape| accepts(&accepted, &tape.coding));
         if let Some(tape) = &tape {
             let tape = tape.clone();
             parts.extensions.insert(Rewind::new(move |headers| {
@@ -155,16 +161,15 @@ where
     }
 }
 
-/// Whether a client whose request had `headers` takes a body in `coding`
-/// (RFC 9110 §12.5.3). A request without `Accept-Encoding` gets identity:
-/// what a plain `curl` can read.
-fn accepts(headers: &HeaderMap, coding: &HeaderValue) -> bool {
+/// Whether a client whose request had the `Accept-Encoding` values
+/// `accepted` takes a body in `coding` (RFC 9110 §12.5.3). A request
+/// without `Accept-Encoding` gets identity: what a plain `curl` can read.
+fn accepts(accepted: &[HeaderValue], coding: &HeaderValue) -> bool {
     let Ok(coding) = coding.to_str() else {
         return false;
     };
     let mut star = false;
-    for item in headers
-        .get_all(http::header::ACCEPT_ENCODING)
+    for item in accepted
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
@@ -469,15 +474,11 @@ where
 mod tests {
     use super::*;
 
-    fn headers(accept: &[&str]) -> HeaderMap {
-        let mut headers = HeaderMap::new();
-        for value in accept {
-            headers.append(
-                http::header::ACCEPT_ENCODING,
-                HeaderValue::from_str(value).expect("header"),
-            );
-        }
-        headers
+    fn headers(accept: &[&str]) -> Vec<HeaderValue> {
+        accept
+            .iter()
+            .map(|value| HeaderValue::from_str(value).expect("header"))
+            .collect()
     }
 
     #[test]

@@ -89,7 +89,8 @@ where
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let started = Instant::now();
         let wanted = tracing::enabled!(target: "terse_gateway", tracing::Level::INFO);
-        let seen = wanted.then(|| (request.method().clone(), short_path(request.uri().path())));
+        // The URI shares the request's bytes: nothing is copied unless logged.
+        let seen = wanted.then(|| (request.method().clone(), request.uri().clone()));
         let head = request.method() == Method::HEAD;
         let future = self.inner.call(request);
         Box::pin(async move {
@@ -139,12 +140,12 @@ fn bodiless(head: bool, status: http::StatusCode) -> bool {
     head || status.is_informational() || matches!(status.as_u16(), 204 | 304)
 }
 
-fn short_path(path: &str) -> String {
+fn short_path(path: &str) -> &str {
     let mut end = path.len().min(MAX_LOGGED_PATH);
     while !path.is_char_boundary(end) {
         end -= 1;
     }
-    path[..end].to_owned()
+    &path[..end]
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,7 +175,8 @@ fn served_by_type(headers: &http::HeaderMap) -> Served {
 /// What one log line says; written when dropped.
 struct Record {
     method: Method,
-    path: String,
+    /// The request's URI, of which only the path is logged.
+    path: http::Uri,
     status: u16,
     format: Served,
     fallback: Option<Fallback>,
@@ -191,7 +193,7 @@ impl Drop for Record {
         tracing::info!(
             target: "terse_gateway",
             method = %self.method,
-            path = %self.path,
+            path = %short_path(self.path.path()),
             status = self.status,
             format = %self.format,
             fallback = %Optional(self.fallback),

@@ -8,13 +8,16 @@
 //! that would climb above the root is refused. Every other segment, and
 //! the separator before it, is sent exactly as the client wrote it.
 
+use std::borrow::Cow;
+
 /// `path` (no query) with its dot segments resolved, or `None` when a `..`
 /// would climb above `/`. A path without dot segments comes back as it is.
-pub(crate) fn resolve(path: &str) -> Option<String> {
-    let pieces = split(path);
-    if !pieces.iter().any(|p| dot(p.segment).is_some()) {
-        return Some(path.to_owned());
+pub(crate) fn resolve(path: &str) -> Option<Cow<'_, str>> {
+    // Most paths have none: they are looked at without allocating.
+    if !split(path).any(|p| dot(p.segment).is_some()) {
+        return Some(Cow::Borrowed(path));
     }
+    let pieces: Vec<Piece<'_>> = split(path).collect();
     // Explicit stack of the segments kept: work and memory linear in the path.
     let mut kept: Vec<Piece<'_>> = Vec::with_capacity(pieces.len());
     let last = pieces.len().saturating_sub(1);
@@ -46,7 +49,7 @@ pub(crate) fn resolve(path: &str) -> Option<String> {
     if out.is_empty() {
         out.push('/');
     }
-    Some(out)
+    Some(Cow::Owned(out))
 }
 
 #[derive(Clone, Copy)]
@@ -62,35 +65,64 @@ enum Dot {
 }
 
 /// The pieces of `path`, split on `/` and on `%2f` (any case).
-fn split(path: &str) -> Vec<Piece<'_>> {
-    let bytes = path.as_bytes();
-    let mut pieces = Vec::new();
-    let (mut start, mut separator, mut i) = (0, "", 0);
-    while i < bytes.len() {
-        let width = if bytes[i] == b'/' {
-            1
-        } else if bytes[i] == b'%'
-            && bytes.get(i + 1) == Some(&b'2')
-            && matches!(bytes.get(i + 2), Some(b'f' | b'F'))
-        {
-            3
-        } else {
-            i += 1;
-            continue;
-        };
-        pieces.push(Piece {
-            separator,
-            segment: &path[start..i],
-        });
-        separator = &path[i..i + width];
-        i += width;
-        start = i;
+fn split(path: &str) -> Pieces<'_> {
+    Pieces {
+        path,
+        start: 0,
+        separator: "",
+        i: 0,
+        done: false,
     }
-    pieces.push(Piece {
-        separator,
-        segment: &path[start..],
-    });
-    pieces
+}
+
+/// The iterator [`split`] gives.
+struct Pieces<'a> {
+    path: &'a str,
+    /// Where the current segment starts.
+    start: usize,
+    /// The separator before it.
+    separator: &'a str,
+    /// Where the search for the next separator is.
+    i: usize,
+    done: bool,
+}
+
+impl<'a> Iterator for Pieces<'a> {
+    type Item = Piece<'a>;
+
+    fn next(&mut self) -> Option<Piece<'a>> {
+        if self.done {
+            return None;
+        }
+        let (path, bytes) = (self.path, self.path.as_bytes());
+        while self.i < bytes.len() {
+            let i = self.i;
+            let width = if bytes[i] == b'/' {
+                1
+            } else if bytes[i] == b'%'
+                && bytes.get(i + 1) == Some(&b'2')
+                && matches!(bytes.get(i + 2), Some(b'f' | b'F'))
+            {
+                3
+            } else {
+                self.i += 1;
+                continue;
+            };
+            let piece = Piece {
+                separator: self.separator,
+                segment: &path[self.start..i],
+            };
+            self.separator = &path[i..i + width];
+            self.i = i + width;
+            self.start = self.i;
+            return Some(piece);
+        }
+        self.done = true;
+        Some(Piece {
+            separator: self.separator,
+            segment: &path[self.start..],
+        })
+    }
 }
 
 /// Whether `segment` is `.` or `..`, with any dot written as `%2e`.

@@ -1,6 +1,7 @@
 //! [`Upstream`]: the tower service that forwards a request to the upstream
 //! over hyper-util's pooled client, and its body.
 
+use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::fmt;
 use std::future::Future;
@@ -155,7 +156,11 @@ pub struct Upstream {
     client: Client<HttpConnector, ClientBody>,
     scheme: Scheme,
     authority: Authority,
-    prefix: String,
+    /// The `Host` the upstream gets (unless the client's is preserved):
+    /// what hyper would write from the URI on every request, written once.
+    host: HeaderValue,
+    // Shared, as everything here: the service is cloned for every request.
+    prefix: Arc<str>,
     connect_timeout: Duration,
     response_timeout: Duration,
     idle_timeout: Duration,
@@ -210,11 +215,19 @@ impl Upstream {
     /// gateway beside the service).
     pub fn new(url: &str) -> Result<Upstream, UpstreamError> {
         let (authority, prefix) = Self::check(url)?;
+        // The host, and the port unless it is http's own (as hyper does).
+        let host = match authority.port_u16().filter(|&port| port != 80) {
+            Some(port) => format!("{}:{port}", authority.host()),
+            None => authority.host().to_owned(),
+        };
+        let host = HeaderValue::try_from(host)
+            .map_err(|_| UpstreamError(format!("{url:?} has a host that is no header value")))?;
         Ok(Upstream {
             client: Self::client(CONNECT_TIMEOUT),
             scheme: Scheme::HTTP,
+            host,
             authority,
-            prefix,
+            prefix: prefix.into(),
             connect_timeout: CONNECT_TIMEOUT,
             response_timeout: RESPONSE_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
@@ -412,14 +425,22 @@ impl Upstream {
         let consumed = original
             .path_and_query()
             .and_then(|pq| self.consumed.query(pq));
-        let query = match &consumed {
-            Some(kept) => kept.query(),
-            None => original.query(),
-        }
-        .map(|q| format!("?{q}"))
-        .unwrap_or_default();
-        let joined = PathAndQuery::try_from(format!("{}{path}{query}", self.prefix))
-            .map_err(|_| unforwardable())?;
+        // Most requests go as they came: their bytes are shared, not copied.
+        let unchanged =
+            self.prefix.is_empty() && matches!(path, Cow::Borrowed(_)) && consumed.is_none();
+        let joined = match original.path_and_query().filter(|_| unchanged) {
+            Some(as_sent) => as_sent.clone(),
+            None => {
+                let query = match &consumed {
+                    Some(kept) => kept.query(),
+                    None => original.query(),
+                }
+                .map(|q| format!("?{q}"))
+                .unwrap_or_default();
+                PathAndQuery::try_from(format!("{}{path}{query}", self.prefix))
+                    .map_err(|_| unforwardable())?
+            }
+        };
         Uri::builder()
             .scheme(self.scheme.clone())
             .authority(self.authority.clone())
@@ -465,11 +486,12 @@ where
         // metadata, whose answer names the resource.
         let metadata = matches!(parts.method, Method::GET | Method::HEAD)
             && is_metadata_path(parts.uri.path());
-        let redirects = Redirects::new(
-            self.authority.as_str(),
-            &self.prefix,
-            self.public_origin.as_deref(),
-            host.as_ref(),
+        // What the redirects are worked out from, should the answer have any.
+        let (authority, prefix, origin, client_host) = (
+            self.authority.clone(),
+            self.prefix.clone(),
+            self.public_origin.clone(),
+            host.clone(),
         );
         remove_hop_by_hop(&mut parts.headers);
         remove_underscored(&mut parts.headers);
@@ -480,11 +502,10 @@ where
             host.clone(),
             &self.trusted_proxies,
         );
-        // hyper sets `Host` from the upstream's URI when there is none.
-        match host.filter(|_| self.preserve_host) {
-            Some(host) => parts.headers.insert(HOST, host),
-            None => parts.headers.remove(HOST),
-        };
+        let host = host
+            .filter(|_| self.preserve_host)
+            .unwrap_or_else(|| self.host.clone());
+        parts.headers.insert(HOST, host);
         // A `HEAD` is answered with the headers of the `GET`: the length and
         // token count of the body as served, which only the body gives. The
         // server sends no body for a `HEAD`.
@@ -533,6 +554,16 @@ where
                     // its clients in 1.0 and close their connections.
                     parts.version = Version::default();
                     let mut body = UpstreamBody::incoming(body, idle_timeout);
+                    let redirects = (metadata || Redirects::wanted(&parts.headers))
+                        .then(|| {
+                            Redirects::new(
+                                authority.as_str(),
+                                &prefix,
+                                origin.as_deref(),
+                                client_host.as_ref(),
+                            )
+                        })
+                        .flatten();
                     if let Some(redirects) = &redirects {
                         redirects.apply(&mut parts.headers);
                         if metadata && parts.status.is_success() {
@@ -626,8 +657,12 @@ pin_project! {
         Incoming {
             #[pin]
             body: Incoming,
+            // The idle deadline, made when the body first waits: a body
+            // that is ready when asked (most are) never touches the timer.
             #[pin]
-            idle: Sleep,
+            idle: Option<Sleep>,
+            // A frame came since `idle` was set: it is reset at the next wait.
+            stale: bool,
             timeout: Duration,
             // An error held back for one poll, until what was written
             // before it has had a chance to go out.
@@ -651,7 +686,8 @@ impl UpstreamBody {
         UpstreamBody {
             kind: Kind::Incoming {
                 body,
-                idle: tokio::time::sleep_until(deadline(timeout)),
+                idle: None,
+                stale: false,
                 timeout,
                 failed: None,
             },
@@ -731,6 +767,7 @@ impl Body for UpstreamBody {
             KindProj::Incoming {
                 body,
                 mut idle,
+                stale,
                 timeout,
                 failed,
             } => {
@@ -739,11 +776,21 @@ impl Body for UpstreamBody {
                 }
                 let frame = match body.poll_frame(cx) {
                     Poll::Ready(frame) => {
-                        idle.as_mut().reset(deadline(*timeout));
+                        *stale = true;
                         frame.map(|f| f.map_err(Into::into))
                     }
                     Poll::Pending => {
-                        ready!(idle.poll(cx));
+                        // The silence starts now: the first wait, or the
+                        // first since a frame came.
+                        match idle.as_mut().as_pin_mut() {
+                            Some(sleep) if *stale => sleep.reset(deadline(*timeout)),
+                            Some(_) => {}
+                            None => idle.set(Some(tokio::time::sleep_until(deadline(*timeout)))),
+                        }
+                        *stale = false;
+                        if let Some(sleep) = idle.as_pin_mut() {
+                            ready!(sleep.poll(cx));
+                        }
                         Some(Err(Box::new(IdleTimeout(*timeout)) as BoxError))
                     }
                 };

@@ -128,6 +128,15 @@ impl Redirects {
         })
     }
 
+    /// Whether [`apply`](Self::apply) may find anything to change in
+    /// `headers`: for most answers it has nothing to look at, and the
+    /// redirects are not worked out at all.
+    pub(crate) fn wanted(headers: &HeaderMap) -> bool {
+        [LOCATION, CONTENT_LOCATION, LINK, WWW_AUTHENTICATE]
+            .iter()
+            .any(|name| headers.contains_key(name))
+    }
+
     /// `Location`, `Content-Location`, every `Link` URL and every
     /// `resource_metadata` URL of `WWW-Authenticate` that point under the
     /// upstream's prefix, now under the gateway's root.
