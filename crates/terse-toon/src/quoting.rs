@@ -8,8 +8,9 @@
 use crate::encode::out::Sink;
 
 /// Bytes that force a string value into quotes wherever they appear: the
-/// structural characters `: " \ [ ] { }` and every C0 control character.
-const FORCES_QUOTES: [bool; 256] = {
+/// structural characters `: " \ [ ] { }`, every C0 control character, and
+/// `delimiter`.
+const fn forces_quotes(delimiter: u8) -> [bool; 256] {
     let mut table = [false; 256];
     let mut byte = 0;
     while byte < 0x20 {
@@ -22,8 +23,15 @@ const FORCES_QUOTES: [bool; 256] = {
         table[structural[i] as usize] = true;
         i += 1;
     }
+    table[delimiter as usize] = true;
     table
-};
+}
+
+/// [`forces_quotes`] of each delimiter, so that the scan of a value makes
+/// one lookup per byte.
+static FORCES_QUOTES_COMMA: [bool; 256] = forces_quotes(b',');
+static FORCES_QUOTES_TAB: [bool; 256] = forces_quotes(b'\t');
+static FORCES_QUOTES_PIPE: [bool; 256] = forces_quotes(b'|');
 
 /// Whether `key` may be written without quotes (`^[A-Za-z_][A-Za-z0-9_.]*$`).
 pub(crate) fn is_unquoted_key(key: &str) -> bool {
@@ -47,10 +55,14 @@ pub(crate) fn needs_quotes(value: &str, delimiter: u8) -> bool {
     if matches!(first, b' ' | b'-' | b'#') || last == b' ' {
         return true;
     }
-    if bytes
-        .iter()
-        .any(|&b| FORCES_QUOTES[b as usize] || b == delimiter)
-    {
+    let forces = match delimiter {
+        b',' => &FORCES_QUOTES_COMMA,
+        b'\t' => &FORCES_QUOTES_TAB,
+        b'|' => &FORCES_QUOTES_PIPE,
+        // The encoder's delimiters are the three above.
+        other => &forces_quotes(other),
+    };
+    if bytes.iter().any(|&b| forces[b as usize]) {
         return true;
     }
     match first {

@@ -16,6 +16,8 @@
 //! loopback is `tests/load/passthrough.sh`).
 
 mod common;
+#[path = "common/load_documents.rs"]
+mod load_documents;
 #[path = "common/times.rs"]
 mod times;
 
@@ -23,11 +25,12 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{Criterion, Throughput};
+use tower_layer::Layer;
+use tower_terse::TerseLayer;
+use tower_terse::compact::{CompactResource, Template};
 
 fn bench(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("runtime");
+    let runtime = timed_runtime();
     for records in [10, 1000] {
         let body = common::list_body(records);
         let mut group = c.benchmark_group(format!("toon_response/{records}"));
@@ -78,9 +81,7 @@ fn bench(c: &mut Criterion) {
 /// A 10 KB list nobody asked to rewrite: the layer only negotiates, checks
 /// the headers and adds `Vary`; the body streams through.
 fn passthrough(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("runtime");
+    let runtime = timed_runtime();
     let body = common::list_body(48);
     println!("pass-through: JSON {} bytes", body.len());
     let mut group = c.benchmark_group("passthrough_10kb");
@@ -116,9 +117,122 @@ fn passthrough(c: &mut Criterion) {
     group.finish();
 }
 
+/// The load bench's documents through the layer, as the gateway serves
+/// them: each route a resource with its line template, asked for as it is
+/// (counted), as TOON and as compact lines.
+///
+/// ```text
+/// cargo bench -p tower-terse --bench layer -- load/ --save-baseline before
+/// cargo bench -p tower-terse --bench layer -- load/ --baseline before
+/// ```
+fn load_documents(c: &mut Criterion) {
+    let runtime = timed_runtime();
+    for (name, body, mut service) in load_services() {
+        let mut group = c.benchmark_group(format!("load/{name}"));
+        group.throughput(Throughput::Bytes(body.len() as u64));
+        for (format, uri) in [
+            ("json", "/"),
+            ("toon", "/?format=toon"),
+            ("compact", "/?format=compact"),
+        ] {
+            let (parts, out) = runtime.block_on(common::call(&mut service, uri));
+            println!(
+                "load/{name}/{format}: JSON {} bytes -> {} bytes of {:?}",
+                body.len(),
+                out.len(),
+                parts.headers.get("content-type")
+            );
+            group.bench_function(format, |b| {
+                b.iter(|| runtime.block_on(common::call(&mut service, black_box(uri))))
+            });
+        }
+        group.finish();
+    }
+}
+
+/// The load bench's documents, each with the layer around a handler that
+/// answers it: in place (the rendering itself, not the hand-over to the
+/// blocking pool, is measured), its route a resource with its line
+/// template.
+fn load_services() -> Vec<(
+    &'static str,
+    bytes::Bytes,
+    tower_terse::Terse<common::Handler>,
+)> {
+    let resource = |noun, line| {
+        CompactResource::new(
+            noun,
+            Template::parse(line).expect("the load bench's template"),
+        )
+    };
+    [
+        (
+            "flat",
+            load_documents::flat(),
+            "user",
+            load_documents::FLAT_LINE,
+        ),
+        (
+            "nested",
+            load_documents::nested(),
+            "order",
+            load_documents::NESTED_LINE,
+        ),
+    ]
+    .into_iter()
+    .map(|(name, body, noun, line)| {
+        let service = TerseLayer::new()
+            .offload_threshold(usize::MAX)
+            .compact_resource("/", resource(noun, line))
+            .layer(common::handler(body.clone()));
+        (name, body, service)
+    })
+    .collect()
+}
+
+/// A runtime with its timer, which the layer's wait for a rewrite slot
+/// takes.
+fn timed_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("runtime")
+}
+
+/// `LOAD_FIXED=flat/toon:20000`: that many requests of one load case and
+/// nothing else, for a counter of instructions or CPU time (`perf stat`),
+/// which the other work of a busy machine moves far less than wall time.
+fn load_fixed(spec: &str) {
+    let (case, count) = spec
+        .split_once(':')
+        .expect("LOAD_FIXED=<document>/<format>:<count>");
+    let (document, format) = case.split_once('/').expect("<document>/<format>");
+    let count: u64 = count.parse().expect("a count");
+    let uri = match format {
+        "json" => "/",
+        "toon" => "/?format=toon",
+        "compact" => "/?format=compact",
+        other => panic!("no format {other}"),
+    };
+    let runtime = timed_runtime();
+    let (_, _, mut service) = load_services()
+        .into_iter()
+        .find(|(name, _, _)| *name == document)
+        .expect("flat or nested");
+    runtime.block_on(async {
+        for _ in 0..count {
+            black_box(common::call(&mut service, black_box(uri)).await);
+        }
+    });
+}
+
 fn main() {
+    if let Ok(spec) = std::env::var("LOAD_FIXED") {
+        return load_fixed(&spec);
+    }
     let mut criterion = Criterion::default().configure_from_args();
     bench(&mut criterion);
+    load_documents(&mut criterion);
     passthrough(&mut criterion);
     criterion.final_summary();
     if let Some((with, without)) =

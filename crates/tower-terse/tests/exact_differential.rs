@@ -56,6 +56,12 @@ const UNITS: &[&str] = &[
     "\n",
     "\r\n",
     "\n\n",
+    // Indentation and the rarer ASCII whitespace, whose pieces `exact`
+    // finds itself.
+    "    ",
+    " \n",
+    "\u{b}",
+    "\u{c}",
     "/",
     "!",
     "\"",

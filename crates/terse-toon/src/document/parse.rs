@@ -76,10 +76,12 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
+    #[inline]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
 
+    #[inline]
     fn skip_whitespace(&mut self) {
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
             self.pos += 1;
@@ -101,6 +103,24 @@ impl<'a> Parser<'a> {
             Some(b'n') => self.literal(b"null", Slot::Null),
             Some(b'-' | b'0'..=b'9') => self.number(),
             _ => Err(Bail),
+        }
+    }
+
+    /// An element of an array or a value of an object: strings and
+    /// numbers, the most of a document, are read here without the call
+    /// (and the frame) [`value`](Self::value) takes; arrays, objects and
+    /// the rest go through it.
+    #[inline(always)]
+    fn element(&mut self) -> Parsed<()> {
+        self.skip_whitespace();
+        match self.peek() {
+            Some(b'"') => {
+                let text = self.string()?;
+                self.nodes.push(Slot::String(text));
+                Ok(())
+            }
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => self.value(),
         }
     }
 
@@ -132,7 +152,7 @@ impl<'a> Parser<'a> {
             self.pos += 1;
         } else {
             loop {
-                self.value()?;
+                self.element()?;
                 len += 1;
                 self.skip_whitespace();
                 match self.peek() {
@@ -178,7 +198,7 @@ impl<'a> Parser<'a> {
                 let suspect = match &mut hashed {
                     Some((state, hashes)) => !hashes.insert(state.hash_one(self.text(key))),
                     None => {
-                        let bit = 1u128 << key_hash(self.text(key));
+                        let bit = 1u128 << key_hash(self.text_bytes(key));
                         let set = seen & bit != 0;
                         seen |= bit;
                         set
@@ -207,7 +227,7 @@ impl<'a> Parser<'a> {
                     return Err(Bail);
                 }
                 self.pos += 1;
-                self.value()?;
+                self.element()?;
                 len += 1;
                 self.skip_whitespace();
                 match self.peek() {
@@ -282,6 +302,22 @@ impl<'a> Parser<'a> {
         entries
     }
 
+    /// The bytes of `text`: [`text`](Self::text) without the check that
+    /// its ends are character boundaries, for the key filter, which only
+    /// hashes them.
+    #[inline]
+    fn text_bytes(&self, text: Text) -> &[u8] {
+        let (start, end) = (text.start as usize, text.end as usize);
+        match start.checked_sub(self.bytes.len()) {
+            None => self.bytes.get(start..end).unwrap_or_default(),
+            Some(at) => self
+                .owned
+                .as_bytes()
+                .get(at..end - self.bytes.len())
+                .unwrap_or_default(),
+        }
+    }
+
     fn text(&self, text: Text) -> &str {
         text.resolve(self.src, &self.owned)
     }
@@ -303,6 +339,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Parses a string starting at its opening quote.
+    #[inline]
     fn string(&mut self) -> Parsed<Text> {
         self.pos += 1;
         let start = self.pos;
@@ -496,7 +533,15 @@ impl<'a> Parser<'a> {
             // is that decimal, i.e. the token without trailing zeros, and
             // written plain as long as it is at least 1e-6 (it is below
             // 1e15, far from 1e21, where the exponent form starts again).
-            let trimmed = token.trim_end_matches('0').trim_end_matches('.');
+            // Bytes, not a `char` pattern: this runs for every decimal.
+            let mut end = token.len();
+            while end > 0 && token.as_bytes()[end - 1] == b'0' {
+                end -= 1;
+            }
+            if end > 0 && token.as_bytes()[end - 1] == b'.' {
+                end -= 1;
+            }
+            let trimmed = &token[..end];
             Some(if trimmed == "-0" {
                 (start + 1..start + 2, NumberClass::NegativeZero)
             } else {
@@ -540,8 +585,8 @@ fn below_plain_range(token: &[u8], significand: u64) -> bool {
 }
 
 /// A hash of a key into 0..128 for the duplicate-key filter.
-fn key_hash(key: &str) -> u32 {
-    let bytes = key.as_bytes();
+#[inline]
+fn key_hash(bytes: &[u8]) -> u32 {
     let mut h = bytes.len() as u32;
     if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
         h = h
@@ -558,6 +603,7 @@ fn key_hash(key: &str) -> u32 {
 /// The index of the first `"`, `\` or control character at or after `from`
 /// (or the input length). Eight bytes at a time; the lowest flagged byte of
 /// each word is always a real match.
+#[inline]
 fn find_special(bytes: &[u8], from: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;

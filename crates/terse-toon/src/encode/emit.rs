@@ -208,21 +208,59 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
             }
             return;
         }
-        if position != Position::ListItem && self.table.detect(array.items()) {
-            self.bracket(len, false);
-            self.table.write_header(&mut self.out, self.delimiter);
-            for row in array.items() {
-                if self.out.is_over() {
-                    return;
-                }
-                self.line(depth + 1);
-                self.table.write_cells(&mut self.out, row, self.delimiter);
-            }
+        if position != Position::ListItem && self.table(array, len, depth) {
             return;
         }
         self.bracket(len, false);
         self.out.push(':');
         self.frames.push(Frame::Items(array.items(), depth + 1));
+    }
+
+    /// Writes `array` (of `len` items, not all primitives) as a table, when
+    /// its items are uniform objects, and says whether it did.
+    ///
+    /// Rows are checked as they are written, in one walk each: the text is
+    /// written from the first row's fields on the guess that the others
+    /// match, and taken back to where the table started at the first row
+    /// that does not. Output that passes the limit on the way says nothing
+    /// of the rows after it, so the rows are then checked without writing,
+    /// and written again only when they all match.
+    fn table(&mut self, array: T, len: usize, depth: usize) -> bool {
+        let Some(first) = array.items().next() else {
+            return false;
+        };
+        if !self.table.start(first) {
+            return false;
+        }
+        let mark = self.out.mark();
+        let matched = self.table_rows(array, len, depth);
+        if matched && !self.out.is_over() {
+            return true;
+        }
+        self.out.rewind(mark);
+        if !matched || !self.table.detect(array.items()) {
+            return false;
+        }
+        self.table_rows(array, len, depth);
+        true
+    }
+
+    /// The header taken by `self.table` and the rows of `array` below it,
+    /// until the output refuses a write; `false` at the first row that does
+    /// not match the header, what was written left to the caller.
+    fn table_rows(&mut self, array: T, len: usize, depth: usize) -> bool {
+        self.bracket(len, false);
+        self.table.write_header(&mut self.out, self.delimiter);
+        for row in array.items() {
+            if self.out.is_over() {
+                break;
+            }
+            self.line(depth + 1);
+            if !self.table.write_row(&mut self.out, row, self.delimiter) {
+                return false;
+            }
+        }
+        true
     }
 
     /// One element of an expanded list at `depth`.
@@ -272,7 +310,8 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
             self.line(depth + 1);
             write_key(&mut self.out, entry_key);
             self.out.push_str(": ");
-            self.table.write_cells(&mut self.out, value, self.delimiter);
+            // Detection matched every row already.
+            self.table.write_row(&mut self.out, value, self.delimiter);
         }
     }
 }

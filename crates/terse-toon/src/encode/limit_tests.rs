@@ -133,3 +133,45 @@ proptest! {
         }
     }
 }
+
+/// Tables are written on the guess that every row matches the first and
+/// taken back at the first that does not: a row that breaks the table last
+/// (or one whose shape differs deep inside) leaves the list form, and at
+/// every limit the text is the unlimited text or an output-limit error,
+/// whether the limit falls inside the guessed table or after it.
+#[test]
+fn a_row_that_breaks_a_table_late_leaves_the_list_form_at_every_limit() {
+    let docs = [
+        r#"{"rows":[{"a":1,"b":"x"},{"a":2,"b":"y"},{"a":3,"c":"z"}],"n":1}"#,
+        r#"[{"a":1,"b":{"c":2}},{"a":1,"b":{"c":3}},{"a":1,"b":{"c":[4]}}]"#,
+        r#"[{"a":1,"b":{"c":2}},{"a":1,"b":{"c":3,"d":4}}]"#,
+        r#"[{"a":1},{"a":2},{"a":3,"b":4}]"#,
+        r#"[{"a":1},{"a":2},{"b":3}]"#,
+        r#"{"k":[{"a":1},{"a":2}],"m":[{"a":1},{"a":{}}]}"#,
+    ];
+    for json in docs {
+        let value: Value = serde_json::from_str(json).unwrap();
+        for options in [
+            EncodeOptions::default(),
+            EncodeOptions::default().with_delimiter(Delimiter::Pipe),
+        ] {
+            let full = encode_json(json, &options).unwrap();
+            assert_eq!(full, encode(&value, &options));
+            for limit in 0..full.len() + 2 {
+                match encode_json_limited(json, &options, limit) {
+                    Ok(text) => assert!(limit >= full.len() && text == full, "{json} at {limit}"),
+                    Err(err) => assert!(err.is_output_limit() && limit < full.len(), "{json}"),
+                }
+            }
+        }
+    }
+    // The list form, not a table, where the last row differs.
+    let text = encode_json(
+        r#"[{"a":1},{"a":2},{"a":3,"b":4}]"#,
+        &EncodeOptions::default(),
+    );
+    assert_eq!(
+        text.unwrap(),
+        "[3]:\n  - a: 1\n  - a: 2\n  - a: 3\n    b: 4"
+    );
+}

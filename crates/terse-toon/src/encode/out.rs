@@ -30,6 +30,13 @@ impl Sink for String {
     }
 }
 
+/// A point of an [`Out`] to go back to.
+#[derive(Clone, Copy)]
+pub(crate) struct Mark {
+    len: usize,
+    over: bool,
+}
+
 /// The emitter's output: a `String` that never grows past `limit` bytes.
 pub(crate) struct Out {
     text: String,
@@ -66,11 +73,35 @@ impl Out {
         (!self.over).then_some(self.text)
     }
 
+    /// Where the output stands: a mark to [`rewind`](Self::rewind) to.
+    #[inline]
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            len: self.text.len(),
+            over: self.over,
+        }
+    }
+
+    /// Takes back what was written since `mark` (one of this output's), a
+    /// refused write included: the output is as it was at the mark.
+    pub(crate) fn rewind(&mut self, mark: Mark) {
+        self.text.truncate(mark.len);
+        self.over = mark.over;
+    }
+
     /// Appends one ASCII byte.
     #[inline]
     pub(crate) fn push_byte(&mut self, byte: u8) {
         debug_assert!(byte.is_ascii());
-        self.push(char::from(byte));
+        // One byte, whatever `char::len_utf8` would work out.
+        if self.text.len() == self.limit {
+            self.over = true;
+            return;
+        }
+        if self.text.len() == self.text.capacity() {
+            self.grow(1);
+        }
+        self.text.push(char::from(byte));
     }
 
     /// Makes room for `additional` more bytes (the caller has checked the

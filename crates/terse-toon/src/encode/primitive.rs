@@ -7,6 +7,7 @@ use super::tree::{Kind, Tree};
 use crate::quoting::write_string;
 
 /// Writes a primitive (callers pass only primitives).
+#[inline]
 pub(super) fn write_primitive<'t, T: Tree<'t>>(
     out: &mut Out,
     value: T,

@@ -16,6 +16,7 @@
 use super::out::{Out, Sink};
 use super::primitive::write_primitive;
 use super::tree::{Kind, Tree};
+use crate::document::same_bytes;
 use crate::quoting::write_key;
 
 /// One header field.
@@ -56,9 +57,12 @@ impl<'t, T: Tree<'t>> Level<'t, T> {
 
     /// The value of field `name`. Rows usually list their keys in the
     /// header's order, so the next entry is tried before a lookup.
+    #[inline]
     fn value(&mut self, name: &str) -> Option<T> {
         match self.entries.next() {
-            Some((key, value)) if key == name => Some(value),
+            // Inline: keys are short, and a call to `memcmp` per cell
+            // costs more than the comparison.
+            Some((key, value)) if same_bytes(key, name) => Some(value),
             _ => self.row.get(name),
         }
     }
@@ -85,19 +89,28 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     /// Takes the header of a table whose rows are `rows`, or returns `false`
     /// if the rows are not uniform.
     pub(crate) fn detect(&mut self, mut rows: impl Iterator<Item = T>) -> bool {
-        self.fields.clear();
         let uniform = match rows.next() {
-            Some(first) => {
-                matches!(first.kind(), Kind::Object(n) if n > 0)
-                    && self.build(first)
-                    && rows.all(|row| self.matches(row))
-            }
+            Some(first) => self.start(first) && rows.all(|row| self.matches(row)),
             None => false,
         };
         if !uniform {
             self.fields.clear();
         }
         uniform
+    }
+
+    /// Takes the header of a table whose first row is `first`, when it is
+    /// a non-empty object of primitives and non-empty objects: the other
+    /// rows are still to be checked, with [`write_row`](Self::write_row)
+    /// as they are written (or with [`detect`](Self::detect) from the
+    /// start).
+    pub(crate) fn start(&mut self, first: T) -> bool {
+        self.fields.clear();
+        let fits = matches!(first.kind(), Kind::Object(n) if n > 0) && self.build(first);
+        if !fits {
+            self.fields.clear();
+        }
+        fits
     }
 
     /// Appends the fields of `object` (a non-empty object): primitives become
@@ -135,6 +148,29 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     /// Whether `row` has exactly the header's fields at every level, with
     /// primitives at leaves and non-empty objects at nested groups.
     fn matches(&mut self, row: T) -> bool {
+        self.walk(row, |_, _| {})
+    }
+
+    /// Checks `row` against the header as [`detect`](Self::detect) does
+    /// and writes its leaf values in header order, joined by the
+    /// delimiter, in the same walk. `false` when the row does not match;
+    /// what it wrote up to there is then the caller's to take back.
+    pub(crate) fn write_row(&mut self, out: &mut Out, row: T, delimiter: u8) -> bool {
+        let mut first = true;
+        self.walk(row, |value, kind| {
+            if !first {
+                out.push_byte(delimiter);
+            }
+            first = false;
+            write_primitive(out, value, kind, delimiter);
+        })
+    }
+
+    /// Walks `row` along the header, handing each leaf value (and what it
+    /// is) to `leaf` in header order; `false` as soon as the row does not
+    /// match it.
+    #[inline]
+    fn walk(&mut self, row: T, mut leaf: impl FnMut(T, Kind<'t>)) -> bool {
         let Kind::Object(len) = row.kind() else {
             return false;
         };
@@ -154,12 +190,14 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
                 return false;
             };
             level.matched += 1;
+            let kind = value.kind();
             if field.is_leaf(i) {
-                if !value.kind().is_primitive() {
+                if !kind.is_primitive() {
                     return false;
                 }
+                leaf(value, kind);
             } else {
-                let Kind::Object(len) = value.kind() else {
+                let Kind::Object(len) = kind else {
                     return false;
                 };
                 self.levels.push(Level::new(value, field.end, len));
@@ -190,43 +228,5 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
             }
         }
         out.push_str("}:");
-    }
-
-    /// Writes the leaf values of `row` in header order, joined by the
-    /// delimiter.
-    pub(crate) fn write_cells(&mut self, out: &mut Out, row: T, delimiter: u8) {
-        let Kind::Object(len) = row.kind() else {
-            return;
-        };
-        self.levels.clear();
-        self.levels.push(Level::new(row, self.fields.len(), len));
-        let mut first = true;
-        let mut i = 0;
-        while let Some(level) = self.levels.last_mut() {
-            if i == level.end {
-                self.levels.pop();
-                continue;
-            }
-            let field = self.fields[i];
-            // Detection guarantees every field is present; a missing one
-            // would skip its whole group.
-            let Some(value) = level.value(field.name) else {
-                i = field.end;
-                continue;
-            };
-            if field.is_leaf(i) {
-                if !first {
-                    out.push_byte(delimiter);
-                }
-                first = false;
-                write_primitive(out, value, value.kind(), delimiter);
-                if out.is_over() {
-                    return;
-                }
-            } else {
-                self.levels.push(Level::new(value, field.end, 0));
-            }
-            i += 1;
-        }
     }
 }

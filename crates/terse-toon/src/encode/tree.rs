@@ -111,6 +111,7 @@ impl<'t> Tree<'t> for Node<'t> {
     type Items = document::Items<'t>;
     type Entries = document::Entries<'t>;
 
+    #[inline(always)]
     fn kind(self) -> Kind<'t> {
         match Node::kind(self) {
             document::Kind::Null => Kind::Null,
@@ -122,16 +123,19 @@ impl<'t> Tree<'t> for Node<'t> {
         }
     }
 
+    #[inline]
     fn write_number(self, out: &mut impl Sink) {
         if let Some(n) = self.as_number() {
             out.push_str(n.canonical());
         }
     }
 
+    #[inline]
     fn items(self) -> Self::Items {
         Node::items(self)
     }
 
+    #[inline]
     fn entries(self) -> Self::Entries {
         Node::entries(self)
     }

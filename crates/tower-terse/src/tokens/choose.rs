@@ -102,8 +102,7 @@ pub const EXACT_TIE_MAX_BYTES: usize = 1 << 20;
 pub fn choose(json: &str, toon: &str, counting: Counting) -> Choice {
     match counting {
         Counting::Estimate => {
-            let json_tokens = super::estimate(json.as_bytes()) + spaced_separators(json.as_bytes());
-            let toon_tokens = super::estimate(toon.as_bytes());
+            let (json_tokens, toon_tokens) = estimates(json, toon);
             let estimated = Choice {
                 served: cheaper(json_tokens, toon_tokens),
                 json_tokens,
@@ -129,6 +128,18 @@ pub fn choose(json: &str, toon: &str, counting: Counting) -> Choice {
             }
         }
     }
+}
+
+/// The estimates [`choose`] decides on: the JSON's (with the tokens of
+/// spaced separators, see below) and the TOON's. For the decision test,
+/// which reports how far their difference is from the exact one; not a
+/// stable API.
+#[doc(hidden)]
+pub fn estimates(json: &str, toon: &str) -> (usize, usize) {
+    (
+        super::estimate(json.as_bytes()) + spaced_separators(json.as_bytes()),
+        super::estimate(toon.as_bytes()),
+    )
 }
 
 /// The tokens the estimate misses in JSON written with spaced separators
@@ -186,11 +197,13 @@ fn exactly(json: &str, toon: &str) -> Option<Choice> {
     if json.len().max(toon.len()) > EXACT_TIE_MAX_BYTES {
         return None;
     }
-    let json_tokens = super::exact(json);
+    // One counter for both: they share their whitespace pieces.
+    let mut counter = super::exact::Counter::new();
+    let json_tokens = counter.count(json);
     // TOON is served only with fewer tokens than the JSON.
     let toon_tokens = json_tokens
         .checked_sub(1)
-        .and_then(|below| super::exact::exact_till(toon, below));
+        .and_then(|below| counter.count_till(toon, below));
     Some(Choice {
         served: if toon_tokens.is_some() {
             Served::Toon

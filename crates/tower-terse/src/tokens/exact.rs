@@ -18,6 +18,8 @@
 
 use std::sync::LazyLock;
 
+use super::pieces::{self, Spaces};
+
 use bpe::byte_pair_encoding::BytePairEncoding;
 use bpe_openai::Tokenizer;
 
@@ -79,7 +81,8 @@ fn linear() -> &'static Tokenizer {
 /// smart fallback settles near ties with it, see [`choose`](super::choose())).
 ///
 /// Ordinary text is counted by the `tiktoken` crate, hundreds of MB/s on
-/// API JSON; text with a run of one kind of character long enough to make
+/// API JSON, with its line breaks and indentation split off and counted
+/// through a small table (`tiktoken` would hand each to its regex); text with a run of one kind of character long enough to make
 /// a long tokenizer piece (a megabyte of one letter, deep indentation, a
 /// wall of punctuation) is counted by a linear-time encoder instead, tens
 /// of MB/s whatever the text. That encoder's tables are built once per
@@ -99,11 +102,7 @@ fn linear() -> &'static Tokenizer {
 /// assert!(tower_terse::tokens::exact(body) > 5);
 /// ```
 pub fn exact(text: &str) -> usize {
-    if has_long_run(text.as_bytes()) {
-        linear().count(text)
-    } else {
-        tiktoken().count(text)
-    }
+    Counter::new().count(text)
 }
 
 /// Builds the exact counters' tables now rather than on the first text
@@ -121,15 +120,40 @@ pub fn warm() {
 }
 
 /// The exact count of `text` when it is at most `limit`; `None` when it is
-/// more. Where the linear encoder counts, it stops once the count passes
-/// `limit`, so comparing a second text with a first costs no more than
-/// the first; `tiktoken` counts whole (it is fast on such texts).
+/// more. Both counters stop once the count passes `limit`, so comparing a
+/// second text with a first costs no more than the first.
+#[cfg(test)]
 pub(super) fn exact_till(text: &str, limit: usize) -> Option<usize> {
-    if has_long_run(text.as_bytes()) {
-        let linear = linear();
-        linear.count_till_limit(&linear.normalize(text), limit)
-    } else {
-        Some(tiktoken().count(text)).filter(|&count| count <= limit)
+    Counter::new().count_till(text, limit)
+}
+
+/// Exact counts that share one table of whitespace pieces between texts:
+/// the smart fallback counts a document's JSON and then its TOON with one.
+pub(super) struct Counter {
+    spaces: Spaces,
+}
+
+impl Counter {
+    pub(super) fn new() -> Self {
+        Self {
+            spaces: Spaces::new(),
+        }
+    }
+
+    /// The exact count of `text`.
+    pub(super) fn count(&mut self, text: &str) -> usize {
+        self.count_till(text, usize::MAX).unwrap_or(usize::MAX)
+    }
+
+    /// The exact count of `text` when it is at most `limit`; `None` when it
+    /// is more, found once the count passes `limit`.
+    pub(super) fn count_till(&mut self, text: &str, limit: usize) -> Option<usize> {
+        if has_long_run(text.as_bytes()) {
+            let linear = linear();
+            linear.count_till_limit(&linear.normalize(text), limit)
+        } else {
+            pieces::count_till(text, limit, tiktoken(), &mut self.spaces)
+        }
     }
 }
 
@@ -146,7 +170,7 @@ pub(super) fn exact_till(text: &str, limit: usize) -> Option<usize> {
 /// (a CJK letter, a no-break space, a dash), and line breaks and slashes
 /// may follow punctuation, so those continue whatever stretch they are in;
 /// an ASCII digit ends it.
-pub(super) fn has_long_run(bytes: &[u8]) -> bool {
+pub fn has_long_run(bytes: &[u8]) -> bool {
     may_have_long_run(bytes) && scan_long_run(bytes)
 }
 

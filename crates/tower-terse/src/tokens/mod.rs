@@ -30,9 +30,11 @@ mod estimate;
 mod exact;
 mod features;
 mod kernel;
+#[cfg(feature = "exact-tokens")]
+mod pieces;
 mod weights;
 
-pub use choose::{Choice, Counting, EXACT_TIE_MAX_BYTES, Served, choose};
+pub use choose::{Choice, Counting, EXACT_TIE_MAX_BYTES, Served, choose, estimates};
 pub use estimate::estimate;
 
 /// The estimator's byte classes and pair features, for the weight-fitting
@@ -42,6 +44,10 @@ pub use estimate::estimate;
 #[doc(hidden)]
 pub mod model {
     pub use super::classes::{BYTE_CLASS, CLASSES, NAMES as CLASS_NAMES};
+    /// The exact counter's test for text that goes to the linear encoder,
+    /// for the decision bench's baseline.
+    #[cfg(feature = "exact-tokens")]
+    pub use super::exact::has_long_run;
     pub use super::features::{FEATURES, NAMES as FEATURE_NAMES, RUN, features, lower};
 }
 #[cfg(feature = "exact-tokens")]
