@@ -1,5 +1,6 @@
-//! A gzip bomb: a few hundred KiB of gzip that inflate to a JSON list of
-//! any size, for the attack tests of the gateway.
+//! Bodies that cost far more than their size, for the attack tests: a gzip
+//! bomb (a few hundred KiB of gzip that inflate to a JSON list of any
+//! size), and records nested deep (whose TOON is mostly indentation).
 
 use std::io::Write as _;
 
@@ -21,6 +22,31 @@ pub fn gzip_bomb(bytes: usize) -> Bytes {
     }
     encoder.write_all(b"0]").expect("gzip");
     Bytes::from(encoder.finish().expect("gzip"))
+}
+
+/// An object nested `depth` levels (`{"level":…,"child":…}`) around a list
+/// of `rows` small records: costly to render as TOON for its size, each
+/// line indented by its depth.
+///
+/// ```
+/// let body = terse_tests::bomb::deep_records(2, 1);
+/// assert_eq!(
+///     body,
+///     r#"{"level":1,"child":{"level":0,"child":[{"id":0,"name":"row 0","tags":["a","b"]}]}}"#
+/// );
+/// ```
+pub fn deep_records(depth: usize, rows: usize) -> String {
+    let mut body = format!(
+        "[{}]",
+        (0..rows)
+            .map(|i| format!(r#"{{"id":{i},"name":"row {i}","tags":["a","b"]}}"#))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    for level in 0..depth {
+        body = format!(r#"{{"level":{level},"child":{body}}}"#);
+    }
+    body
 }
 
 /// An upstream serving `/small`, and `/bomb` answering `bomb` as gzip

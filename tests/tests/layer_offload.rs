@@ -11,6 +11,7 @@ use axum::body::Body;
 use axum::{Json, Router, routing::get};
 use bytes::Bytes;
 use serde_json::{Value, json};
+use terse_tests::bomb::deep_records;
 use terse_tests::server::{TestServer, raw_client};
 use tower_terse::TerseLayer;
 
@@ -133,25 +134,9 @@ fn without_offloading_the_reading_worker_serves_nobody_else() {
     assert_eq!(seen["big_done"], true, "{seen}");
 }
 
-/// An object nested `depth` levels around a list of `rows` small records:
-/// costly to render as TOON (each line indented by its depth) for its size.
-fn deep_body(depth: usize, rows: usize) -> String {
-    let mut body = format!(
-        "[{}]",
-        (0..rows)
-            .map(|i| format!(r#"{{"id":{i},"name":"row {i}","tags":["a","b"]}}"#))
-            .collect::<Vec<_>>()
-            .join(",")
-    );
-    for level in 0..depth {
-        body = format!(r#"{{"level":{level},"child":{body}}}"#);
-    }
-    body
-}
-
 /// Serves `/deep` (a costly rewrite) and `/small` behind `layer`.
 async fn costly_app(layer: TerseLayer) -> TestServer {
-    let deep: &'static str = Box::leak(deep_body(40, 20_000).into_boxed_str());
+    let deep: &'static str = Box::leak(deep_records(40, 20_000).into_boxed_str());
     let small = || async { Json(json!([{"id": 1, "name": "small"}, {"id": 2, "name": "small"}])) };
     let deep = move || async move {
         axum::response::Response::builder()

@@ -58,7 +58,8 @@ pub fn run(args: &Args) -> ExitCode {
         .listen
         .or(config.listen())
         .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 3000)));
-    terse_bin::logging::init("info");
+    // Held to the end: dropping it writes out the last request lines.
+    let _flush = terse_bin::logging::init_buffered("info");
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -172,3 +172,51 @@ fn a_stop_signal_refuses_new_clients_finishes_the_request_in_flight_and_exits_0(
         assert_eq!(status.code(), Some(0), "{name}: {status}");
     }
 }
+
+#[test]
+fn a_stop_signal_writes_out_the_request_lines_still_held() {
+    let upstream = TcpListener::bind("127.0.0.1:0").unwrap();
+    let upstream_addr = upstream.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in upstream.incoming() {
+            let mut stream = stream.unwrap();
+            read_head(&mut stream);
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\nconnection: close\r\n\r\n{\"ok\":true}",
+            );
+        }
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_terse"))
+        .args(["gateway", "--listen", "127.0.0.1:0", "--upstream"])
+        .arg(format!("http://{upstream_addr}"))
+        .env("RUST_LOG", "terse_gateway=info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let [addr]: [String; 1] = addresses(&mut child, 1).try_into().unwrap();
+    let paths = ["/first", "/second", "/last"];
+    for path in paths {
+        assert_eq!(get(&addr, path).0, 200, "{path}");
+    }
+    // At once, well before the next periodic flush.
+    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let mut log = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    // Every request's line, each whole and in the order they were answered.
+    let lines: Vec<&str> = log.lines().filter(|l| l.contains(" request ")).collect();
+    assert_eq!(lines.len(), paths.len(), "{log}");
+    for (line, path) in lines.iter().zip(paths) {
+        assert!(line.contains(&format!("path={path} ")), "{line}");
+        assert!(line.contains("status=200"), "{line}");
+        assert!(line.ends_with("complete=true"), "{line}");
+    }
+}

@@ -41,6 +41,17 @@ impl Bounded {
         self.buffer.len()
     }
 
+    /// The bytes held, in place: what a rewrite will read, for the bound
+    /// of its work taken before it starts.
+    #[cfg_attr(not(all(feature = "mcp", feature = "tokio")), allow(dead_code))]
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        match &self.buffer {
+            Buffer::Empty { .. } => &[],
+            Buffer::One { first, .. } => first,
+            Buffer::Many(joined) => joined,
+        }
+    }
+
     /// Everything read.
     pub(crate) fn into_bytes(self) -> Bytes {
         self.buffer.into_bytes()

@@ -111,11 +111,13 @@ async fn write<W: AsyncWrite + Unpin>(
 }
 
 /// The line rewritten, or `None` to send it as it came (not UTF-8, not a
-/// message the session rewrites). A long line is read on tokio's blocking
-/// pool under the layer's [`BlockingLimit`](tower_terse::BlockingLimit),
-/// one for the whole process (both directions): a large tool result never
-/// stalls a worker, and a flood of them never runs more rewrites at once
-/// than the limit's slots. A server's message that finds no slot within
+/// message the session rewrites). A line whose rewrite costs
+/// [`OFFLOAD_BYTES`](tower_terse::mcp::OFFLOAD_BYTES) or more (a large tool
+/// result, or a small one nested deep, whose TOON is mostly indentation) is
+/// read on tokio's blocking pool under the layer's
+/// [`BlockingLimit`](tower_terse::BlockingLimit), one for the whole
+/// process (both directions): such a result never stalls a worker, and a
+/// flood of them never runs more rewrites at once than the limit's slots. A server's message that finds no slot within
 /// the limit's wait goes to the client as it came; a client's is read
 /// here all the same (see [`Session::client_message_offloaded`]).
 async fn rewrite(line: &[u8], session: &Session, direction: Direction) -> Option<String> {
@@ -147,6 +149,26 @@ mod tests {
         let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}]}})
             .to_string();
         assert!(answer.len() > OFFLOAD_BYTES);
+        answer
+    }
+
+    /// A call's answer whose text block is a few kilobytes of records
+    /// nested 60 levels deep: far below [`OFFLOAD_BYTES`], its TOON is
+    /// mostly the indentation of each line.
+    fn deep_answer(id: u64) -> String {
+        let mut text = format!(
+            "[{}]",
+            (0..200)
+                .map(|i| format!(r#"{{"id":{i},"name":"row {i}","tags":["a","b"]}}"#))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        for level in 0..60 {
+            text = format!(r#"{{"level":{level},"child":{text}}}"#);
+        }
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}]}})
+            .to_string();
+        assert!(answer.len() < OFFLOAD_BYTES / 2, "{}", answer.len());
         answer
     }
 
@@ -224,6 +246,70 @@ mod tests {
             );
             assert_eq!(limit.busy(), 1);
             assert_eq!(limit.available(), 1);
+        });
+    }
+
+    #[test]
+    fn a_small_answer_that_renders_large_takes_a_slot_and_passes_unchanged_past_it() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let limit = BlockingLimit::new(1).with_wait(Duration::from_millis(20));
+            let layer = McpLayer::new()
+                .default_format(Format::Toon)
+                .smart_fallback(false)
+                .blocking_limit(limit.clone());
+            let session = Session::new(&layer);
+            for id in [1, 2] {
+                let call = format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"tree","arguments":{{}}}}}}"#
+                );
+                session.client_message(&call);
+            }
+            // The limit's only slot held by other blocking work.
+            let (release, released) = std::sync::mpsc::channel::<()>();
+            let holder = tokio::spawn({
+                let limit = limit.clone();
+                async move { limit.off_the_workers(|| released.recv()) }
+            });
+            while limit.available() > 0 {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            let (mut server_in, mut client_out, _relay) = to_client(session);
+
+            // Small, but costly to render: it waits for the slot, and past
+            // the wait goes to the client as the server wrote it.
+            server_in
+                .write_all(format!("{}\n", deep_answer(1)).as_bytes())
+                .await
+                .unwrap();
+            let passed = client_out.next_line().await.unwrap().unwrap();
+            assert!(
+                passed == deep_answer(1),
+                "rewritten while the slot was held: {}",
+                &passed[..120]
+            );
+            assert_eq!(limit.busy(), 1);
+
+            // With the slot free, the same answer is rewritten: past the
+            // threshold it came in under half of.
+            release.send(()).unwrap();
+            holder.await.unwrap();
+            server_in
+                .write_all(format!("{}\n", deep_answer(2)).as_bytes())
+                .await
+                .unwrap();
+            let rewritten = client_out.next_line().await.unwrap().unwrap();
+            assert!(rewritten.contains("level: 59"), "{}", &rewritten[..200]);
+            assert!(
+                rewritten.len() > OFFLOAD_BYTES,
+                "{} bytes",
+                rewritten.len()
+            );
+            assert_eq!((limit.busy(), limit.available()), (1, 1));
         });
     }
 }

@@ -119,6 +119,14 @@ impl Exchange {
         self.with_session(|session| session.pending() > 0) == Some(true)
     }
 
+    /// The work rewriting `text` will do ([`Session::server_work`]), or at
+    /// least `enough` once it is known to reach it.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn work(&self, text: &str, enough: usize) -> usize {
+        self.with_session(|session| session.server_work(text, enough))
+            .unwrap_or(0)
+    }
+
     /// A JSON-RPC message (or batch) rewritten by the session.
     pub(crate) fn rewrite(&self, text: &str) -> Option<String> {
         self.with_session(|session| session.server_message(text))

@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 
 use super::{Config, McpTool};
 use crate::format::Format;
-use crate::render::{self, LineStyle, Lines, Outcome, Plan, Rendered};
+use crate::render::{self, Cost, LineStyle, Lines, Outcome, Plan, Rendered};
 use crate::report;
 
 /// The messages of a body: its elements when it is a batch.
@@ -131,25 +131,58 @@ impl Rewrite<'_> {
         message: &'t RawValue,
         splices: &mut Vec<(&'t RawValue, String, Outcome)>,
     ) {
+        let tool = self.config.tools.get_key_value(self.tool);
+        self.text_blocks(message, |raw, text| {
+            if let Some((new, outcome)) = self.block(text, tool) {
+                splices.push((raw, Value::String(new).to_string(), outcome));
+            }
+        });
+    }
+
+    /// The work rewriting one response message of `len` bytes whose
+    /// `result` is this will do, in bytes parsed or written as
+    /// [`render::cost`] counts them for a response body: the message read,
+    /// and each JSON text block rendered (its output, the indentation of
+    /// its nesting, and the bytes counted exactly). Known from one pass
+    /// over each block, before any of it is rendered, so that a small
+    /// message that renders large leaves the async workers as a large one
+    /// does.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn work(&self, len: usize, result: &RawValue) -> usize {
+        let mut work = len;
+        self.result_blocks(result, |_, block| {
+            if holds_json(block) {
+                work = work.saturating_add(self.cost(block).work);
+            }
+        });
+        work
+    }
+
+    /// Calls `f` with each text block of the result in `message` (an
+    /// answer, not an error, not an `isError` result): the raw JSON string
+    /// and its text.
+    fn text_blocks<'t>(&self, message: &'t RawValue, f: impl FnMut(&'t RawValue, &str)) {
         let Ok(response) = serde_json::from_str::<ResponseMessage<'t>>(message.get()) else {
             return;
         };
-        let (Some(_), Some(result), None, None) = (
+        if let (Some(_), Some(result), None, None) = (
             response.id,
             response.result,
             response.error,
             response.method,
-        ) else {
-            return;
-        };
-        let name = self.tool;
+        ) {
+            self.result_blocks(result, f);
+        }
+    }
+
+    /// [`Self::text_blocks`] of an answer's `result`.
+    fn result_blocks<'t>(&self, result: &'t RawValue, mut f: impl FnMut(&'t RawValue, &str)) {
         let Ok(result) = serde_json::from_str::<ToolResult<'t>>(result.get()) else {
             return;
         };
         if result.is_error.is_some_and(|flag| flag.get() != "false") {
             return;
         }
-        let tool = self.config.tools.get_key_value(name);
         for block in result.content.into_iter().flatten() {
             let Ok(block) = serde_json::from_str::<ContentBlock<'t>>(block.get()) else {
                 continue;
@@ -160,16 +193,34 @@ impl Rewrite<'_> {
             let Ok(text) = serde_json::from_str::<Cow<'_, str>>(raw.get()) else {
                 continue;
             };
-            if let Some((new, outcome)) = self.block(&text, tool) {
-                splices.push((raw, Value::String(new).to_string(), outcome));
-            }
+            f(raw, &text);
         }
+    }
+
+    /// What rendering a block that holds `json` will cost: the one bound
+    /// the HTTP layer takes of a response body ([`render::cost`]), with
+    /// the settings a block renders with.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    fn cost(&self, json: &str) -> Cost {
+        let settings = self.config.render_settings();
+        // Exact counts: asked for (or `_meta` counts), or a near tie of
+        // the smart fallback settled by counting both renderings.
+        let exact =
+            cfg!(feature = "exact-tokens") && (settings.exact_tokens || settings.smart_fallback);
+        render::cost(
+            json.as_bytes(),
+            self.format,
+            false,
+            settings.toon_options,
+            settings.max_output_bytes,
+            exact,
+        )
     }
 
     /// The new text of a block that holds `json` and how it was rendered,
     /// or `None` to keep it; a block that holds JSON is reported either way.
     fn block(&self, json: &str, tool: Option<(&String, &McpTool)>) -> Option<(String, Outcome)> {
-        if !matches!(json.trim_start().as_bytes().first(), Some(b'{' | b'[')) {
+        if !holds_json(json) {
             return None;
         }
         let config = self.config;
@@ -192,6 +243,7 @@ impl Rewrite<'_> {
         let settings = config.render_settings();
         // What rendering may take is held against the budget while it
         // runs; a block the budget cannot cover is kept as it is.
+        // The memory of the same bound as the block's work ([`Self::cost`]).
         let working = render::working_bytes(
             json.as_bytes(),
             plan.format,
@@ -211,6 +263,12 @@ impl Rewrite<'_> {
         }
         Some((body?, outcome))
     }
+}
+
+/// Whether a block's text may hold a JSON object or array: the only text
+/// a block is rewritten from.
+fn holds_json(text: &str) -> bool {
+    matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
 }
 
 /// Where `raw`, borrowed from `text`, sits in it.

@@ -102,10 +102,14 @@ use crate::toon::EncodeOptions;
 /// The default for [`McpLayer::max_request_bytes`]: 1 MiB.
 pub const DEFAULT_MAX_REQUEST_BYTES: usize = 1024 * 1024;
 
-/// Rewrites of at least this many bytes (an answer, an event stream's
-/// chunk, a stdio line) run on tokio's blocking pool, never on an async
-/// worker: the layer with the `tokio` feature inside a runtime, and `terse
-/// mcp` always.
+/// Rewrites whose work reaches this many bytes (an answer, the events an
+/// event stream's chunk completes, a stdio line) run on tokio's blocking
+/// pool, never on an async worker: the layer with the `tokio` feature
+/// inside a runtime, and `terse mcp` always. The work is what the rewrite
+/// costs, counted before it starts as the HTTP layer counts a response
+/// body's: the bytes read, the TOON written (the indentation of deep
+/// nesting included) and the bytes counted exactly; a small answer nested
+/// deep can cost as much as a large one.
 pub const OFFLOAD_BYTES: usize = 64 * 1024;
 
 /// The default for [`McpLayer::max_message_bytes`]: 8 MiB.

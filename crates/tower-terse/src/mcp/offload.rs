@@ -1,6 +1,9 @@
-//! Large rewrites of an MCP answer on tokio's blocking pool (with the
+//! Costly rewrites of an MCP answer on tokio's blocking pool (with the
 //! `tokio` feature, inside a runtime), as the HTTP layer offloads its own:
-//! a TOON encoding of a large tool result never holds an async worker. They
+//! a TOON encoding of a large tool result never holds an async worker. The
+//! cost is the work the rewrite will do, counted before it starts with the
+//! bound the HTTP layer takes of a response body (see
+//! [`OFFLOAD_BYTES`](super::OFFLOAD_BYTES)), not the message's size. They
 //! take a slot of the layer's [`BlockingLimit`](crate::BlockingLimit)
 //! first, the one the HTTP layer may share; past its wait the answer goes
 //! out as the server wrote it. An answer whose client has gone before its
@@ -54,8 +57,9 @@ pub(crate) enum Task {
 #[cfg(not(feature = "tokio"))]
 pub(crate) type Task = std::future::Pending<(Mode, Vec<u8>)>;
 
-/// Takes `work` to the blocking pool when it is large and a runtime is
-/// there; `Err` gives the work back to do here.
+/// Takes `work` to the blocking pool when it costs
+/// [`OFFLOAD_BYTES`](super::OFFLOAD_BYTES) or more ([`cost`]) and a
+/// runtime is there; `Err` gives the work back to do here.
 pub(crate) fn spawn(
     mode: &mut Mode,
     exchange: Option<&Arc<Exchange>>,
@@ -63,25 +67,65 @@ pub(crate) fn spawn(
 ) -> Result<Task, Work> {
     #[cfg(feature = "tokio")]
     {
-        let size = match &work {
-            Work::Push(data) => data.len().saturating_add(mode.held()),
-            Work::Finish => mode.held(),
-        };
         let runtime = tokio::runtime::Handle::try_current();
-        if let (true, Ok(runtime), Some(exchange)) =
-            (size >= super::OFFLOAD_BYTES, runtime, exchange)
-        {
-            let mode = std::mem::replace(mode, Mode::Away);
-            return Ok(Task::Waiting {
-                waiting: exchange.config.limit.slot(),
-                runtime,
-                job: Some((mode, exchange.clone(), work)),
-            });
+        if let (Ok(runtime), Some(exchange)) = (runtime, exchange) {
+            if cost(mode, exchange, &work) >= super::OFFLOAD_BYTES {
+                let mode = std::mem::replace(mode, Mode::Away);
+                return Ok(Task::Waiting {
+                    waiting: exchange.config.limit.slot(),
+                    runtime,
+                    job: Some((mode, exchange.clone(), work)),
+                });
+            }
         }
     }
     #[cfg(not(feature = "tokio"))]
     let _ = (mode, exchange);
     Err(work)
+}
+
+/// The work [`run`] will do, in bytes parsed or written, or at least
+/// [`OFFLOAD_BYTES`](super::OFFLOAD_BYTES) once it is known to reach it:
+/// what rewriting the messages it completes costs
+/// ([`Session::server_work`]), not the bytes it is given. Holding a chunk
+/// of a JSON answer is a copy, no work; the answer's end rewrites it, and
+/// each event a chunk completes is rewritten. A small answer nested deep
+/// writes a large TOON text, and leaves the async workers as a large one
+/// does; a large answer nobody waits for is passed on here.
+#[cfg(feature = "tokio")]
+fn cost(mode: &Mode, exchange: &Exchange, work: &Work) -> usize {
+    let enough = super::OFFLOAD_BYTES;
+    match (mode, work) {
+        (Mode::Json { held, passing }, Work::Finish) if !*passing => {
+            std::str::from_utf8(held.as_slice()).map_or(0, |text| exchange.work(text, enough))
+        }
+        (Mode::Events(splitter), work) => {
+            let size = match work {
+                Work::Push(data) => data.len().saturating_add(splitter.held()),
+                Work::Finish => splitter.held(),
+            };
+            if size >= enough {
+                return size;
+            }
+            // The events it completes, found by a copy of the splitter
+            // (less than `enough` bytes): each is measured, none rewritten.
+            let mut dry = splitter.clone();
+            let mut total = size;
+            let mut measure = |event: &[u8]| {
+                super::sse::rewrite_event(event, |data| {
+                    total = total.saturating_add(exchange.work(data, enough));
+                    None
+                })
+            };
+            let mut out = Vec::new();
+            match work {
+                Work::Push(data) => dry.feed(data, &mut out, &mut measure),
+                Work::Finish => dry.finish(&mut out, &mut measure),
+            }
+            total
+        }
+        _ => 0,
+    }
 }
 
 /// The mode and output of a finished task; `None` inside when it failed
@@ -142,9 +186,10 @@ async fn under_limit<T: Send + 'static>(
 #[cfg(feature = "tokio")]
 impl Session {
     /// [`server_message`](Self::server_message) for a transport that reads
-    /// whole messages inside a tokio runtime: a message of
-    /// [`OFFLOAD_BYTES`](super::OFFLOAD_BYTES) or more is read on the
-    /// blocking pool, once a slot of the layer's
+    /// whole messages inside a tokio runtime: a message whose rewrite costs
+    /// [`OFFLOAD_BYTES`](super::OFFLOAD_BYTES) or more (its size, or the
+    /// TOON a small answer nested deep writes, or its exact counts) is
+    /// read on the blocking pool, once a slot of the layer's
     /// [`BlockingLimit`](crate::BlockingLimit) is free, as the HTTP
     /// transport's answers are. When none frees within the limit's wait,
     /// `None`: the message goes to the client as the server wrote it.
@@ -161,7 +206,7 @@ impl Session {
     /// # }
     /// ```
     pub async fn server_message_offloaded(&self, text: &str) -> Option<String> {
-        if text.len() < super::OFFLOAD_BYTES {
+        if self.server_work(text, super::OFFLOAD_BYTES) < super::OFFLOAD_BYTES {
             return self.server_message(text);
         }
         let session = self.clone();
@@ -175,7 +220,8 @@ impl Session {
 
     /// [`client_message`](Self::client_message) as
     /// [`server_message_offloaded`](Self::server_message_offloaded) reads
-    /// the server's, but never passed over: when no slot frees in time the
+    /// the server's (reading a request renders nothing: its work is its
+    /// size, parsed and written again), but never passed over: when no slot frees in time the
     /// message is read here, on the async worker (it is at most
     /// [`max_request_bytes`](super::McpLayer::max_request_bytes), the
     /// work the HTTP transport does inline), since what reading it does

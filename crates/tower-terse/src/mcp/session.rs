@@ -350,27 +350,7 @@ impl Session {
             return None;
         }
         let batch = messages(text)?;
-        let mut heads = Vec::new();
-        let mut cancelled = Vec::new();
-        for message in batch {
-            let Ok(head) = serde_json::from_str::<Head<'_>>(message.get()) else {
-                continue;
-            };
-            match (head.id, head.method) {
-                (Some(raw), None) => {
-                    heads.extend(id_key(raw).map(|id| (message, id, raw, head.result)));
-                }
-                (None, Some(method)) if method.get() == "\"notifications/cancelled\"" => {
-                    let request = head
-                        .params
-                        .and_then(|p| serde_json::from_str::<Cancelled<'_>>(p.get()).ok())
-                        .and_then(|c| c.request_id)
-                        .and_then(id_key);
-                    cancelled.extend(request);
-                }
-                _ => {}
-            }
-        }
+        let (heads, cancelled) = answers(&batch);
         let claimed: Vec<(&RawValue, &RawValue, Option<&RawValue>, Pending)> = {
             let mut table = self.table();
             for id in &cancelled {
@@ -402,6 +382,70 @@ impl Session {
             splices.extend(new.map(|new| (message, new)));
         }
         splice(text, splices)
+    }
+
+    /// The work [`server_message`](Self::server_message) will do on
+    /// `text`, in bytes parsed or written, or at least `enough` once it is
+    /// known to reach it (a message of `enough` bytes is not read here).
+    /// Each answer to a call the session waits for counts what rendering
+    /// its blocks will cost ([`Rewrite::work`]), the same bound the HTTP
+    /// layer takes of a response body; every other message counts its
+    /// length. A message the session will not read is no work.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn server_work(&self, text: &str, enough: usize) -> usize {
+        if text.len() > self.config.max_message_bytes || self.pending() == 0 {
+            return 0;
+        }
+        if text.len() >= enough {
+            return text.len();
+        }
+        let Some(batch) = messages(text) else {
+            return text.len();
+        };
+        let (heads, _) = answers(&batch);
+        // What each answer waits for, copied out: the table is not held
+        // while blocks are measured.
+        // The result, tool, format and `asked` of an answer to a call.
+        type Call<'t> = (&'t RawValue, String, Format, bool);
+        let waiting: Vec<(&RawValue, Option<Call<'_>>)> = {
+            let table = self.table();
+            heads
+                .into_iter()
+                .filter_map(
+                    |(message, id, _, result)| match (table.entries.get(&id)?, result) {
+                        (
+                            (
+                                _,
+                                Pending::Call {
+                                    tool,
+                                    format,
+                                    asked,
+                                },
+                            ),
+                            Some(result),
+                        ) => Some((message, Some((result, tool.clone(), *format, *asked)))),
+                        _ => Some((message, None)),
+                    },
+                )
+                .collect()
+        };
+        waiting
+            .into_iter()
+            .fold(text.len(), |work, (message, call)| {
+                let more = match call {
+                    Some((result, tool, format, asked)) => Rewrite {
+                        config: &self.config,
+                        format,
+                        asked,
+                        tool: &tool,
+                    }
+                    .work(message.get().len(), result),
+                    // Any other answer waited for is edited: read as a tree
+                    // and written again.
+                    None => message.get().len(),
+                };
+                work.saturating_add(more)
+            })
     }
 
     /// One answer to a `tools/call`, its text blocks rewritten (and the
@@ -480,6 +524,37 @@ impl Session {
         }
         changed
     }
+}
+
+/// An answer of a batch: the message, its id (as the table keys it), the
+/// raw id, and its result.
+type Answer<'t> = (&'t RawValue, String, &'t RawValue, Option<&'t RawValue>);
+
+/// The answers among `batch`, and the requests the server's cancellations
+/// in it name.
+fn answers<'t>(batch: &[&'t RawValue]) -> (Vec<Answer<'t>>, Vec<String>) {
+    let mut heads = Vec::new();
+    let mut cancelled = Vec::new();
+    for &message in batch {
+        let Ok(head) = serde_json::from_str::<Head<'_>>(message.get()) else {
+            continue;
+        };
+        match (head.id, head.method) {
+            (Some(raw), None) => {
+                heads.extend(id_key(raw).map(|id| (message, id, raw, head.result)));
+            }
+            (None, Some(method)) if method.get() == "\"notifications/cancelled\"" => {
+                let request = head
+                    .params
+                    .and_then(|p| serde_json::from_str::<Cancelled<'_>>(p.get()).ok())
+                    .and_then(|c| c.request_id)
+                    .and_then(id_key);
+                cancelled.extend(request);
+            }
+            _ => {}
+        }
+    }
+    (heads, cancelled)
 }
 
 /// `text` with each message replaced by its new text; `None` when none

@@ -440,3 +440,43 @@ fn a_block_whose_rendering_the_budget_cannot_hold_is_kept_as_it_is() {
     );
     assert_eq!((budget.refused(), budget.in_use()), (0, 0));
 }
+
+#[test]
+fn the_work_of_an_answer_is_what_rendering_it_costs_not_its_size() {
+    use crate::mcp::OFFLOAD_BYTES;
+    let layer = McpLayer::new().smart_fallback(false);
+    let session = Session::new(&layer);
+    let answer = |id: u64, text: &str| {
+        serde_json::json!({"jsonrpc": "2.0", "id": id,
+            "result": {"content": [{"type": "text", "text": text}]}})
+        .to_string()
+    };
+    let flat = serde_json::to_string(
+        &(0..200)
+            .map(|i| serde_json::json!({"id": i, "name": format!("user {i}")}))
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let mut deep = flat.clone();
+    for level in 0..60 {
+        deep = format!(r#"{{"level":{level},"child":{deep}}}"#);
+    }
+    let (flat, deep) = (answer(1, &flat), answer(2, &deep));
+    assert!(deep.len() < OFFLOAD_BYTES / 4, "{}", deep.len());
+    // Nobody waits for them: no work.
+    assert_eq!(session.server_work(&deep, OFFLOAD_BYTES), 0);
+    for id in [1, 2] {
+        session.client_message(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t","arguments":{{}}}}}}"#
+        ));
+    }
+    // A flat list costs a few times its size (read, written, and read
+    // again as a block); the same list nested deep
+    // costs past the threshold, most of it indentation.
+    let work = session.server_work(&flat, OFFLOAD_BYTES);
+    assert!(flat.len() < work && work < 6 * flat.len(), "{work}");
+    assert!(session.server_work(&deep, OFFLOAD_BYTES) >= OFFLOAD_BYTES);
+    // A message past the threshold is not read to know it.
+    let large = answer(1, &"x".repeat(OFFLOAD_BYTES));
+    assert_eq!(session.server_work(&large, OFFLOAD_BYTES), large.len());
+}

@@ -14,7 +14,7 @@ enum Cut {
 }
 
 /// Splits a byte stream into events.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Splitter {
     held: Vec<u8>,
     limit: usize,

@@ -21,7 +21,7 @@ use tower_service::Service;
 
 use super::Config;
 use super::request_body::TerseRequestBody;
-use super::toon_shape::shape;
+use super::toon_shape::{Shape, shape};
 use crate::OffWorkers;
 use crate::bounded::Bounded;
 use crate::budget::Reservation;
@@ -197,21 +197,24 @@ where
             };
             return Called::Service(service.call(Request::from_parts(parts, body)), tokens);
         }
-        // A large body is CPU work: decoded where the runtime lets a
+        // A costly decoding is CPU work: done where the runtime lets a
         // thread block, so the other connections of this worker move on,
-        // holding a slot of the limit every blocking job shares. With every
-        // slot taken the request is refused (503) rather than decoded on a
-        // worker: the handler needs the JSON, so there is nothing to pass on
-        // unchanged.
-        let decoded = if toon.len() >= config.offload_threshold {
+        // holding a slot of the limit every blocking job shares. Its cost
+        // is what it writes and counts ([`decode_work`]), not the body's
+        // size: a short table whose long keys every row repeats decodes to
+        // megabytes. With every slot taken the request is refused (503)
+        // rather than decoded on a worker: the handler needs the JSON, so
+        // there is nothing to pass on unchanged.
+        let shape = shape(&toon);
+        let decoded = if decode_work(&shape, toon.len(), config) >= config.offload_threshold {
             let limit = config.limit.clone();
-            match limit.off_the_workers(|| decode(&toon, config, held.as_mut())) {
+            match limit.off_the_workers(|| decode(&toon, &shape, config, held.as_mut())) {
                 OffWorkers::Done(decoded) => decoded,
                 OffWorkers::NoSlot => return Called::Refused(busy()),
-                OffWorkers::Here => decode(&toon, config, held.as_mut()),
+                OffWorkers::Here => decode(&toon, &shape, config, held.as_mut()),
             }
         } else {
-            decode(&toon, config, held.as_mut())
+            decode(&toon, &shape, config, held.as_mut())
         };
         let (json, tokens) = match decoded {
             Ok(decoded) => decoded,
@@ -250,15 +253,47 @@ pub(crate) fn refusal_before_reading<B>(req: &Request<B>) -> Option<ErrorEnvelop
     })
 }
 
-/// `toon` decoded to JSON text within the layer's output bound, with its
-/// tokens before and after; holds what decoding takes against `held`.
+/// The work decoding `toon` will do, in bytes read or written, counted in
+/// one pass before it starts ([`shape`]): the body, the JSON it writes (up
+/// to the output bound) and, when `X-Token-Count` counts exactly, both
+/// counted. The JSON is the body's text with what decoding adds: the keys
+/// each row of a table repeats from its header (which a short body can
+/// multiply a thousandfold), quoted, and the quotes and separators of its
+/// values. This is the size it will likely write, as the response path
+/// counts the TOON it will write; the worst case of every byte escaped,
+/// which the memory budget holds ([`Shape::json_bytes`](super::toon_shape::Shape::json_bytes)),
+/// would send every small body off the workers.
+fn decode_work(shape: &Shape, toon_bytes: usize, config: &Config) -> usize {
+    let written = toon_bytes
+        .saturating_add(shape.repeated_key_bytes.saturating_mul(2))
+        .saturating_add(shape.values.saturating_mul(2))
+        .min(config.max_output_bytes());
+    let done = toon_bytes.saturating_add(written);
+    // What one byte counted costs, as the response path weighs it: the
+    // cost of a byte served as it is, counted exactly (nothing when the
+    // counts are estimates, which take no more than reading).
+    #[cfg(feature = "exact-tokens")]
+    let per_counted = if config.exact_tokens {
+        let options = &config.toon_options;
+        crate::render::cost(b" ", crate::Format::Json, false, options, 1, true).work
+    } else {
+        0
+    };
+    #[cfg(not(feature = "exact-tokens"))]
+    let per_counted = 0;
+    done.saturating_add(done.saturating_mul(per_counted))
+}
+
+/// `toon`, of this `shape`, decoded to JSON text within the layer's output
+/// bound, with its tokens before and after; holds what decoding takes
+/// against `held`.
 fn decode(
     toon: &[u8],
+    shape: &Shape,
     config: &Config,
     held: Option<&mut Reservation>,
 ) -> Result<(Bytes, RequestTokens), ErrorEnvelope> {
     let limit = config.max_output_bytes();
-    let shape = shape(toon);
     if shape.repeated_key_bytes > limit {
         return Err(decoded_too_large(limit));
     }
@@ -371,6 +406,14 @@ fn busy() -> ErrorEnvelope {
 mod tests {
     use super::*;
 
+    fn decode_here(
+        toon: &[u8],
+        config: &Config,
+        held: Option<&mut Reservation>,
+    ) -> Result<(Bytes, RequestTokens), ErrorEnvelope> {
+        decode(toon, &shape(toon), config, held)
+    }
+
     #[test]
     fn toon_media_types_in_any_case_with_parameters() {
         for yes in [
@@ -392,7 +435,7 @@ mod tests {
 
     #[test]
     fn malformed_toon_names_its_line_and_column() {
-        let err = decode(b"a: 1\nusers[2]{id}:\n  1", &Config::default(), None).unwrap_err();
+        let err = decode_here(b"a: 1\nusers[2]{id}:\n  1", &Config::default(), None).unwrap_err();
         assert_eq!(err.status(), StatusCode::BAD_REQUEST);
         assert!(
             err.message().contains("line 2, column "),
@@ -408,8 +451,41 @@ mod tests {
             ..Config::default()
         };
         let toon = format!("t[100]{{{}}}:\n{}", "k".repeat(50), "  x\n".repeat(100));
-        let err = decode(toon.as_bytes(), &config, None).unwrap_err();
+        let err = decode_here(toon.as_bytes(), &config, None).unwrap_err();
         assert_eq!(err.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    }
+
+    #[test]
+    fn decoding_costs_what_it_writes_not_what_it_reads() {
+        let config = Config::default();
+        let work = |toon: &str| decode_work(&shape(toon.as_bytes()), toon.len(), &config);
+        // The body read and the JSON written, give or take a half: what
+        // decoding does, whatever the body's size.
+        let near = |toon: &str| {
+            let (json, _) = decode_here(toon.as_bytes(), &config, None).expect("decodes");
+            let done = toon.len() + json.len();
+            let work = work(toon);
+            assert!(
+                done / 2 <= work && work <= 2 * done,
+                "{work} for {done} bytes read and written"
+            );
+        };
+        let rows = format!("users[500]{{id,name}}:\n{}", "  1,Ada\n".repeat(500));
+        near(&rows);
+        // A short table whose long key every row repeats writes far more
+        // than it reads.
+        let key = "k".repeat(512);
+        let repeated = format!("t[1000]{{{key}}}:\n{}", "  x\n".repeat(1000));
+        assert!(repeated.len() < 8 << 10);
+        assert!(work(&repeated) >= 1000 * 512, "{}", work(&repeated));
+        near(&repeated);
+        // Never past what the output bound lets it write.
+        let bounded = Config {
+            max_output_bytes: Some(10_000),
+            ..Config::default()
+        };
+        let capped = decode_work(&shape(repeated.as_bytes()), repeated.len(), &bounded);
+        assert!(capped <= repeated.len() + 10_000, "{capped}");
     }
 
     #[test]
@@ -418,7 +494,7 @@ mod tests {
         let budget = crate::MemoryBudget::new(64);
         config.budget = Some(budget.clone());
         let mut held = budget.try_reserve(10).unwrap();
-        let err = decode(b"a: 1", &config, Some(&mut held)).unwrap_err();
+        let err = decode_here(b"a: 1", &config, Some(&mut held)).unwrap_err();
         assert_eq!(err.status(), StatusCode::SERVICE_UNAVAILABLE);
     }
 }
