@@ -5,6 +5,8 @@
 //! next sibling of any node is found in constant time. Strings without
 //! escapes and numbers already in canonical form are slices of the input;
 //! unescaped strings and re-formatted numbers live in one side buffer.
+//! Open arrays and objects are frames on an explicit stack, so nesting
+//! costs heap, never call stack.
 //!
 //! The parser accepts exactly what `serde_json::from_str::<Value>` accepts
 //! and produces the same data: numbers are read the way `serde_json` reads
