@@ -122,6 +122,15 @@ measured() {
 # $1 as a share of $2, two decimals.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
+# The gateway builds its exact counters' tables on a thread of its own at
+# start (a few seconds of one core): measuring before it is done would take
+# that core from whatever runs first. Wait until the gateway is idle.
+for _ in $(seq 120); do
+  idle_before="$(ticks gateway)"
+  sleep 0.5
+  [ "$(ticks gateway)" -le $((idle_before + 1)) ] && break
+done
+
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 {
   echo "| document | path | served | req/s | of nginx | proxy CPU per request |"
