@@ -5,11 +5,11 @@
 mod support;
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use support::{addresses, read_head};
+use support::{addresses, gateway_logging, json_upstream};
 
 /// Writes `config` to a file of its own and runs `terse gateway --config` on it.
 fn refused(name: &str, config: &str) -> (Option<i32>, String) {
@@ -220,20 +220,7 @@ fn metrics_listener_counts_what_the_gateway_served() {
         .map(|i| format!(r#"{{"id":{i},"title":"Task {i}","done":{}}}"#, i % 2 == 0))
         .collect();
     let body = format!(r#"{{"data":[{}]}}"#, rows.join(","));
-    let upstream = TcpListener::bind("127.0.0.1:0").unwrap();
-    let upstream_addr = upstream.local_addr().unwrap();
-    let served = body.clone();
-    std::thread::spawn(move || {
-        for stream in upstream.incoming() {
-            let mut stream = stream.unwrap();
-            read_head(&mut stream);
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{served}",
-                served.len()
-            );
-        }
-    });
+    let upstream_addr = json_upstream(body.clone());
     let dir = std::env::temp_dir().join(format!("terse-gateway-metrics-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let config = dir.join("terse.toml");
@@ -319,29 +306,8 @@ fn metrics_listener_counts_what_the_gateway_served() {
 #[test]
 fn the_exact_counters_warm_up_beside_a_listener_that_answers_at_once() {
     // An upstream answering a small list to every request.
-    let upstream = TcpListener::bind("127.0.0.1:0").unwrap();
-    let upstream_addr = upstream.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in upstream.incoming() {
-            let mut stream = stream.unwrap();
-            read_head(&mut stream);
-            let body = r#"[{"id":1}]"#;
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    let mut gateway = Command::new(env!("CARGO_BIN_EXE_terse"))
-        .args(["gateway", "--listen", "127.0.0.1:0", "--upstream"])
-        .arg(format!("http://{upstream_addr}"))
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
+    let upstream = json_upstream(r#"[{"id":1}]"#.to_owned());
+    let mut gateway = gateway_logging(upstream, "info");
     // Every line of the log, as it comes.
     let stderr = std::io::BufReader::new(gateway.stderr.take().unwrap());
     let (lines, log) = std::sync::mpsc::channel();

@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use support::{addresses, read_head};
+use support::{addresses, gateway_logging, json_upstream, read_head};
 
 /// A `terse gateway` process with a metrics listener; killed when dropped.
 struct Gateway {
@@ -175,26 +175,8 @@ fn a_stop_signal_refuses_new_clients_finishes_the_request_in_flight_and_exits_0(
 
 #[test]
 fn a_stop_signal_writes_out_the_request_lines_still_held() {
-    let upstream = TcpListener::bind("127.0.0.1:0").unwrap();
-    let upstream_addr = upstream.local_addr().unwrap();
-    std::thread::spawn(move || {
-        for stream in upstream.incoming() {
-            let mut stream = stream.unwrap();
-            read_head(&mut stream);
-            let _ = stream.write_all(
-                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\nconnection: close\r\n\r\n{\"ok\":true}",
-            );
-        }
-    });
-    let mut child = Command::new(env!("CARGO_BIN_EXE_terse"))
-        .args(["gateway", "--listen", "127.0.0.1:0", "--upstream"])
-        .arg(format!("http://{upstream_addr}"))
-        .env("RUST_LOG", "terse_gateway=info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .stdin(Stdio::null())
-        .spawn()
-        .unwrap();
+    let upstream = json_upstream(r#"{"ok":true}"#.to_owned());
+    let mut child = gateway_logging(upstream, "terse_gateway=info");
     let [addr]: [String; 1] = addresses(&mut child, 1).try_into().unwrap();
     let paths = ["/first", "/second", "/last"];
     for path in paths {

@@ -1,9 +1,44 @@
-//! What the tests of `terse gateway` as a process share: reading the
-//! addresses it prints, and the request heads their upstreams get.
+//! What the tests of `terse gateway` as a process share: an upstream that
+//! answers one JSON body, starting the gateway in front of it with its log
+//! piped, reading the addresses it prints, and the request heads their
+//! upstreams get.
 
-use std::io::{BufRead, BufReader, Read};
-use std::net::TcpStream;
-use std::process::Child;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+
+/// An upstream on loopback that answers every request with `body` as
+/// `application/json`, one request per connection.
+pub fn json_upstream(body: String) -> SocketAddr {
+    let upstream = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = upstream.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in upstream.incoming() {
+            let mut stream = stream.unwrap();
+            read_head(&mut stream);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    addr
+}
+
+/// `terse gateway` on a free loopback port in front of `upstream`, logging
+/// at `rust_log` to its piped stderr; its stdout (the addresses) is piped.
+pub fn gateway_logging(upstream: SocketAddr, rust_log: &str) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_terse"))
+        .args(["gateway", "--listen", "127.0.0.1:0", "--upstream"])
+        .arg(format!("http://{upstream}"))
+        .env("RUST_LOG", rust_log)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap()
+}
 
 /// The first `count` addresses `gateway` prints, one a line (`http://ADDR`,
 /// `/metrics` dropped), from its piped stdout.
