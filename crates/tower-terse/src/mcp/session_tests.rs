@@ -464,7 +464,7 @@ fn the_work_of_an_answer_is_what_rendering_it_costs_not_its_size() {
     let (flat, deep) = (answer(1, &flat), answer(2, &deep));
     assert!(deep.len() < OFFLOAD_BYTES / 4, "{}", deep.len());
     // Nobody waits for them: no work.
-    assert_eq!(session.server_work(&deep, OFFLOAD_BYTES), 0);
+    assert_eq!(session.measure(&deep, OFFLOAD_BYTES).work, 0);
     for id in [1, 2] {
         session.client_message(&format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t","arguments":{{}}}}}}"#
@@ -473,10 +473,10 @@ fn the_work_of_an_answer_is_what_rendering_it_costs_not_its_size() {
     // A flat list costs a few times its size (read, written, and read
     // again as a block); the same list nested deep
     // costs past the threshold, most of it indentation.
-    let work = session.server_work(&flat, OFFLOAD_BYTES);
+    let work = session.measure(&flat, OFFLOAD_BYTES).work;
     assert!(flat.len() < work && work < 6 * flat.len(), "{work}");
-    assert!(session.server_work(&deep, OFFLOAD_BYTES) >= OFFLOAD_BYTES);
+    assert!(session.measure(&deep, OFFLOAD_BYTES).work >= OFFLOAD_BYTES);
     // A message past the threshold is not read to know it.
     let large = answer(1, &"x".repeat(OFFLOAD_BYTES));
-    assert_eq!(session.server_work(&large, OFFLOAD_BYTES), large.len());
+    assert_eq!(session.measure(&large, OFFLOAD_BYTES).work, large.len());
 }
