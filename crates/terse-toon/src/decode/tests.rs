@@ -509,7 +509,9 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
 fn nesting_far_past_the_limit_is_an_error_on_a_small_stack() {
     // Objects and lists 2 000 levels deep (eight times the limit) on a
     // 64 KiB stack: the decoder's open levels are on the heap, so it stops
-    // at the limit with its error, in debug builds too. The deepest
+    // at the limit with its error, in debug builds too. (Field groups of a
+    // header line are read by a recursion bounded by the same limit, whose
+    // small frames fit there too.) The deepest
     // documents it takes decode there as well; their values are taken
     // apart level by level, since dropping a deep `Value` recurses.
     std::thread::Builder::new()
