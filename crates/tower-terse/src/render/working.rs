@@ -20,7 +20,6 @@
 //! TOON, most of it indentation, and counts it.
 
 use crate::format::Format;
-use crate::scan;
 use crate::toon::EncodeOptions;
 
 /// Bytes per value on the TOON path: the document's 12-byte slot, twice
@@ -152,53 +151,11 @@ pub(super) struct Shape {
 }
 
 /// One pass over `body`, strings skipped (a quote ends a string unless
-/// escaped). Text that is not JSON gets some shape; rendering it stops at
-/// its first error anyway.
+/// escaped), 64 bytes at a time ([`super::shape_scan`]). Text that is not
+/// JSON gets some shape; rendering it stops at its first error anyway.
 pub(super) fn shape(body: &[u8]) -> Shape {
-    let (mut values, mut depth, mut deepest) = (1usize, 0usize, 0usize);
-    let mut i = 0;
-    while i < body.len() {
-        match body[i] {
-            b'"' => {
-                // To the closing quote, eight bytes at a time.
-                i += 1;
-                loop {
-                    let rest = body.get(i..).unwrap_or_default();
-                    let special = scan::find(
-                        rest,
-                        |word| scan::bytes_equal(word, b'"') | scan::bytes_equal(word, b'\\'),
-                        |b| b == b'"' || b == b'\\',
-                    );
-                    match special {
-                        // An escape: the byte after the backslash is text.
-                        Some(at) if rest[at] == b'\\' => i += at + 2,
-                        Some(at) => {
-                            i += at;
-                            break;
-                        }
-                        // Unterminated: the rest is text.
-                        None => {
-                            i = body.len();
-                            break;
-                        }
-                    }
-                }
-            }
-            b'[' | b'{' => {
-                values += 1;
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            b',' | b':' => values += 1,
-            _ => {}
-        }
-        i += 1;
-    }
-    Shape {
-        values,
-        depth: deepest,
-    }
+    let (values, depth) = super::shape_scan::count(body);
+    Shape { values, depth }
 }
 
 #[cfg(test)]
@@ -387,8 +344,17 @@ pub(crate) mod tests {
 
         #[test]
         fn skipping_strings_counts_as_reading_them(bytes in proptest::collection::vec(
-            proptest::sample::select(b"[]{},:\\\" a0-".to_vec()), 0..200))
+            proptest::sample::select(b"[]{},:\\\" a0-".to_vec()), 0..400))
         {
+            proptest::prop_assert_eq!(shape(&bytes), shape_bytewise(&bytes));
+        }
+
+        #[test]
+        fn blocks_without_escapes_count_as_reading_them(bytes in proptest::collection::vec(
+            proptest::sample::select(b"[]{},:\" a0-".to_vec()), 0..600))
+        {
+            // Backslashes send a block to the byte loop; without them every
+            // block is read by its masks.
             proptest::prop_assert_eq!(shape(&bytes), shape_bytewise(&bytes));
         }
 
