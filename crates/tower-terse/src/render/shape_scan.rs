@@ -190,7 +190,11 @@ fn masks_sse2(block: &[u8; BLOCK]) -> Masks {
         masks.backslash |= bits(lanes, b'\\') << shift;
         masks.open |= bits(folded, b'{') << shift;
         masks.close |= bits(folded, b'}') << shift;
-        masks.separator |= (bits(lanes, b',') | bits(lanes, b':')) << shift;
+        let separators = _mm_or_si128(
+            _mm_cmpeq_epi8(lanes, _mm_set1_epi8(b',' as i8)),
+            _mm_cmpeq_epi8(lanes, _mm_set1_epi8(b':' as i8)),
+        );
+        masks.separator |= u64::from(_mm_movemask_epi8(separators) as u16) << shift;
     }
     masks
 }

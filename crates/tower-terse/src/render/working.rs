@@ -313,6 +313,95 @@ pub(crate) mod tests {
         }
     }
 
+    /// Renders `body` as compact lines (the envelope, and the text an MCP
+    /// block gets, whose `otherwise` is TOON) and holds the peak of each
+    /// under the bound of `Format::Compact`.
+    fn lines_within_bound(name: &str, body: &[u8], lines: bool) {
+        use crate::compact::{CompactResource, Template};
+        use crate::render::{LineStyle, Lines};
+        let options = EncodeOptions::default();
+        let list_keys = ["data".to_owned()];
+        let settings = Settings {
+            toon_options: &options,
+            smart_fallback: false,
+            exact_tokens: false,
+            max_output_bytes: usize::MAX,
+            list_keys: &list_keys,
+            id_key: "id",
+            log_gate: None,
+            count_json: false,
+        };
+        let template = Template::parse("{a} {b.c|default(none)}{? x{a|upper}}").expect("template");
+        let resource = CompactResource::new("item", template);
+        for (style, otherwise) in [
+            (LineStyle::Envelope, Format::Json),
+            (LineStyle::Text, Format::Toon),
+        ] {
+            let plan = Plan {
+                lines: Some(Lines {
+                    resource: &resource,
+                    list_keys: &list_keys,
+                    label: "/items",
+                    path: None,
+                    style,
+                }),
+                otherwise,
+                ..Plan::new(Format::Compact, true)
+            };
+            let bound = working_bytes(body, Format::Compact, false, &options, usize::MAX);
+            let mut served = None;
+            let peak = peak_of(|| served = render(body, None, &plan, &settings).outcome.served);
+            assert_eq!(
+                served == Some(Format::Compact),
+                lines,
+                "{name} as {style:?} lines"
+            );
+            assert!(
+                peak <= bound,
+                "{name} as {style:?} lines: {peak} bytes held, bound {bound}: {}",
+                String::from_utf8_lossy(&body[..body.len().min(200)])
+            );
+        }
+    }
+
+    #[test]
+    fn compact_lines_stay_within_their_bound() {
+        let n = 20_000;
+        let shapes = [
+            (
+                "records",
+                format!(
+                    "[{}{{\"id\":0}}]",
+                    "{\"id\":1,\"a\":\"x\",\"b\":{\"c\":2.5}},".repeat(n)
+                ),
+            ),
+            (
+                "enveloped records with meta",
+                format!(
+                    "{{\"data\":[{}{{\"id\":\"z\"}}],\"total\":99999,\"next\":\"p2\"}}",
+                    "{\"id\":\"k\",\"a\":\"\\u00e9\\n\"},".repeat(n)
+                ),
+            ),
+            (
+                "small records without fields",
+                format!("[{}{{\"id\":0}}]", "{\"id\":0},".repeat(n)),
+            ),
+            ("not records", format!("[{}0]", "[],".repeat(n))),
+            (
+                "not a list",
+                format!("{{{}\"k\":1}}", "\"k\":[0],".repeat(n)),
+            ),
+            (
+                "a record without an id",
+                format!("[{}{{}}]", "{\"id\":1},".repeat(n)),
+            ),
+        ];
+        for (i, (name, body)) in shapes.iter().enumerate() {
+            // The first three render as lines; the others fall back.
+            lines_within_bound(name, body.as_bytes(), i < 3);
+        }
+    }
+
     /// JSON values of every kind, nested, with keys from a small pool (so
     /// that records share fields, and keys repeat in text).
     fn json_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
