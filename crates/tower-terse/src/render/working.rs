@@ -230,19 +230,24 @@ pub(crate) mod tests {
         }
     }
 
-    fn within_bound_indented(name: &str, body: &[u8], indent: usize) {
-        let options = EncodeOptions::default().with_indent_size(indent);
-        let list_keys = ["data".to_owned()];
-        let settings = Settings {
-            toon_options: &options,
+    /// Settings whose output is not bounded, without the smart fallback.
+    fn unbounded_settings<'a>(options: &'a EncodeOptions, list_keys: &'a [String]) -> Settings<'a> {
+        Settings {
+            toon_options: options,
             smart_fallback: false,
             exact_tokens: false,
             max_output_bytes: usize::MAX,
-            list_keys: &list_keys,
+            list_keys,
             id_key: "id",
             log_gate: None,
             count_json: false,
-        };
+        }
+    }
+
+    fn within_bound_indented(name: &str, body: &[u8], indent: usize) {
+        let options = EncodeOptions::default().with_indent_size(indent);
+        let list_keys = ["data".to_owned()];
+        let settings = unbounded_settings(&options, &list_keys);
         let fields = Fields::parse("a,b.c,id", FieldsLimits::default())
             .ok()
             .flatten();
@@ -321,16 +326,7 @@ pub(crate) mod tests {
         use crate::render::{LineStyle, Lines};
         let options = EncodeOptions::default();
         let list_keys = ["data".to_owned()];
-        let settings = Settings {
-            toon_options: &options,
-            smart_fallback: false,
-            exact_tokens: false,
-            max_output_bytes: usize::MAX,
-            list_keys: &list_keys,
-            id_key: "id",
-            log_gate: None,
-            count_json: false,
-        };
+        let settings = unbounded_settings(&options, &list_keys);
         let template = Template::parse("{a} {b.c|default(none)}{? x{a|upper}}").expect("template");
         let resource = CompactResource::new("item", template);
         for (style, otherwise) in [
