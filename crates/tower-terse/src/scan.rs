@@ -55,6 +55,29 @@ pub(crate) fn find(
         }
         at += 8;
     }
+    let tail = bytes.len() - at;
+    if tail == 0 {
+        return None;
+    }
+    // The last eight bytes as one word, shifted so that the tail's bytes
+    // are its low bytes: the flags of the zeros shifted in above them are
+    // cleared (borrows only run upwards, so those zeros flag nothing below).
+    if let Some(last) = bytes
+        .len()
+        .checked_sub(8)
+        .and_then(|from| bytes.get(from..))
+    {
+        let word = u64::from_le_bytes(last.try_into().unwrap_or([0; 8])) >> (8 * (8 - tail));
+        let mut flagged = flag(word) & (u64::MAX >> (8 * (8 - tail)));
+        while flagged != 0 {
+            let i = at + (flagged.trailing_zeros() / 8) as usize;
+            if is_match(bytes[i]) {
+                return Some(i);
+            }
+            flagged &= flagged - 1;
+        }
+        return None;
+    }
     bytes[at..]
         .iter()
         .position(|&b| is_match(b))

@@ -142,10 +142,35 @@ impl fmt::Display for Number<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.class {
             NumberClass::U64 | NumberClass::I64 => f.write_str(self.text),
+            NumberClass::F64 if writes_as_read(self.text) => f.write_str(self.text),
             // serde_json's float formatting, whichever it is.
             NumberClass::F64 | NumberClass::NegativeZero => fmt::Display::fmt(&self.to_json(), f),
         }
     }
+}
+
+/// Whether `serde_json` writes the float whose canonical text is `text` as
+/// that same text, so that it need not be read into an `f64` and formatted
+/// back: a plain decimal with a fractional part, at most 15 significant
+/// digits (any such decimal is the shortest that reads back as its float,
+/// as an `f64` holds 15 decimal digits exactly), and at least 1e-4 (the
+/// plain range `serde_json` writes runs from 1e-5 to below 1e16).
+fn writes_as_read(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text).as_bytes();
+    if digits.starts_with(b"0.0000") || !digits.contains(&b'.') {
+        return false;
+    }
+    let mut significant = 0;
+    for &byte in digits {
+        match byte {
+            b'0' if significant == 0 => {}
+            b'0'..=b'9' => significant += 1,
+            b'.' => {}
+            // An exponent, or text this check does not know.
+            _ => return false,
+        }
+    }
+    significant <= 15
 }
 
 impl fmt::Debug for Number<'_> {

@@ -309,6 +309,22 @@ proptest! {
         prop_assert_eq!(number.as_f64().to_bits(), expected.as_f64().unwrap().to_bits());
         prop_assert_eq!(number.is_f64(), expected.is_f64());
     }
+
+    /// Decimals around where a float's text is written as read (15
+    /// significant digits, 1e-4) and where it is not.
+    #[test]
+    fn decimals_write_like_serde_json(
+        negative in any::<bool>(),
+        int in "(0|[1-9][0-9]{0,17})",
+        zeros in "0{0,7}",
+        frac in "[0-9]{0,17}[1-9]",
+    ) {
+        let token = format!("{}{int}.{zeros}{frac}", if negative { "-" } else { "" });
+        let value: Value = serde_json::from_str(&token).unwrap();
+        let document = Document::parse(&token).unwrap();
+        let number = document.root().as_number().unwrap();
+        prop_assert_eq!(number.to_string(), value.to_string(), "{}", token);
+    }
 }
 
 #[test]

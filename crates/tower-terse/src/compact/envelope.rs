@@ -1,6 +1,6 @@
 //! A list body to the compact envelope.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
@@ -285,9 +285,14 @@ impl<'t> Envelope<'t> {
                 out.push('"');
             } else if let Some(text) = id.as_str() {
                 write_json_string(&mut out, text);
-            } else {
-                // Serializing a number read from a document cannot fail.
-                out.push_str(&serde_json::to_string(id).unwrap_or_default());
+            } else if let Some(number) = id.as_number() {
+                // `serde_json`'s text for the number, written in place: an
+                // integer's is its canonical text.
+                if number.is_f64() {
+                    let _ = write!(out, "{number}");
+                } else {
+                    out.push_str(number.canonical());
+                }
             }
         }
         out.push(']');

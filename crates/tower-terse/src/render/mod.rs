@@ -14,6 +14,7 @@ pub(crate) mod log_gate;
 mod media;
 mod outcome;
 pub(crate) mod public;
+mod shape_scan;
 mod working;
 #[cfg(test)]
 pub(crate) use working::tests::peak_of;

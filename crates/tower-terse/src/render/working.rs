@@ -20,7 +20,6 @@
 //! TOON, most of it indentation, and counts it.
 
 use crate::format::Format;
-use crate::scan;
 use crate::toon::EncodeOptions;
 
 /// Bytes per value on the TOON path: the document's 12-byte slot, twice
@@ -152,53 +151,11 @@ pub(super) struct Shape {
 }
 
 /// One pass over `body`, strings skipped (a quote ends a string unless
-/// escaped). Text that is not JSON gets some shape; rendering it stops at
-/// its first error anyway.
+/// escaped), 64 bytes at a time ([`super::shape_scan`]). Text that is not
+/// JSON gets some shape; rendering it stops at its first error anyway.
 pub(super) fn shape(body: &[u8]) -> Shape {
-    let (mut values, mut depth, mut deepest) = (1usize, 0usize, 0usize);
-    let mut i = 0;
-    while i < body.len() {
-        match body[i] {
-            b'"' => {
-                // To the closing quote, eight bytes at a time.
-                i += 1;
-                loop {
-                    let rest = body.get(i..).unwrap_or_default();
-                    let special = scan::find(
-                        rest,
-                        |word| scan::bytes_equal(word, b'"') | scan::bytes_equal(word, b'\\'),
-                        |b| b == b'"' || b == b'\\',
-                    );
-                    match special {
-                        // An escape: the byte after the backslash is text.
-                        Some(at) if rest[at] == b'\\' => i += at + 2,
-                        Some(at) => {
-                            i += at;
-                            break;
-                        }
-                        // Unterminated: the rest is text.
-                        None => {
-                            i = body.len();
-                            break;
-                        }
-                    }
-                }
-            }
-            b'[' | b'{' => {
-                values += 1;
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            b',' | b':' => values += 1,
-            _ => {}
-        }
-        i += 1;
-    }
-    Shape {
-        values,
-        depth: deepest,
-    }
+    let (values, depth) = super::shape_scan::count(body);
+    Shape { values, depth }
 }
 
 #[cfg(test)]
@@ -273,19 +230,24 @@ pub(crate) mod tests {
         }
     }
 
-    fn within_bound_indented(name: &str, body: &[u8], indent: usize) {
-        let options = EncodeOptions::default().with_indent_size(indent);
-        let list_keys = ["data".to_owned()];
-        let settings = Settings {
-            toon_options: &options,
+    /// Settings whose output is not bounded, without the smart fallback.
+    fn unbounded_settings<'a>(options: &'a EncodeOptions, list_keys: &'a [String]) -> Settings<'a> {
+        Settings {
+            toon_options: options,
             smart_fallback: false,
             exact_tokens: false,
             max_output_bytes: usize::MAX,
-            list_keys: &list_keys,
+            list_keys,
             id_key: "id",
             log_gate: None,
             count_json: false,
-        };
+        }
+    }
+
+    fn within_bound_indented(name: &str, body: &[u8], indent: usize) {
+        let options = EncodeOptions::default().with_indent_size(indent);
+        let list_keys = ["data".to_owned()];
+        let settings = unbounded_settings(&options, &list_keys);
         let fields = Fields::parse("a,b.c,id", FieldsLimits::default())
             .ok()
             .flatten();
@@ -356,6 +318,86 @@ pub(crate) mod tests {
         }
     }
 
+    /// Renders `body` as compact lines (the envelope, and the text an MCP
+    /// block gets, whose `otherwise` is TOON) and holds the peak of each
+    /// under the bound of `Format::Compact`.
+    fn lines_within_bound(name: &str, body: &[u8], lines: bool) {
+        use crate::compact::{CompactResource, Template};
+        use crate::render::{LineStyle, Lines};
+        let options = EncodeOptions::default();
+        let list_keys = ["data".to_owned()];
+        let settings = unbounded_settings(&options, &list_keys);
+        let template = Template::parse("{a} {b.c|default(none)}{? x{a|upper}}").expect("template");
+        let resource = CompactResource::new("item", template);
+        for (style, otherwise) in [
+            (LineStyle::Envelope, Format::Json),
+            (LineStyle::Text, Format::Toon),
+        ] {
+            let plan = Plan {
+                lines: Some(Lines {
+                    resource: &resource,
+                    list_keys: &list_keys,
+                    label: "/items",
+                    path: None,
+                    style,
+                }),
+                otherwise,
+                ..Plan::new(Format::Compact, true)
+            };
+            let bound = working_bytes(body, Format::Compact, false, &options, usize::MAX);
+            let mut served = None;
+            let peak = peak_of(|| served = render(body, None, &plan, &settings).outcome.served);
+            assert_eq!(
+                served == Some(Format::Compact),
+                lines,
+                "{name} as {style:?} lines"
+            );
+            assert!(
+                peak <= bound,
+                "{name} as {style:?} lines: {peak} bytes held, bound {bound}: {}",
+                String::from_utf8_lossy(&body[..body.len().min(200)])
+            );
+        }
+    }
+
+    #[test]
+    fn compact_lines_stay_within_their_bound() {
+        let n = 20_000;
+        let shapes = [
+            (
+                "records",
+                format!(
+                    "[{}{{\"id\":0}}]",
+                    "{\"id\":1,\"a\":\"x\",\"b\":{\"c\":2.5}},".repeat(n)
+                ),
+            ),
+            (
+                "enveloped records with meta",
+                format!(
+                    "{{\"data\":[{}{{\"id\":\"z\"}}],\"total\":99999,\"next\":\"p2\"}}",
+                    "{\"id\":\"k\",\"a\":\"\\u00e9\\n\"},".repeat(n)
+                ),
+            ),
+            (
+                "small records without fields",
+                format!("[{}{{\"id\":0}}]", "{\"id\":0},".repeat(n)),
+            ),
+            ("not records", format!("[{}0]", "[],".repeat(n))),
+            (
+                "not a list",
+                format!("{{{}\"k\":1}}", "\"k\":[0],".repeat(n)),
+            ),
+            (
+                "a record without an id",
+                format!("[{}{{}}]", "{\"id\":1},".repeat(n)),
+            ),
+        ];
+        for (i, (name, body)) in shapes.iter().enumerate() {
+            // The first three render as lines; the others fall back.
+            lines_within_bound(name, body.as_bytes(), i < 3);
+        }
+    }
+
     /// JSON values of every kind, nested, with keys from a small pool (so
     /// that records share fields, and keys repeat in text).
     fn json_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
@@ -387,8 +429,17 @@ pub(crate) mod tests {
 
         #[test]
         fn skipping_strings_counts_as_reading_them(bytes in proptest::collection::vec(
-            proptest::sample::select(b"[]{},:\\\" a0-".to_vec()), 0..200))
+            proptest::sample::select(b"[]{},:\\\" a0-".to_vec()), 0..400))
         {
+            proptest::prop_assert_eq!(shape(&bytes), shape_bytewise(&bytes));
+        }
+
+        #[test]
+        fn blocks_without_escapes_count_as_reading_them(bytes in proptest::collection::vec(
+            proptest::sample::select(b"[]{},:\" a0-".to_vec()), 0..600))
+        {
+            // Backslashes send a block to the byte loop; without them every
+            // block is read by its masks.
             proptest::prop_assert_eq!(shape(&bytes), shape_bytewise(&bytes));
         }
 

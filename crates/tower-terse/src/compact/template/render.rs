@@ -13,7 +13,7 @@ use terse_toon::document::Node;
 use super::filters;
 use super::hints::Hints;
 use super::line::LineContext;
-use super::value::Val;
+use super::value::{Val, push_node_text};
 use crate::compact::RenderContext;
 
 /// Open groups kept without allocating. Real templates nest groups two or
@@ -141,7 +141,7 @@ fn evaluate_into<'t>(
     let found = cx.lookup(record, &placeholder.path);
     let Some((last, filters)) = placeholder.filters.split_last() else {
         return match found {
-            Some(node) => !Val::Node(node).push_text(", ", out),
+            Some(node) => !push_node_text(node, ", ", out),
             None => false,
         };
     };

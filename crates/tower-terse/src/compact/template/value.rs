@@ -78,44 +78,7 @@ impl<'t> Val<'t> {
     /// group).
     pub(super) fn push_text(&self, sep: &str, out: &mut String) -> bool {
         match self {
-            Val::Node(node) => match node.kind() {
-                Kind::Null => true,
-                Kind::String(s) => {
-                    push_escaped(s, out);
-                    s.is_empty()
-                }
-                Kind::Bool(b) => {
-                    out.push_str(if b { "true" } else { "false" });
-                    !b
-                }
-                // An integer's canonical text is its JSON text.
-                Kind::Number(n) if !n.is_f64() => {
-                    out.push_str(n.canonical());
-                    false
-                }
-                Kind::Number(n) => {
-                    // Writing in place spares an allocation per number.
-                    let _ = write!(out, "{n}");
-                    false
-                }
-                Kind::Array(len) => {
-                    for (i, item) in node.items().enumerate() {
-                        if i > 0 {
-                            out.push_str(sep);
-                        }
-                        Val::Node(item).push_text(", ", out);
-                    }
-                    len == 0
-                }
-                // serde_json escapes the C0 controls inside strings, but
-                // leaves DEL, the C1 controls and U+2028/U+2029 as they are.
-                Kind::Object(len) => {
-                    if let Ok(json) = serde_json::to_string(node) {
-                        push_escaped(&json, out);
-                    }
-                    len == 0
-                }
-            },
+            Val::Node(node) => push_node_text(*node, sep, out),
             Val::Text(text) => {
                 push_escaped(text, out);
                 text.is_empty()
@@ -130,6 +93,49 @@ impl<'t> Val<'t> {
                 }
                 items.is_empty()
             }
+        }
+    }
+}
+
+/// [`Val::push_text`] of a node of the record: what most placeholders
+/// write, called without a `Val` to build and drop.
+pub(super) fn push_node_text(node: Node<'_>, sep: &str, out: &mut String) -> bool {
+    match node.kind() {
+        Kind::Null => true,
+        Kind::String(s) => {
+            push_escaped(s, out);
+            s.is_empty()
+        }
+        Kind::Bool(b) => {
+            out.push_str(if b { "true" } else { "false" });
+            !b
+        }
+        // An integer's canonical text is its JSON text.
+        Kind::Number(n) if !n.is_f64() => {
+            out.push_str(n.canonical());
+            false
+        }
+        Kind::Number(n) => {
+            // Writing in place spares an allocation per number.
+            let _ = write!(out, "{n}");
+            false
+        }
+        Kind::Array(len) => {
+            for (i, item) in node.items().enumerate() {
+                if i > 0 {
+                    out.push_str(sep);
+                }
+                push_node_text(item, ", ", out);
+            }
+            len == 0
+        }
+        // serde_json escapes the C0 controls inside strings, but
+        // leaves DEL, the C1 controls and U+2028/U+2029 as they are.
+        Kind::Object(len) => {
+            if let Ok(json) = serde_json::to_string(&node) {
+                push_escaped(&json, out);
+            }
+            len == 0
         }
     }
 }
