@@ -126,6 +126,26 @@ fn random_mixed_script_strings() {
     }
 }
 
+/// Units of ASCII text, which `exact` splits into pieces itself: the
+/// kinds of byte the pre-tokenizer tells apart, and the runs JSON, spaced
+/// JSON and TOON make of them.
+const ASCII_UNITS: &[&str] = &[
+    "a", "Z", "id", "Name", "HTTP", "'s", "'Re", "'d", "'", "7", "42", "2025", " ", "  ", "\t",
+    "\n", "\r\n", "\n  ", "\u{b}", "\u{c}", "\u{0}", "\u{7f}", "\"", "\",\"", "\":\"", "\": \"",
+    ", ", ": ", "{", "}", "[", "]", "/", "!", ".", "-", "_", "#",
+];
+
+#[test]
+fn random_ascii_strings() {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for i in 0..20_000 {
+        let text: String = (0..rng.below(60))
+            .map(|_| ASCII_UNITS[rng.below(ASCII_UNITS.len())])
+            .collect();
+        check(&format!("random ASCII string {i}"), &text);
+    }
+}
+
 #[test]
 fn every_corpus_text() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

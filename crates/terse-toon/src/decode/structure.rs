@@ -81,7 +81,11 @@ impl<'a> Parser<'a> {
         )? {
             Kind::Header(header) if header.key.is_none() => {
                 self.take(&first)?;
-                let value = self.array_body(header, first.depth)?;
+                let mut stack = Vec::new();
+                let value = match self.array_body(&mut stack, header, first.depth, Dest::Root)? {
+                    Some(value) => value,
+                    None => self.run(&mut stack)?,
+                };
                 self.expect_end()?;
                 Ok(value)
             }
@@ -94,16 +98,108 @@ impl<'a> Parser<'a> {
             }
             kind => {
                 self.take(&first)?;
-                let mut map = Map::new();
-                self.field(&mut map, kind, first.content, first.end, first.depth)?;
-                self.object_body(&mut map, first.depth)?;
-                // Lenient mode only: a root indented deeper than later lines.
-                while let Some(line) = self.lines.peek()? {
-                    self.object_body(&mut map, line.depth)?;
-                }
-                Ok(Value::Object(map))
+                let mut stack = vec![Frame::Object {
+                    map: Map::new(),
+                    depth: first.depth,
+                    dest: Dest::Root,
+                    slot: None,
+                }];
+                self.field(&mut stack, kind, first.content, first.end, first.depth)?;
+                self.run(&mut stack)
             }
         }
+    }
+
+    /// Reads the document on from the open arrays and objects of `stack`
+    /// until its bottom one, the root, is finished. Each open object reads
+    /// its fields and each open list its items, line by line; a field or
+    /// an item that opens a block pushes it, and a finished block goes to
+    /// the one below it. The nesting is bounded by [`MAX_DEPTH`] and lives
+    /// on the heap, not the call stack.
+    fn run(&mut self, stack: &mut Vec<Frame>) -> PResult<Value> {
+        loop {
+            let (value, dest) = match stack.last_mut() {
+                Some(Frame::Object { depth, dest, .. }) => {
+                    let depth = *depth;
+                    match self.lines.peek()? {
+                        Some(line) if line.depth >= depth => {
+                            if line.depth > depth {
+                                self.orphan(&line, None)?;
+                                continue;
+                            }
+                            self.take(&line)?;
+                            let kind = header::classify(
+                                self.text,
+                                line.content,
+                                line.end,
+                                self.strict,
+                                &mut self.tables,
+                            )?;
+                            self.field(stack, kind, line.content, line.end, depth)?;
+                            continue;
+                        }
+                        // Lenient mode only: a root indented deeper than
+                        // later lines reads on at theirs.
+                        Some(line) if matches!(dest, Dest::Root) => {
+                            if let Some(Frame::Object { depth, .. }) = stack.last_mut() {
+                                *depth = line.depth;
+                            }
+                            continue;
+                        }
+                        _ => self.close_object(stack),
+                    }
+                }
+                Some(Frame::List(list)) => {
+                    let depth = list.depth;
+                    match self.lines.peek()? {
+                        Some(line) if line.depth >= depth => {
+                            self.list_line(stack, &line, depth)?;
+                            continue;
+                        }
+                        _ => self.close_list(stack)?,
+                    }
+                }
+                // The root is delivered before the stack empties.
+                None => return Ok(Value::Null),
+            };
+            if let Some(root) = self.deliver(stack, value, dest)? {
+                return Ok(root);
+            }
+        }
+    }
+
+    /// Pops the finished object on top of `stack`: its value and where it
+    /// goes.
+    fn close_object(&mut self, stack: &mut Vec<Frame>) -> (Value, Dest) {
+        let Some(Frame::Object {
+            map, dest, slot, ..
+        }) = stack.pop()
+        else {
+            return (Value::Null, Dest::Root);
+        };
+        if !matches!(dest, Dest::Root) {
+            self.leave();
+        }
+        if let Some(slot) = slot {
+            self.size_hints[slot] = map.len().min(MAX_SIZE_HINT);
+        }
+        (Value::Object(map), dest)
+    }
+
+    /// Hands a finished `value` to `dest`: the object or list now on top of
+    /// `stack`, or the caller when it is the root.
+    #[inline]
+    fn deliver(&mut self, stack: &mut [Frame], value: Value, dest: Dest) -> PResult<Option<Value>> {
+        // The frame below a block is the one it was opened in.
+        match (dest, stack.last_mut()) {
+            (Dest::Root, _) => return Ok(Some(value)),
+            (Dest::Field { key, pos }, Some(Frame::Object { map, .. })) => {
+                self.insert(map, key, pos, value)?;
+            }
+            (Dest::Item, Some(Frame::List(list))) => list.push(value),
+            _ => {}
+        }
+        Ok(None)
     }
 
     /// Nothing may follow a root array or keyed root table (§5).
@@ -162,34 +258,12 @@ impl<'a> Parser<'a> {
         Err(Fail::new(line.content, msg))
     }
 
-    /// The fields of an object at `depth`, until a shallower line.
-    fn object_body(&mut self, map: &mut Map<String, Value>, depth: usize) -> PResult<()> {
-        while let Some(line) = self.lines.peek()? {
-            if line.depth < depth {
-                break;
-            }
-            if line.depth > depth {
-                self.orphan(&line, None)?;
-                continue;
-            }
-            self.take(&line)?;
-            let kind = header::classify(
-                self.text,
-                line.content,
-                line.end,
-                self.strict,
-                &mut self.tables,
-            )?;
-            self.field(map, kind, line.content, line.end, depth)?;
-        }
-        Ok(())
-    }
-
-    /// One field (`start..end` holds its key) of an object whose fields are
-    /// at `depth`; nested content is at `depth + 1`.
+    /// One field (`start..end` holds its key) of the object on top of
+    /// `stack`, whose fields are at `depth`; nested content is at
+    /// `depth + 1`. A field that opens a block pushes it.
     fn field(
         &mut self,
-        map: &mut Map<String, Value>,
+        stack: &mut Vec<Frame>,
         kind: Kind,
         start: usize,
         end: usize,
@@ -199,13 +273,17 @@ impl<'a> Parser<'a> {
             Kind::KeyValue { key, value } => {
                 let value_start = skip_spaces(self.bytes, value, end);
                 let value = if value_start == end {
-                    Value::Object(self.nested_object(depth, start)?)
+                    return self.nested_object(stack, key, depth, start);
                 } else if &self.bytes[value_start..end] == b"[]" {
                     Value::Array(Vec::new())
                 } else {
                     scalar::primitive(self.text, value_start, end)?
                 };
-                self.insert(map, key, start, value)
+                // A field is read into the object on top of the stack.
+                match stack.last_mut() {
+                    Some(Frame::Object { map, .. }) => self.insert(map, key, start, value),
+                    _ => Ok(()),
+                }
             }
             Kind::Header(header) if header.key.is_none() => {
                 if self.strict {
@@ -216,14 +294,14 @@ impl<'a> Parser<'a> {
                     ));
                 }
                 match header::literal_key_value(self.text, start, end) {
-                    Some(kind) => self.field(map, kind, start, end, depth),
+                    Some(kind) => self.field(stack, kind, start, end, depth),
                     None => Err(Fail::new(end, "missing `:` after the key")),
                 }
             }
             Kind::Header(mut header) => {
                 let key = header.key.take().unwrap_or_default();
-                let value = self.array_body(header, depth)?;
-                self.insert(map, key, start, value)
+                self.array_body(stack, header, depth, Dest::Field { key, pos: start })?;
+                Ok(())
             }
             Kind::Scalar { header } => {
                 Err(header.unwrap_or_else(|| Fail::new(end, "missing `:` after the key")))
@@ -254,18 +332,27 @@ impl<'a> Parser<'a> {
     }
 
     /// The object opened by `key:` at `parent` depth: the deeper lines that
-    /// follow, or `{}` when there are none.
-    fn nested_object(&mut self, parent: usize, pos: usize) -> PResult<Map<String, Value>> {
+    /// follow, pushed on `stack` to be read, or `{}` when there are none.
+    fn nested_object(
+        &mut self,
+        stack: &mut Vec<Frame>,
+        key: String,
+        parent: usize,
+        pos: usize,
+    ) -> PResult<()> {
+        let dest = Dest::Field { key, pos };
         let Some(next) = self.lines.peek()? else {
-            return Ok(Map::new());
+            self.deliver(stack, Value::Object(Map::new()), dest)?;
+            return Ok(());
         };
         if next.depth <= parent {
-            return Ok(Map::new());
+            self.deliver(stack, Value::Object(Map::new()), dest)?;
+            return Ok(());
         }
         // Sibling records repeat their nested objects' shapes: size this one
         // like the last object opened at the same depth.
         let slot = parent % SIZE_HINTS;
-        let mut map = Map::with_capacity(self.size_hints[slot]);
+        let map = Map::with_capacity(self.size_hints[slot]);
         let mut depth = parent + 1;
         if next.depth > depth {
             if self.strict {
@@ -277,27 +364,62 @@ impl<'a> Parser<'a> {
             depth = next.depth;
         }
         self.enter(pos)?;
-        self.object_body(&mut map, depth)?;
-        self.leave();
-        self.size_hints[slot] = map.len().min(MAX_SIZE_HINT);
-        Ok(map)
+        stack.push(Frame::Object {
+            map,
+            depth,
+            dest,
+            slot: Some(slot),
+        });
+        Ok(())
     }
 
-    /// The value a header at `depth` introduces.
-    fn array_body(&mut self, mut header: Header, depth: usize) -> PResult<Value> {
-        if let Some(table) = header.fields.take() {
-            return if header.keyed {
-                self.keyed(&header, &table, depth + 1)
+    /// The value a header at `depth` introduces, handed to `dest`; a list
+    /// is pushed on `stack` to be read. `Some` only for the root's value.
+    fn array_body(
+        &mut self,
+        stack: &mut Vec<Frame>,
+        mut header: Header,
+        depth: usize,
+        dest: Dest,
+    ) -> PResult<Option<Value>> {
+        let value = if let Some(table) = header.fields.take() {
+            if header.keyed {
+                self.keyed(&header, &table, depth + 1)?
             } else {
-                self.table(&header, &table, depth + 1)
-            };
-        }
-        if header.rest < header.end {
-            self.inline(&header)
+                self.table(&header, &table, depth + 1)?
+            }
+        } else if header.rest < header.end {
+            self.inline(&header)?
         } else {
-            self.list(&header, depth + 1)
-        }
+            self.open_list(stack, header, depth + 1, dest)?;
+            return Ok(None);
+        };
+        self.deliver(stack, value, dest)
     }
+}
+
+/// Where a finished array or object goes.
+enum Dest {
+    /// It is the document.
+    Root,
+    /// The field `key` (at `pos`) of the object below it.
+    Field { key: String, pos: usize },
+    /// The next item of the list below it.
+    Item,
+}
+
+/// An array or object being read: the decoder's nesting, on the heap.
+enum Frame {
+    /// An object whose fields are at `depth`; `slot` is its size hint's,
+    /// for an object opened by `key:`.
+    Object {
+        map: Map<String, Value>,
+        depth: usize,
+        dest: Dest,
+        slot: Option<usize>,
+    },
+    /// A `- ` list.
+    List(arrays::List),
 }
 
 fn missing_colon(line: &Line) -> Fail {

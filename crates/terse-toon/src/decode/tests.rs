@@ -454,11 +454,11 @@ fn nesting_up_to_the_limit_decodes() {
 
 #[test]
 fn deep_nesting_is_an_error_not_a_stack_overflow() {
-    // The decoder recurses once per level, bounded by the limit: the deepest
-    // documents it lets through decode (and their values drop) in 256 KiB,
-    // an eighth of the usual size for spawned threads, in release builds;
-    // debug builds' frames are several times larger and need 2 MiB. 2 000
-    // unbounded levels would overflow either.
+    // The decoder keeps its levels on the heap; the values of the deepest
+    // documents it lets through drop recursively in `serde_json`, in
+    // 256 KiB in release builds (an eighth of the usual size for spawned
+    // threads) and 2 MiB in debug builds, whose frames are several times
+    // larger. (The same on 64 KiB, values taken apart by hand: below.)
     let stack = if cfg!(debug_assertions) {
         2 << 20
     } else {
@@ -503,6 +503,63 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
         })
         .unwrap();
     handle.join().expect("no stack overflow");
+}
+
+#[test]
+fn nesting_far_past_the_limit_is_an_error_on_a_small_stack() {
+    // Objects and lists 2 000 levels deep (eight times the limit) on a
+    // 64 KiB stack: the decoder's open levels are on the heap, so it stops
+    // at the limit with its error, in debug builds too. (Field groups of a
+    // header line are read by a recursion bounded by the same limit, whose
+    // small frames fit there too.) The deepest
+    // documents it takes decode there as well; their values are taken
+    // apart level by level, since dropping a deep `Value` recurses.
+    std::thread::Builder::new()
+        .stack_size(64 * 1024)
+        .spawn(|| {
+            for options in [indent_one(), lenient_indent_one()] {
+                let too_deep = format!("nesting deeper than {MAX_DEPTH} levels");
+                let err = decode(&nested_keys(2_000), &options).unwrap_err();
+                assert_eq!(
+                    (err.message(), err.line()),
+                    (too_deep.as_str(), MAX_DEPTH + 1)
+                );
+                let err = decode(&nested_lists(2_000), &options).unwrap_err();
+                assert_eq!(
+                    (err.message(), err.line()),
+                    (too_deep.as_str(), MAX_DEPTH + 1)
+                );
+
+                for doc in [nested_keys(MAX_DEPTH), nested_lists(MAX_DEPTH)] {
+                    let mut value = decode(&doc, &options).unwrap();
+                    let mut levels = 0;
+                    loop {
+                        value = match value {
+                            Value::Object(mut map) if map.contains_key("a") => {
+                                map.remove("a").unwrap()
+                            }
+                            Value::Array(mut items) if items.len() == 1 => items.pop().unwrap(),
+                            leaf => {
+                                assert!(leaf == json!({"leaf": 1}) || leaf == json!("x"), "{leaf}");
+                                break;
+                            }
+                        };
+                        levels += 1;
+                    }
+                    assert_eq!(levels, MAX_DEPTH);
+                }
+            }
+        })
+        .unwrap()
+        .join()
+        .expect("no stack overflow");
+}
+
+fn lenient_indent_one() -> DecodeOptions {
+    DecodeOptions {
+        strict: false,
+        ..indent_one()
+    }
 }
 
 #[test]

@@ -506,20 +506,73 @@ impl<'t> Node<'t> {
     }
 
     /// A `serde_json::Value` with the same data.
+    ///
+    /// The arrays and objects being built are kept on a heap stack, not the
+    /// call stack, however deep the document.
     pub fn to_value(self) -> Value {
-        match self.kind() {
-            Kind::Null => Value::Null,
-            Kind::Bool(b) => Value::Bool(b),
-            Kind::Number(n) => Value::Number(n.to_json()),
-            Kind::String(s) => Value::String(s.to_owned()),
-            Kind::Array(_) => Value::Array(self.items().map(Node::to_value).collect()),
-            Kind::Object(_) => Value::Object(
-                self.entries()
-                    .map(|(k, v)| (k.to_owned(), v.to_value()))
-                    .collect(),
-            ),
+        let mut open: Vec<Open<'t>> = Vec::new();
+        let mut node = self;
+        loop {
+            let mut done = match node.kind() {
+                Kind::Null => Some(Value::Null),
+                Kind::Bool(b) => Some(Value::Bool(b)),
+                Kind::Number(n) => Some(Value::Number(n.to_json())),
+                Kind::String(s) => Some(Value::String(s.to_owned())),
+                Kind::Array(len) => {
+                    open.push(Open::Array(Vec::with_capacity(len), node.items()));
+                    None
+                }
+                Kind::Object(_) => {
+                    open.push(Open::Object(
+                        serde_json::Map::new(),
+                        node.entries(),
+                        String::new(),
+                    ));
+                    None
+                }
+            };
+            // Hand finished values to their containers until one has a
+            // child left to build.
+            node = loop {
+                let Some(top) = open.last_mut() else {
+                    // The root is finished (only a finished value leaves
+                    // the stack empty).
+                    return done.unwrap_or(Value::Null);
+                };
+                if let Some(value) = done.take() {
+                    match top {
+                        Open::Array(items, _) => items.push(value),
+                        Open::Object(map, _, key) => {
+                            map.insert(std::mem::take(key), value);
+                        }
+                    }
+                }
+                let next = match top {
+                    Open::Array(_, items) => items.next(),
+                    Open::Object(_, entries, key) => entries.next().map(|(k, v)| {
+                        *key = k.to_owned();
+                        v
+                    }),
+                };
+                if let Some(next) = next {
+                    break next;
+                }
+                done = match open.pop() {
+                    Some(Open::Array(items, _)) => Some(Value::Array(items)),
+                    Some(Open::Object(map, _, _)) => Some(Value::Object(map)),
+                    None => None,
+                };
+            };
         }
     }
+}
+
+/// An array or object [`Node::to_value`] is building: what it holds so
+/// far, the children left, and (an object's) the key of the child being
+/// built.
+enum Open<'t> {
+    Array(Vec<Value>, Items<'t>),
+    Object(serde_json::Map<String, Value>, Entries<'t>, String),
 }
 
 /// Whether two strings are equal. Keys are short, and comparing them a word

@@ -403,3 +403,54 @@ fn very_deep_nesting_is_refused_on_a_small_stack() {
         assert_serde_json_error(Document::parse(&json), &expected);
     }
 }
+
+#[test]
+fn to_value_builds_documents_deeper_than_any_parser_on_a_small_stack() {
+    // A document built in code (`Document::from_value`) may be nested far
+    // deeper than the parser allows: `to_value` keeps what it builds on
+    // the heap. 100 000 levels, arrays and objects in turn, on 64 KiB.
+    std::thread::Builder::new()
+        .stack_size(64 * 1024)
+        .spawn(|| {
+            let depth = 100_000;
+            let mut value = Value::from("leaf");
+            for level in 0..depth {
+                value = if level % 2 == 0 {
+                    Value::Array(vec![Value::Null, value])
+                } else {
+                    let mut map = serde_json::Map::new();
+                    map.insert("n".to_owned(), Value::from(level));
+                    map.insert("k".to_owned(), value);
+                    Value::Object(map)
+                };
+            }
+            let document = Document::from_value(&value);
+            let built = document.root().to_value();
+            // Both walked down side by side, level by level, and taken
+            // apart as they go: comparing or dropping a deep `Value`
+            // recurses in `serde_json`.
+            let (mut expected, mut built) = (value, built);
+            for _ in 0..depth {
+                let (next_expected, next_built) = match (&mut expected, &mut built) {
+                    (Value::Array(a), Value::Array(b)) => {
+                        assert_eq!((a.len(), &a[0]), (b.len(), &b[0]));
+                        (a.pop().unwrap(), b.pop().unwrap())
+                    }
+                    (Value::Object(a), Value::Object(b)) => {
+                        assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
+                        assert_eq!(a["n"], b["n"]);
+                        (a.remove("k").unwrap(), b.remove("k").unwrap())
+                    }
+                    (a, b) => panic!("{a:?} built as {b:?}"),
+                };
+                (expected, built) = (next_expected, next_built);
+            }
+            assert_eq!(
+                (expected, built),
+                (Value::from("leaf"), Value::from("leaf"))
+            );
+        })
+        .unwrap()
+        .join()
+        .expect("no stack overflow");
+}

@@ -12,7 +12,7 @@ use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 
 use super::exchange::Exchange;
-use super::mode::{Mode, finish};
+use super::mode::{Mode, Readings, finish};
 use super::offload;
 use super::sse::Splitter;
 use crate::bounded::Bounded;
@@ -271,7 +271,12 @@ impl<B: Body> Body for McpBody<B> {
                 }
                 Some(Err(err)) => {
                     *this.ended = true;
-                    let held = finish(this.mode, exchange.map(|e| &**e), false);
+                    let held = finish(
+                        this.mode,
+                        exchange.map(|e| &**e),
+                        false,
+                        &mut Readings::new(),
+                    );
                     this.ready.extend(data(held));
                     this.ready.push_back(Err(err));
                     continue;
@@ -293,7 +298,12 @@ impl<B: Body> Body for McpBody<B> {
                     Err(frame) => {
                         // Trailers end the body: what is held goes first.
                         *this.ended = true;
-                        let held = finish(this.mode, exchange.map(|e| &**e), true);
+                        let held = finish(
+                            this.mode,
+                            exchange.map(|e| &**e),
+                            true,
+                            &mut Readings::new(),
+                        );
                         this.ready.extend(data(held));
                         this.ready
                             .push_back(Ok(frame.map_data(|_: B::Data| Bytes::new())));
@@ -303,8 +313,8 @@ impl<B: Body> Body for McpBody<B> {
             };
             match offload::spawn(this.mode, exchange, work) {
                 Ok(task) => *this.offloaded = Some(task),
-                Err(work) => {
-                    let out = offload::run(this.mode, exchange.map(|e| &**e), work);
+                Err((work, mut readings)) => {
+                    let out = offload::run(this.mode, exchange.map(|e| &**e), work, &mut readings);
                     this.ready.extend(data(out));
                 }
             }

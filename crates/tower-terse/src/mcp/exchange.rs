@@ -5,6 +5,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::Config;
+use super::read::Measured;
 use super::session::Session;
 use crate::format::Format;
 
@@ -119,17 +120,25 @@ impl Exchange {
         self.with_session(|session| session.pending() > 0) == Some(true)
     }
 
-    /// The work rewriting `text` will do ([`Session::server_work`]), or at
-    /// least `enough` once it is known to reach it.
+    /// `text` read and measured by the session ([`Session::measure`]): the
+    /// work rewriting it will do, or at least `enough` once it is known to
+    /// reach it, and the reading its rewrite goes on from.
     #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
-    pub(crate) fn work(&self, text: &str, enough: usize) -> usize {
-        self.with_session(|session| session.server_work(text, enough))
-            .unwrap_or(0)
+    pub(crate) fn measure(&self, text: &str, enough: usize) -> Measured {
+        self.with_session(|session| session.measure(text, enough))
+            .unwrap_or(Measured {
+                work: 0,
+                read: None,
+            })
     }
 
-    /// A JSON-RPC message (or batch) rewritten by the session.
-    pub(crate) fn rewrite(&self, text: &str) -> Option<String> {
-        self.with_session(|session| session.server_message(text))
-            .flatten()
+    /// A JSON-RPC message (or batch) rewritten by the session, from its
+    /// measurement's reading when there was one.
+    pub(crate) fn rewrite(&self, text: &str, measured: Option<Measured>) -> Option<String> {
+        self.with_session(|session| match measured {
+            Some(measured) => session.server_message_measured(text, measured),
+            None => session.server_message(text),
+        })
+        .flatten()
     }
 }

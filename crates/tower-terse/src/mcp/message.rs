@@ -34,18 +34,6 @@ pub(crate) fn value_id_key(id: &Value) -> Option<String> {
 }
 
 #[derive(Deserialize)]
-struct ResponseMessage<'a> {
-    #[serde(borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow)]
-    result: Option<&'a RawValue>,
-    #[serde(borrow)]
-    error: Option<&'a RawValue>,
-    #[serde(borrow)]
-    method: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
 struct ToolResult<'a> {
     #[serde(borrow)]
     content: Option<Vec<&'a RawValue>>,
@@ -94,14 +82,23 @@ pub(crate) struct Rewrite<'c> {
 }
 
 impl Rewrite<'_> {
-    /// One response message, `text`, with the text blocks of its result
-    /// rewritten, and the tokens of the blocks that changed when they were
-    /// all counted; `None` when nothing changed. The caller matched its id
-    /// to the call: the work is proportional to this message alone.
-    pub(crate) fn message(&self, text: &str) -> Option<(String, Option<Counts>)> {
+    /// `message`, one response message, with its JSON text `blocks` (read
+    /// from it by [`blocks`]) rewritten, and the tokens of the blocks that
+    /// changed when they were all counted; `None` when nothing changed.
+    /// The caller matched its id to the call: the work is proportional to
+    /// this message alone.
+    pub(crate) fn message(
+        &self,
+        message: &str,
+        blocks: Vec<Block>,
+    ) -> Option<(String, Option<Counts>)> {
+        let tool = self.config.tools.get_key_value(self.tool);
         let mut splices = Vec::new();
-        let message: &RawValue = serde_json::from_str(text).ok()?;
-        self.splices(message, &mut splices);
+        for block in blocks {
+            if let Some((new, outcome)) = self.block(&block, tool) {
+                splices.push((block.raw, Value::String(new).to_string(), outcome));
+            }
+        }
         if splices.is_empty() {
             return None;
         }
@@ -112,95 +109,36 @@ impl Rewrite<'_> {
         let counts = splices
             .iter()
             .try_fold(start, |counts, (_, _, outcome)| counts.add(outcome));
-        let mut out = String::with_capacity(text.len());
+        let mut out = String::with_capacity(message.len());
         let mut at = 0;
         for (range, replacement, _) in splices {
-            let start = span(text, range)?.start;
-            out.push_str(text.get(at..start)?);
+            out.push_str(message.get(at..range.start)?);
             out.push_str(&replacement);
-            at = start + range.get().len();
+            at = range.end;
         }
-        out.push_str(text.get(at..)?);
+        out.push_str(message.get(at..)?);
         Some((out, counts))
     }
 
-    /// The new JSON string of each text block of `message` that is
-    /// rewritten, with the raw string it replaces and how it was rendered.
-    fn splices<'t>(
-        &self,
-        message: &'t RawValue,
-        splices: &mut Vec<(&'t RawValue, String, Outcome)>,
-    ) {
-        let tool = self.config.tools.get_key_value(self.tool);
-        self.text_blocks(message, |raw, text| {
-            if let Some((new, outcome)) = self.block(text, tool) {
-                splices.push((raw, Value::String(new).to_string(), outcome));
-            }
-        });
-    }
-
-    /// The work rewriting one response message of `len` bytes whose
-    /// `result` is this will do, in bytes parsed or written as
+    /// The work rewriting one response message of `len` bytes whose JSON
+    /// text blocks are `blocks` will do, in bytes parsed or written as
     /// [`render::cost`] counts them for a response body: the message read,
-    /// and each JSON text block rendered (its output, the indentation of
-    /// its nesting, and the bytes counted exactly). Known from one pass
-    /// over each block, before any of it is rendered, so that a small
-    /// message that renders large leaves the async workers as a large one
-    /// does.
-    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
-    pub(crate) fn work(&self, len: usize, result: &RawValue) -> usize {
-        let mut work = len;
-        self.result_blocks(result, |_, block| {
-            if holds_json(block) {
-                work = work.saturating_add(self.cost(block).work);
-            }
-        });
-        work
-    }
-
-    /// Calls `f` with each text block of the result in `message` (an
-    /// answer, not an error, not an `isError` result): the raw JSON string
-    /// and its text.
-    fn text_blocks<'t>(&self, message: &'t RawValue, f: impl FnMut(&'t RawValue, &str)) {
-        let Ok(response) = serde_json::from_str::<ResponseMessage<'t>>(message.get()) else {
-            return;
-        };
-        if let (Some(_), Some(result), None, None) = (
-            response.id,
-            response.result,
-            response.error,
-            response.method,
-        ) {
-            self.result_blocks(result, f);
-        }
-    }
-
-    /// [`Self::text_blocks`] of an answer's `result`.
-    fn result_blocks<'t>(&self, result: &'t RawValue, mut f: impl FnMut(&'t RawValue, &str)) {
-        let Ok(result) = serde_json::from_str::<ToolResult<'t>>(result.get()) else {
-            return;
-        };
-        if result.is_error.is_some_and(|flag| flag.get() != "false") {
-            return;
-        }
-        for block in result.content.into_iter().flatten() {
-            let Ok(block) = serde_json::from_str::<ContentBlock<'t>>(block.get()) else {
-                continue;
-            };
-            let (Some("text"), Some(raw)) = (block.kind.as_deref(), block.text) else {
-                continue;
-            };
-            let Ok(text) = serde_json::from_str::<Cow<'_, str>>(raw.get()) else {
-                continue;
-            };
-            f(raw, &text);
-        }
+    /// and each block rendered (its output, the indentation of its nesting,
+    /// and the bytes counted exactly). Known from one pass over each block,
+    /// before any of it is rendered, so that a small message that renders
+    /// large leaves the async workers as a large one does. Each block
+    /// keeps its cost, which the rewrite then reserves memory by.
+    pub(crate) fn work(&self, len: usize, blocks: &mut [Block]) -> usize {
+        blocks.iter_mut().fold(len, |work, block| {
+            let cost = self.cost(&block.text);
+            block.cost = Some((self.format, cost));
+            work.saturating_add(cost.work)
+        })
     }
 
     /// What rendering a block that holds `json` will cost: the one bound
     /// the HTTP layer takes of a response body ([`render::cost`]), with
     /// the settings a block renders with.
-    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
     fn cost(&self, json: &str) -> Cost {
         let settings = self.config.render_settings();
         // Exact counts: asked for (or `_meta` counts), or a near tie of
@@ -217,12 +155,10 @@ impl Rewrite<'_> {
         )
     }
 
-    /// The new text of a block that holds `json` and how it was rendered,
-    /// or `None` to keep it; a block that holds JSON is reported either way.
-    fn block(&self, json: &str, tool: Option<(&String, &McpTool)>) -> Option<(String, Outcome)> {
-        if !holds_json(json) {
-            return None;
-        }
+    /// The new text of a block and how it was rendered, or `None` to keep
+    /// it; every block (each holds JSON) is reported either way.
+    fn block(&self, block: &Block, tool: Option<(&String, &McpTool)>) -> Option<(String, Outcome)> {
+        let json = block.text.as_str();
         let config = self.config;
         let label = tool.map_or(Cow::Borrowed("mcp:other"), |(name, _)| {
             Cow::Owned(format!("mcp:{name}"))
@@ -243,14 +179,18 @@ impl Rewrite<'_> {
         let settings = config.render_settings();
         // What rendering may take is held against the budget while it
         // runs; a block the budget cannot cover is kept as it is.
-        // The memory of the same bound as the block's work ([`Self::cost`]).
-        let working = render::working_bytes(
-            json.as_bytes(),
-            plan.format,
-            false,
-            settings.toon_options,
-            settings.max_output_bytes,
-        );
+        // The memory of the same bound as the block's work ([`Self::cost`]),
+        // taken from its measurement when there was one for this format.
+        let working = match block.cost {
+            Some((format, cost)) if format == self.format => cost.memory,
+            _ => render::working_bytes(
+                json.as_bytes(),
+                plan.format,
+                false,
+                settings.toon_options,
+                settings.max_output_bytes,
+            ),
+        };
         let _working = match &config.budget {
             Some(budget) => Some(budget.try_reserve(working)?),
             None => None,
@@ -271,8 +211,59 @@ fn holds_json(text: &str) -> bool {
     matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
 }
 
+/// A text block of a tool result that holds JSON, read once from its
+/// message: measuring the answer and rewriting it both use this reading,
+/// so the JSON inside the message's JSON is unescaped once.
+#[derive(Debug)]
+pub(crate) struct Block {
+    /// Where the block's JSON string sits in its message.
+    raw: std::ops::Range<usize>,
+    /// The string's text, unescaped.
+    text: String,
+    /// What rendering it costs, and the format that cost is for, once
+    /// measured.
+    cost: Option<(Format, Cost)>,
+}
+
+/// The text blocks that hold JSON in `result`, the raw `result` of the
+/// answer `message` (borrowed from it), unless it is an `isError` result:
+/// the only blocks a rewrite changes. Owned, so that the reading moves to
+/// the blocking pool with its message.
+pub(crate) fn blocks(message: &str, result: &str) -> Vec<Block> {
+    let Ok(result) = serde_json::from_str::<ToolResult<'_>>(result) else {
+        return Vec::new();
+    };
+    if result.is_error.is_some_and(|flag| flag.get() != "false") {
+        return Vec::new();
+    }
+    let mut blocks = Vec::new();
+    for block in result.content.into_iter().flatten() {
+        let Ok(block) = serde_json::from_str::<ContentBlock<'_>>(block.get()) else {
+            continue;
+        };
+        let (Some("text"), Some(raw)) = (block.kind.as_deref(), block.text) else {
+            continue;
+        };
+        let Ok(text) = serde_json::from_str::<Cow<'_, str>>(raw.get()) else {
+            continue;
+        };
+        if !holds_json(&text) {
+            continue;
+        }
+        let Some(raw) = span(message, raw) else {
+            continue;
+        };
+        blocks.push(Block {
+            raw,
+            text: text.into_owned(),
+            cost: None,
+        });
+    }
+    blocks
+}
+
 /// Where `raw`, borrowed from `text`, sits in it.
-fn span(text: &str, raw: &RawValue) -> Option<std::ops::Range<usize>> {
+pub(crate) fn span(text: &str, raw: &RawValue) -> Option<std::ops::Range<usize>> {
     let start = (raw.get().as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
     let end = start.checked_add(raw.get().len())?;
     (end <= text.len()).then_some(start..end)

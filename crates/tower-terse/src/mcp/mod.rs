@@ -76,6 +76,7 @@ mod message;
 mod meta;
 mod mode;
 mod offload;
+mod read;
 mod service;
 mod session;
 mod sse;

@@ -1,9 +1,12 @@
 //! How a response body is read ([`Mode`]), and the two steps every way of
 //! reading it takes, here or on the blocking pool: [`push`] and [`finish`].
 
+use std::collections::VecDeque;
+
 use bytes::Bytes;
 
 use super::exchange::Exchange;
+use super::read::Measured;
 use super::sse::{Splitter, rewrite_event};
 use crate::bounded::Bounded;
 
@@ -49,8 +52,20 @@ impl Mode {
     }
 }
 
+/// The measurements of the messages a step completes (the held answer,
+/// or each event's data), in order: each rewrite goes on from the next
+/// one's reading rather than reading its message again. Empty when the
+/// step was not measured; a message without one is read as it is
+/// rewritten.
+pub(crate) type Readings = VecDeque<Measured>;
+
 /// Feeds `data` to the mode; what may go out now.
-pub(crate) fn push(mode: &mut Mode, exchange: Option<&Exchange>, data: Bytes) -> Vec<u8> {
+pub(crate) fn push(
+    mode: &mut Mode,
+    exchange: Option<&Exchange>,
+    data: Bytes,
+    readings: &mut Readings,
+) -> Vec<u8> {
     match (mode, exchange) {
         (Mode::Json { held, passing }, Some(_)) => {
             if *passing {
@@ -64,7 +79,9 @@ pub(crate) fn push(mode: &mut Mode, exchange: Option<&Exchange>, data: Bytes) ->
         }
         (Mode::Events(splitter), Some(exchange)) => {
             let mut out = Vec::new();
-            splitter.feed(&data, &mut out, &mut |event| rewrite_one(exchange, event));
+            splitter.feed(&data, &mut out, &mut |event| {
+                rewrite_one(exchange, event, readings)
+            });
             out
         }
         _ => data.into(),
@@ -72,7 +89,12 @@ pub(crate) fn push(mode: &mut Mode, exchange: Option<&Exchange>, data: Bytes) ->
 }
 
 /// The stream ended (or failed): whatever is held, rewritten when whole.
-pub(crate) fn finish(mode: &mut Mode, exchange: Option<&Exchange>, complete: bool) -> Vec<u8> {
+pub(crate) fn finish(
+    mode: &mut Mode,
+    exchange: Option<&Exchange>,
+    complete: bool,
+    readings: &mut Readings,
+) -> Vec<u8> {
     match (mode, exchange) {
         (Mode::Json { held, passing }, Some(exchange)) => {
             let held = held.take();
@@ -81,18 +103,20 @@ pub(crate) fn finish(mode: &mut Mode, exchange: Option<&Exchange>, complete: boo
             }
             std::str::from_utf8(&held)
                 .ok()
-                .and_then(|text| exchange.rewrite(text))
+                .and_then(|text| exchange.rewrite(text, readings.pop_front()))
                 .map_or_else(|| held.into(), String::into_bytes)
         }
         (Mode::Events(splitter), Some(exchange)) => {
             let mut out = Vec::new();
-            splitter.finish(&mut out, &mut |event| rewrite_one(exchange, event));
+            splitter.finish(&mut out, &mut |event| {
+                rewrite_one(exchange, event, readings)
+            });
             out
         }
         _ => Vec::new(),
     }
 }
 
-fn rewrite_one(exchange: &Exchange, event: &[u8]) -> Option<Vec<u8>> {
-    rewrite_event(event, |data| exchange.rewrite(data))
+fn rewrite_one(exchange: &Exchange, event: &[u8], readings: &mut Readings) -> Option<Vec<u8>> {
+    rewrite_event(event, |data| exchange.rewrite(data, readings.pop_front()))
 }

@@ -23,7 +23,7 @@ use bytes::Bytes;
 #[cfg_attr(not(feature = "tokio"), allow(unused_imports))]
 use super::Session;
 use super::exchange::Exchange;
-use super::mode::{Mode, finish, push};
+use super::mode::{Mode, Readings, finish, push};
 
 /// What the body does with the mode next.
 pub(crate) enum Work {
@@ -33,11 +33,17 @@ pub(crate) enum Work {
     Finish,
 }
 
-/// Does `work` here: what may go out now.
-pub(crate) fn run(mode: &mut Mode, exchange: Option<&Exchange>, work: Work) -> Vec<u8> {
+/// Does `work` here, going on from the `readings` its measurement made:
+/// what may go out now.
+pub(crate) fn run(
+    mode: &mut Mode,
+    exchange: Option<&Exchange>,
+    work: Work,
+    readings: &mut Readings,
+) -> Vec<u8> {
     match work {
-        Work::Push(data) => push(mode, exchange, data),
-        Work::Finish => finish(mode, exchange, true),
+        Work::Push(data) => push(mode, exchange, data, readings),
+        Work::Finish => finish(mode, exchange, true, readings),
     }
 }
 
@@ -49,7 +55,7 @@ pub(crate) enum Task {
     Waiting {
         waiting: crate::blocking::Waiting,
         runtime: tokio::runtime::Handle,
-        job: Option<(Mode, Arc<Exchange>, Work)>,
+        job: Option<(Mode, Arc<Exchange>, Work, Readings)>,
     },
     Running(crate::blocking::Running<(Mode, Vec<u8>)>),
 }
@@ -59,45 +65,56 @@ pub(crate) type Task = std::future::Pending<(Mode, Vec<u8>)>;
 
 /// Takes `work` to the blocking pool when it costs
 /// [`OFFLOAD_BYTES`](super::OFFLOAD_BYTES) or more ([`cost`]) and a
-/// runtime is there; `Err` gives the work back to do here.
+/// runtime is there; `Err` gives the work back to do here, with the
+/// readings measuring it made.
 pub(crate) fn spawn(
     mode: &mut Mode,
     exchange: Option<&Arc<Exchange>>,
     work: Work,
-) -> Result<Task, Work> {
+) -> Result<Task, (Work, Readings)> {
     #[cfg(feature = "tokio")]
     {
         let runtime = tokio::runtime::Handle::try_current();
         if let (Ok(runtime), Some(exchange)) = (runtime, exchange) {
-            if cost(mode, exchange, &work) >= super::OFFLOAD_BYTES {
+            let (cost, readings) = cost(mode, exchange, &work);
+            if cost >= super::OFFLOAD_BYTES {
                 let mode = std::mem::replace(mode, Mode::Away);
                 return Ok(Task::Waiting {
                     waiting: exchange.config.limit.slot(),
                     runtime,
-                    job: Some((mode, exchange.clone(), work)),
+                    job: Some((mode, exchange.clone(), work, readings)),
                 });
             }
+            return Err((work, readings));
         }
     }
     #[cfg(not(feature = "tokio"))]
     let _ = (mode, exchange);
-    Err(work)
+    Err((work, Readings::new()))
 }
 
 /// The work [`run`] will do, in bytes parsed or written, or at least
 /// [`OFFLOAD_BYTES`](super::OFFLOAD_BYTES) once it is known to reach it:
 /// what rewriting the messages it completes costs
-/// ([`Session::server_work`]), not the bytes it is given. Holding a chunk
+/// ([`Session::measure`]), not the bytes it is given; and the readings of
+/// those messages, in order, which their rewrites go on from. Holding a chunk
 /// of a JSON answer is a copy, no work; the answer's end rewrites it, and
 /// each event a chunk completes is rewritten. A small answer nested deep
 /// writes a large TOON text, and leaves the async workers as a large one
 /// does; a large answer nobody waits for is passed on here.
 #[cfg(feature = "tokio")]
-fn cost(mode: &Mode, exchange: &Exchange, work: &Work) -> usize {
+fn cost(mode: &Mode, exchange: &Exchange, work: &Work) -> (usize, Readings) {
     let enough = super::OFFLOAD_BYTES;
+    let mut readings = Readings::new();
     match (mode, work) {
         (Mode::Json { held, passing }, Work::Finish) if !*passing => {
-            std::str::from_utf8(held.as_slice()).map_or(0, |text| exchange.work(text, enough))
+            let Ok(text) = std::str::from_utf8(held.as_slice()) else {
+                return (0, readings);
+            };
+            let measured = exchange.measure(text, enough);
+            let work = measured.work;
+            readings.push_back(measured);
+            (work, readings)
         }
         (Mode::Events(splitter), work) => {
             let size = match work {
@@ -105,7 +122,7 @@ fn cost(mode: &Mode, exchange: &Exchange, work: &Work) -> usize {
                 Work::Finish => splitter.held(),
             };
             if size >= enough {
-                return size;
+                return (size, readings);
             }
             // The events it completes, found by a copy of the splitter
             // (less than `enough` bytes): each is measured, none rewritten.
@@ -113,7 +130,9 @@ fn cost(mode: &Mode, exchange: &Exchange, work: &Work) -> usize {
             let mut total = size;
             let mut measure = |event: &[u8]| {
                 super::sse::rewrite_event(event, |data| {
-                    total = total.saturating_add(exchange.work(data, enough));
+                    let measured = exchange.measure(data, enough);
+                    total = total.saturating_add(measured.work);
+                    readings.push_back(measured);
                     None
                 })
             };
@@ -122,9 +141,9 @@ fn cost(mode: &Mode, exchange: &Exchange, work: &Work) -> usize {
                 Work::Push(data) => dry.feed(data, &mut out, &mut measure),
                 Work::Finish => dry.finish(&mut out, &mut measure),
             }
-            total
+            (total, readings)
         }
-        _ => 0,
+        _ => (0, readings),
     }
 }
 
@@ -142,7 +161,7 @@ pub(crate) fn poll(task: &mut Task, cx: &mut Context<'_>) -> Poll<Option<(Mode, 
                 job,
             } => {
                 let slot = std::task::ready!(waiting.poll(cx));
-                let Some((mut mode, exchange, work)) = job.take() else {
+                let Some((mut mode, exchange, work, mut readings)) = job.take() else {
                     return Poll::Pending;
                 };
                 let Some(slot) = slot else {
@@ -153,7 +172,7 @@ pub(crate) fn poll(task: &mut Task, cx: &mut Context<'_>) -> Poll<Option<(Mode, 
                     return Poll::Ready(Some((mode, out)));
                 };
                 let running = slot.spawn(runtime, move |_| {
-                    let out = run(&mut mode, Some(&exchange), work);
+                    let out = run(&mut mode, Some(&exchange), work, &mut readings);
                     (mode, out)
                 });
                 *task = Task::Running(running);
@@ -206,16 +225,19 @@ impl Session {
     /// # }
     /// ```
     pub async fn server_message_offloaded(&self, text: &str) -> Option<String> {
-        if self.server_work(text, super::OFFLOAD_BYTES) < super::OFFLOAD_BYTES {
-            return self.server_message(text);
+        let measured = self.measure(text, super::OFFLOAD_BYTES);
+        if measured.work < super::OFFLOAD_BYTES {
+            return self.server_message_measured(text, measured);
         }
         let session = self.clone();
         let text = text.to_owned();
-        under_limit(self.limit(), move || session.server_message(&text))
-            .await
-            .ok()
-            .flatten()
-            .flatten()
+        under_limit(self.limit(), move || {
+            session.server_message_measured(&text, measured)
+        })
+        .await
+        .ok()
+        .flatten()
+        .flatten()
     }
 
     /// [`client_message`](Self::client_message) as

@@ -4,13 +4,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::format_argument::{self, Offer};
 use super::hint::{self, McpHint};
-use super::message::{Rewrite, id_key, messages, value_id_key};
+use super::message::{Block, Rewrite, value_id_key};
+use super::read::{self, Answer, Measured, Read};
 use super::{Config, McpLayer, meta, verbatim};
 use crate::format::Format;
 
@@ -125,24 +124,6 @@ pub struct Session {
     format: Format,
     asked: bool,
     table: Arc<Mutex<Table>>,
-}
-
-#[derive(Deserialize)]
-struct Head<'a> {
-    #[serde(borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow)]
-    method: Option<&'a RawValue>,
-    #[serde(borrow)]
-    result: Option<&'a RawValue>,
-    #[serde(borrow)]
-    params: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct Cancelled<'a> {
-    #[serde(rename = "requestId", borrow)]
-    request_id: Option<&'a RawValue>,
 }
 
 /// What reading the client's messages asks of the table, applied under
@@ -349,115 +330,159 @@ impl Session {
         if text.len() > self.config.max_message_bytes || self.pending() == 0 {
             return None;
         }
-        let batch = messages(text)?;
-        let (heads, cancelled) = answers(&batch);
-        let claimed: Vec<(&RawValue, &RawValue, Option<&RawValue>, Pending)> = {
+        self.rewrite(text, read::read(text)?)
+    }
+
+    /// [`server_message`](Self::server_message) of a message
+    /// [`measure`](Self::measure) read: the rewrite goes on from that
+    /// reading (the text blocks it unescaped) rather than reading `text`
+    /// again.
+    pub(crate) fn server_message_measured(&self, text: &str, measured: Measured) -> Option<String> {
+        match measured.read {
+            Some(read) if read.len == text.len() => {
+                if text.len() > self.config.max_message_bytes || self.pending() == 0 {
+                    return None;
+                }
+                self.rewrite(text, read)
+            }
+            _ => self.server_message(text),
+        }
+    }
+
+    /// The answers of `read`, read from `text`, rewritten.
+    fn rewrite(&self, text: &str, read: Read) -> Option<String> {
+        let Read {
+            answers, cancelled, ..
+        } = read;
+        let claimed: Vec<(Answer, Pending)> = {
             let mut table = self.table();
             for id in &cancelled {
                 table.remove(id);
             }
-            heads
+            answers
                 .into_iter()
-                .filter_map(|(message, id, raw, result)| {
-                    table
-                        .remove(&id)
-                        .map(|pending| (message, raw, result, pending))
-                })
+                .filter_map(|answer| table.remove(&answer.id).map(|pending| (answer, pending)))
                 .collect()
         };
         let mut splices = Vec::new();
-        for (message, id, result, pending) in claimed {
+        for (mut answer, pending) in claimed {
+            let message = text.get(answer.message.clone())?;
             let new = match pending {
-                Pending::Refused(refusal) => {
-                    Some(format_argument::error_answer(id.get(), &refusal))
-                }
-                _ if result.is_none() => None,
+                Pending::Refused(refusal) => Some(format_argument::error_answer(
+                    text.get(answer.raw_id.clone())?,
+                    &refusal,
+                )),
+                _ if answer.result.is_none() => None,
+                // An answer with an `error` as well is no tool result.
+                Pending::Call { .. } if answer.error => None,
                 Pending::Call {
                     tool,
                     format,
                     asked,
-                } => self.call(message.get(), &tool, format, asked),
-                edit => self.edit(message.get(), &edit),
+                } => {
+                    let blocks = answer.take_blocks(text);
+                    self.call(message, blocks, &tool, format, asked)
+                }
+                edit => self.edit(message, &edit),
             };
-            splices.extend(new.map(|new| (message, new)));
+            splices.extend(new.map(|new| (answer.message, new)));
         }
         splice(text, splices)
     }
 
-    /// The work [`server_message`](Self::server_message) will do on
-    /// `text`, in bytes parsed or written, or at least `enough` once it is
-    /// known to reach it (a message of `enough` bytes is not read here).
-    /// Each answer to a call the session waits for counts what rendering
-    /// its blocks will cost ([`Rewrite::work`]), the same bound the HTTP
-    /// layer takes of a response body; every other message counts its
-    /// length. A message the session will not read is no work.
+    /// Reads a message (or batch) from the server and measures the work
+    /// [`server_message`](Self::server_message) will do on it, in bytes
+    /// parsed or written, or at least `enough` once it is known to reach
+    /// it (a message of `enough` bytes is not read here). Each answer to a
+    /// call the session waits for counts what rendering its blocks will
+    /// cost ([`Rewrite::work`]), the same bound the HTTP layer takes of a
+    /// response body; every other message counts its length. A message the
+    /// session will not read is no work. The reading goes to
+    /// [`server_message_measured`](Self::server_message_measured), so the
+    /// text blocks are unescaped once.
     #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
-    pub(crate) fn server_work(&self, text: &str, enough: usize) -> usize {
+    pub(crate) fn measure(&self, text: &str, enough: usize) -> Measured {
+        let unread = |work| Measured { work, read: None };
         if text.len() > self.config.max_message_bytes || self.pending() == 0 {
-            return 0;
+            return unread(0);
         }
         if text.len() >= enough {
-            return text.len();
+            return unread(text.len());
         }
-        let Some(batch) = messages(text) else {
-            return text.len();
+        let Some(mut read) = read::read(text) else {
+            return unread(text.len());
         };
-        let (heads, _) = answers(&batch);
         // What each answer waits for, copied out: the table is not held
-        // while blocks are measured.
-        // The result, tool, format and `asked` of an answer to a call.
-        type Call<'t> = (&'t RawValue, String, Format, bool);
-        let waiting: Vec<(&RawValue, Option<Call<'_>>)> = {
+        // while blocks are measured. `None`: an answer waited for that is
+        // not a call's (or has no result), edited rather than rewritten.
+        // The tool, format and `asked` of an answer to a call.
+        type Call = (String, Format, bool);
+        let waiting: Vec<(usize, Option<Call>)> = {
             let table = self.table();
-            heads
-                .into_iter()
-                .filter_map(
-                    |(message, id, _, result)| match (table.entries.get(&id)?, result) {
-                        (
-                            (
-                                _,
-                                Pending::Call {
-                                    tool,
-                                    format,
-                                    asked,
-                                },
-                            ),
-                            Some(result),
-                        ) => Some((message, Some((result, tool.clone(), *format, *asked)))),
-                        _ => Some((message, None)),
-                    },
-                )
+            read.answers
+                .iter()
+                .enumerate()
+                .filter_map(|(at, answer)| match table.entries.get(&answer.id)? {
+                    (
+                        _,
+                        Pending::Call {
+                            tool,
+                            format,
+                            asked,
+                        },
+                    ) if answer.result.is_some() => {
+                        Some((at, Some((tool.clone(), *format, *asked))))
+                    }
+                    _ => Some((at, None)),
+                })
                 .collect()
         };
-        waiting
-            .into_iter()
-            .fold(text.len(), |work, (message, call)| {
-                let more = match call {
-                    Some((result, tool, format, asked)) => Rewrite {
+        let mut work = text.len();
+        for (at, call) in waiting {
+            let answer = &mut read.answers[at];
+            let len = answer.message.len();
+            let more = match call {
+                Some((tool, format, asked)) => {
+                    let mut blocks = answer.read_blocks(text);
+                    let rewrite = Rewrite {
                         config: &self.config,
                         format,
                         asked,
                         tool: &tool,
-                    }
-                    .work(message.get().len(), result),
-                    // Any other answer waited for is edited: read as a tree
-                    // and written again.
-                    None => message.get().len(),
-                };
-                work.saturating_add(more)
-            })
+                    };
+                    let more = rewrite.work(len, &mut blocks);
+                    answer.blocks = Some(blocks);
+                    more
+                }
+                // Any other answer waited for is edited: read as a tree
+                // and written again.
+                None => len,
+            };
+            work = work.saturating_add(more);
+        }
+        Measured {
+            work,
+            read: Some(read),
+        }
     }
 
-    /// One answer to a `tools/call`, its text blocks rewritten (and the
-    /// counts added to its `_meta` when asked).
-    fn call(&self, message: &str, tool: &str, format: Format, asked: bool) -> Option<String> {
+    /// One answer to a `tools/call`, its JSON text `blocks` rewritten (and
+    /// the counts added to its `_meta` when asked).
+    fn call(
+        &self,
+        message: &str,
+        blocks: Vec<Block>,
+        tool: &str,
+        format: Format,
+        asked: bool,
+    ) -> Option<String> {
         let rewrite = Rewrite {
             config: &self.config,
             format,
             asked,
             tool,
         };
-        let (new, counts) = rewrite.message(message)?;
+        let (new, counts) = rewrite.message(message, blocks)?;
         match (self.config.meta_counts, counts) {
             (true, Some(counts)) => Some(meta::add(&new, format, counts).unwrap_or(new)),
             _ => Some(new),
@@ -526,50 +551,18 @@ impl Session {
     }
 }
 
-/// An answer of a batch: the message, its id (as the table keys it), the
-/// raw id, and its result.
-type Answer<'t> = (&'t RawValue, String, &'t RawValue, Option<&'t RawValue>);
-
-/// The answers among `batch`, and the requests the server's cancellations
-/// in it name.
-fn answers<'t>(batch: &[&'t RawValue]) -> (Vec<Answer<'t>>, Vec<String>) {
-    let mut heads = Vec::new();
-    let mut cancelled = Vec::new();
-    for &message in batch {
-        let Ok(head) = serde_json::from_str::<Head<'_>>(message.get()) else {
-            continue;
-        };
-        match (head.id, head.method) {
-            (Some(raw), None) => {
-                heads.extend(id_key(raw).map(|id| (message, id, raw, head.result)));
-            }
-            (None, Some(method)) if method.get() == "\"notifications/cancelled\"" => {
-                let request = head
-                    .params
-                    .and_then(|p| serde_json::from_str::<Cancelled<'_>>(p.get()).ok())
-                    .and_then(|c| c.request_id)
-                    .and_then(id_key);
-                cancelled.extend(request);
-            }
-            _ => {}
-        }
-    }
-    (heads, cancelled)
-}
-
 /// `text` with each message replaced by its new text; `None` when none
-/// changed. Every message is borrowed from `text`, in order.
-fn splice(text: &str, splices: Vec<(&RawValue, String)>) -> Option<String> {
+/// changed. Every message is a range of `text`, in order.
+fn splice(text: &str, splices: Vec<(std::ops::Range<usize>, String)>) -> Option<String> {
     if splices.is_empty() {
         return None;
     }
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     for (message, new) in splices {
-        let start = (message.get().as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
-        out.push_str(text.get(at..start)?);
+        out.push_str(text.get(at..message.start)?);
         out.push_str(&new);
-        at = start.checked_add(message.get().len())?;
+        at = message.end;
     }
     out.push_str(text.get(at..)?);
     Some(out)

@@ -464,7 +464,7 @@ fn the_work_of_an_answer_is_what_rendering_it_costs_not_its_size() {
     let (flat, deep) = (answer(1, &flat), answer(2, &deep));
     assert!(deep.len() < OFFLOAD_BYTES / 4, "{}", deep.len());
     // Nobody waits for them: no work.
-    assert_eq!(session.server_work(&deep, OFFLOAD_BYTES), 0);
+    assert_eq!(session.measure(&deep, OFFLOAD_BYTES).work, 0);
     for id in [1, 2] {
         session.client_message(&format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"t","arguments":{{}}}}}}"#
@@ -473,10 +473,80 @@ fn the_work_of_an_answer_is_what_rendering_it_costs_not_its_size() {
     // A flat list costs a few times its size (read, written, and read
     // again as a block); the same list nested deep
     // costs past the threshold, most of it indentation.
-    let work = session.server_work(&flat, OFFLOAD_BYTES);
+    let work = session.measure(&flat, OFFLOAD_BYTES).work;
     assert!(flat.len() < work && work < 6 * flat.len(), "{work}");
-    assert!(session.server_work(&deep, OFFLOAD_BYTES) >= OFFLOAD_BYTES);
+    assert!(session.measure(&deep, OFFLOAD_BYTES).work >= OFFLOAD_BYTES);
     // A message past the threshold is not read to know it.
     let large = answer(1, &"x".repeat(OFFLOAD_BYTES));
-    assert_eq!(session.server_work(&large, OFFLOAD_BYTES), large.len());
+    assert_eq!(session.measure(&large, OFFLOAD_BYTES).work, large.len());
+}
+
+#[test]
+fn a_measured_answer_is_rewritten_from_its_reading_to_the_same_bytes() {
+    use crate::mcp::OFFLOAD_BYTES;
+    // A batch: two calls (one with a block that is not JSON, one with two
+    // JSON blocks), a refused call, an error, a cancellation and a
+    // notification, with the server's own spacing.
+    let layer = McpLayer::new()
+        .format_argument(true)
+        .meta_counts(true)
+        .tool(
+            "list_users",
+            McpTool::from_template("users", "user", "{name}").unwrap(),
+        );
+    let blocks = json!({"content": [
+        {"type": "text", "text": users()},
+        {"type": "image", "data": "AA=="},
+        {"type": "text", "text": format!("[{},{}]", users(), users())},
+    ]});
+    let batch = format!(
+        "[ {} ,\n{}, {}, {}, {}, {} ]",
+        answer(1, text_result("plain words")),
+        answer(2, blocks),
+        answer(3, json!({})),
+        json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -1, "message": "no"}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}),
+    );
+    let calls = [
+        call(1, "list_users", json!({})),
+        call(2, "list_users", json!({"format": "compact"})),
+        call(3, "list_users", json!({"format": "yaml"})),
+        call(4, "list_users", json!({})),
+        call(5, "list_users", json!({})),
+    ];
+    let session = |layer: &McpLayer| {
+        let session = Session::new(layer);
+        for call in &calls {
+            session.client_message(call);
+        }
+        session
+    };
+    let (read_twice, read_once) = (session(&layer), session(&layer));
+    let expected = read_twice.server_message(&batch).expect("a rewrite");
+    let measured = read_once.measure(&batch, OFFLOAD_BYTES);
+    assert!(measured.work > batch.len(), "{}", measured.work);
+    assert!(measured.read.as_ref().unwrap().answers[1].blocks.is_some());
+    assert_eq!(
+        read_once.server_message_measured(&batch, measured),
+        Some(expected)
+    );
+    assert_eq!((read_once.pending(), read_twice.pending()), (0, 0));
+
+    // A reading of other text is not taken for it.
+    let other = session(&layer);
+    let measured = other.measure(&answer(9, json!({})), OFFLOAD_BYTES);
+    let single = answer(1, text_result(&users()));
+    assert_eq!(
+        other.server_message_measured(&single, measured),
+        read_twice_single(&layer, &calls[0], &single)
+    );
+}
+
+/// `single` rewritten by a fresh session that read `call`, without a
+/// measurement.
+fn read_twice_single(layer: &McpLayer, call: &str, single: &str) -> Option<String> {
+    let session = Session::new(layer);
+    session.client_message(call);
+    session.server_message(single)
 }

@@ -18,6 +18,7 @@
 
 use std::sync::LazyLock;
 
+use super::ascii;
 use super::pieces::{self, Spaces};
 
 use bpe::byte_pair_encoding::BytePairEncoding;
@@ -82,7 +83,11 @@ fn linear() -> &'static Tokenizer {
 ///
 /// Ordinary text is counted by the `tiktoken` crate, hundreds of MB/s on
 /// API JSON, with its line breaks and indentation split off and counted
-/// through a small table (`tiktoken` would hand each to its regex); text with a run of one kind of character long enough to make
+/// through a small table (`tiktoken` would hand each to its regex); ASCII
+/// text (most API JSON and its TOON) is split into pieces here and each
+/// piece answered from a per-thread memo of the pieces seen before (a
+/// fixed 96 KiB), `tiktoken` counting only the new ones; text with a run
+/// of one kind of character long enough to make
 /// a long tokenizer piece (a megabyte of one letter, deep indentation, a
 /// wall of punctuation) is counted by a linear-time encoder instead, tens
 /// of MB/s whatever the text. That encoder's tables are built once per
@@ -151,6 +156,8 @@ impl Counter {
         if has_long_run(text.as_bytes()) {
             let linear = linear();
             linear.count_till_limit(&linear.normalize(text), limit)
+        } else if text.is_ascii() {
+            ascii::count_till(text, limit, tiktoken())
         } else {
             pieces::count_till(text, limit, tiktoken(), &mut self.spaces)
         }

@@ -22,6 +22,8 @@
 //! assert!((15..=30).contains(&tokens));
 //! ```
 
+#[cfg(feature = "exact-tokens")]
+mod ascii;
 mod choose;
 mod classes;
 mod dispatch;

@@ -1,4 +1,6 @@
-//! Exact counts with `tiktoken`, with the whitespace pieces taken out.
+//! Exact counts with `tiktoken`, with the whitespace pieces taken out: the
+//! way for text with bytes beyond ASCII (ASCII text has its own counter,
+//! `ascii`).
 //!
 //! `tiktoken` splits text into pre-tokenizer pieces with hand-written ASCII
 //! scanners, except where a piece is whitespace: a line break, the

@@ -1,7 +1,7 @@
 //! Arrays in their inline (§9.1), list (§9.2, §9.4, §10), tabular (§9.3) and
 //! keyed-tabular (§9.5) forms.
 
-use super::{Parser, skip_spaces};
+use super::{Dest, Frame, Parser, skip_spaces};
 use crate::decode::header::{self, Header, Kind, skip_quoted, trim_end};
 use crate::decode::lines::Line;
 use crate::decode::table::Table;
@@ -9,6 +9,34 @@ use crate::decode::{Fail, PResult, scalar};
 use serde_json::{Map, Value};
 
 const MAX_RESERVE: usize = 1024;
+
+/// A `- ` list being read (see [`Parser::run`](super::Parser)).
+pub(super) struct List {
+    items: Vec<Value>,
+    header: Header,
+    /// The depth of its items' hyphens.
+    pub(super) depth: usize,
+    /// Where the first item past the declared length starts.
+    extra: Option<usize>,
+    /// Whether an item was read: the list's span is open (§12).
+    started: bool,
+    /// Items of one list tend to share a shape: each object is sized like
+    /// the larger of the two before it.
+    hint: usize,
+    last_len: usize,
+    dest: Dest,
+}
+
+impl List {
+    /// Adds the next item.
+    pub(super) fn push(&mut self, item: Value) {
+        if let Value::Object(object) = &item {
+            self.hint = object.len().max(self.last_len);
+            self.last_len = object.len();
+        }
+        self.items.push(item);
+    }
+}
 
 /// Bytes that end a run of plain cell text, one table per delimiter.
 fn special_bytes(delim: u8) -> &'static [bool; 256] {
@@ -144,67 +172,107 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// `key[N]:` followed by `- ` items at `depth` (§9.2, §9.4, §10).
-    pub(super) fn list(&mut self, header: &Header, depth: usize) -> PResult<Value> {
+    /// Opens the list `key[N]:` whose `- ` items are at `depth` (§9.2,
+    /// §9.4, §10), read on by [`Parser::run`] and handed to `dest`.
+    pub(super) fn open_list(
+        &mut self,
+        stack: &mut Vec<Frame>,
+        header: Header,
+        depth: usize,
+        dest: Dest,
+    ) -> PResult<()> {
         self.enter(header.len_pos)?;
-        let mut items = Vec::with_capacity(self.capacity(header.len, header.end));
-        let mut extra = None;
-        let mut started = false;
-        // Items of one list tend to share a shape: size each object like
-        // the larger of the two before it.
-        let (mut hint, mut last_len) = (0, 0);
-        while let Some(line) = self.lines.peek()? {
-            if line.depth < depth {
-                break;
-            }
-            if line.depth > depth {
-                self.orphan(&line, Some(depth))?;
-                continue;
-            }
-            let content = &self.bytes[line.content..line.end];
-            if content[0] != b'-' || content.get(1).is_some_and(|&c| c != b' ') {
-                return Err(Fail::new(
-                    line.content,
-                    "expected a list item starting with `- `",
-                ));
-            }
-            self.take(&line)?;
-            if !started {
-                started = true;
-                self.spans += 1;
-            }
-            if items.len() == header.len && extra.is_none() {
-                extra = Some(line.content);
-            }
-            let item = self.list_item(&line, depth, hint)?;
-            if let Value::Object(object) = &item {
-                hint = object.len().max(last_len);
-                last_len = object.len();
-            }
-            items.push(item);
+        let items = Vec::with_capacity(self.capacity(header.len, header.end));
+        stack.push(Frame::List(List {
+            items,
+            header,
+            depth,
+            extra: None,
+            started: false,
+            hint: 0,
+            last_len: 0,
+            dest,
+        }));
+        Ok(())
+    }
+
+    /// A line at or past `depth`, the depth of the items of the list on
+    /// top of `stack`: its next item.
+    pub(super) fn list_line(
+        &mut self,
+        stack: &mut Vec<Frame>,
+        line: &Line,
+        depth: usize,
+    ) -> PResult<()> {
+        if line.depth > depth {
+            return self.orphan(line, Some(depth));
         }
-        if started {
+        let content = &self.bytes[line.content..line.end];
+        if content[0] != b'-' || content.get(1).is_some_and(|&c| c != b' ') {
+            return Err(Fail::new(
+                line.content,
+                "expected a list item starting with `- `",
+            ));
+        }
+        self.take(line)?;
+        let Some(Frame::List(list)) = stack.last_mut() else {
+            return Ok(());
+        };
+        if !list.started {
+            list.started = true;
+            self.spans += 1;
+        }
+        if list.items.len() == list.header.len && list.extra.is_none() {
+            list.extra = Some(line.content);
+        }
+        let hint = list.hint;
+        self.list_item(stack, line, depth, hint)
+    }
+
+    /// Pops the finished list on top of `stack`: its value and where it
+    /// goes.
+    pub(super) fn close_list(&mut self, stack: &mut Vec<Frame>) -> PResult<(Value, Dest)> {
+        let Some(Frame::List(list)) = stack.pop() else {
+            return Ok((Value::Null, Dest::Root));
+        };
+        if list.started {
             self.spans -= 1;
         }
         self.leave();
-        self.check_count(header, items.len(), extra, "list item", "list items")?;
-        Ok(Value::Array(items))
+        self.check_count(
+            &list.header,
+            list.items.len(),
+            list.extra,
+            "list item",
+            "list items",
+        )?;
+        Ok((Value::Array(list.items), list.dest))
     }
 
-    /// One `- ...` item whose hyphen is at `depth`.
-    fn list_item(&mut self, line: &Line, depth: usize, hint: usize) -> PResult<Value> {
+    /// One `- ...` item whose hyphen is at `depth`, of the list on top of
+    /// `stack`: its value, or the block it opens pushed.
+    fn list_item(
+        &mut self,
+        stack: &mut Vec<Frame>,
+        line: &Line,
+        depth: usize,
+        hint: usize,
+    ) -> PResult<()> {
         let start = skip_spaces(self.bytes, line.content + 1, line.end);
         let end = line.end;
         if start == end {
-            return Ok(Value::Object(Map::new()));
+            self.deliver(stack, Value::Object(Map::new()), Dest::Item)?;
+            return Ok(());
         }
         if &self.bytes[start..end] == b"[]" {
-            return Ok(Value::Array(Vec::new()));
+            self.deliver(stack, Value::Array(Vec::new()), Dest::Item)?;
+            return Ok(());
         }
         let kind = match header::classify(self.text, start, end, self.strict, &mut self.tables)? {
             Kind::Header(header) if header.key.is_none() => {
                 if !header.keyed && header.fields.is_none() {
-                    return self.array_body(header, depth);
+                    self.array_body(stack, header, depth, Dest::Item)?;
+                    return Ok(());
                 }
                 if self.strict {
                     return Err(Fail::new(
@@ -217,16 +285,22 @@ impl Parser<'_> {
                     None => return Err(Fail::new(end, "missing `:` after the key")),
                 }
             }
-            Kind::Scalar { .. } => return scalar::primitive(self.text, start, end),
+            Kind::Scalar { .. } => {
+                let value = scalar::primitive(self.text, start, end)?;
+                self.deliver(stack, value, Dest::Item)?;
+                return Ok(());
+            }
             kind => kind,
         };
         // An object whose first field sits on the hyphen line, one level in.
         self.enter(start)?;
-        let mut map = Map::with_capacity(hint);
-        self.field(&mut map, kind, start, end, depth + 1)?;
-        self.object_body(&mut map, depth + 1)?;
-        self.leave();
-        Ok(Value::Object(map))
+        stack.push(Frame::Object {
+            map: Map::with_capacity(hint),
+            depth: depth + 1,
+            dest: Dest::Item,
+            slot: None,
+        });
+        self.field(stack, kind, start, end, depth + 1)
     }
 
     /// `key[N]{fields}:` followed by rows at `depth` (§9.3).
