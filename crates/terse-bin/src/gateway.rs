@@ -68,6 +68,11 @@ pub fn run(args: &Args) -> ExitCode {
         Err(err) => return fail(&format!("cannot start the runtime: {err}")),
     };
     let metrics_listen = args.metrics_listen.or(config.metrics_listen());
+    if metrics_listen.is_none() {
+        // No recorder will be installed: the layers skip the counters'
+        // keys (and the JSON token counts only they would use).
+        tower_terse::record_metrics(false);
+    }
     let health = Health::new(upstream.clone());
     let service = config.gateway_on(upstream, listen);
     let options = config.server_options();

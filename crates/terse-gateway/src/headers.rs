@@ -42,18 +42,23 @@ pub fn remove_hop_by_hop(headers: &mut HeaderMap) {
         // Looked up by `&str`: any case, and no copy of the name.
         headers.remove(name.trim());
     }
-    for name in [
-        CONNECTION,
-        KEEP_ALIVE,
-        TE,
-        TRAILER,
-        TRANSFER_ENCODING,
-        UPGRADE,
-    ] {
-        headers.remove(name);
-    }
-    remove_matching(headers, |name| name.starts_with("proxy-"));
+    // One pass over the names there are (a few), rather than a lookup
+    // for each name that could be.
+    remove_matching(headers, |name| {
+        HOP_BY_HOP.iter().any(|hop| hop.as_str() == name) || name.starts_with("proxy-")
+    });
 }
+
+/// The hop-by-hop headers of RFC 9110 §7.6.1 (and `Keep-Alive`), besides
+/// those `Connection` names and the `Proxy-*` ones.
+const HOP_BY_HOP: [HeaderName; 6] = [
+    CONNECTION,
+    KEEP_ALIVE,
+    TE,
+    TRAILER,
+    TRANSFER_ENCODING,
+    UPGRADE,
+];
 
 /// Removes every header whose (lowercase) name `matches`.
 pub(crate) fn remove_matching(headers: &mut HeaderMap, matches: impl Fn(&str) -> bool) {

@@ -214,7 +214,12 @@ pub async fn serve<S, B>(
                 let request = tracking.request();
                 async move {
                     let response = future.await?;
-                    Ok::<_, S::Error>(response.map(|body| Tracked::new(body, request)))
+                    // Boxed once here: a response body can be large (the
+                    // compression layer's holds its encoders' state, some
+                    // 6 KiB), and hyper moves the body several times on
+                    // its way out; a pointer costs less to move than the
+                    // allocation.
+                    Ok::<_, S::Error>(response.map(|body| Tracked::new(Box::pin(body), request)))
                 }
             });
         let (registration, shed) = open.register(activity.clone());

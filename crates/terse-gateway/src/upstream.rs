@@ -153,13 +153,20 @@ impl StdError for UpstreamError {}
 /// `bad_request_body`. `Upstream` never returns `Err`.
 #[derive(Clone)]
 pub struct Upstream {
+    // The service is cloned for every request (hyper-util's adapter does):
+    // one reference count to raise, and a pointer to copy.
+    shared: Arc<Shared>,
+}
+
+/// What every clone of one [`Upstream`] shares.
+#[derive(Clone)]
+struct Shared {
     client: Client<HttpConnector, ClientBody>,
     scheme: Scheme,
     authority: Authority,
     /// The `Host` the upstream gets (unless the client's is preserved):
     /// what hyper would write from the URI on every request, written once.
     host: HeaderValue,
-    // Shared, as everything here: the service is cloned for every request.
     prefix: Arc<str>,
     connect_timeout: Duration,
     response_timeout: Duration,
@@ -172,15 +179,16 @@ pub struct Upstream {
 
 impl fmt::Debug for Upstream {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shared = &*self.shared;
         f.debug_struct("Upstream")
-            .field("authority", &self.authority)
-            .field("prefix", &self.prefix)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("response_timeout", &self.response_timeout)
-            .field("idle_timeout", &self.idle_timeout)
-            .field("consumed", &self.consumed)
-            .field("preserve_host", &self.preserve_host)
-            .field("public_origin", &self.public_origin)
+            .field("authority", &shared.authority)
+            .field("prefix", &shared.prefix)
+            .field("connect_timeout", &shared.connect_timeout)
+            .field("response_timeout", &shared.response_timeout)
+            .field("idle_timeout", &shared.idle_timeout)
+            .field("consumed", &shared.consumed)
+            .field("preserve_host", &shared.preserve_host)
+            .field("public_origin", &shared.public_origin)
             .finish()
     }
 }
@@ -222,7 +230,7 @@ impl Upstream {
         };
         let host = HeaderValue::try_from(host)
             .map_err(|_| UpstreamError(format!("{url:?} has a host that is no header value")))?;
-        Ok(Upstream {
+        let shared = Shared {
             client: Self::client(CONNECT_TIMEOUT),
             scheme: Scheme::HTTP,
             host,
@@ -235,7 +243,15 @@ impl Upstream {
             consumed: Consumed::default(),
             preserve_host: false,
             public_origin: None,
+        };
+        Ok(Upstream {
+            shared: Arc::new(shared),
         })
+    }
+
+    /// The settings, to change before the service is first cloned.
+    fn settings(&mut self) -> &mut Shared {
+        Arc::make_mut(&mut self.shared)
     }
 
     /// The authority and path prefix of an upstream URL, as
@@ -283,8 +299,9 @@ impl Upstream {
     /// # Ok::<(), terse_gateway::UpstreamError>(())
     /// ```
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
-        self.client = Self::client(timeout);
+        let settings = self.settings();
+        settings.connect_timeout = timeout;
+        settings.client = Self::client(timeout);
         self
     }
 
@@ -298,7 +315,7 @@ impl Upstream {
     /// # Ok::<(), terse_gateway::UpstreamError>(())
     /// ```
     pub fn response_timeout(mut self, timeout: Duration) -> Self {
-        self.response_timeout = timeout;
+        self.settings().response_timeout = timeout;
         self
     }
 
@@ -313,7 +330,7 @@ impl Upstream {
     /// # Ok::<(), terse_gateway::UpstreamError>(())
     /// ```
     pub fn idle_timeout(mut self, timeout: Duration) -> Self {
-        self.idle_timeout = timeout;
+        self.settings().idle_timeout = timeout;
         self
     }
 
@@ -329,7 +346,7 @@ impl Upstream {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn trusted_proxies(mut self, trusted: TrustedProxies) -> Self {
-        self.trusted_proxies = Arc::new(trusted);
+        self.settings().trusted_proxies = Arc::new(trusted);
         self
     }
 
@@ -344,7 +361,7 @@ impl Upstream {
     /// # Ok::<(), terse_gateway::UpstreamError>(())
     /// ```
     pub fn consume(mut self, consumed: Consumed) -> Self {
-        self.consumed = consumed;
+        self.settings().consumed = consumed;
         self
     }
 
@@ -359,7 +376,7 @@ impl Upstream {
     /// # Ok::<(), terse_gateway::UpstreamError>(())
     /// ```
     pub fn preserve_host(mut self, preserve: bool) -> Self {
-        self.preserve_host = preserve;
+        self.settings().preserve_host = preserve;
         self
     }
 
@@ -374,7 +391,7 @@ impl Upstream {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn public_origin(mut self, origin: PublicOrigin) -> Self {
-        self.public_origin = Some(Arc::new(origin));
+        self.settings().public_origin = Some(Arc::new(origin));
         self
     }
 
@@ -393,12 +410,12 @@ impl Upstream {
     /// ```
     pub async fn reachable(&self, within: Duration) -> bool {
         // `host()` keeps an IPv6 literal's brackets; the resolver takes it bare.
-        let host = self.authority.host();
+        let host = self.shared.authority.host();
         let host = host
             .strip_prefix('[')
             .and_then(|h| h.strip_suffix(']'))
             .unwrap_or(host);
-        let port = self.authority.port_u16().unwrap_or(80);
+        let port = self.shared.authority.port_u16().unwrap_or(80);
         let connect = tokio::net::TcpStream::connect((host, port));
         matches!(tokio::time::timeout(within, connect).await, Ok(Ok(_)))
     }
@@ -407,6 +424,7 @@ impl Upstream {
     /// resolved (a path climbing above `/` would leave the prefix), joined
     /// to the prefix.
     fn target(&self, original: &Uri) -> Result<Uri, ErrorEnvelope> {
+        let shared = &*self.shared;
         let unforwardable = || {
             ErrorEnvelope::new(
                 StatusCode::BAD_REQUEST,
@@ -424,10 +442,10 @@ impl Upstream {
         };
         let consumed = original
             .path_and_query()
-            .and_then(|pq| self.consumed.query(pq));
+            .and_then(|pq| shared.consumed.query(pq));
         // Most requests go as they came: their bytes are shared, not copied.
         let unchanged =
-            self.prefix.is_empty() && matches!(path, Cow::Borrowed(_)) && consumed.is_none();
+            shared.prefix.is_empty() && matches!(path, Cow::Borrowed(_)) && consumed.is_none();
         let joined = match original.path_and_query().filter(|_| unchanged) {
             Some(as_sent) => as_sent.clone(),
             None => {
@@ -437,13 +455,13 @@ impl Upstream {
                 }
                 .map(|q| format!("?{q}"))
                 .unwrap_or_default();
-                PathAndQuery::try_from(format!("{}{path}{query}", self.prefix))
+                PathAndQuery::try_from(format!("{}{path}{query}", shared.prefix))
                     .map_err(|_| unforwardable())?
             }
         };
         Uri::builder()
-            .scheme(self.scheme.clone())
-            .authority(self.authority.clone())
+            .scheme(shared.scheme.clone())
+            .authority(shared.authority.clone())
             .path_and_query(joined)
             .build()
             .map_err(|_| unforwardable())
@@ -486,25 +504,21 @@ where
         // metadata, whose answer names the resource.
         let metadata = matches!(parts.method, Method::GET | Method::HEAD)
             && is_metadata_path(parts.uri.path());
-        // What the redirects are worked out from, should the answer have any.
-        let (authority, prefix, origin, client_host) = (
-            self.authority.clone(),
-            self.prefix.clone(),
-            self.public_origin.clone(),
-            host.clone(),
-        );
+        // The client's host, should the answer have redirects to point back.
+        let client_host = host.clone();
+        let shared = self.shared.clone();
         remove_hop_by_hop(&mut parts.headers);
         remove_underscored(&mut parts.headers);
-        self.consumed.headers(&mut parts.headers);
+        shared.consumed.headers(&mut parts.headers);
         set_forwarded(
             &mut parts.headers,
             client_addr,
             host.clone(),
-            &self.trusted_proxies,
+            &shared.trusted_proxies,
         );
         let host = host
-            .filter(|_| self.preserve_host)
-            .unwrap_or_else(|| self.host.clone());
+            .filter(|_| shared.preserve_host)
+            .unwrap_or_else(|| shared.host.clone());
         parts.headers.insert(HOST, host);
         // A `HEAD` is answered with the headers of the `GET`: the length and
         // token count of the body as served, which only the body gives. The
@@ -520,21 +534,23 @@ where
         parts.uri = target;
         parts.version = Version::HTTP_11;
         // Remembers whether the client's body broke (a malformed chunk, a
-        // cut connection), so the failure is blamed on the client.
-        let client_failed = Arc::new(AtomicBool::new(false));
+        // cut connection), so the failure is blamed on the client. A body
+        // that has ended already cannot break: no flag to share.
+        let client_failed = (!body.is_end_stream()).then(|| Arc::new(AtomicBool::new(false)));
         let flag = client_failed.clone();
         let body = body.map_err(move |err| {
-            flag.store(true, Ordering::Relaxed);
+            if let Some(flag) = &flag {
+                flag.store(true, Ordering::Relaxed);
+            }
             err.into()
         });
         let request = Request::from_parts(parts, body.boxed_unsync());
 
-        let client = self.client.clone();
-        let response_timeout = self.response_timeout;
-        let idle_timeout = self.idle_timeout;
         Box::pin(async move {
             let started = Instant::now();
-            let outcome = tokio::time::timeout(response_timeout, client.request(request)).await;
+            let response_timeout = shared.response_timeout;
+            let outcome =
+                tokio::time::timeout(response_timeout, shared.client.request(request)).await;
             let latency = UpstreamLatency(started.elapsed());
             let mut response = match outcome {
                 Ok(Ok(response)) => {
@@ -553,13 +569,13 @@ where
                     // an HTTP/1.0 upstream must not make the gateway answer
                     // its clients in 1.0 and close their connections.
                     parts.version = Version::default();
-                    let mut body = UpstreamBody::incoming(body, idle_timeout);
+                    let mut body = UpstreamBody::incoming(body, shared.idle_timeout);
                     let redirects = (metadata || Redirects::wanted(&parts.headers))
                         .then(|| {
                             Redirects::new(
-                                authority.as_str(),
-                                &prefix,
-                                origin.as_deref(),
+                                shared.authority.as_str(),
+                                &shared.prefix,
+                                shared.public_origin.as_deref(),
                                 client_host.as_ref(),
                             )
                         })
@@ -572,13 +588,19 @@ where
                     }
                     Response::from_parts(parts, body)
                 }
-                Ok(Err(_)) if client_failed.load(Ordering::Relaxed) => ErrorEnvelope::new(
-                    StatusCode::BAD_REQUEST,
-                    "bad_request_body",
-                    "the request body could not be read",
-                )
-                .with_hint("send a well-formed body of the length announced")
-                .into_http_response(),
+                Ok(Err(_))
+                    if client_failed
+                        .as_ref()
+                        .is_some_and(|flag| flag.load(Ordering::Relaxed)) =>
+                {
+                    ErrorEnvelope::new(
+                        StatusCode::BAD_REQUEST,
+                        "bad_request_body",
+                        "the request body could not be read",
+                    )
+                    .with_hint("send a well-formed body of the length announced")
+                    .into_http_response()
+                }
                 Ok(Err(err)) => failure(&err).into_http_response(),
                 Err(_) => ErrorEnvelope::new(
                     StatusCode::GATEWAY_TIMEOUT,

@@ -116,6 +116,8 @@ pub use middleware::{
 pub use passthrough::Passthrough;
 pub use render::public::{render, render_json, render_json_with};
 pub use render::{Fallback, Outcome, ResponseFormat, is_identity_coding, is_json_media_type};
+#[cfg(feature = "metrics")]
+pub use report::record_metrics;
 pub use rewind::Rewind;
 pub use settings::{RouteSettings, Settings, ToonSettings};
 

@@ -4,11 +4,41 @@
 
 use crate::format::Format;
 
-/// Whether a report would reach anyone: the `metrics` feature is on, or a
-/// `tracing` subscriber wants the event. Work done only for reports (the
-/// route label, the JSON's token count) waits on this.
+/// Whether the counters are recorded ([`record_metrics`]).
+#[cfg(feature = "metrics")]
+static RECORDED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Whether the layers record their `metrics` counters: on unless turned
+/// off. The `metrics` facade cannot tell whether a recorder is installed,
+/// and without one each counted response still builds three labelled
+/// keys; a process that installs no recorder turns the counters off, and
+/// the work done only for them (the keys, the JSON's token count on a
+/// rewrite) is skipped. Process-wide, like the recorder itself.
+///
+/// ```
+/// // No `--metrics-listen`: nothing would read the counters.
+/// tower_terse::record_metrics(false);
+/// # tower_terse::record_metrics(true);
+/// ```
+#[cfg(feature = "metrics")]
+pub fn record_metrics(recorded: bool) {
+    RECORDED.store(recorded, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether the counters are recorded: the `metrics` feature is on and
+/// [`record_metrics`] did not turn them off.
+fn metrics_recorded() -> bool {
+    #[cfg(feature = "metrics")]
+    return RECORDED.load(std::sync::atomic::Ordering::Relaxed);
+    #[cfg(not(feature = "metrics"))]
+    false
+}
+
+/// Whether a report would reach anyone: the `metrics` counters are
+/// recorded, or a `tracing` subscriber wants the event. Work done only for
+/// reports (the route label, the JSON's token count) waits on this.
 pub(crate) fn wanted() -> bool {
-    cfg!(feature = "metrics") || tracing::enabled!(target: "terse", tracing::Level::DEBUG)
+    metrics_recorded() || tracing::enabled!(target: "terse", tracing::Level::DEBUG)
 }
 
 /// One counted response.
@@ -48,7 +78,7 @@ impl<'a> Report<'a> {
             "response counted"
         );
         #[cfg(feature = "metrics")]
-        {
+        if metrics_recorded() {
             let route = metrics::SharedString::from(self.route.to_owned());
             let format = self.served.as_str();
             metrics::counter!("terse_responses_total", "route" => route.clone(), "format" => format)
