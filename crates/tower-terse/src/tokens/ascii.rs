@@ -47,6 +47,9 @@ struct Slot {
     key: [u64; 3],
 }
 
+// The size the docs give: 4 096 slots of 32 bytes.
+const _: () = assert!(SLOTS * std::mem::size_of::<Slot>() == 128 << 10);
+
 const EMPTY: Slot = Slot {
     len: 0,
     tokens: 0,

@@ -86,7 +86,7 @@ fn linear() -> &'static Tokenizer {
 /// through a small table (`tiktoken` would hand each to its regex); ASCII
 /// text (most API JSON and its TOON) is split into pieces here and each
 /// piece answered from a per-thread memo of the pieces seen before (a
-/// fixed 96 KiB), `tiktoken` counting only the new ones; text with a run
+/// fixed 128 KiB), `tiktoken` counting only the new ones; text with a run
 /// of one kind of character long enough to make
 /// a long tokenizer piece (a megabyte of one letter, deep indentation, a
 /// wall of punctuation) is counted by a linear-time encoder instead, tens
