@@ -78,8 +78,11 @@ impl Answer {
 pub(crate) struct Read {
     pub(crate) answers: Vec<Answer>,
     pub(crate) cancelled: Vec<String>,
-    /// The length of the text read: a reading is only taken for the text
-    /// it was made of.
+    /// The length of the text read. Callers hand each reading to the text
+    /// it was made of (an answer's, or each event's in the order the same
+    /// splitter finds them); a reading whose length differs from the text
+    /// it is handed with is a mismatch and is not taken, the text is read
+    /// again. Text of the same length is not told apart.
     pub(crate) len: usize,
 }
 

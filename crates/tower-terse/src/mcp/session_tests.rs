@@ -533,7 +533,7 @@ fn a_measured_answer_is_rewritten_from_its_reading_to_the_same_bytes() {
     );
     assert_eq!((read_once.pending(), read_twice.pending()), (0, 0));
 
-    // A reading of other text is not taken for it.
+    // A reading of other text (of another length) is not taken for it.
     let other = session(&layer);
     let measured = other.measure(&answer(9, json!({})), OFFLOAD_BYTES);
     let single = answer(1, text_result(&users()));
