@@ -197,10 +197,10 @@ impl Drop for Record {
             status = self.status,
             format = %self.format,
             fallback = %Optional(self.fallback),
-            tokens = %Optional(self.tokens),
-            request_tokens = %Optional(self.request.map(|r| r.received)),
-            forwarded_tokens = %Optional(self.request.map(|r| r.forwarded)),
-            upstream_ms = %Optional(self.upstream.map(|d| d.as_millis())),
+            tokens = %Number(self.tokens),
+            request_tokens = %Number(self.request.map(|r| r.received)),
+            forwarded_tokens = %Number(self.request.map(|r| r.forwarded)),
+            upstream_ms = %Number(self.upstream.map(|d| d.as_millis())),
             total_ms = self.started.elapsed().as_millis() as u64,
             bytes = self.bytes,
             complete = self.complete,
@@ -216,6 +216,19 @@ impl<T: fmt::Display> fmt::Display for Optional<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Some(value) => value.fmt(f),
+            None => f.write_str("-"),
+        }
+    }
+}
+
+/// A number, or `-` when not known, written with `itoa`: `core::fmt`'s
+/// integer path (padding, flags) is a good part of a request line's cost.
+struct Number<T>(Option<T>);
+
+impl<T: itoa::Integer + Copy> fmt::Display for Number<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(value) => f.write_str(itoa::Buffer::new().format(value)),
             None => f.write_str("-"),
         }
     }
