@@ -379,6 +379,177 @@ mod tests {
         out
     }
 
+    /// The lines a subscriber with `format` (or else the default format)
+    /// writes while `events` runs.
+    fn lines_of(format: Option<LineFormat>, ansi: bool, events: impl FnOnce()) -> Vec<String> {
+        #[derive(Clone, Default)]
+        struct Capture(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+        impl std::io::Write for Capture {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let capture = Capture::default();
+        let writer = capture.clone();
+        let builder = tracing_subscriber::fmt()
+            .with_ansi(ansi)
+            .with_max_level(Level::TRACE)
+            .with_writer(move || writer.clone());
+        match format {
+            Some(LineFormat) => {
+                let subscriber = builder.event_format(LineFormat).fmt_fields(LineFormat);
+                tracing::subscriber::with_default(subscriber.finish(), events);
+            }
+            // The default format, as the logs were written before.
+            None => tracing::subscriber::with_default(builder.with_target(false).finish(), events),
+        }
+        let bytes = capture.0.lock().unwrap().clone();
+        String::from_utf8(bytes)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    fn lines(ansi: bool, events: impl FnOnce()) -> Vec<String> {
+        lines_of(Some(LineFormat), ansi, events)
+    }
+
+    /// A line without its timestamp, checked to be one of 27 characters.
+    fn after_time(line: &str) -> &str {
+        let (time, rest) = line.split_at(27);
+        let digits = time.bytes().filter(u8::is_ascii_digit).count();
+        assert_eq!(digits, 20, "{line}");
+        assert!(time.ends_with('Z') && time.as_bytes()[10] == b'T', "{line}");
+        rest
+    }
+
+    #[derive(Debug)]
+    struct Outer(Inner);
+    #[derive(Debug)]
+    struct Inner(&'static str);
+    impl fmt::Display for Outer {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("upstream unreachable")
+        }
+    }
+    impl fmt::Display for Inner {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+    impl std::error::Error for Outer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+    impl std::error::Error for Inner {}
+
+    #[test]
+    fn every_event_reads_as_the_default_format_writes_it() {
+        let lines = lines(false, || {
+            tracing::info!(
+                method = %"GET",
+                status = 200u64,
+                delta = -3i64,
+                share = 0.5,
+                complete = true,
+                "request"
+            );
+            let error = Outer(Inner("connection refused\n\x1b[2J"));
+            tracing::warn!(
+                route = "/a b",
+                error = &error as &dyn std::error::Error,
+                "fault"
+            );
+            let span = tracing::info_span!("connection", peer = %"127.0.0.1:9");
+            let _inside = span.enter();
+            tracing::error!("closed: {}", 7);
+        });
+        let lines: Vec<&str> = lines.iter().map(|line| after_time(line)).collect();
+        assert_eq!(
+            lines,
+            [
+                "  INFO request method=GET status=200 delta=-3 share=0.5 complete=true",
+                "  WARN fault route=\"/a b\" error=upstream unreachable \
+                 error.sources=[connection refused\\n\\u{1b}[2J]",
+                " ERROR connection{peer=127.0.0.1:9}: closed: 7",
+            ]
+        );
+    }
+
+    #[test]
+    fn lines_without_control_characters_are_those_of_the_default_format() {
+        let events = || {
+            tracing::info!(
+                target: "terse_gateway",
+                method = %"GET",
+                path = %"/items/\"7\"",
+                status = 200u64,
+                format = %"toon",
+                fallback = %"-",
+                tokens = %"1234",
+                upstream_ms = %"3",
+                total_ms = 5u64,
+                bytes = 14_800u64,
+                complete = true,
+                "request"
+            );
+            let error = Outer(Inner("connection refused"));
+            tracing::warn!(
+                route = "/a b",
+                error = &error as &dyn std::error::Error,
+                "fault"
+            );
+            tracing::debug!(r#type = "x", n = -1i64, "{} requests", 3);
+            let span = tracing::info_span!("connection", peer = %"127.0.0.1:9", n = 2u64);
+            let _inside = span.enter();
+            tracing::error!("closed");
+        };
+        let ours = lines_of(Some(LineFormat), false, events);
+        let default = lines_of(None, false, events);
+        assert_eq!(ours.len(), 4);
+        for (ours, default) in ours.iter().zip(&default) {
+            assert_eq!(after_time(ours), after_time(default));
+        }
+    }
+
+    #[test]
+    fn no_value_breaks_a_line_or_reaches_the_terminal() {
+        let hostile =
+            "/x\r\n2026-01-01T00:00:00.000000Z  INFO request forged\x1b]0;title\x07\u{9b}31m";
+        let lines = lines(false, || {
+            tracing::info!(path = %hostile, "{hostile}");
+            tracing::info!(path = hostile, "plain");
+        });
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        let escaped = "/x\\r\\n2026-01-01T00:00:00.000000Z  INFO request forged\\u{1b}]0;title\\u{7}\\u{9b}31m";
+        assert_eq!(
+            after_time(&lines[0]),
+            format!("  INFO {escaped} path={escaped}")
+        );
+        assert!(
+            lines[1].ends_with(&format!("plain path={hostile:?}")),
+            "{}",
+            lines[1]
+        );
+        assert!(!lines.concat().chars().any(char::is_control), "{lines:?}");
+    }
+
+    #[test]
+    fn on_a_terminal_the_level_is_coloured() {
+        let lines = lines(true, || tracing::warn!("careful"));
+        assert!(lines[0].starts_with(DIMMED), "{lines:?}");
+        assert!(
+            lines[0].ends_with("\x1b[0m \x1b[33m WARN\x1b[0m careful"),
+            "{lines:?}"
+        );
+    }
+
     #[test]
     fn control_characters_are_written_escaped() {
         let out =
