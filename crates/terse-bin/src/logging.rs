@@ -9,8 +9,8 @@
 //! [`FLUSH_EVERY`] at most.
 //!
 //! Lines are written by [`LineFormat`]: the layout of `tracing_subscriber`'s
-//! default format, at a third of its cost per request line, with control
-//! characters in every value escaped.
+//! default format, at well under half its cost per request line, with
+//! control characters in every value escaped.
 
 use std::io::{self, BufWriter, IsTerminal as _, Stderr, Write};
 use std::sync::Mutex;
