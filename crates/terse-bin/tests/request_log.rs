@@ -7,7 +7,7 @@ mod support;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 
-use support::{addresses, gateway_logging, json_upstream};
+use support::{addresses, gateway_logging, json_upstream, stop_and_read_log};
 
 /// Sends `target` as a request's target, raw, and reads the status.
 fn status_of(addr: &str, target: &[u8]) -> u16 {
@@ -22,21 +22,6 @@ fn status_of(addr: &str, target: &[u8]) -> u16 {
     answer.split(' ').nth(1).unwrap().parse().unwrap()
 }
 
-/// The request lines of the gateway's log, read once it stopped.
-fn request_lines(mut child: std::process::Child) -> String {
-    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
-    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
-    let mut log = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut log)
-        .unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(0), "{log}");
-    log
-}
-
 #[test]
 fn request_lines_hold_every_field_and_no_path_breaks_or_styles_them() {
     let upstream = json_upstream(r#"[{"id":1,"name":"a"}]"#.to_owned());
@@ -46,7 +31,7 @@ fn request_lines_hold_every_field_and_no_path_breaks_or_styles_them() {
     // U+009B, the one-byte CSI of 8-bit terminals, as UTF-8.
     let hostile = "/x\u{9b}31mred";
     status_of(&addr, hostile.as_bytes());
-    let log = request_lines(child);
+    let log = stop_and_read_log(child);
 
     let lines: Vec<&str> = log.lines().filter(|l| l.contains(" request ")).collect();
     assert_eq!(lines.len(), 2, "{log}");
