@@ -1,11 +1,13 @@
 //! The request lines of `terse gateway` as a process writes them: every
-//! field in its place, and a request whose path holds a terminal control
-//! (a C1 CSI, sent as raw UTF-8) logged with it escaped, on one line.
+//! field in its place, a request whose path holds a terminal control (a
+//! C1 CSI, sent as raw UTF-8) logged with it escaped, on one line; none
+//! with `request_log = false`.
 
 mod support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::process::{Command, Stdio};
 
 use support::{addresses, gateway_logging, json_upstream, stop_and_read_log};
 
@@ -89,4 +91,33 @@ fn request_lines_hold_every_field_and_no_path_breaks_or_styles_them() {
         lines[1]
     );
     assert!(!log.chars().any(|c| c.is_control() && c != '\n'), "{log:?}");
+}
+
+#[test]
+fn request_log_false_writes_no_request_line_and_keeps_the_other_events() {
+    let upstream = json_upstream(r#"{"ok":true}"#.to_owned());
+    let dir = std::env::temp_dir().join(format!("terse-request-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("terse.toml");
+    std::fs::write(&config, "[gateway]\nrequest_log = false\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_terse"))
+        .args(["gateway", "--listen", "127.0.0.1:0", "--config"])
+        .arg(&config)
+        .arg("--upstream")
+        .arg(format!("http://{upstream}"))
+        .env("RUST_LOG", "terse_gateway=info")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let [addr]: [String; 1] = addresses(&mut child, 1).try_into().unwrap();
+    for _ in 0..3 {
+        assert_eq!(status_of(&addr, b"/items"), 200);
+    }
+    let log = stop_and_read_log(child);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!log.contains(" request "), "{log}");
+    // The gateway's own events at the same level and target still are.
+    assert!(log.contains("  INFO shutting down"), "{log}");
 }

@@ -52,7 +52,7 @@ impl<S> Layer<S> for RequestLogLayer {
     type Service = RequestLog<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        RequestLog { inner }
+        RequestLog { inner, on: true }
     }
 }
 
@@ -70,6 +70,30 @@ impl<S> Layer<S> for RequestLogLayer {
 #[derive(Debug, Clone)]
 pub struct RequestLog<S> {
     inner: S,
+    on: bool,
+}
+
+impl<S> RequestLog<S> {
+    /// Whether to write the request lines (on by default); off, requests
+    /// pass through untouched, as with `access_log off` in nginx, and the
+    /// gateway's other events are still logged.
+    ///
+    /// ```
+    /// use terse_gateway::RequestLogLayer;
+    /// use tower::Layer;
+    ///
+    /// let quiet = RequestLogLayer
+    ///     .layer(tower::service_fn(|_: http::Request<()>| async {
+    ///         Ok::<_, std::convert::Infallible>(http::Response::new(String::new()))
+    ///     }))
+    ///     .logging(false);
+    /// # drop(quiet);
+    /// ```
+    #[must_use]
+    pub fn logging(mut self, on: bool) -> Self {
+        self.on = on;
+        self
+    }
 }
 
 impl<S, B, ResBody> Service<Request<B>> for RequestLog<S>
@@ -88,7 +112,7 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let started = Instant::now();
-        let wanted = tracing::enabled!(target: "terse_gateway", tracing::Level::INFO);
+        let wanted = self.on && tracing::enabled!(target: "terse_gateway", tracing::Level::INFO);
         // The URI shares the request's bytes: nothing is copied unless logged.
         let seen = wanted.then(|| (request.method().clone(), request.uri().clone()));
         let head = request.method() == Method::HEAD;
