@@ -62,6 +62,27 @@ use super::weights::SCALE_BITS;
 /// assert!(estimate(toon) < estimate(json));
 /// ```
 pub fn estimate(text: &[u8]) -> usize {
+    estimate_with(text, dispatch::chunk_sum)
+}
+
+/// [`estimate`] computed with the portable kernel only, as CPUs without
+/// AVX2 compute it: the same result, bit for bit. For the bench, which
+/// measures the AVX2 kernel against it. Not a stable API.
+///
+/// ```
+/// use tower_terse::tokens::{estimate, estimate_portable};
+///
+/// let body = br#"[{"id":1,"name":"Ada"},{"id":2,"name":"Grace"}]"#;
+/// assert_eq!(estimate_portable(body), estimate(body));
+/// ```
+#[doc(hidden)]
+pub fn estimate_portable(text: &[u8]) -> usize {
+    estimate_with(text, dispatch::baseline)
+}
+
+/// The estimate of `text` with `kernel` summing each chunk's pairs.
+#[inline(always)]
+fn estimate_with(text: &[u8], kernel: fn(&[u8], usize) -> i64) -> usize {
     let Some(&first) = text.first() else {
         return 0;
     };
@@ -74,7 +95,7 @@ pub fn estimate(text: &[u8]) -> usize {
     while start + 1 < text.len() {
         let end = (start + CHUNK + 1).min(text.len());
         let ahead = (end + RUN - 1).min(text.len());
-        total += dispatch::chunk_sum(&text[start..ahead], end - start - 1);
+        total += kernel(&text[start..ahead], end - start - 1);
         start = end - 1;
     }
     let rounded = (total.max(0) + (1 << (SCALE_BITS - 1))) >> SCALE_BITS;
