@@ -13,8 +13,9 @@
 //! what a scan that does next to nothing per byte costs. After the run the
 //! throughputs and the ratio of the two are printed from criterion's own
 //! estimates, so the figures hold up on a busy machine. `estimate_portable`
-//! runs the same estimate with the portable kernel (what CPUs without AVX2
-//! run), and its time is printed as a ratio to `estimate`'s.
+//! runs the same estimate with the portable kernel (compiled with AVX2 where
+//! the CPU has it, as the estimate ran before its AVX2 kernel), and its time
+//! is printed as a ratio to `estimate`'s.
 //!
 //! With `exact-tokens` (the default) the two exact counters are measured
 //! too, `tokens::exact` and `bpe-openai`, on the JSON and on adversarial
@@ -106,8 +107,8 @@ fn bench(c: &mut Criterion, input: &Input) {
                 .sum::<usize>()
         })
     });
-    // The same estimate with the portable kernel: what CPUs without AVX2
-    // run, and the implementation the AVX2 kernel replaced on the others.
+    // The same estimate with the portable kernel (compiled with AVX2 where
+    // the CPU has it): the implementation the AVX2 kernel replaced.
     group.bench_function("estimate_portable", |b| {
         b.iter(|| {
             texts

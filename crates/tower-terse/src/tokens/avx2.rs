@@ -1,22 +1,16 @@
 //! The estimator's kernel written with AVX2 intrinsics, for x86-64 CPUs that
 //! have AVX2 (`dispatch` checks and picks it).
 //!
-//! It computes exactly what `kernel::chunk_sum` computes, organised for
-//! 32-byte vectors. The portable kernel weighs each pair by summing its
-//! nine feature weights into a byte, sixteen pairs at a time, and tests the
-//! runs of letters once per offset of the window; LLVM vectorizes it on
-//! 16-byte lanes, about 2.7 instructions per byte. Here the sum over pairs
-//! is taken apart instead: the ASCII part of a chunk is
-//!
-//! `BASE x pairs + sum over features f of weight(f) x count(f)`
-//!
-//! so each feature only needs its own count. Each is a vector compare or
-//! two on the byte and on the byte before it (loaded one byte earlier, so
-//! no shuffle across lanes), and is counted by subtracting its mask (0 or
-//! -1 per byte) from a byte counter: one instruction per feature per 32
-//! pairs, no weights, no horizontal sums. The counters are summed into
-//! 64-bit totals (`vpsadbw`) every 255 blocks, before a byte can wrap, and
-//! the weights are applied once, at the end.
+//! It computes exactly what `kernel::chunk_sum` computes. The portable
+//! kernel, compiled with AVX2 enabled, still scores sixteen pairs per
+//! vector (its lanes are written for SSE2), reduces each lane's scores on
+//! its own and tests the runs of letters on 64-byte arrays: about three
+//! instructions per byte. Here each block of 32 pairs is two unaligned
+//! loads, the bytes and the bytes one before them, so a pair is the same
+//! lane of two registers and no shuffle crosses lanes; its nine features
+//! are vector compares on those two registers, each masked to its weight
+//! and added to one score byte per pair (as `kernel::ascii_score` does, in
+//! wrapping `u8`), and the 32 scores are summed by one `vpsadbw`.
 //!
 //! The runs of lowercase letters are counted on bit masks: one `vpmovmskb`
 //! gives the letters of 32 bytes as bits, and a run of `RUN` starts wherever
@@ -185,7 +179,7 @@ unsafe fn scores(prev: __m256i, byte: __m256i) -> __m256i {
 
 #[cfg(test)]
 mod tests {
-    use super::super::dispatch::{baseline, chunk_sum as dispatched};
+    use super::super::dispatch::{baseline, chunk_sum as dispatched, portable};
     use super::*;
 
     /// The AVX2 kernel's sum where the CPU has AVX2, else the dispatched
@@ -207,12 +201,10 @@ mod tests {
     fn assert_agree(bytes: &[u8]) {
         for past in 0..RUN {
             let pairs = bytes.len().saturating_sub(1 + past);
-            assert_eq!(
-                avx2_sum(bytes, pairs),
-                baseline(bytes, pairs),
-                "{} bytes, {pairs} pairs: {bytes:?}",
-                bytes.len()
-            );
+            let want = baseline(bytes, pairs);
+            let what = format!("{} bytes, {pairs} pairs: {bytes:?}", bytes.len());
+            assert_eq!(avx2_sum(bytes, pairs), want, "{what}");
+            assert_eq!(portable(bytes, pairs), want, "{what}");
         }
     }
 
@@ -289,7 +281,9 @@ mod tests {
         fn agrees_with_the_portable_kernel_on_any_bytes(bytes in texts()) {
             for past in 0..RUN {
                 let pairs = bytes.len().saturating_sub(1 + past);
-                proptest::prop_assert_eq!(avx2_sum(&bytes, pairs), baseline(&bytes, pairs));
+                let want = baseline(&bytes, pairs);
+                proptest::prop_assert_eq!(avx2_sum(&bytes, pairs), want);
+                proptest::prop_assert_eq!(portable(&bytes, pairs), want);
             }
         }
     }
