@@ -240,7 +240,7 @@ pub(super) fn pairs_sum(prev: &[u8; LANE], bytes: &[u8; LANE]) -> u32 {
 /// table's index, so each byte costs one two-byte load (`movzx`), one table
 /// load and one add: no shifts or masks, and no load waits for another.
 #[inline]
-fn pair_sum(bytes: &[u8]) -> i32 {
+pub(super) fn pair_sum(bytes: &[u8]) -> i32 {
     debug_assert!(bytes.len() <= CHUNK + 1);
     // Four sums, so that consecutive adds do not wait for each other.
     let mut sums = [0i32; 4];
