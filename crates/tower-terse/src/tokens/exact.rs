@@ -153,11 +153,16 @@ impl Counter {
     /// The exact count of `text` when it is at most `limit`; `None` when it
     /// is more, found once the count passes `limit`.
     pub(super) fn count_till(&mut self, text: &str, limit: usize) -> Option<usize> {
-        if has_long_run(text.as_bytes()) {
+        if text.is_ascii() {
+            // ASCII pieces are found in linear time whatever the text; only
+            // a long one goes to the linear encoder, alone.
+            ascii::count_till(text, limit, tiktoken(), |piece, limit| {
+                let linear = linear();
+                linear.count_till_limit(&linear.normalize(piece), limit)
+            })
+        } else if has_long_run(text.as_bytes()) {
             let linear = linear();
             linear.count_till_limit(&linear.normalize(text), limit)
-        } else if text.is_ascii() {
-            ascii::count_till(text, limit, tiktoken())
         } else {
             pieces::count_till(text, limit, tiktoken(), &mut self.spaces)
         }
