@@ -5,10 +5,14 @@
 //! keys, `","`, `":"`, indentation, a few dozen words. `tiktoken` finds
 //! each piece with its own scanner and looks it up in its vocabulary (a
 //! table of megabytes) or merges it, about a hundred instructions a token;
-//! here a piece is found eight bytes at a time and answered from a small
-//! memo of the pieces seen before, on this thread, in this or an earlier
-//! text. A piece not in the memo is counted alone: by `tiktoken`, or by the
-//! caller's counter for long pieces when it is longer than [`LONG_PIECE`].
+//! here the text is taken a segment at a time: a run of digits (three
+//! digits a token), or the bytes up to the end of a word (`","status`,
+//! `"\n    name"`), which a small memo of the segments seen before, on
+//! this thread, in this or an earlier text, answers whole. A segment not in
+//! the memo is split into pieces, found eight bytes at a time and answered
+//! from the same memo; a piece not in it is counted alone: by `tiktoken`,
+//! or by the caller's counter for long pieces when it is longer than
+//! [`LONG_PIECE`]. The memo is a fixed 96 KiB per thread that counts.
 //!
 //! Finding a piece: the byte classes of eight bytes at once are a few
 //! additions and masks over one `u64` (each byte below 0x80, so no carry
