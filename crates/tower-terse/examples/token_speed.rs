@@ -14,6 +14,14 @@
 //! estimator corpus, or a path to a file) and how many rounds to run
 //! (default 20). It prints the bytes estimated, so instructions per byte is
 //! the `estimate` line of `callgrind_annotate` divided by that.
+//!
+//! A third argument, `exact`, runs the exact counter (`tokens::exact`)
+//! instead, for its instructions per byte on the same texts:
+//!
+//! ```text
+//! valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
+//!     target/release/examples/token_speed /tmp/docs/nested.json 20 exact
+//! ```
 
 use std::hint::black_box;
 
@@ -25,6 +33,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let what = args.next().unwrap_or_else(|| "1000000".to_owned());
     let rounds: usize = args.next().map_or(20, |r| r.parse().expect("rounds"));
+    let exact = args.next().is_some_and(|how| how == "exact");
     let texts = if what == "corpus" {
         corpus()
     } else if let Ok(size) = what.parse::<usize>() {
@@ -33,11 +42,38 @@ fn main() {
         vec![std::fs::read(&what).expect("input file")]
     };
     let mut tokens = 0;
-    for _ in 0..rounds {
-        for text in &texts {
-            tokens += tower_terse::tokens::estimate(black_box(text));
+    if exact {
+        let texts: Vec<String> = texts
+            .iter()
+            .map(|t| String::from_utf8_lossy(t).into_owned())
+            .collect();
+        for _ in 0..rounds {
+            for text in &texts {
+                tokens += count_exactly(black_box(text));
+            }
+        }
+    } else {
+        for _ in 0..rounds {
+            for text in &texts {
+                tokens += tower_terse::tokens::estimate(black_box(text));
+            }
         }
     }
     let bytes: usize = texts.iter().map(Vec::len).sum::<usize>() * rounds;
-    println!("{bytes} bytes estimated, {tokens} tokens");
+    let how = if exact {
+        "counted exactly"
+    } else {
+        "estimated"
+    };
+    println!("{bytes} bytes {how}, {tokens} tokens");
+}
+
+#[cfg(feature = "exact-tokens")]
+fn count_exactly(text: &str) -> usize {
+    tower_terse::tokens::exact(text)
+}
+
+#[cfg(not(feature = "exact-tokens"))]
+fn count_exactly(_text: &str) -> usize {
+    panic!("exact counts need the `exact-tokens` feature")
 }

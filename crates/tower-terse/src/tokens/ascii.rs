@@ -5,9 +5,22 @@
 //! keys, `","`, `":"`, indentation, a few dozen words. `tiktoken` finds
 //! each piece with its own scanner and looks it up in its vocabulary (a
 //! table of megabytes) or merges it, about a hundred instructions a token;
-//! here a piece is found with a table of byte classes and answered from a
-//! small memo of the pieces seen before, on this thread, in this or an
-//! earlier text. A piece not in the memo is counted by `tiktoken`, alone.
+//! here the text is taken a segment at a time: a run of digits (three
+//! digits a token), or the bytes up to the end of a word (`","status`,
+//! `"\n    name"`), which a small memo of the segments seen before, on
+//! this thread, in this or an earlier text, answers whole. A segment not in
+//! the memo is split into pieces, found eight bytes at a time and answered
+//! from the same memo; a piece not in it is counted alone: by `tiktoken`,
+//! or by the caller's counter for long pieces when it is longer than
+//! [`LONG_PIECE`]. The memo is a fixed 96 KiB per thread that counts.
+//!
+//! Finding a piece: the byte classes of eight bytes at once are a few
+//! additions and masks over one `u64` (each byte below 0x80, so no carry
+//! crosses a byte), and a run ends at the first byte whose class bit is
+//! clear (`trailing_zeros`). The same word, masked to the piece's length,
+//! is the memo key of a piece of up to eight bytes (most of them), hashed
+//! with one multiplication. Work is linear in the text: each byte is read
+//! by a constant number of word loads.
 //!
 //! Why the sum is the exact count: BPE runs on each piece alone, so a
 //! text's tokens are the sum of its pieces' tokens, and a piece counted
@@ -30,37 +43,57 @@
 
 use std::cell::RefCell;
 
+/// Pieces longer than this are counted by the caller's counter for long
+/// pieces: `tiktoken` merges a long piece in time that grows faster than
+/// its length.
+pub(super) const LONG_PIECE: usize = 64;
 /// Longest piece the memo keeps; longer ones (rare in API text) are
-/// counted by `tiktoken` each time.
+/// counted each time.
 const KEY_MAX: usize = 24;
-/// Slots of the memo: a document has a few hundred distinct pieces at
-/// most that repeat; the rest (ids, numbers) are counted once anyway.
-/// 4 096 slots of 32 bytes: 128 KiB per thread that counts.
-const SLOTS: usize = 4096;
+/// Slots of the memo of pieces of up to eight bytes: a document has a few
+/// hundred distinct pieces at most that repeat; the rest (ids, numbers)
+/// are counted once anyway.
+const SHORT_SLOTS: usize = 4096;
+/// Slots of the memo of pieces of 9 to [`KEY_MAX`] bytes: fewer, longer
+/// words (`" description"`, `"\":\""`-style runs).
+const LONG_SLOTS: usize = 1024;
 
+/// A piece of up to eight bytes and its tokens.
 #[derive(Clone, Copy)]
-struct Slot {
-    /// The piece's length, 0 for an empty slot (no piece is empty).
-    len: u8,
+struct Short {
+    /// The piece as [`short_key`] packs it; 0 for an empty slot (no key is
+    /// 0).
+    key: u64,
+    tokens: u64,
+}
+
+/// A piece of 9 to [`KEY_MAX`] bytes and its tokens.
+#[derive(Clone, Copy)]
+struct Long {
+    /// The text's length, with bit 7 set for a segment; 0 for an empty
+    /// slot.
+    tag: u8,
     tokens: u8,
-    /// The piece's bytes as [`key`] packs them.
+    /// The piece's bytes as [`long_key`] packs them.
     key: [u64; 3],
 }
 
-// The size the docs give: 4 096 slots of 32 bytes.
-const _: () = assert!(SLOTS * std::mem::size_of::<Slot>() == 128 << 10);
+/// The memo of one thread: sets of two slots in each table; a new piece
+/// takes the first slot of its set and moves the piece there to the
+/// second, whatever was there, so its size never depends on the input.
+struct Memo {
+    short: [Short; SHORT_SLOTS],
+    long: [Long; LONG_SLOTS],
+}
 
-const EMPTY: Slot = Slot {
-    len: 0,
-    tokens: 0,
-    key: [0; 3],
-};
+// The size the docs give: 4 096 slots of 16 bytes and 1 024 of 32, 96 KiB.
+const _: () = assert!(std::mem::size_of::<Memo>() == 96 << 10);
 
 thread_local! {
-    /// The memo: sets of two slots; a new piece takes the first slot of
-    /// its set and moves the piece there to the second, whatever was
-    /// there, so its size never depends on the input.
-    static MEMO: RefCell<Box<[Slot; SLOTS]>> = RefCell::new(Box::new([EMPTY; SLOTS]));
+    static MEMO: RefCell<Box<Memo>> = RefCell::new(Box::new(Memo {
+        short: [Short { key: 0, tokens: 0 }; SHORT_SLOTS],
+        long: [Long { tag: 0, tokens: 0, key: [0; 3] }; LONG_SLOTS],
+    }));
 }
 
 /// The class of an ASCII byte as the pattern sees it.
@@ -99,28 +132,122 @@ static CLASSES: [Class; 128] = {
     table
 };
 
-/// The class of `bytes[i]`, or `None` past the end. The text is ASCII.
+/// Bit 7 of every byte of a word.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+/// Bit 0 of every byte of a word.
+const LOW: u64 = 0x0101_0101_0101_0101;
+/// The byte that stands for "past the end" in a word: no text byte is
+/// 0x80 or above, and no class below takes it.
+const PAST: u8 = 0x80;
+
+/// Bytes `at..at + 8` of `bytes` as a little-endian word, [`PAST`] where
+/// the text has ended.
 #[inline(always)]
-fn at(bytes: &[u8], i: usize) -> Option<Class> {
-    bytes.get(i).map(|&b| CLASSES[usize::from(b & 0x7f)])
+fn word_at(bytes: &[u8], at: usize) -> u64 {
+    match bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        Some(chunk) => u64::from_le_bytes(*chunk),
+        None => word_past_end(bytes, at),
+    }
 }
 
-/// Where the run of bytes of class `class` from `i` ends.
+/// [`word_at`] for the last bytes of the text.
+#[cold]
+#[inline(never)]
+fn word_past_end(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [PAST; 8];
+    let rest = bytes.get(at..).unwrap_or_default();
+    let rest = &rest[..rest.len().min(8)];
+    word[..rest.len()].copy_from_slice(rest);
+    u64::from_le_bytes(word)
+}
+
+/// Bit 7 set in each byte of `w` that is at least `c` (`1 <= c <= 0x80`),
+/// [`PAST`] included. Every byte must be at most `c + 0x7f`, so that no sum
+/// carries into the next byte: ASCII and [`PAST`] are, for any `c`, and so
+/// is [`PAST`] with bit 5 set (0xa0) for the small letters' bounds.
 #[inline(always)]
-fn run(bytes: &[u8], mut i: usize, class: Class) -> usize {
-    while at(bytes, i) == Some(class) {
-        i += 1;
+const fn at_least(w: u64, c: u8) -> u64 {
+    w.wrapping_add(LOW * (0x80 - c) as u64)
+}
+
+/// Bit 7 set in each byte of `w` in `lo..=hi` (`hi < 0x7f`).
+#[inline(always)]
+const fn within(w: u64, lo: u8, hi: u8) -> u64 {
+    at_least(w, lo) & !at_least(w, hi + 1) & !w & HIGH
+}
+
+#[inline(always)]
+const fn upper(w: u64) -> u64 {
+    within(w, b'A', b'Z')
+}
+
+#[inline(always)]
+const fn lower(w: u64) -> u64 {
+    within(w, b'a', b'z')
+}
+
+#[inline(always)]
+const fn digit(w: u64) -> u64 {
+    within(w, b'0', b'9')
+}
+
+/// `\r` and `\n`.
+#[inline(always)]
+const fn breaks(w: u64) -> u64 {
+    within(w, b'\n', b'\n') | within(w, b'\r', b'\r')
+}
+
+/// `\s`: tab, line feed, vertical tab, form feed, carriage return, space.
+#[inline(always)]
+const fn space(w: u64) -> u64 {
+    within(w, b'\t', b'\r') | within(w, b' ', b' ')
+}
+
+/// Neither a letter, a digit nor whitespace.
+#[inline(always)]
+const fn punct(w: u64) -> u64 {
+    !(upper(w) | lower(w) | digit(w) | space(w)) & !w & HIGH
+}
+
+/// Rule 4's tail: line breaks and slashes.
+#[inline(always)]
+const fn tail(w: u64) -> u64 {
+    breaks(w) | within(w, b'/', b'/')
+}
+
+/// The low `n` bytes of a word (`n <= 8`).
+#[inline(always)]
+const fn below(n: usize) -> u64 {
+    if n >= 8 { u64::MAX } else { (1 << (8 * n)) - 1 }
+}
+
+/// Where the run of bytes that `class` marks ends, from `at`, where `w` is
+/// [`word_at`] `at`.
+#[inline(always)]
+fn run(bytes: &[u8], mut at: usize, mut w: u64, class: fn(u64) -> u64) -> usize {
+    loop {
+        let stop = !class(w) & HIGH;
+        if stop != 0 {
+            return at + (stop.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+        w = word_at(bytes, at);
     }
-    i
 }
 
 /// The end of the contraction (`'s`, `'t`, `'re`, `'ve`, `'m`, `'ll`,
 /// `'d`, any case) at `i`, or `i`.
-#[inline]
+#[inline(always)]
 fn contraction(bytes: &[u8], i: usize) -> usize {
     if bytes.get(i) != Some(&b'\'') {
         return i;
     }
+    contraction_at(bytes, i)
+}
+
+/// [`contraction`] where `bytes[i]` is an apostrophe.
+#[inline(never)]
+fn contraction_at(bytes: &[u8], i: usize) -> usize {
     let lower = |k: usize| bytes.get(i + k).map(u8::to_ascii_lowercase);
     match (lower(1), lower(2)) {
         (Some(b'r'), Some(b'e')) | (Some(b'v'), Some(b'e')) | (Some(b'l'), Some(b'l')) => i + 3,
@@ -129,157 +256,344 @@ fn contraction(bytes: &[u8], i: usize) -> usize {
     }
 }
 
-/// The end of the piece that starts at `i < bytes.len()`, in ASCII text.
-#[inline]
-fn piece_end(bytes: &[u8], i: usize) -> usize {
-    let first = at(bytes, i).unwrap_or(Class::Punct);
-    let second = at(bytes, i + 1);
-    let is_letter = |c: Option<Class>| matches!(c, Some(Class::Upper | Class::Lower));
+/// Rules 1 and 2 from the first letter at `at`, where `w` is [`word_at`]
+/// `at`: capitals, then small letters (rule 1); capitals alone (rule 2);
+/// then a contraction.
+#[inline(always)]
+fn letters(bytes: &[u8], at: usize, w: u64) -> usize {
+    // Most words end within the word: the capitals' end, then the first
+    // byte after it that is not a small letter.
+    let capitals = (!upper(w) & HIGH).trailing_zeros();
+    let stop = !lower(w) & HIGH & !below(capitals as usize / 8);
+    if capitals < 64 && stop != 0 {
+        return contraction(bytes, at + (stop.trailing_zeros() / 8) as usize);
+    }
+    letters_across(bytes, at, w)
+}
+
+/// [`letters`] for a run that reaches past its first word.
+#[inline(never)]
+fn letters_across(bytes: &[u8], at: usize, w: u64) -> usize {
+    let small = run(bytes, at, w, upper);
+    contraction(bytes, run(bytes, small, word_at(bytes, small), lower))
+}
+
+/// Rule 4 from the first punctuation byte at `at`: punctuation, then line
+/// breaks and slashes.
+#[inline(always)]
+fn punctuation(bytes: &[u8], at: usize, w: u64) -> usize {
+    let end = run(bytes, at, w, punct);
+    match bytes.get(end) {
+        Some(b'\r' | b'\n' | b'/') => run(bytes, end, word_at(bytes, end), tail),
+        _ => end,
+    }
+}
+
+/// Rules 5 to 7 from the whitespace at `i`, where `w` is [`word_at`] `i`.
+#[inline(always)]
+fn whitespace(bytes: &[u8], i: usize, w: u64) -> usize {
+    let end = run(bytes, i, w, space);
+    // The run's last line break, a word at a time.
+    let mut last = None;
+    let (mut at, mut w) = (i, w);
+    while at < end {
+        let found = breaks(w) & below(end - at);
+        if found != 0 {
+            last = Some(at + (63 - found.leading_zeros() as usize) / 8);
+        }
+        at += 8;
+        w = word_at(bytes, at);
+    }
+    match last {
+        // Rule 5: up to the run's last line break.
+        Some(last) => last + 1,
+        // Rule 6: all but the last byte before a byte that is not
+        // whitespace; rule 7: that last byte alone.
+        None if end < bytes.len() && end - i >= 2 => end - 1,
+        None => end,
+    }
+}
+
+/// The end of the piece that starts at `i < bytes.len()`, in ASCII text,
+/// where `w` is [`word_at`] `i`.
+#[inline(always)]
+fn piece_end(bytes: &[u8], i: usize, w: u64) -> usize {
+    let first = CLASSES[usize::from(w as u8 & 0x7f)];
+    let second = (w >> 8) as u8;
     // Rules 1 and 2: letters, with one byte before them that is not a line
     // break, a letter or a digit.
-    let letters = match first {
-        Class::Upper | Class::Lower => Some(i),
-        Class::Space | Class::Punct if is_letter(second) => Some(i + 1),
-        _ => None,
-    };
-    if let Some(start) = letters {
-        // Capitals, then small letters (rule 1); capitals alone (rule 2).
-        let end = run(bytes, run(bytes, start, Class::Upper), Class::Lower);
-        return contraction(bytes, end);
-    }
     match first {
+        Class::Upper | Class::Lower => letters(bytes, i, w),
+        Class::Space | Class::Punct if second.is_ascii_alphabetic() => {
+            letters(bytes, i + 1, word_at(bytes, i + 1))
+        }
         // Rule 3.
         Class::Digit => {
-            let mut end = i + 1;
-            while end < i + 3 && at(bytes, end) == Some(Class::Digit) {
-                end += 1;
-            }
-            end
+            // At most three: a stop at the fourth byte whatever it is.
+            let stop = !digit(w) & HIGH | 0x80 << 24;
+            i + (stop.trailing_zeros() / 8) as usize
         }
         // Rule 4: punctuation, with one space before it.
-        Class::Punct => punct_tail(bytes, run(bytes, i, Class::Punct)),
-        Class::Space if bytes[i] == b' ' && second == Some(Class::Punct) => {
-            punct_tail(bytes, run(bytes, i + 1, Class::Punct))
+        Class::Punct => punctuation(bytes, i, w),
+        Class::Space if w as u8 == b' ' && punct(w) & 0x8000 != 0 => {
+            punctuation(bytes, i + 1, word_at(bytes, i + 1))
         }
         // Whitespace.
-        _ => {
-            let mut end = i;
-            let mut last_break = None;
-            while let Some(Class::Space | Class::Break) = at(bytes, end) {
-                if bytes[end] == b'\r' || bytes[end] == b'\n' {
-                    last_break = Some(end);
-                }
-                end += 1;
-            }
-            match last_break {
-                // Rule 5: up to the run's last line break.
-                Some(last) => last + 1,
-                // Rule 6: all but the last byte before a byte that is not
-                // whitespace; rule 7: that last byte alone.
-                None if end < bytes.len() && end - i >= 2 => end - 1,
-                None => end,
-            }
+        Class::Space | Class::Break => whitespace(bytes, i, w),
+    }
+}
+
+/// Where the segment that starts at `i` ends, where `w` is [`word_at`]
+/// `i` and `bytes[i]` is not a digit: at the first digit after `i`, or at
+/// the first byte after a letter that is neither a letter, a digit nor an
+/// apostrophe, or at the end of the text.
+///
+/// Both are piece boundaries whatever comes before or after: no piece
+/// holds a digit and anything else (rule 3 is the only one that takes
+/// digits), and a piece that holds a letter ends at the last letter of
+/// the run, or at a contraction after it, which starts with an
+/// apostrophe.
+#[inline(always)]
+fn segment_end(bytes: &[u8], i: usize, w: u64) -> usize {
+    let (mut at, mut w, mut after_letter) = (i, w, 0);
+    loop {
+        // A letter with bit 5 set is a small letter; no other byte is.
+        let letter = lower(w | (LOW * 0x20));
+        let ends = digit(w)
+            | (letter << 8 | after_letter) & !letter & !within(w, b'\'', b'\'') & HIGH
+            // The end of the text.
+            | w & HIGH;
+        // Never at `i` itself: its byte is no digit, no byte after a
+        // letter of this segment, and in the text.
+        if ends != 0 {
+            return at + (ends.trailing_zeros() / 8) as usize;
         }
+        after_letter = letter >> 56;
+        at += 8;
+        w = word_at(bytes, at);
     }
 }
 
-/// Rule 4's tail: the line breaks and slashes after punctuation.
-#[inline]
-fn punct_tail(bytes: &[u8], mut end: usize) -> usize {
-    while matches!(bytes.get(end), Some(b'\r' | b'\n' | b'/')) {
-        end += 1;
-    }
-    end
+/// The memo key of a piece of 2 to 8 bytes whose first bytes `w` holds:
+/// its bytes, with bit 7 of its last byte set (no ASCII byte has it), so
+/// the length is in the key and no key is 0. A segment's key has bit 7 of
+/// its first byte set too, so that a segment and a piece of the same bytes
+/// (which may split into other pieces) never share a slot.
+#[inline(always)]
+fn short_key(w: u64, len: usize, segment: bool) -> u64 {
+    w & below(len) | 0x80 << (8 * (len - 1)) | u64::from(segment) << 7
 }
 
-/// `piece` (2 to [`KEY_MAX`] bytes) as three words, with reads of fixed
-/// size (no copy of a variable length): the first eight bytes and the last
-/// eight, and the eight after the first for pieces of 16 bytes or more;
-/// shorter pieces as two overlapping halves or their bytes. With the
-/// length, the words tell any two pieces apart.
+/// `piece` (9 to [`KEY_MAX`] bytes) as three words: the first eight bytes
+/// and the last eight, and the eight after the first for pieces of 16
+/// bytes or more. With the length, the words tell any two pieces apart.
 #[inline]
-fn key(piece: &[u8]) -> [u64; 3] {
+fn long_key(piece: &[u8]) -> [u64; 3] {
     let len = piece.len();
-    let u64_at = |at: usize| {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&piece[at..at + 8]);
-        u64::from_le_bytes(word)
-    };
-    let u32_at = |at: usize| {
-        let mut word = [0u8; 4];
-        word.copy_from_slice(&piece[at..at + 4]);
-        u64::from(u32::from_le_bytes(word))
-    };
+    let u64_at = |at: usize| word_at(piece, at);
     match len {
         16.. => [u64_at(0), u64_at(8), u64_at(len - 8)],
-        8.. => [u64_at(0), u64_at(len - 8), 0],
-        4.. => [u32_at(0) | u32_at(len - 4) << 32, 0, 0],
-        _ => [
-            piece.iter().rev().fold(0, |w, &b| w << 8 | u64::from(b)),
-            0,
-            0,
-        ],
+        _ => [u64_at(0), u64_at(len - 8), 0],
     }
 }
 
-/// The memo's slot for a piece of `len` bytes with `key`.
-#[inline]
-fn slot_of(key: [u64; 3], len: usize) -> usize {
-    let h = (key[0] ^ key[1].rotate_left(21) ^ key[2].rotate_left(42))
-        .wrapping_add((len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
-        .wrapping_mul(0xA24B_AED4_963E_E407);
-    (h >> 52) as usize % SLOTS
+/// The memo's set (its first slot) for a short key.
+#[inline(always)]
+fn short_set(key: u64) -> usize {
+    ((key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize % SHORT_SLOTS) & !1
 }
 
-/// The exact o200k_base count of the ASCII `text` by `encoding`, or `None`
-/// once it passes `limit`. `text` must be ASCII and have no long run (see
-/// `exact::has_long_run`): a long piece would go to `tiktoken` whole.
-/// `encoding` must be o200k_base: the memo is shared by every call on the
-/// thread.
-pub(super) fn count_till(text: &str, limit: usize, encoding: &tiktoken::CoreBpe) -> Option<usize> {
-    debug_assert!(text.is_ascii());
-    let bytes = text.as_bytes();
-    let alone = |piece: &[u8]| {
-        // A piece of ASCII text is UTF-8.
-        std::str::from_utf8(piece).map_or(0, |piece| encoding.count(piece))
-    };
-    MEMO.with(|memo| {
-        let mut memo = memo.borrow_mut();
+/// The memo's set (its first slot) for a long key and its tag (length,
+/// and bit 7 for a segment).
+#[inline]
+fn long_set(key: [u64; 3], tag: u8) -> usize {
+    let h = (key[0] ^ key[1].rotate_left(21) ^ key[2].rotate_left(42))
+        .wrapping_add(u64::from(tag).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+        .wrapping_mul(0xA24B_AED4_963E_E407);
+    ((h >> 52) as usize % LONG_SLOTS) & !1
+}
+
+impl Memo {
+    /// The tokens of the text with a short key, if the memo has them.
+    #[inline(always)]
+    fn short(&self, key: u64) -> Option<usize> {
+        let set = short_set(key);
+        let slots = &self.short[set..set + 2];
+        slots
+            .iter()
+            .find(|slot| slot.key == key)
+            .map(|slot| slot.tokens as usize)
+    }
+
+    /// Keeps the tokens of the text with a short key. Two ways: the newest
+    /// of a set first, the one before it second, so two texts that share a
+    /// set do not replace each other on every line.
+    #[inline(never)]
+    fn keep_short(&mut self, key: u64, tokens: usize) {
+        let set = short_set(key);
+        self.short[set + 1] = self.short[set];
+        self.short[set] = Short {
+            key,
+            tokens: tokens as u64,
+        };
+    }
+
+    /// The tokens of the text of 9 to [`KEY_MAX`] bytes with `key` and
+    /// `tag`, if the memo has them.
+    #[inline(never)]
+    fn long(&self, key: [u64; 3], tag: u8) -> Option<usize> {
+        let set = long_set(key, tag);
+        self.long[set..set + 2]
+            .iter()
+            .find(|slot| slot.tag == tag && slot.key == key)
+            .map(|slot| usize::from(slot.tokens))
+    }
+
+    /// Keeps the tokens of a text of 9 to [`KEY_MAX`] bytes, as
+    /// [`Memo::keep_short`] does.
+    #[inline(never)]
+    fn keep_long(&mut self, key: [u64; 3], tag: u8, tokens: usize) {
+        let set = long_set(key, tag);
+        self.long[set + 1] = self.long[set];
+        // Text of 24 bytes has at most 24 tokens.
+        self.long[set] = Long {
+            tag,
+            tokens: tokens as u8,
+            key,
+        };
+    }
+}
+
+/// Counts pieces, with the memo and the counters of new pieces.
+struct Pieces<'a, L> {
+    bytes: &'a [u8],
+    memo: &'a mut Memo,
+    encoding: &'a tiktoken::CoreBpe,
+    long: &'a L,
+}
+
+impl<L: Fn(&str, usize) -> Option<usize>> Pieces<'_, L> {
+    /// The tokens of the text `start..end` of `bytes`, whose ends are piece
+    /// boundaries, counted piece by piece; `None` once past `limit`.
+    #[inline(never)]
+    fn count(&mut self, start: usize, end: usize, limit: usize) -> Option<usize> {
+        let bytes = self.bytes;
         let mut total = 0usize;
-        let mut i = 0;
-        while i < bytes.len() {
-            let end = piece_end(bytes, i);
-            let piece = &bytes[i..end];
+        let mut i = start;
+        while i < end {
+            let w = word_at(bytes, i);
+            let stop = piece_end(bytes, i, w);
+            let piece = &bytes[i..stop];
             total += match piece.len() {
                 // Every byte is a token, and so is every string of two or
                 // three digits (a unit test checks all of them).
                 1 => 1,
-                2 | 3 if at(bytes, i) == Some(Class::Digit) => 1,
-                len if len <= KEY_MAX => {
-                    let key = key(piece);
-                    let set = slot_of(key, len) & !1;
-                    let found = |slot: &Slot| usize::from(slot.len) == len && slot.key == key;
-                    if found(&memo[set]) {
-                        usize::from(memo[set].tokens)
-                    } else if found(&memo[set + 1]) {
-                        usize::from(memo[set + 1].tokens)
-                    } else {
-                        let tokens = alone(piece);
-                        // Two ways: the newest piece of a set first, the one
-                        // before it second, so two pieces that share a set
-                        // do not replace each other on every line.
-                        memo[set + 1] = memo[set];
-                        // A piece of 24 bytes has at most 24 tokens.
-                        memo[set] = Slot {
-                            len: len as u8,
-                            tokens: tokens as u8,
-                            key,
-                        };
+                2 | 3 if (w as u8).is_ascii_digit() => 1,
+                len @ 2..=8 => {
+                    let key = short_key(w, len, false);
+                    self.memo.short(key).unwrap_or_else(|| {
+                        let tokens = self.alone(piece);
+                        self.memo.keep_short(key, tokens);
                         tokens
-                    }
+                    })
                 }
-                _ => alone(piece),
+                len @ 9..=KEY_MAX => {
+                    let (key, tag) = (long_key(piece), len as u8);
+                    self.memo.long(key, tag).unwrap_or_else(|| {
+                        let tokens = self.alone(piece);
+                        self.memo.keep_long(key, tag, tokens);
+                        tokens
+                    })
+                }
+                ..=LONG_PIECE => self.alone(piece),
+                _ => {
+                    let piece = std::str::from_utf8(piece).unwrap_or_default();
+                    (self.long)(piece, limit.saturating_sub(total))?
+                }
             };
+            if total > limit {
+                return None;
+            }
+            i = stop;
+        }
+        Some(total)
+    }
+
+    /// The tokens of one piece of ASCII text, counted by `tiktoken`.
+    fn alone(&self, piece: &[u8]) -> usize {
+        // A piece of ASCII text is UTF-8.
+        std::str::from_utf8(piece).map_or(0, |piece| self.encoding.count(piece))
+    }
+}
+
+/// The exact o200k_base count of the ASCII `text` by `encoding`, or `None`
+/// once it passes `limit`. Pieces longer than [`LONG_PIECE`] are counted
+/// by `long` (the count of one piece when it is at most its second
+/// argument, else `None`), every other by `encoding`. `encoding` must be
+/// o200k_base: the memo is shared by every call on the thread.
+///
+/// The text is taken a segment at a time, between boundaries found
+/// without the pattern's rules ([`segment_end`]): a run of digits, whose
+/// pieces are its digits three at a time, one token each; or the bytes up
+/// to the end of a word, which the memo answers whole. A segment not in
+/// the memo is counted piece by piece. The tokens of a segment depend on
+/// its bytes alone, since the byte after it (a digit or a byte after a
+/// word) makes the same pieces in it wherever it stands; the last segment
+/// of the text, which has no byte after it, is never kept.
+pub(super) fn count_till(
+    text: &str,
+    limit: usize,
+    encoding: &tiktoken::CoreBpe,
+    long: impl Fn(&str, usize) -> Option<usize>,
+) -> Option<usize> {
+    debug_assert!(text.is_ascii());
+    let bytes = text.as_bytes();
+    MEMO.with(move |memo| {
+        let mut memo = memo.borrow_mut();
+        let mut pieces = Pieces {
+            bytes,
+            memo: &mut memo,
+            encoding,
+            long: &long,
+        };
+        let mut total = 0usize;
+        let mut i = 0;
+        while i < bytes.len() {
+            let w = word_at(bytes, i);
+            let (end, tokens) = if (w as u8).is_ascii_digit() {
+                let end = run(bytes, i, w, digit);
+                (end, (end - i).div_ceil(3))
+            } else {
+                let end = segment_end(bytes, i, w);
+                let tokens = match end - i {
+                    1 => 1,
+                    len @ 2..=8 if end < bytes.len() => {
+                        let key = short_key(w, len, true);
+                        match pieces.memo.short(key) {
+                            Some(tokens) => tokens,
+                            None => {
+                                let tokens = pieces.count(i, end, usize::MAX)?;
+                                pieces.memo.keep_short(key, tokens);
+                                tokens
+                            }
+                        }
+                    }
+                    len @ 9..=KEY_MAX if end < bytes.len() => {
+                        let (key, tag) = (long_key(&bytes[i..end]), len as u8 | 0x80);
+                        match pieces.memo.long(key, tag) {
+                            Some(tokens) => tokens,
+                            None => {
+                                let tokens = pieces.count(i, end, usize::MAX)?;
+                                pieces.memo.keep_long(key, tag, tokens);
+                                tokens
+                            }
+                        }
+                    }
+                    _ => pieces.count(i, end, limit.saturating_sub(total))?,
+                };
+                (end, tokens)
+            };
+            total += tokens;
             if total > limit {
                 return None;
             }
@@ -298,9 +612,15 @@ mod tests {
         tiktoken::get_encoding("o200k_base").unwrap_or_else(|| unreachable!())
     }
 
+    /// The long pieces' counter, as `exact` gives it: the count of one
+    /// piece up to a limit.
+    fn long(piece: &str, limit: usize) -> Option<usize> {
+        Some(encoding().count(piece)).filter(|&count| count <= limit)
+    }
+
     fn check(text: &str) {
         assert_eq!(
-            count_till(text, usize::MAX, encoding()),
+            count_till(text, usize::MAX, encoding(), long),
             Some(encoding().count(text)),
             "{text:?}"
         );
@@ -312,7 +632,7 @@ mod tests {
         let mut out = Vec::new();
         let mut i = 0;
         while i < text.len() {
-            let end = piece_end(text.as_bytes(), i);
+            let end = piece_end(text.as_bytes(), i, word_at(text.as_bytes(), i));
             out.push(&text[i..end]);
             i = end;
         }
@@ -333,7 +653,21 @@ mod tests {
         ) {
             let text: String = parts.concat();
             prop_assert_eq!(
-                count_till(&text, usize::MAX, encoding()),
+                count_till(&text, usize::MAX, encoding(), long),
+                Some(encoding().count(&text))
+            );
+        }
+
+        // Runs of every class long and short, so that pieces start and end
+        // at every offset of the eight-byte words and cross them, and some
+        // pieces are longer than the memo keeps or than `LONG_PIECE`.
+        #[test]
+        fn agrees_with_tiktoken_on_runs_across_words(
+            runs in proptest::collection::vec(("[aZ7 \t\n\r!/'\x00]", 1..80usize), 0..12)
+        ) {
+            let text: String = runs.iter().map(|(c, n)| c.repeat(*n)).collect();
+            prop_assert_eq!(
+                count_till(&text, usize::MAX, encoding(), long),
                 Some(encoding().count(&text))
             );
         }
@@ -342,7 +676,7 @@ mod tests {
         #[test]
         fn agrees_with_tiktoken_on_any_ascii(text in "[\\x00-\\x7f]{0,60}") {
             prop_assert_eq!(
-                count_till(&text, usize::MAX, encoding()),
+                count_till(&text, usize::MAX, encoding(), long),
                 Some(encoding().count(&text))
             );
         }
@@ -397,9 +731,9 @@ mod tests {
     fn stops_once_past_the_limit_and_answers_repeats_from_the_memo() {
         let text = "key: value\n  other: 12\n".repeat(50);
         let count = encoding().count(&text);
-        assert_eq!(count_till(&text, count, encoding()), Some(count));
-        assert_eq!(count_till(&text, count - 1, encoding()), None);
-        assert_eq!(count_till(&text, 3, encoding()), None);
+        assert_eq!(count_till(&text, count, encoding(), long), Some(count));
+        assert_eq!(count_till(&text, count - 1, encoding(), long), None);
+        assert_eq!(count_till(&text, 3, encoding(), long), None);
         // Pieces that share a set replace each other; counts stay exact.
         // Words of letters only, each its own piece, twice the memo's size.
         let word = |mut n: usize| {
@@ -411,10 +745,10 @@ mod tests {
             word
         };
         for _ in 0..2 {
-            for n in 0..(2 * SLOTS) {
+            for n in 0..(2 * SHORT_SLOTS) {
                 let text = word(n);
                 assert_eq!(
-                    count_till(&text, usize::MAX, encoding()),
+                    count_till(&text, usize::MAX, encoding(), long),
                     Some(encoding().count(&text))
                 );
             }

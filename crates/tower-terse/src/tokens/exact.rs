@@ -7,7 +7,10 @@
 //! MB/s, slower still as the piece grows: a megabyte of `a` ran at about
 //! 2 MB/s. The backtracking encoder of `bpe` is linear whatever the piece.
 //! So a text with a run that may form a long piece ([`has_long_run`]) is
-//! counted by the linear encoder, every other by `tiktoken`.
+//! counted by the linear encoder, every other by `tiktoken`. ASCII text is
+//! split into pieces here in linear time whatever it holds (`ascii`), so
+//! there only a piece longer than 64 bytes goes to the linear encoder,
+//! alone.
 //!
 //! The linear encoder's tables are not shipped: they are built from
 //! `tiktoken`'s own o200k_base vocabulary (which the binary embeds,
@@ -85,8 +88,9 @@ fn linear() -> &'static Tokenizer {
 /// API JSON, with its line breaks and indentation split off and counted
 /// through a small table (`tiktoken` would hand each to its regex); ASCII
 /// text (most API JSON and its TOON) is split into pieces here and each
-/// piece answered from a per-thread memo of the pieces seen before (a
-/// fixed 128 KiB), `tiktoken` counting only the new ones; text with a run
+/// word with the punctuation before it, or each piece, answered from a
+/// per-thread memo of those seen before (a fixed 96 KiB), `tiktoken`
+/// counting only the new ones; text with a run
 /// of one kind of character long enough to make
 /// a long tokenizer piece (a megabyte of one letter, deep indentation, a
 /// wall of punctuation) is counted by a linear-time encoder instead, tens
@@ -153,11 +157,16 @@ impl Counter {
     /// The exact count of `text` when it is at most `limit`; `None` when it
     /// is more, found once the count passes `limit`.
     pub(super) fn count_till(&mut self, text: &str, limit: usize) -> Option<usize> {
-        if has_long_run(text.as_bytes()) {
+        if text.is_ascii() {
+            // ASCII pieces are found in linear time whatever the text; only
+            // a long one goes to the linear encoder, alone.
+            ascii::count_till(text, limit, tiktoken(), |piece, limit| {
+                let linear = linear();
+                linear.count_till_limit(&linear.normalize(piece), limit)
+            })
+        } else if has_long_run(text.as_bytes()) {
             let linear = linear();
             linear.count_till_limit(&linear.normalize(text), limit)
-        } else if text.is_ascii() {
-            ascii::count_till(text, limit, tiktoken())
         } else {
             pieces::count_till(text, limit, tiktoken(), &mut self.spaces)
         }
