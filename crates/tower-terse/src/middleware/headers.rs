@@ -147,11 +147,20 @@ pub(crate) fn add_vary(headers: &mut HeaderMap, vary: &VaryNames) {
 /// fallback is named only where another format was asked for) and the body
 /// both depend on the request's format headers.
 pub(crate) fn mark_format(parts: &mut Parts, format: ResponseFormat, vary: &VaryNames) {
-    if let Ok(value) = HeaderValue::try_from(format.to_string()) {
+    if let Some(value) = response_format_value(format) {
         parts.headers.insert(X_RESPONSE_FORMAT, value);
     }
     parts.extensions.insert(format);
     add_vary(&mut parts.headers, vary);
+}
+
+/// The `X-Response-Format` value of `format`: a format served as planned
+/// (nearly every response) names itself, with no text to build.
+fn response_format_value(format: ResponseFormat) -> Option<HeaderValue> {
+    match format.fallback {
+        None => Some(HeaderValue::from_static(format.served.as_str())),
+        Some(_) => HeaderValue::try_from(format.to_string()).ok(),
+    }
 }
 
 /// Sets the headers of a body the layer has read and is sending as `len`
@@ -159,8 +168,48 @@ pub(crate) fn mark_format(parts: &mut Parts, format: ResponseFormat, vary: &Vary
 pub(crate) fn set_length_and_count(headers: &mut HeaderMap, len: usize, tokens: usize) {
     // The whole body is known now, so it goes out with a length, not chunked.
     headers.remove(TRANSFER_ENCODING);
-    headers.insert(CONTENT_LENGTH, HeaderValue::from(len));
-    headers.insert(X_TOKEN_COUNT, HeaderValue::from(tokens));
+    // A body sent as it came mostly declared its length already: that one
+    // value, written as this length is, stays (inserting it again would
+    // give the same header).
+    let mut digits = Decimal::default();
+    let length = digits.of(len);
+    if !declares_only(headers, length) {
+        headers.insert(CONTENT_LENGTH, decimal_value(length, len));
+    }
+    headers.insert(X_TOKEN_COUNT, decimal_value(digits.of(tokens), tokens));
+}
+
+/// Whether `Content-Length` has exactly one value, `length` as it is.
+fn declares_only(headers: &HeaderMap, length: &[u8]) -> bool {
+    let mut values = headers.get_all(CONTENT_LENGTH).iter();
+    matches!((values.next(), values.next()), (Some(value), None) if value.as_bytes() == length)
+}
+
+/// The header value of `n` from its `digits`, in one allocation
+/// (`HeaderValue::from(n)` takes two).
+fn decimal_value(digits: &[u8], n: usize) -> HeaderValue {
+    // Digits are always a valid value; the fallback only keeps this total.
+    HeaderValue::from_bytes(digits).unwrap_or_else(|_| HeaderValue::from(n))
+}
+
+/// Room for a `usize` written in decimal, on the stack.
+#[derive(Default)]
+struct Decimal([u8; 20]);
+
+impl Decimal {
+    /// `n` in plain decimal (no sign, no leading zeros).
+    fn of(&mut self, n: usize) -> &[u8] {
+        let mut at = self.0.len();
+        let mut rest = n;
+        loop {
+            at -= 1;
+            self.0[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                return &self.0[at..];
+            }
+        }
+    }
 }
 
 /// Headers that describe the old bytes exactly and would now lie: an `ETag`
@@ -308,6 +357,56 @@ mod tests {
             assert!(no(parts(200, &[("content-type", other)])), "{other}");
         }
         assert!(no(parts(200, &[])));
+    }
+
+    #[test]
+    fn the_response_format_header_says_what_its_display_says() {
+        let fallbacks = [
+            None,
+            Some(Fallback::NotCheaper),
+            Some(Fallback::OutputLimit),
+            Some(Fallback::Compressed),
+            Some(Fallback::Gone),
+        ];
+        for served in [Format::Json, Format::Toon, Format::Compact] {
+            for fallback in fallbacks {
+                let format = ResponseFormat::new(served, fallback);
+                let value = response_format_value(format).unwrap();
+                assert_eq!(value.to_str().unwrap(), format.to_string());
+            }
+        }
+    }
+
+    #[test]
+    fn the_length_is_set_to_what_goes_out_whatever_was_declared() {
+        let length = |declared: &[&'static str], len: usize| {
+            let mut headers = HeaderMap::new();
+            for value in declared {
+                headers.append(CONTENT_LENGTH, HeaderValue::from_static(value));
+            }
+            headers.insert(TRANSFER_ENCODING, HeaderValue::from_static("chunked"));
+            set_length_and_count(&mut headers, len, 7);
+            assert!(!headers.contains_key(TRANSFER_ENCODING));
+            assert_eq!(headers[X_TOKEN_COUNT], "7");
+            headers
+                .get_all(CONTENT_LENGTH)
+                .iter()
+                .map(|value| value.to_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(length(&[], 14_808), ["14808"]);
+        assert_eq!(length(&["14808"], 14_808), ["14808"]);
+        assert_eq!(length(&["0"], 0), ["0"]);
+        assert_eq!(length(&[], 0), ["0"]);
+        assert_eq!(length(&["10"], 0), ["0"]);
+        assert_eq!(length(&["9"], 10), ["10"]);
+        assert_eq!(length(&["014808"], 14_808), ["14808"]);
+        assert_eq!(length(&[" 14808"], 14_808), ["14808"]);
+        assert_eq!(length(&["14808", "14808"], 14_808), ["14808"]);
+        assert_eq!(length(&["1"], usize::MAX), [usize::MAX.to_string()]);
+        for n in [0, 7, 10, 99, 100, 4_321, 1 << 40, usize::MAX] {
+            assert_eq!(Decimal::default().of(n), n.to_string().as_bytes());
+        }
     }
 
     #[test]
