@@ -2,8 +2,8 @@
 //! rewritten or counted response carries.
 
 use http::header::{
-    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, ETAG, HeaderMap, HeaderName,
-    IF_NONE_MATCH, TRANSFER_ENCODING, VARY,
+    ACCEPT_RANGES, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, ETAG, Entry,
+    HeaderMap, HeaderName, IF_NONE_MATCH, TRANSFER_ENCODING, VARY,
 };
 use http::{HeaderValue, StatusCode, response::Parts};
 
@@ -104,8 +104,9 @@ impl VaryNames {
 /// Merges the names into `Vary`, keeping what is there and adding only what
 /// is missing; `Vary: *` already covers everything.
 pub(crate) fn add_vary(headers: &mut HeaderMap, vary: &VaryNames) {
-    if !headers.contains_key(VARY) {
-        headers.insert(VARY, vary.joined.clone());
+    // One lookup for the usual case, a response without `Vary`.
+    if let Entry::Vacant(entry) = headers.entry(VARY) {
+        entry.insert(vary.joined.clone());
         return;
     }
     let names = &vary.names;
@@ -221,25 +222,31 @@ impl Decimal {
 /// `"v1"` served as TOON becomes `W/"v1-toon"`; with `fields` it also
 /// carries the fingerprint of the list: `W/"v1-json-f1a2b3c4d"`.
 pub(crate) fn mark_rewritten(headers: &mut HeaderMap, served: Format, fields: Option<u32>) {
-    let retagged: Vec<HeaderValue> = headers
-        .get_all(ETAG)
-        .iter()
-        .filter_map(|tag| representation_tag(tag.as_bytes(), served, fields))
-        .collect();
-    headers.remove(ETAG);
-    for tag in retagged {
-        headers.append(ETAG, tag);
+    if headers.contains_key(ETAG) {
+        let retagged: Vec<HeaderValue> = headers
+            .get_all(ETAG)
+            .iter()
+            .filter_map(|tag| representation_tag(tag.as_bytes(), served, fields))
+            .collect();
+        headers.remove(ETAG);
+        for tag in retagged {
+            headers.append(ETAG, tag);
+        }
     }
-    for stale in [
-        "content-digest",
-        "repr-digest",
-        "digest",
-        "content-md5",
-        "accept-ranges",
-    ] {
+    // Names, not text: a name given as text is parsed again on each call.
+    for stale in &STALE_WHEN_REWRITTEN {
         headers.remove(stale);
     }
 }
+
+/// What [`mark_rewritten`] drops besides the tags.
+const STALE_WHEN_REWRITTEN: [HeaderName; 5] = [
+    HeaderName::from_static("content-digest"),
+    HeaderName::from_static("repr-digest"),
+    HeaderName::from_static("digest"),
+    HeaderName::from_static("content-md5"),
+    ACCEPT_RANGES,
+];
 
 /// The weak tag of one representation of the entity tagged `tag`; `None`
 /// for a malformed tag, which is dropped rather than passed on as a lie.
