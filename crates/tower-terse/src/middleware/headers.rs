@@ -34,32 +34,42 @@ pub(crate) enum Rewritable {
 /// `no-transform` and a declared length (if any) within `max_body_bytes`.
 pub(crate) fn rewritable(parts: &Parts, max_body_bytes: usize) -> Rewritable {
     let status = parts.status;
-    let json_success = status.is_success()
-        && !matches!(
+    if !status.is_success()
+        || matches!(
             status,
             StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT | StatusCode::PARTIAL_CONTENT
         )
-        && parts
-            .headers
-            .get(CONTENT_TYPE)
-            .is_some_and(is_json_media_type);
-    if !json_success {
+    {
         return Rewritable::No;
     }
-    let identity = parts
-        .headers
-        .get_all(CONTENT_ENCODING)
-        .iter()
-        .all(is_identity_coding);
+    // One pass over the few headers a response has, rather than a lookup
+    // per name: this runs for every response.
+    let mut content_type = None;
+    let mut content_length = None;
+    let mut identity = true;
+    let mut no_transform = false;
+    for (name, value) in &parts.headers {
+        if name == CONTENT_TYPE {
+            // The first value, as `HeaderMap::get` gives it.
+            content_type.get_or_insert(value);
+        } else if name == CONTENT_ENCODING {
+            identity &= is_identity_coding(value);
+        } else if name == CACHE_CONTROL {
+            no_transform |= forbids_transform(value);
+        } else if name == CONTENT_LENGTH {
+            content_length.get_or_insert(value);
+        }
+    }
+    if !content_type.is_some_and(is_json_media_type) {
+        return Rewritable::No;
+    }
     if !identity {
         return Rewritable::Blocked(Fallback::Compressed);
     }
-    if no_transform(&parts.headers) {
+    if no_transform {
         return Rewritable::Blocked(Fallback::NoTransform);
     }
-    let within = parts
-        .headers
-        .get(CONTENT_LENGTH)
+    let within = content_length
         .is_none_or(|len| declared_length(len).is_some_and(|n| n <= max_body_bytes as u64));
     if !within {
         return Rewritable::Blocked(Fallback::BodyLimit);
@@ -67,14 +77,13 @@ pub(crate) fn rewritable(parts: &Parts, max_body_bytes: usize) -> Rewritable {
     Rewritable::Yes
 }
 
-/// Whether `Cache-Control` forbids transforming the body (`no-transform`,
-/// RFC 9111 §5.2.2.6): such a response passes through as it is.
-fn no_transform(headers: &HeaderMap) -> bool {
-    headers.get_all(CACHE_CONTROL).iter().any(|value| {
-        value.to_str().is_ok_and(|text| {
-            text.split(',')
-                .any(|directive| directive.trim().eq_ignore_ascii_case("no-transform"))
-        })
+/// Whether a `Cache-Control` value forbids transforming the body
+/// (`no-transform`, RFC 9111 §5.2.2.6): such a response passes through as
+/// it is.
+fn forbids_transform(value: &HeaderValue) -> bool {
+    value.to_str().is_ok_and(|text| {
+        text.split(',')
+            .any(|directive| directive.trim().eq_ignore_ascii_case("no-transform"))
     })
 }
 
@@ -414,6 +423,49 @@ mod tests {
         for n in [0, 7, 10, 99, 100, 4_321, 1 << 40, usize::MAX] {
             assert_eq!(Decimal::default().of(n), n.to_string().as_bytes());
         }
+    }
+
+    #[test]
+    fn repeated_headers_count_as_the_lookups_read_them() {
+        let of = |headers: &[(&str, &str)]| rewritable(&parts(200, headers), 10);
+        // The first content type and the first length decide.
+        assert_eq!(of(&[JSON, ("content-type", "text/plain")]), Rewritable::Yes);
+        assert_eq!(of(&[("content-type", "text/plain"), JSON]), Rewritable::No);
+        assert_eq!(
+            of(&[JSON, ("content-length", "11"), ("content-length", "5")]),
+            Rewritable::Blocked(Fallback::BodyLimit)
+        );
+        assert_eq!(
+            of(&[JSON, ("content-length", "5"), ("content-length", "11")]),
+            Rewritable::Yes
+        );
+        // Every coding and every cache directive counts.
+        assert_eq!(
+            of(&[
+                JSON,
+                ("content-encoding", "identity"),
+                ("content-encoding", "gzip")
+            ]),
+            Rewritable::Blocked(Fallback::Compressed)
+        );
+        assert_eq!(
+            of(&[
+                JSON,
+                ("cache-control", "max-age=5"),
+                ("cache-control", "no-transform")
+            ]),
+            Rewritable::Blocked(Fallback::NoTransform)
+        );
+        // A coding is named before `no-transform`, and both before the length.
+        assert_eq!(
+            of(&[
+                ("content-length", "99"),
+                ("cache-control", "no-transform"),
+                ("content-encoding", "br"),
+                JSON
+            ]),
+            Rewritable::Blocked(Fallback::Compressed)
+        );
     }
 
     #[test]
