@@ -4,7 +4,10 @@
 # serving files), asked with wrk for flat rows, nested orders and
 # spaced-JSON orders, as they are (pass-through, counted) and as
 # `?format=toon` and `?format=compact` (each document a `[[resource]]` with
-# a line template, so compact lines are rendered). Writes results.md: req/s,
+# a line template, so compact lines are rendered). nginx writes no access
+# log here (`access_log off`), so the gateway writes no request lines
+# either (`request_log = false`); a second gateway, logging as it does by
+# default, gives one more pass-through row. Writes results.md: req/s,
 # the ratio to nginx on the same document, and the format served. A bare
 # hyper reverse proxy (`crates/terse-gateway/examples/bare_proxy.rs`: the
 # gateway's server and client with nothing else) in front of the same
@@ -38,6 +41,10 @@ bare="${BARE:-$root/target/release/examples/bare_proxy}"
 [ -n "${BARE:-}" ] || (cd "$root" && cargo build --release -q -p terse-gateway --example bare_proxy)
 python3 "$here/documents.py" "$work/docs" 2>/dev/null
 cat >"$work/terse.toml" <<TOML
+[gateway]
+# As nginx's access_log off below.
+request_log = false
+
 [[resource]]
 route = "/flat.json"
 noun = "user"
@@ -55,7 +62,7 @@ line = "{status} for {customer.name} in {customer.address.city}, total {total}"
 TOML
 
 upstream=$((20000 + RANDOM % 3000)) proxy=$((23000 + RANDOM % 3000)) gateway=$((26000 + RANDOM % 3000))
-floor=$((29000 + RANDOM % 3000))
+floor=$((29000 + RANDOM % 3000)) logging=$((32000 + RANDOM % 3000))
 cat >"$work/nginx.conf" <<NGINX
 worker_processes auto;
 pid $work/nginx.pid;
@@ -81,11 +88,17 @@ nginx -c "$work/nginx.conf" -p "$work"
 "$terse" gateway --upstream "http://127.0.0.1:$upstream" --config "$work/terse.toml" \
   --listen "127.0.0.1:$gateway" 2>"$work/gateway.log" &
 echo $! >"$work/gateway.pid"
+# The same gateway with its default request log, on pass-through only.
+grep -v '^request_log' "$work/terse.toml" >"$work/logging.toml"
+"$terse" gateway --upstream "http://127.0.0.1:$upstream" --config "$work/logging.toml" \
+  --listen "127.0.0.1:$logging" 2>"$work/logging.log" &
+echo $! >"$work/logging.pid"
 "$bare" "127.0.0.1:$floor" "http://127.0.0.1:$upstream" >/dev/null 2>"$work/bare.log" &
 echo $! >"$work/bare.pid"
 for _ in $(seq 100); do
   curl -sf "http://127.0.0.1:$gateway/flat.json" >/dev/null &&
-    curl -sf "http://127.0.0.1:$floor/flat.json" >/dev/null && break
+    curl -sf "http://127.0.0.1:$floor/flat.json" >/dev/null &&
+    curl -sf "http://127.0.0.1:$logging/flat.json" >/dev/null && break
   sleep 0.1
 done
 if ! curl -sf -o /dev/null "http://127.0.0.1:$upstream/$(ls "$work/docs" | head -1)"; then
@@ -126,9 +139,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 # start (a few seconds of one core): measuring before it is done would take
 # that core from whatever runs first. Wait until the gateway is idle.
 for _ in $(seq 120); do
-  idle_before="$(ticks gateway)"
+  idle_before="$(($(ticks gateway) + $(ticks logging)))"
   sleep 0.5
-  [ "$(ticks gateway)" -le $((idle_before + 1)) ] && break
+  [ "$(($(ticks gateway) + $(ticks logging)))" -le $((idle_before + 1)) ] && break
 done
 
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -148,6 +161,8 @@ load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
       row="$(measured gateway "$url")"
       echo "| $doc | terse \`$label\` | $format | ${row% | *} | $(ratio "${row% | *}" "$base") | ${row#* | } |"
     done
+    row="$(measured logging "http://127.0.0.1:$logging/$doc.json")"
+    echo "| $doc | terse \`pass-through\`, request log on | json | ${row% | *} | $(ratio "${row% | *}" "$base") | ${row#* | } |"
   done
 } | tee "$work/table.md"
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -7,12 +7,20 @@
 //! error, and when its [`Flush`] guard is dropped on a clean stop. A crash
 //! (a kill with SIGKILL, an abort) loses the lines of the last
 //! [`FLUSH_EVERY`] at most.
+//!
+//! Lines are written by [`LineFormat`]: the layout of `tracing_subscriber`'s
+//! default format, at well under half its cost per request line, with
+//! control characters in every value escaped.
 
 use std::io::{self, BufWriter, IsTerminal as _, Stderr, Write};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use tracing_subscriber::fmt::MakeWriter;
+
+mod line;
+
+pub use line::LineFormat;
 
 /// How long a buffered line waits at most before it is written out.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(100);
@@ -52,19 +60,18 @@ pub fn init_buffered(default: &str) -> Flush {
     Flush(())
 }
 
+/// Lines of [`LineFormat`]'s format, filtered by `RUST_LOG` or else `default`.
 fn subscriber(
     default: &str,
-) -> tracing_subscriber::fmt::SubscriberBuilder<
-    tracing_subscriber::fmt::format::DefaultFields,
-    tracing_subscriber::fmt::format::Format,
-    tracing_subscriber::EnvFilter,
-> {
+) -> tracing_subscriber::fmt::SubscriberBuilder<LineFormat, LineFormat, tracing_subscriber::EnvFilter>
+{
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(io::stderr().is_terminal())
-        .with_target(false)
+        .event_format(LineFormat)
+        .fmt_fields(LineFormat)
 }
 
 /// A panic while holding the lock leaves whole lines in the buffer: they

@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use support::{addresses, gateway_logging, json_upstream, read_head};
+use support::{addresses, gateway_logging, json_upstream, read_head, stop_and_read_log};
 
 /// A `terse gateway` process with a metrics listener; killed when dropped.
 struct Gateway {
@@ -183,16 +183,7 @@ fn a_stop_signal_writes_out_the_request_lines_still_held() {
         assert_eq!(get(&addr, path).0, 200, "{path}");
     }
     // At once, well before the next periodic flush.
-    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
-    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
-    let mut log = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut log)
-        .unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let log = stop_and_read_log(child);
     // Every request's line, each whole and in the order they were answered.
     let lines: Vec<&str> = log.lines().filter(|l| l.contains(" request ")).collect();
     assert_eq!(lines.len(), paths.len(), "{log}");

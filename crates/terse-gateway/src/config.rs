@@ -88,7 +88,8 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 ///   [`ServerOptions`]), `max_buffered_bytes` ([`memory_budget`](Self::memory_budget))
 ///   and `trusted_proxies` (a list of CIDR blocks, [`TrustedProxies`]);
 ///   `preserve_host` (see [`Upstream::preserve_host`]); `public_origin`
-///   (see [`Upstream::public_origin`]). The upstream never
+///   (see [`Upstream::public_origin`]); `request_log` (`false` writes no
+///   line per request, see [`request_log`](Self::request_log)). The upstream never
 ///   sees the layer's `format_param`, `fields_param` and `prefer_header`
 ///   (see [`Consumed`]): a service that owns `?format=` keeps it by giving
 ///   the layer another name (`format_param = "terse_format"`).
@@ -289,6 +290,8 @@ struct GatewaySection {
     preserve_host: Option<bool>,
     // The origin of rewritten URLs instead of the client's `Host`.
     public_origin: Option<Spanned<String>>,
+    // `false`: no line per request (nginx's `access_log off`).
+    request_log: Option<bool>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -895,16 +898,24 @@ impl Config {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn gateway_on(&self, upstream: Upstream, listen: std::net::SocketAddr) -> Gateway {
-        match self.mcp() {
-            Some((path, mcp)) => crate::mcp_gateway_with_access(
-                self.layer(),
-                path,
-                mcp,
-                self.mcp_access(listen),
-                upstream,
-            ),
-            None => crate::gateway(self.layer(), upstream),
-        }
+        let (mcp, access) = match self.mcp() {
+            Some(endpoint) => (Some(endpoint), self.mcp_access(listen)),
+            None => (None, McpAccess::loopback()),
+        };
+        crate::build(self.layer(), mcp, access, upstream, self.request_log())
+    }
+
+    /// `[gateway] request_log`: whether the gateway writes a line per
+    /// request (`true` unless the file says `false`).
+    ///
+    /// ```
+    /// let config = terse_gateway::Config::parse("t.toml", "[gateway]\nrequest_log = false")?;
+    /// assert!(!config.request_log());
+    /// assert!(terse_gateway::Config::default().request_log());
+    /// # Ok::<(), terse_gateway::ConfigError>(())
+    /// ```
+    pub fn request_log(&self) -> bool {
+        self.file.gateway.request_log.unwrap_or(true)
     }
 
     /// Who may call the MCP endpoint of a gateway listening on `listen`:
@@ -1202,6 +1213,17 @@ mod tests {
             error("[gateway]\npublic_origin = \"https://a\\\"b\"\n")
                 .starts_with("t.toml:2: `public_origin`: \"https://a\\\"b\"")
         );
+    }
+
+    #[test]
+    fn the_request_log_is_on_unless_switched_off() {
+        assert!(Config::default().request_log());
+        let on = Config::parse("t.toml", "[gateway]\nrequest_log = true").unwrap();
+        assert!(on.request_log());
+        let off = Config::parse("t.toml", "[gateway]\nrequest_log = false").unwrap();
+        assert!(!off.request_log());
+        let wrong = error("[gateway]\nrequest_log = \"off\"\n");
+        assert!(wrong.starts_with("t.toml:2"), "{wrong}");
     }
 
     #[test]

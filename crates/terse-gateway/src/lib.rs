@@ -104,7 +104,7 @@ mod upstream;
 mod urls;
 mod www_authenticate;
 
-use tower::ServiceBuilder;
+use tower::{Layer as _, ServiceBuilder};
 use tower_http::compression::{Compression, CompressionLayer};
 use tower_terse::mcp::{Mcp, McpLayer};
 use tower_terse::{Terse, TerseLayer};
@@ -147,7 +147,7 @@ pub type Gateway =
 /// # Ok::<(), terse_gateway::UpstreamError>(())
 /// ```
 pub fn gateway(layer: TerseLayer, upstream: Upstream) -> Gateway {
-    build(layer, None, McpAccess::loopback(), upstream)
+    build(layer, None, McpAccess::loopback(), upstream, true)
 }
 
 /// [`gateway`] with an MCP endpoint: the requests to `mcp_path` (exactly
@@ -197,20 +197,23 @@ pub fn mcp_gateway_with_access(
     access: McpAccess,
     upstream: Upstream,
 ) -> Gateway {
-    build(layer, Some((mcp_path, mcp)), access, upstream)
+    build(layer, Some((mcp_path, mcp)), access, upstream, true)
 }
 
-fn build(
+/// The gateway; `request_log` off leaves out the request lines
+/// ([`RequestLog::logging`]).
+pub(crate) fn build(
     layer: TerseLayer,
     mcp: Option<(&str, McpLayer)>,
     access: McpAccess,
     upstream: Upstream,
+    request_log: bool,
 ) -> Gateway {
     let inner = Inflate::new(upstream, layer.limit().clone());
     let http = ServiceBuilder::new().layer(layer).service(inner.clone());
     let mcp = mcp.map(|(path, mcp)| (path, ServiceBuilder::new().layer(mcp).service(inner)));
     ServiceBuilder::new()
         .layer(CompressionLayer::new())
-        .layer(RequestLogLayer)
+        .layer_fn(|service| RequestLogLayer.layer(service).logging(request_log))
         .service(McpSplit::new(http, mcp).access(access))
 }

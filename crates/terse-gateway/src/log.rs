@@ -52,7 +52,7 @@ impl<S> Layer<S> for RequestLogLayer {
     type Service = RequestLog<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        RequestLog { inner }
+        RequestLog { inner, on: true }
     }
 }
 
@@ -70,6 +70,30 @@ impl<S> Layer<S> for RequestLogLayer {
 #[derive(Debug, Clone)]
 pub struct RequestLog<S> {
     inner: S,
+    on: bool,
+}
+
+impl<S> RequestLog<S> {
+    /// Whether to write the request lines (on by default); off, requests
+    /// pass through untouched, as with `access_log off` in nginx, and the
+    /// gateway's other events are still logged.
+    ///
+    /// ```
+    /// use terse_gateway::RequestLogLayer;
+    /// use tower::Layer;
+    ///
+    /// let quiet = RequestLogLayer
+    ///     .layer(tower::service_fn(|_: http::Request<()>| async {
+    ///         Ok::<_, std::convert::Infallible>(http::Response::new(String::new()))
+    ///     }))
+    ///     .logging(false);
+    /// # drop(quiet);
+    /// ```
+    #[must_use]
+    pub fn logging(mut self, on: bool) -> Self {
+        self.on = on;
+        self
+    }
 }
 
 impl<S, B, ResBody> Service<Request<B>> for RequestLog<S>
@@ -88,7 +112,7 @@ where
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
         let started = Instant::now();
-        let wanted = tracing::enabled!(target: "terse_gateway", tracing::Level::INFO);
+        let wanted = self.on && tracing::enabled!(target: "terse_gateway", tracing::Level::INFO);
         // The URI shares the request's bytes: nothing is copied unless logged.
         let seen = wanted.then(|| (request.method().clone(), request.uri().clone()));
         let head = request.method() == Method::HEAD;
@@ -197,10 +221,10 @@ impl Drop for Record {
             status = self.status,
             format = %self.format,
             fallback = %Optional(self.fallback),
-            tokens = %Optional(self.tokens),
-            request_tokens = %Optional(self.request.map(|r| r.received)),
-            forwarded_tokens = %Optional(self.request.map(|r| r.forwarded)),
-            upstream_ms = %Optional(self.upstream.map(|d| d.as_millis())),
+            tokens = %Number(self.tokens),
+            request_tokens = %Number(self.request.map(|r| r.received)),
+            forwarded_tokens = %Number(self.request.map(|r| r.forwarded)),
+            upstream_ms = %Number(self.upstream.map(|d| d.as_millis())),
             total_ms = self.started.elapsed().as_millis() as u64,
             bytes = self.bytes,
             complete = self.complete,
@@ -216,6 +240,19 @@ impl<T: fmt::Display> fmt::Display for Optional<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Some(value) => value.fmt(f),
+            None => f.write_str("-"),
+        }
+    }
+}
+
+/// A number, or `-` when not known, written with `itoa`: `core::fmt`'s
+/// integer path (padding, flags) is a good part of a request line's cost.
+struct Number<T>(Option<T>);
+
+impl<T: itoa::Integer + Copy> fmt::Display for Number<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(value) => f.write_str(itoa::Buffer::new().format(value)),
             None => f.write_str("-"),
         }
     }

@@ -12,7 +12,10 @@
 //! the same bytes in the same run: `memchr` counting the quotes, which is
 //! what a scan that does next to nothing per byte costs. After the run the
 //! throughputs and the ratio of the two are printed from criterion's own
-//! estimates, so the figures hold up on a busy machine.
+//! estimates, so the figures hold up on a busy machine. `estimate_portable`
+//! runs the same estimate with the portable kernel (compiled with AVX2 where
+//! the CPU has it, as the estimate ran before its AVX2 kernel), and its time
+//! is printed as a ratio to `estimate`'s.
 //!
 //! With `exact-tokens` (the default) the two exact counters are measured
 //! too, `tokens::exact` and `bpe-openai`, on the JSON and on adversarial
@@ -104,6 +107,16 @@ fn bench(c: &mut Criterion, input: &Input) {
                 .sum::<usize>()
         })
     });
+    // The same estimate with the portable kernel (compiled with AVX2 where
+    // the CPU has it): the implementation the AVX2 kernel replaced.
+    group.bench_function("estimate_portable", |b| {
+        b.iter(|| {
+            texts
+                .iter()
+                .map(|t| tower_terse::tokens::estimate_portable(black_box(t)))
+                .sum::<usize>()
+        })
+    });
     #[cfg(feature = "exact-tokens")]
     {
         let strings: Vec<String> = texts
@@ -177,6 +190,14 @@ fn summarise(inputs: &[Input]) {
             rate(baseline),
             baseline / estimate,
         );
+        if let Some(portable) = mean_ns(&dir, input.name, "estimate_portable") {
+            println!(
+                "{:<10} portable kernel: {:5.2} GB/s; estimate is {:.2}x as fast",
+                "",
+                rate(portable),
+                portable / estimate
+            );
+        }
         for counter in ["exact", "bpe_openai"] {
             if let Some(ns) = mean_ns(&dir, input.name, counter) {
                 println!(

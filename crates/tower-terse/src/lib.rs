@@ -70,8 +70,9 @@
 //!
 //! Rust 1.85 (edition 2024), checked by clippy's `incompatible_msrv` lint.
 
-// One `unsafe` call, in `tokens/dispatch.rs`, runs the token estimator with
-// AVX2 on CPUs that have it; nothing else may use `unsafe`.
+// The token estimator's AVX2 kernel (`tokens/avx2.rs`) and the calls into
+// code compiled for AVX2, in `tokens/dispatch.rs`, taken on CPUs that have
+// AVX2, use `unsafe`; nothing else may.
 #![deny(unsafe_code)]
 // docs.rs marks what each cargo feature adds.
 #![cfg_attr(docsrs, feature(doc_cfg))]

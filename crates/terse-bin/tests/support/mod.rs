@@ -66,3 +66,20 @@ pub fn read_head(stream: &mut TcpStream) {
         head.push(byte[0]);
     }
 }
+
+/// Stops `gateway` with SIGTERM, checks that it exits 0, and returns its
+/// whole log (its piped stderr).
+#[allow(dead_code, reason = "not every test file stops a gateway")]
+pub fn stop_and_read_log(mut gateway: Child) -> String {
+    let pid = rustix::process::Pid::from_raw(i32::try_from(gateway.id()).unwrap()).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let mut log = String::new();
+    gateway
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    assert_eq!(gateway.wait().unwrap().code(), Some(0), "{log}");
+    log
+}

@@ -1,9 +1,11 @@
 //! The estimator's kernel: the weight of every pair of bytes, and their sum
 //! over a chunk with the runs of lowercase letters, vectorized on ASCII.
 //!
-//! `dispatch` compiles [`chunk_sum`] once per instruction set and `estimate`
-//! adds the chunks up; this module depends on neither, so the three form a
-//! line: `estimate` -> `dispatch` -> `kernel`.
+//! This is the portable kernel: what CPUs without AVX2 run, and the
+//! reference that `avx2`'s kernel is tested and benchmarked against.
+//! `dispatch` picks one of them per call and `estimate` adds the chunks up;
+//! this module depends on neither, so they form a line: `estimate` ->
+//! `dispatch` -> `kernel` (or `avx2`).
 
 use super::classes::{BYTE_CLASS, START};
 use super::features::{FEATURES, RUN, features, lower};
@@ -112,8 +114,9 @@ const BLOCK: usize = 64;
 /// tail. Runs are counted with vectors in every block (a byte of 0x80 or
 /// above is simply not a letter), one at a time in the tail.
 ///
-/// Always inlined, so that each caller in `dispatch` compiles it for its own
-/// instruction set.
+/// Always inlined, so that each caller in `dispatch` (the baseline, and the
+/// AVX2 build of this code the bench compares with) compiles it for its
+/// own instruction set.
 #[inline(always)]
 pub(super) fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
     debug_assert!(pairs <= CHUNK && pairs < bytes.len().max(1));
@@ -240,7 +243,7 @@ pub(super) fn pairs_sum(prev: &[u8; LANE], bytes: &[u8; LANE]) -> u32 {
 /// table's index, so each byte costs one two-byte load (`movzx`), one table
 /// load and one add: no shifts or masks, and no load waits for another.
 #[inline]
-fn pair_sum(bytes: &[u8]) -> i32 {
+pub(super) fn pair_sum(bytes: &[u8]) -> i32 {
     debug_assert!(bytes.len() <= CHUNK + 1);
     // Four sums, so that consecutive adds do not wait for each other.
     let mut sums = [0i32; 4];

@@ -24,6 +24,8 @@
 
 #[cfg(feature = "exact-tokens")]
 mod ascii;
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 mod choose;
 mod classes;
 mod dispatch;
@@ -37,7 +39,7 @@ mod pieces;
 mod weights;
 
 pub use choose::{Choice, Counting, EXACT_TIE_MAX_BYTES, Served, choose, estimates};
-pub use estimate::estimate;
+pub use estimate::{estimate, estimate_portable};
 
 /// The estimator's byte classes and pair features, for the weight-fitting
 /// tool in `tools/`: it counts them on texts and fits one weight each.

@@ -1,0 +1,290 @@
+//! The estimator's kernel written with AVX2 intrinsics, for x86-64 CPUs that
+//! have AVX2 (`dispatch` checks and picks it).
+//!
+//! It computes exactly what `kernel::chunk_sum` computes. The portable
+//! kernel, compiled with AVX2 enabled, still scores sixteen pairs per
+//! vector (its lanes are written for SSE2), reduces each lane's scores on
+//! its own and tests the runs of letters on 64-byte arrays: about three
+//! instructions per byte. Here each block of 32 pairs is two unaligned
+//! loads, the bytes and the bytes one before them, so a pair is the same
+//! lane of two registers and no shuffle crosses lanes; its nine features
+//! are vector compares on those two registers, each masked to its weight
+//! and added to one score byte per pair (as `kernel::ascii_score` does, in
+//! wrapping `u8`), and the 32 scores are summed by one `vpsadbw`.
+//!
+//! The runs of lowercase letters are counted on bit masks: one `vpmovmskb`
+//! gives the letters of 32 bytes as bits, and a run of `RUN` starts wherever
+//! `RUN` bits in a row are set, `m & m >> 1 & ... & m >> 4`, one `popcnt`.
+//!
+//! A block of 32 pairs with a byte of 0x80 or above goes through the pair
+//! table, as in the portable kernel, and the tail of a chunk (under 32
+//! pairs) is the portable kernel's.
+
+#![allow(unsafe_code)]
+
+use core::arch::x86_64::{
+    __m256i, _mm256_add_epi8, _mm256_add_epi64, _mm256_and_si256, _mm256_andnot_si256,
+    _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_extract_epi64, _mm256_loadu_si256,
+    _mm256_movemask_epi8, _mm256_or_si256, _mm256_sad_epu8, _mm256_set1_epi8, _mm256_setzero_si256,
+};
+
+use super::features::{FEATURES, RUN};
+use super::kernel::{self, CHUNK};
+use super::weights::{
+    ASCII_BASE, ASCII_OFFSET, ASCII_SCALE_BITS, FEATURE_WEIGHTS, RUN_WEIGHT, SCALE_BITS,
+};
+
+/// Pairs per block: one 32-byte vector.
+const BLOCK: usize = 32;
+
+// The scores are written for these nine features, in this order.
+const _: () = assert!(FEATURES == 9);
+// A run that starts in a block ends in it or in the next one.
+const _: () = assert!(RUN <= BLOCK + 1);
+
+/// The kernel's sum over the first `pairs` pairs of `bytes`: the same
+/// contract and the same result as `kernel::chunk_sum`.
+///
+/// # Safety
+///
+/// The CPU must support AVX2 and POPCNT.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline(never)]
+// `unsafe` blocks around intrinsics that newer compilers call safe in a
+// `target_feature` function; the crate's minimum Rust still calls them unsafe.
+#[allow(unused_unsafe)]
+pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
+    debug_assert!(pairs <= CHUNK && pairs < bytes.len().max(1));
+    // Four sums of eight scores each, at most 255 x CHUNK in all.
+    let mut sums = unsafe { _mm256_setzero_si256() };
+    let mut ascii_pairs = 0i64;
+    let mut table = 0i64;
+    let mut runs = 0u32;
+    // Lowercase letters among the bytes of the previous block, as bits.
+    let mut letters_before = 0u32;
+    let mut i = 0;
+    while i + BLOCK <= pairs {
+        let Some(window) = bytes
+            .get(i..)
+            .and_then(<[u8]>::first_chunk::<{ BLOCK + 1 }>)
+        else {
+            break; // never: pair `i + BLOCK - 1` ends at byte `i + BLOCK`
+        };
+        // SAFETY: `window` is `BLOCK + 1` = 33 readable bytes, so the two
+        // unaligned 32-byte loads at offsets 0 and 1 stay inside it.
+        let (prev, byte) = unsafe {
+            let at = window.as_ptr();
+            (
+                _mm256_loadu_si256(at.cast::<__m256i>()),
+                _mm256_loadu_si256(at.add(1).cast::<__m256i>()),
+            )
+        };
+        // Runs: the letters of this block's first 32 bytes, joined to those
+        // of the block before, hold every run that starts in the block
+        // before (it ends at most `RUN - 1` bytes into this one).
+        let letters = unsafe { _mm256_movemask_epi8(in_range(prev, b'a', b'z')) } as u32;
+        runs += run_starts(letters_before, letters);
+        letters_before = letters;
+        if unsafe { _mm256_movemask_epi8(_mm256_or_si256(prev, byte)) } == 0 {
+            // SAFETY: AVX2 is enabled in this function.
+            let scores = unsafe { scores(prev, byte) };
+            sums =
+                unsafe { _mm256_add_epi64(sums, _mm256_sad_epu8(scores, _mm256_setzero_si256())) };
+            ascii_pairs += BLOCK as i64;
+        } else {
+            table += i64::from(kernel::pair_sum(window));
+        }
+        i += BLOCK;
+    }
+    // The runs that start in the last block, one at a time; the pairs and
+    // runs from `i` on are the portable kernel's.
+    if let Some(last) = i.checked_sub(BLOCK).and_then(|start| bytes.get(start..)) {
+        runs += kernel::scalar_runs(last, BLOCK);
+    }
+    let tail = kernel::chunk_sum(bytes.get(i..).unwrap_or_default(), pairs.saturating_sub(i));
+    let scores = unsafe {
+        _mm256_extract_epi64::<0>(sums)
+            + _mm256_extract_epi64::<1>(sums)
+            + _mm256_extract_epi64::<2>(sums)
+            + _mm256_extract_epi64::<3>(sums)
+    };
+    let ascii = scores - ascii_pairs * i64::from(ASCII_OFFSET);
+    (ascii << (SCALE_BITS - ASCII_SCALE_BITS))
+        + table
+        + i64::from(runs) * i64::from(RUN_WEIGHT)
+        + tail
+}
+
+/// How many runs of `RUN` set bits start among the 32 bits of `before`,
+/// with `after` the bits that follow them.
+#[inline(always)]
+fn run_starts(before: u32, after: u32) -> u32 {
+    let bits = u64::from(before) | u64::from(after) << 32;
+    let two = bits & bits >> 1;
+    let four = two & two >> 2;
+    let five = four & bits >> 4;
+    (five as u32).count_ones()
+}
+
+/// Bytes from `low` to `high`: `byte - low`, shifted so that the range
+/// starts at `i8::MIN`, is below `i8::MIN + (high - low + 1)`. Wrapping is
+/// a bijection on bytes, so this holds for all 256 values, not only ASCII.
+#[target_feature(enable = "avx2")]
+#[inline]
+#[allow(unused_unsafe)]
+unsafe fn in_range(bytes: __m256i, low: u8, high: u8) -> __m256i {
+    unsafe {
+        let shifted = _mm256_add_epi8(bytes, _mm256_set1_epi8(0x80u8.wrapping_sub(low) as i8));
+        let bound = _mm256_set1_epi8((0x80u8.wrapping_add(high - low + 1)) as i8);
+        _mm256_cmpgt_epi8(bound, shifted)
+    }
+}
+
+/// The scores of the 32 pairs (`prev[k]`, `byte[k]`), all ASCII, one per
+/// byte: `ASCII_OFFSET + ASCII_BASE` plus the weight of each feature that
+/// holds, wrapping in `u8` exactly as `kernel::ascii_score` does (whose
+/// compile-time check proves that no pair's true score leaves 0..=255).
+#[target_feature(enable = "avx2")]
+#[inline]
+#[allow(unused_unsafe)]
+unsafe fn scores(prev: __m256i, byte: __m256i) -> __m256i {
+    unsafe {
+        let splat = |b: u8| _mm256_set1_epi8(b as i8);
+        let eq = |v, b: u8| _mm256_cmpeq_epi8(v, splat(b));
+        let above = |v, b: u8| _mm256_cmpgt_epi8(v, splat(b));
+        let weight = |f: usize| splat(FEATURE_WEIGHTS[f] as u8);
+        let digit = in_range(byte, b'0', b'9');
+        let space = eq(byte, b' ');
+        let line_before = eq(prev, b'\n');
+        let above_z_before = above(prev, b'Z');
+        // The features of `features::features`, in its order.
+        let masks = [
+            _mm256_andnot_si256(in_range(prev, b'0', b'9'), digit),
+            _mm256_and_si256(digit, eq(prev, b' ')),
+            _mm256_and_si256(in_range(byte, b'A', b'Z'), above_z_before),
+            _mm256_andnot_si256(above_z_before, above(byte, b'Z')),
+            above(byte, b'f'),
+            _mm256_andnot_si256(line_before, eq(byte, b'\n')),
+            space,
+            eq(byte, b'-'),
+            _mm256_and_si256(space, line_before),
+        ];
+        let mut score = splat(ASCII_OFFSET.wrapping_add(ASCII_BASE as u8));
+        for (f, mask) in masks.into_iter().enumerate() {
+            score = _mm256_add_epi8(score, _mm256_and_si256(mask, weight(f)));
+        }
+        score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::dispatch::{baseline, chunk_sum as dispatched, portable};
+    use super::*;
+
+    /// The AVX2 kernel's sum where the CPU has AVX2, else the dispatched
+    /// one (which is then the portable kernel, and the test says nothing).
+    fn avx2_sum(bytes: &[u8], pairs: usize) -> i64 {
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("popcnt")
+        {
+            // SAFETY: the CPU has just said it has AVX2 and POPCNT.
+            unsafe { chunk_sum(bytes, pairs) }
+        } else {
+            dispatched(bytes, pairs)
+        }
+    }
+
+    /// Both kernels on `bytes`, over every pair and over the pairs that
+    /// leave up to `RUN - 1` bytes after them (as a chunk before the last
+    /// one does).
+    fn assert_agree(bytes: &[u8]) {
+        for past in 0..RUN {
+            let pairs = bytes.len().saturating_sub(1 + past);
+            let want = baseline(bytes, pairs);
+            let what = format!("{} bytes, {pairs} pairs: {bytes:?}", bytes.len());
+            assert_eq!(avx2_sum(bytes, pairs), want, "{what}");
+            assert_eq!(portable(bytes, pairs), want, "{what}");
+        }
+    }
+
+    #[test]
+    fn every_ascii_pair_is_weighed_as_the_portable_kernel_does() {
+        // Each prev byte followed by every ASCII byte in turn: all 2^14
+        // ASCII pairs, in blocks that take the vector path.
+        for prev in 0..0x80u8 {
+            let text: Vec<u8> = (0..0x80u8).flat_map(|b| [prev, b]).collect();
+            assert_agree(&text);
+            // Shifted by one, so each pair sits at the other parity.
+            assert_agree(&text[1..]);
+        }
+    }
+
+    #[test]
+    fn every_length_around_the_blocks_agrees() {
+        let text: Vec<u8> =
+            br#"{"id":"5f0c7a8e-2b1d","title":"Weekly sync at 09:30","tags":["q3"]}"#
+                .iter()
+                .chain("\n  ñ 用户 🎉 д ह\tabcdefghij ".as_bytes())
+                .copied()
+                .cycle()
+                .take(5 * BLOCK + 9)
+                .collect();
+        for start in 0..3 {
+            for end in start..text.len() {
+                assert_agree(&text[start..end]);
+            }
+        }
+    }
+
+    #[test]
+    fn long_runs_of_each_byte_value_agree() {
+        // A full chunk of one byte: every block scores the same, so a sum
+        // that wrapped or overflowed anywhere would show.
+        for b in 0..=255u8 {
+            let run = vec![b; CHUNK + RUN];
+            assert_eq!(avx2_sum(&run, CHUNK), baseline(&run, CHUNK), "{b:#04x}");
+        }
+    }
+
+    /// Bytes in the shapes that take different paths: any bytes, ASCII,
+    /// ASCII with a few high bytes (blocks that fall back to the table
+    /// among blocks that do not), lowercase runs, and UTF-8 text.
+    fn texts() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        let bytes = proptest::collection::vec(any::<u8>(), 0..700);
+        prop_oneof![
+            bytes.clone(),
+            bytes
+                .clone()
+                .prop_map(|bytes| bytes.iter().map(|b| b & 0x7f).collect()),
+            (bytes.clone(), proptest::collection::vec(any::<u8>(), 0..8)).prop_map(
+                |(bytes, high)| {
+                    let mut bytes: Vec<u8> = bytes.iter().map(|b| b & 0x7f).collect();
+                    for (k, h) in high.iter().enumerate() {
+                        if let Some(byte) = bytes.get_mut(usize::from(*h) * 3 + k * 89) {
+                            *byte |= 0x80;
+                        }
+                    }
+                    bytes
+                }
+            ),
+            "[a-z \\n0-9A-Z\"{}:,.-]{0,700}".prop_map(String::into_bytes),
+            "\\PC{0,300}".prop_map(String::into_bytes),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn agrees_with_the_portable_kernel_on_any_bytes(bytes in texts()) {
+            for past in 0..RUN {
+                let pairs = bytes.len().saturating_sub(1 + past);
+                let want = baseline(&bytes, pairs);
+                proptest::prop_assert_eq!(avx2_sum(&bytes, pairs), want);
+                proptest::prop_assert_eq!(portable(&bytes, pairs), want);
+            }
+        }
+    }
+}
