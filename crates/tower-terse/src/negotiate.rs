@@ -123,6 +123,14 @@ fn accept_weights(headers: &HeaderMap) -> Option<Weights> {
     };
     let mut any = false;
     for value in headers.get_all(ACCEPT) {
+        // What most clients send (curl, fetch, requests): it weighs TOON and
+        // JSON alike, as the parse below would find, without parsing.
+        if value.as_bytes() == b"*/*" {
+            any = true;
+            weights.toon.consider(1.0, 1);
+            weights.json.consider(1.0, 1);
+            continue;
+        }
         let Ok(text) = value.to_str() else { continue };
         for range in text.split(',') {
             let mut parts = range.split(';');
@@ -314,6 +322,25 @@ mod tests {
             run(None, &[("accept", "text/html")], Format::Compact),
             unasked(Format::Compact)
         );
+    }
+
+    #[test]
+    fn a_bare_wildcard_weighs_as_the_parsed_one() {
+        for default in [Format::Json, Format::Toon, Format::Compact] {
+            for other in [
+                None,
+                Some("text/toon;q=0.5"),
+                Some("application/json"),
+                Some("text/toon;q=0"),
+            ] {
+                let with = |wildcard: &'static str| {
+                    let mut headers = vec![("accept", wildcard)];
+                    headers.extend(other.map(|other| ("accept", other)));
+                    run(None, &headers, default)
+                };
+                assert_eq!(with("*/*"), with("*/* ;q=1"), "{default:?} {other:?}");
+            }
+        }
     }
 
     #[test]

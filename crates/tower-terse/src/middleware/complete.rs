@@ -32,7 +32,7 @@ pub(super) struct Complete {
 impl Complete {
     /// Rewrites the body on this thread.
     pub(super) fn rewrite_here<B: Body>(self) -> Response<TerseBody<B>> {
-        let rendered = self.job()();
+        let rendered = rewrite(&self.config, &self.plan, &self.read);
         self.send(rendered)
     }
 
@@ -40,8 +40,7 @@ impl Complete {
     /// handles to the body and settings, not copies.
     pub(super) fn job(&self) -> impl FnOnce() -> Rendered + Send + 'static {
         let (config, plan, read) = (self.config.clone(), self.plan.clone(), self.read.clone());
-        let content_type = self.parts.headers.get(CONTENT_TYPE).cloned();
-        move || rewrite(&config, &plan, &read, content_type.as_ref())
+        move || rewrite(&config, &plan, &read)
     }
 
     /// The response exactly as the handler made it, holding what it sends.
@@ -106,8 +105,8 @@ impl Complete {
         };
         // Not asked: counted as sent, not parsed.
         let plan = render::Plan::new(Format::Json, false);
-        let content_type = self.parts.headers.get(CONTENT_TYPE);
-        let mut rendered = render::render(&self.read, content_type, &plan, &settings);
+        // The headers said JSON before the body was read (`rewritable`).
+        let mut rendered = render::render(&self.read, None, &plan, &settings);
         if rendered.outcome.served.is_some() {
             rendered.outcome.planned = self.plan.format;
             rendered.outcome.asked = self.plan.asked;

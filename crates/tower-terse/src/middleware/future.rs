@@ -181,11 +181,12 @@ where
                             if !read.affords(cost.memory) {
                                 return Poll::Ready(Ok(read.refused()));
                             }
-                            let mut read = Some(read);
-                            match (Offload::start(&mut read, cost.work), read) {
-                                (Some(offload), _) => State::Rewrite { offload },
-                                (None, Some(read)) => return Poll::Ready(Ok(read.rewrite_here())),
-                                (None, None) => return Poll::Pending,
+                            if cost.work < read.config.offload_threshold {
+                                return Poll::Ready(Ok(read.rewrite_here()));
+                            }
+                            match Offload::start(Box::new(read)) {
+                                Ok(offload) => State::Rewrite { offload },
+                                Err(read) => return Poll::Ready(Ok(read.rewrite_here())),
                             }
                         }
                     }
@@ -275,7 +276,7 @@ fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<Config>) -> Sta
     }
     // Never trust a declared length: reserve at most the limit, and grow
     // as bytes arrive.
-    let expected = body.size_hint().lower().min(config.max_body_bytes as u64) as usize;
+    let expected = hint.lower().min(config.max_body_bytes as u64) as usize;
     let held = match &config.budget {
         Some(budget) => match budget.try_reserve(expected) {
             Some(held) => Some(held),
@@ -287,12 +288,11 @@ fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<Config>) -> Sta
         },
         None => None,
     };
-    let body = Box::pin(body);
     Started::Read(Reading {
         held,
         parts,
-        hint: body.size_hint(),
-        body,
+        hint,
+        body: Box::pin(body),
         buffer: Bounded::new(config.max_body_bytes, expected),
         trailers: None,
         plan,
@@ -397,6 +397,12 @@ impl<B: Body> Reading<B> {
                 }
                 if self.buffer.push(data.copy_to_bytes(len)).is_err() {
                     return Step::End(ReadEnd::OverLimit(Fallback::BodyLimit));
+                }
+                // A body that says it has nothing more (a declared length
+                // read in full, most often in one frame) is not polled
+                // again down every layer under this one only to say so.
+                if self.body.is_end_stream() {
+                    return Step::End(ReadEnd::Complete);
                 }
                 Step::Read(len)
             }

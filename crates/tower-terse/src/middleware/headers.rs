@@ -2,8 +2,8 @@
 //! rewritten or counted response carries.
 
 use http::header::{
-    CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, ETAG, HeaderMap, HeaderName,
-    IF_NONE_MATCH, TRANSFER_ENCODING, VARY,
+    ACCEPT_RANGES, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, ETAG, Entry,
+    HeaderMap, HeaderName, IF_NONE_MATCH, TRANSFER_ENCODING, VARY,
 };
 use http::{HeaderValue, StatusCode, response::Parts};
 
@@ -34,32 +34,42 @@ pub(crate) enum Rewritable {
 /// `no-transform` and a declared length (if any) within `max_body_bytes`.
 pub(crate) fn rewritable(parts: &Parts, max_body_bytes: usize) -> Rewritable {
     let status = parts.status;
-    let json_success = status.is_success()
-        && !matches!(
+    if !status.is_success()
+        || matches!(
             status,
             StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT | StatusCode::PARTIAL_CONTENT
         )
-        && parts
-            .headers
-            .get(CONTENT_TYPE)
-            .is_some_and(is_json_media_type);
-    if !json_success {
+    {
         return Rewritable::No;
     }
-    let identity = parts
-        .headers
-        .get_all(CONTENT_ENCODING)
-        .iter()
-        .all(is_identity_coding);
+    // One pass over the few headers a response has, rather than a lookup
+    // per name: this runs for every response.
+    let mut content_type = None;
+    let mut content_length = None;
+    let mut identity = true;
+    let mut no_transform = false;
+    for (name, value) in &parts.headers {
+        if name == CONTENT_TYPE {
+            // The first value, as `HeaderMap::get` gives it.
+            content_type.get_or_insert(value);
+        } else if name == CONTENT_ENCODING {
+            identity &= is_identity_coding(value);
+        } else if name == CACHE_CONTROL {
+            no_transform |= forbids_transform(value);
+        } else if name == CONTENT_LENGTH {
+            content_length.get_or_insert(value);
+        }
+    }
+    if !content_type.is_some_and(is_json_media_type) {
+        return Rewritable::No;
+    }
     if !identity {
         return Rewritable::Blocked(Fallback::Compressed);
     }
-    if no_transform(&parts.headers) {
+    if no_transform {
         return Rewritable::Blocked(Fallback::NoTransform);
     }
-    let within = parts
-        .headers
-        .get(CONTENT_LENGTH)
+    let within = content_length
         .is_none_or(|len| declared_length(len).is_some_and(|n| n <= max_body_bytes as u64));
     if !within {
         return Rewritable::Blocked(Fallback::BodyLimit);
@@ -67,14 +77,13 @@ pub(crate) fn rewritable(parts: &Parts, max_body_bytes: usize) -> Rewritable {
     Rewritable::Yes
 }
 
-/// Whether `Cache-Control` forbids transforming the body (`no-transform`,
-/// RFC 9111 §5.2.2.6): such a response passes through as it is.
-fn no_transform(headers: &HeaderMap) -> bool {
-    headers.get_all(CACHE_CONTROL).iter().any(|value| {
-        value.to_str().is_ok_and(|text| {
-            text.split(',')
-                .any(|directive| directive.trim().eq_ignore_ascii_case("no-transform"))
-        })
+/// Whether a `Cache-Control` value forbids transforming the body
+/// (`no-transform`, RFC 9111 §5.2.2.6): such a response passes through as
+/// it is.
+fn forbids_transform(value: &HeaderValue) -> bool {
+    value.to_str().is_ok_and(|text| {
+        text.split(',')
+            .any(|directive| directive.trim().eq_ignore_ascii_case("no-transform"))
     })
 }
 
@@ -104,8 +113,9 @@ impl VaryNames {
 /// Merges the names into `Vary`, keeping what is there and adding only what
 /// is missing; `Vary: *` already covers everything.
 pub(crate) fn add_vary(headers: &mut HeaderMap, vary: &VaryNames) {
-    if !headers.contains_key(VARY) {
-        headers.insert(VARY, vary.joined.clone());
+    // One lookup for the usual case, a response without `Vary`.
+    if let Entry::Vacant(entry) = headers.entry(VARY) {
+        entry.insert(vary.joined.clone());
         return;
     }
     let names = &vary.names;
@@ -147,11 +157,20 @@ pub(crate) fn add_vary(headers: &mut HeaderMap, vary: &VaryNames) {
 /// fallback is named only where another format was asked for) and the body
 /// both depend on the request's format headers.
 pub(crate) fn mark_format(parts: &mut Parts, format: ResponseFormat, vary: &VaryNames) {
-    if let Ok(value) = HeaderValue::try_from(format.to_string()) {
+    if let Some(value) = response_format_value(format) {
         parts.headers.insert(X_RESPONSE_FORMAT, value);
     }
     parts.extensions.insert(format);
     add_vary(&mut parts.headers, vary);
+}
+
+/// The `X-Response-Format` value of `format`: a format served as planned
+/// (nearly every response) names itself, with no text to build.
+fn response_format_value(format: ResponseFormat) -> Option<HeaderValue> {
+    match format.fallback {
+        None => Some(HeaderValue::from_static(format.served.as_str())),
+        Some(_) => HeaderValue::try_from(format.to_string()).ok(),
+    }
 }
 
 /// Sets the headers of a body the layer has read and is sending as `len`
@@ -159,8 +178,48 @@ pub(crate) fn mark_format(parts: &mut Parts, format: ResponseFormat, vary: &Vary
 pub(crate) fn set_length_and_count(headers: &mut HeaderMap, len: usize, tokens: usize) {
     // The whole body is known now, so it goes out with a length, not chunked.
     headers.remove(TRANSFER_ENCODING);
-    headers.insert(CONTENT_LENGTH, HeaderValue::from(len));
-    headers.insert(X_TOKEN_COUNT, HeaderValue::from(tokens));
+    // A body sent as it came mostly declared its length already: that one
+    // value, written as this length is, stays (inserting it again would
+    // give the same header).
+    let mut digits = Decimal::default();
+    let length = digits.of(len);
+    if !declares_only(headers, length) {
+        headers.insert(CONTENT_LENGTH, decimal_value(length, len));
+    }
+    headers.insert(X_TOKEN_COUNT, decimal_value(digits.of(tokens), tokens));
+}
+
+/// Whether `Content-Length` has exactly one value, `length` as it is.
+fn declares_only(headers: &HeaderMap, length: &[u8]) -> bool {
+    let mut values = headers.get_all(CONTENT_LENGTH).iter();
+    matches!((values.next(), values.next()), (Some(value), None) if value.as_bytes() == length)
+}
+
+/// The header value of `n` from its `digits`, in one allocation
+/// (`HeaderValue::from(n)` takes two).
+fn decimal_value(digits: &[u8], n: usize) -> HeaderValue {
+    // Digits are always a valid value; the fallback only keeps this total.
+    HeaderValue::from_bytes(digits).unwrap_or_else(|_| HeaderValue::from(n))
+}
+
+/// Room for a `usize` written in decimal, on the stack.
+#[derive(Default)]
+struct Decimal([u8; 20]);
+
+impl Decimal {
+    /// `n` in plain decimal (no sign, no leading zeros).
+    fn of(&mut self, n: usize) -> &[u8] {
+        let mut at = self.0.len();
+        let mut rest = n;
+        loop {
+            at -= 1;
+            self.0[at] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                return &self.0[at..];
+            }
+        }
+    }
 }
 
 /// Headers that describe the old bytes exactly and would now lie: an `ETag`
@@ -172,25 +231,31 @@ pub(crate) fn set_length_and_count(headers: &mut HeaderMap, len: usize, tokens: 
 /// `"v1"` served as TOON becomes `W/"v1-toon"`; with `fields` it also
 /// carries the fingerprint of the list: `W/"v1-json-f1a2b3c4d"`.
 pub(crate) fn mark_rewritten(headers: &mut HeaderMap, served: Format, fields: Option<u32>) {
-    let retagged: Vec<HeaderValue> = headers
-        .get_all(ETAG)
-        .iter()
-        .filter_map(|tag| representation_tag(tag.as_bytes(), served, fields))
-        .collect();
-    headers.remove(ETAG);
-    for tag in retagged {
-        headers.append(ETAG, tag);
+    if headers.contains_key(ETAG) {
+        let retagged: Vec<HeaderValue> = headers
+            .get_all(ETAG)
+            .iter()
+            .filter_map(|tag| representation_tag(tag.as_bytes(), served, fields))
+            .collect();
+        headers.remove(ETAG);
+        for tag in retagged {
+            headers.append(ETAG, tag);
+        }
     }
-    for stale in [
-        "content-digest",
-        "repr-digest",
-        "digest",
-        "content-md5",
-        "accept-ranges",
-    ] {
+    // Names, not text: a name given as text is parsed again on each call.
+    for stale in &STALE_WHEN_REWRITTEN {
         headers.remove(stale);
     }
 }
+
+/// What [`mark_rewritten`] drops besides the tags.
+const STALE_WHEN_REWRITTEN: [HeaderName; 5] = [
+    HeaderName::from_static("content-digest"),
+    HeaderName::from_static("repr-digest"),
+    HeaderName::from_static("digest"),
+    HeaderName::from_static("content-md5"),
+    ACCEPT_RANGES,
+];
 
 /// The weak tag of one representation of the entity tagged `tag`; `None`
 /// for a malformed tag, which is dropped rather than passed on as a lie.
@@ -308,6 +373,99 @@ mod tests {
             assert!(no(parts(200, &[("content-type", other)])), "{other}");
         }
         assert!(no(parts(200, &[])));
+    }
+
+    #[test]
+    fn the_response_format_header_says_what_its_display_says() {
+        let fallbacks = [
+            None,
+            Some(Fallback::NotCheaper),
+            Some(Fallback::OutputLimit),
+            Some(Fallback::Compressed),
+            Some(Fallback::Gone),
+        ];
+        for served in [Format::Json, Format::Toon, Format::Compact] {
+            for fallback in fallbacks {
+                let format = ResponseFormat::new(served, fallback);
+                let value = response_format_value(format).unwrap();
+                assert_eq!(value.to_str().unwrap(), format.to_string());
+            }
+        }
+    }
+
+    #[test]
+    fn the_length_is_set_to_what_goes_out_whatever_was_declared() {
+        let length = |declared: &[&'static str], len: usize| {
+            let mut headers = HeaderMap::new();
+            for value in declared {
+                headers.append(CONTENT_LENGTH, HeaderValue::from_static(value));
+            }
+            headers.insert(TRANSFER_ENCODING, HeaderValue::from_static("chunked"));
+            set_length_and_count(&mut headers, len, 7);
+            assert!(!headers.contains_key(TRANSFER_ENCODING));
+            assert_eq!(headers[X_TOKEN_COUNT], "7");
+            headers
+                .get_all(CONTENT_LENGTH)
+                .iter()
+                .map(|value| value.to_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(length(&[], 14_808), ["14808"]);
+        assert_eq!(length(&["14808"], 14_808), ["14808"]);
+        assert_eq!(length(&["0"], 0), ["0"]);
+        assert_eq!(length(&[], 0), ["0"]);
+        assert_eq!(length(&["10"], 0), ["0"]);
+        assert_eq!(length(&["9"], 10), ["10"]);
+        assert_eq!(length(&["014808"], 14_808), ["14808"]);
+        assert_eq!(length(&[" 14808"], 14_808), ["14808"]);
+        assert_eq!(length(&["14808", "14808"], 14_808), ["14808"]);
+        assert_eq!(length(&["1"], usize::MAX), [usize::MAX.to_string()]);
+        for n in [0, 7, 10, 99, 100, 4_321, 1 << 40, usize::MAX] {
+            assert_eq!(Decimal::default().of(n), n.to_string().as_bytes());
+        }
+    }
+
+    #[test]
+    fn repeated_headers_count_as_the_lookups_read_them() {
+        let of = |headers: &[(&str, &str)]| rewritable(&parts(200, headers), 10);
+        // The first content type and the first length decide.
+        assert_eq!(of(&[JSON, ("content-type", "text/plain")]), Rewritable::Yes);
+        assert_eq!(of(&[("content-type", "text/plain"), JSON]), Rewritable::No);
+        assert_eq!(
+            of(&[JSON, ("content-length", "11"), ("content-length", "5")]),
+            Rewritable::Blocked(Fallback::BodyLimit)
+        );
+        assert_eq!(
+            of(&[JSON, ("content-length", "5"), ("content-length", "11")]),
+            Rewritable::Yes
+        );
+        // Every coding and every cache directive counts.
+        assert_eq!(
+            of(&[
+                JSON,
+                ("content-encoding", "identity"),
+                ("content-encoding", "gzip")
+            ]),
+            Rewritable::Blocked(Fallback::Compressed)
+        );
+        assert_eq!(
+            of(&[
+                JSON,
+                ("cache-control", "max-age=5"),
+                ("cache-control", "no-transform")
+            ]),
+            Rewritable::Blocked(Fallback::NoTransform)
+        );
+        // A coding is named before `no-transform`, and both before the length.
+        assert_eq!(
+            of(&[
+                ("content-length", "99"),
+                ("cache-control", "no-transform"),
+                ("content-encoding", "br"),
+                JSON
+            ]),
+            Rewritable::Blocked(Fallback::Compressed)
+        );
     }
 
     #[test]

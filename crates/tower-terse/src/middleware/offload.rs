@@ -28,7 +28,9 @@ use crate::render::Rendered;
 
 /// A body waiting for a slot, then being rewritten on the blocking pool.
 pub(super) struct Offload<B> {
-    complete: Option<Complete>,
+    // Boxed: only large bodies come here, and the response future, whose
+    // every state is as large as its largest, stays small for the rest.
+    complete: Option<Box<Complete>>,
     #[cfg(feature = "tokio")]
     stage: Stage,
     _body: PhantomData<fn() -> B>,
@@ -41,25 +43,21 @@ enum Stage {
 }
 
 impl<B: Body> Offload<B> {
-    /// Takes a body whose rewrite does `work` bytes of work, at least the
-    /// threshold, to the blocking pool; `None` when it is less, or when
-    /// there is no tokio runtime to run it on (it is then rewritten in
-    /// place).
-    pub(super) fn start(complete: &mut Option<Complete>, work: usize) -> Option<Self> {
-        let body = complete.as_ref()?;
-        if work < body.config.offload_threshold {
-            return None;
-        }
+    /// Takes a body whose rewrite costs too much for an async worker (its
+    /// work reached `offload_threshold`) to the blocking pool; the body
+    /// back when there is no tokio runtime to run it on (it is then
+    /// rewritten in place).
+    pub(super) fn start(complete: Box<Complete>) -> Result<Self, Box<Complete>> {
         #[cfg(feature = "tokio")]
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            let waiting = body.config.limit.slot();
-            return Some(Offload {
-                complete: complete.take(),
+            let waiting = complete.config.limit.slot();
+            return Ok(Offload {
+                complete: Some(complete),
                 stage: Stage::Waiting(waiting, runtime),
                 _body: PhantomData,
             });
         }
-        None
+        Err(complete)
     }
 
     pub(super) fn poll_rewritten(&mut self, cx: &mut Context<'_>) -> Poll<Response<TerseBody<B>>> {
@@ -99,7 +97,7 @@ impl<B: Body> Offload<B> {
         finish: impl FnOnce(Complete) -> Response<TerseBody<B>>,
     ) -> Poll<Response<TerseBody<B>>> {
         match self.complete.take() {
-            Some(complete) => Poll::Ready(finish(complete)),
+            Some(complete) => Poll::Ready(finish(*complete)),
             None => Poll::Pending,
         }
     }

@@ -39,13 +39,10 @@ impl Config {
     }
 }
 
-/// Renders `body` (of type `content_type`) in the plan's format.
-pub(crate) fn rewrite(
-    config: &Config,
-    plan: &Plan,
-    body: &[u8],
-    content_type: Option<&HeaderValue>,
-) -> Rendered {
+/// Renders `body` in the plan's format. Its content type is not asked
+/// again: the layer reads only bodies its headers say are JSON
+/// (`rewritable`).
+pub(crate) fn rewrite(config: &Config, plan: &Plan, body: &[u8]) -> Rendered {
     let route = &plan.route;
     // The route's resource, for compact lines and for what a `fields`
     // projection keeps: each resource's own id and list key.
@@ -81,5 +78,5 @@ pub(crate) fn rewrite(
             settings.list_keys = &own_list_key;
         }
     }
-    render::render(body, content_type, &core_plan, &settings)
+    render::render(body, None, &core_plan, &settings)
 }

@@ -8,19 +8,32 @@ use http::HeaderValue;
 /// `application/problem+json`...), with any parameters (`charset`), in any
 /// case.
 pub fn is_json_media_type(value: &HeaderValue) -> bool {
-    value.to_str().is_ok_and(is_json_media_text)
-}
-
-/// [`is_json_media_type`] for a content type as text.
-fn is_json_media_text(text: &str) -> bool {
-    let media = text.split(';').next().unwrap_or("").trim();
-    let Some((kind, sub)) = media.split_once('/') else {
+    // Every response the layers see is asked this (often more than once),
+    // so it works on the bytes: no UTF-8 or Unicode-whitespace machinery.
+    let bytes = value.as_bytes();
+    if bytes == b"application/json" {
+        return true;
+    }
+    // What `HeaderValue::to_str` refuses (opaque bytes) is no JSON type;
+    // what it takes is ASCII whose only whitespace is space and tab.
+    if !bytes
+        .iter()
+        .all(|&b| b == b'\t' || (b' '..=b'~').contains(&b))
+    {
+        return false;
+    }
+    let media = match bytes.iter().position(|&b| b == b';') {
+        Some(end) => &bytes[..end],
+        None => bytes,
+    }
+    .trim_ascii();
+    let Some(slash) = media.iter().position(|&b| b == b'/') else {
         return false;
     };
-    let sub = sub.as_bytes();
+    let (kind, sub) = (&media[..slash], &media[slash + 1..]);
     !kind.is_empty()
-        && !kind.contains(char::is_whitespace)
-        && (kind.eq_ignore_ascii_case("application") && sub.eq_ignore_ascii_case(b"json")
+        && !kind.iter().any(|&b| b == b' ' || b == b'\t')
+        && (kind.eq_ignore_ascii_case(b"application") && sub.eq_ignore_ascii_case(b"json")
             || sub.len() > 5 && sub[sub.len() - 5..].eq_ignore_ascii_case(b"+json"))
 }
 
@@ -66,6 +79,64 @@ mod tests {
         ] {
             assert!(!json(no), "{no}");
         }
+    }
+
+    /// The rule as text, as written before it worked on bytes.
+    fn by_text(value: &HeaderValue) -> bool {
+        value.to_str().is_ok_and(|text| {
+            let media = text.split(';').next().unwrap_or("").trim();
+            let Some((kind, sub)) = media.split_once('/') else {
+                return false;
+            };
+            let sub = sub.as_bytes();
+            !kind.is_empty()
+                && !kind.contains(char::is_whitespace)
+                && (kind.eq_ignore_ascii_case("application") && sub.eq_ignore_ascii_case(b"json")
+                    || sub.len() > 5 && sub[sub.len() - 5..].eq_ignore_ascii_case(b"+json"))
+        })
+    }
+
+    #[test]
+    fn the_byte_rule_agrees_with_the_text_rule() {
+        let pieces: [&[u8]; 16] = [
+            b"application",
+            b"APPLICATION",
+            b"text",
+            b"/",
+            b"json",
+            b"+json",
+            b"JSON",
+            b";",
+            b" ",
+            b"\t",
+            b"charset=utf-8",
+            b"vnd.api",
+            b"*",
+            b"\xc3\xa9",
+            b"\x7f",
+            b"x",
+        ];
+        let mut checked = 0;
+        // Every sequence of up to five pieces: spaces and tabs around and
+        // inside each part, parameters, case, bytes `to_str` refuses.
+        let mut stack: Vec<(Vec<u8>, usize)> = vec![(Vec::new(), 0)];
+        while let Some((value, depth)) = stack.pop() {
+            if let Ok(header) = HeaderValue::from_bytes(&value) {
+                assert_eq!(
+                    is_json_media_type(&header),
+                    by_text(&header),
+                    "{:?}",
+                    String::from_utf8_lossy(&value)
+                );
+                checked += 1;
+            }
+            if depth < 5 {
+                for piece in pieces {
+                    stack.push(([value.as_slice(), piece].concat(), depth + 1));
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 
     #[test]
