@@ -33,15 +33,38 @@ static FORCES_QUOTES_COMMA: [bool; 256] = forces_quotes(b',');
 static FORCES_QUOTES_TAB: [bool; 256] = forces_quotes(b'\t');
 static FORCES_QUOTES_PIPE: [bool; 256] = forces_quotes(b'|');
 
-/// Whether `key` may be written without quotes (`^[A-Za-z_][A-Za-z0-9_.]*$`).
-pub(crate) fn is_unquoted_key(key: &str) -> bool {
-    let bytes = key.as_bytes();
-    match bytes.first() {
-        Some(first) if first.is_ascii_alphabetic() || *first == b'_' => bytes[1..]
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.'),
-        _ => false,
+/// Per byte, whether it may start an unquoted key (`KEY_START`) and
+/// whether it may follow the start (`KEY_REST`): one table lookup and one
+/// branch per byte, as every key of a document goes through this check.
+const KEY_START: u8 = 1;
+const KEY_REST: u8 = 2;
+static KEY_BYTES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        if b.is_ascii_alphabetic() || b == b'_' {
+            table[byte] = KEY_START | KEY_REST;
+        } else if b.is_ascii_digit() || b == b'.' {
+            table[byte] = KEY_REST;
+        }
+        byte += 1;
     }
+    table
+};
+
+/// Whether `key` may be written without quotes (`^[A-Za-z_][A-Za-z0-9_.]*$`).
+#[inline]
+pub(crate) fn is_unquoted_key(key: &str) -> bool {
+    let Some((&first, rest)) = key.as_bytes().split_first() else {
+        return false;
+    };
+    // `&` over the bytes: no early exit, so the loop has no branch per byte
+    // (keys are short; a key that fails is rare).
+    let rest_ok = rest
+        .iter()
+        .fold(KEY_REST, |ok, &b| ok & KEY_BYTES[b as usize]);
+    KEY_BYTES[first as usize] & KEY_START != 0 && rest_ok != 0
 }
 
 /// Whether the string value `value` must be quoted when `delimiter` is the
@@ -62,7 +85,10 @@ pub(crate) fn needs_quotes(value: &str, delimiter: u8) -> bool {
         // The encoder's delimiters are the three above.
         other => &forces_quotes(other),
     };
-    if bytes.iter().any(|&b| forces[b as usize]) {
+    // Or-ed over all bytes rather than stopping at the first: most values
+    // need no quotes, so the scan runs to the end anyway, and without a
+    // branch per byte it runs faster.
+    if bytes.iter().fold(false, |acc, &b| acc | forces[b as usize]) {
         return true;
     }
     match first {
@@ -178,6 +204,16 @@ mod tests {
         }
         for key in ["", "1a", ".a", "a-b", "a b", "café", "a:b", "-x"] {
             assert!(!is_unquoted_key(key), "{key}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_key_table_is_the_identifier_pattern(key in "[a-zA-Z0-9_. :é\\-]{0,6}") {
+            let bytes = key.as_bytes();
+            let expected = bytes.first().is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_')
+                && bytes.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+            proptest::prop_assert_eq!(is_unquoted_key(&key), expected);
         }
     }
 

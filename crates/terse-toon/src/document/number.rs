@@ -117,6 +117,45 @@ impl<'t> Number<'t> {
         self.text
     }
 
+    /// Appends what [`Display`](fmt::Display) writes (`serde_json`'s text
+    /// of the number) to `out`. Integers and most decimals are written as
+    /// their text is, without the formatting machinery, which costs more
+    /// than the copy.
+    ///
+    /// ```
+    /// use terse_toon::document::Document;
+    ///
+    /// let doc = Document::parse("[7, 1.50, 1e3]")?;
+    /// let mut out = String::new();
+    /// for n in doc.root().items().filter_map(|n| n.as_number()) {
+    ///     n.push_json_text(&mut out);
+    ///     out.push(' ');
+    /// }
+    /// assert_eq!(out, "7 1.5 1000.0 ");
+    /// # Ok::<(), terse_toon::Error>(())
+    /// ```
+    #[inline]
+    pub fn push_json_text(self, out: &mut String) {
+        match self.json_text() {
+            Some(text) => out.push_str(text),
+            None => {
+                use fmt::Write as _;
+                // Writing into a String cannot fail.
+                let _ = write!(out, "{}", self.to_json());
+            }
+        }
+    }
+
+    /// `serde_json`'s text of the number when it is the canonical text.
+    #[inline]
+    fn json_text(self) -> Option<&'t str> {
+        match self.class {
+            NumberClass::U64 | NumberClass::I64 => Some(self.text),
+            NumberClass::F64 if writes_as_read(self.text) => Some(self.text),
+            NumberClass::F64 | NumberClass::NegativeZero => None,
+        }
+    }
+
     /// The value in the representation `serde_json` holds it in.
     pub(crate) fn exact(self) -> Exact {
         let float = || Exact::F64(self.as_f64());
@@ -140,11 +179,10 @@ impl<'t> Number<'t> {
 /// The text `serde_json` writes for this number (`7`, `-2`, `1.5`, `1000.0`).
 impl fmt::Display for Number<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.class {
-            NumberClass::U64 | NumberClass::I64 => f.write_str(self.text),
-            NumberClass::F64 if writes_as_read(self.text) => f.write_str(self.text),
+        match self.json_text() {
+            Some(text) => f.write_str(text),
             // serde_json's float formatting, whichever it is.
-            NumberClass::F64 | NumberClass::NegativeZero => fmt::Display::fmt(&self.to_json(), f),
+            None => fmt::Display::fmt(&self.to_json(), f),
         }
     }
 }

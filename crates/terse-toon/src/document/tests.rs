@@ -304,6 +304,9 @@ proptest! {
         let document = Document::parse(&token).unwrap();
         let number = document.root().as_number().unwrap();
         prop_assert_eq!(number.to_string(), expected.to_string());
+        let mut pushed = String::from(">");
+        number.push_json_text(&mut pushed);
+        prop_assert_eq!(&pushed[1..], expected.to_string());
         prop_assert_eq!(number.as_u64(), expected.as_u64());
         prop_assert_eq!(number.as_i64(), expected.as_i64());
         prop_assert_eq!(number.as_f64().to_bits(), expected.as_f64().unwrap().to_bits());
@@ -324,6 +327,9 @@ proptest! {
         let document = Document::parse(&token).unwrap();
         let number = document.root().as_number().unwrap();
         prop_assert_eq!(number.to_string(), value.to_string(), "{}", token);
+        let mut pushed = String::new();
+        number.push_json_text(&mut pushed);
+        prop_assert_eq!(pushed, value.to_string(), "{}", token);
     }
 }
 

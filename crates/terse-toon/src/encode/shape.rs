@@ -73,6 +73,9 @@ impl<'t, T: Tree<'t>> Level<'t, T> {
 /// document in turn.
 pub(crate) struct Table<'t, T: Tree<'t>> {
     fields: Vec<Field<'t>>,
+    /// Whether every field is a leaf (no nested field group): the common
+    /// case, walked without the level stack.
+    flat: bool,
     levels: Vec<Level<'t, T>>,
     groups: Vec<usize>,
 }
@@ -81,6 +84,7 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     pub(crate) fn new() -> Self {
         Table {
             fields: Vec::new(),
+            flat: false,
             levels: Vec::new(),
             groups: Vec::new(),
         }
@@ -110,6 +114,11 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
         if !fits {
             self.fields.clear();
         }
+        self.flat = self
+            .fields
+            .iter()
+            .enumerate()
+            .all(|(i, field)| field.is_leaf(i));
         fits
     }
 
@@ -174,6 +183,9 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
         let Kind::Object(len) = row.kind() else {
             return false;
         };
+        if self.flat {
+            return self.walk_flat(row, len, leaf);
+        }
         self.levels.clear();
         self.levels.push(Level::new(row, self.fields.len(), len));
         let mut i = 0;
@@ -203,6 +215,29 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
                 self.levels.push(Level::new(value, field.end, len));
             }
             i += 1;
+        }
+        true
+    }
+
+    /// [`walk`](Self::walk) for a header of leaves only: one level, so no
+    /// stack. A row of as many entries as the header has fields, each
+    /// field found among them, has exactly the header's fields, as an
+    /// object's keys are distinct.
+    #[inline]
+    fn walk_flat(&self, row: T, len: usize, mut leaf: impl FnMut(T, Kind<'t>)) -> bool {
+        if len != self.fields.len() {
+            return false;
+        }
+        let mut level = Level::new(row, len, len);
+        for field in &self.fields {
+            let Some(value) = level.value(field.name) else {
+                return false;
+            };
+            let kind = value.kind();
+            if !kind.is_primitive() {
+                return false;
+            }
+            leaf(value, kind);
         }
         true
     }

@@ -281,3 +281,27 @@ fn table_rows_in_another_key_order_come_back_in_the_header_order() {
     assert_eq!(back, value, "the same entries, key order aside");
     assert_eq!(encode(&back, &EncodeOptions::default()), text);
 }
+
+#[test]
+fn flat_rows_with_a_missing_extra_or_nested_field_are_not_a_table() {
+    // A header of leaves only is checked without the level stack: a row
+    // with a field less, a field more, a field renamed or an object where
+    // the header has a leaf still ends the table form.
+    let docs = [
+        r#"{"r":[{"a":1,"b":2},{"a":3}]}"#,
+        r#"{"r":[{"a":1,"b":2},{"a":3,"b":4,"c":5}]}"#,
+        r#"{"r":[{"a":1,"b":2},{"a":3,"c":4}]}"#,
+        r#"{"r":[{"a":1,"b":2},{"b":4,"a":{"x":1}}]}"#,
+        r#"{"r":[{"a":1,"b":2},{"a":3,"b":[4]}]}"#,
+        r#"{"k":{"p":{"a":1,"b":2},"q":{"b":2,"c":1}}}"#,
+    ];
+    for doc in docs {
+        let text = check_same(doc, &EncodeOptions::default()).unwrap();
+        assert!(!text.contains("]{"), "{doc} gave {text}");
+    }
+    let text = check_same(
+        r#"{"r":[{"a":1,"b":2},{"b":4,"a":3}]}"#,
+        &EncodeOptions::default(),
+    );
+    assert_eq!(text.as_deref(), Some("r[2]{a,b}:\n  1,2\n  3,4"));
+}

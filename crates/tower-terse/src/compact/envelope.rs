@@ -1,6 +1,6 @@
 //! A list body to the compact envelope.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
@@ -286,13 +286,8 @@ impl<'t> Envelope<'t> {
             } else if let Some(text) = id.as_str() {
                 write_json_string(&mut out, text);
             } else if let Some(number) = id.as_number() {
-                // `serde_json`'s text for the number, written in place: an
-                // integer's is its canonical text.
-                if number.is_f64() {
-                    let _ = write!(out, "{number}");
-                } else {
-                    out.push_str(number.canonical());
-                }
+                // `serde_json`'s text for the number, written in place.
+                number.push_json_text(&mut out);
             }
         }
         out.push(']');

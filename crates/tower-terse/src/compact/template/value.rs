@@ -2,7 +2,6 @@
 //! as line text.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 use terse_toon::document::{Kind, Node};
 
@@ -110,14 +109,9 @@ pub(super) fn push_node_text(node: Node<'_>, sep: &str, out: &mut String) -> boo
             out.push_str(if b { "true" } else { "false" });
             !b
         }
-        // An integer's canonical text is its JSON text.
-        Kind::Number(n) if !n.is_f64() => {
-            out.push_str(n.canonical());
-            false
-        }
         Kind::Number(n) => {
             // Writing in place spares an allocation per number.
-            let _ = write!(out, "{n}");
+            n.push_json_text(out);
             false
         }
         Kind::Array(len) => {
