@@ -29,11 +29,12 @@ use http::{Request, Response};
 use http_body::Body;
 use hyper::body::Incoming;
 use terse_gateway::{
-    BoxError, Config, Inflate, McpSplit, RequestLogLayer, ServerOptions, Upstream, serve,
-    shutdown_signal,
+    BoxError, BoxResponseBody, Config, Inflate, McpSplit, RequestLogLayer, ServerOptions, Upstream,
+    serve, shutdown_signal,
 };
 use tower::{Service, ServiceBuilder};
 use tower_http::compression::CompressionLayer;
+use tower_terse::mcp::Mcp;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -60,7 +61,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let inflate = || Inflate::new(upstream.clone(), layer.limit().clone());
         match stage.as_str() {
             "full" | "without-subscriber" => {
-                run(listener, config.gateway_on(upstream, listen), options).await
+                // Boxes its own bodies: served as `terse gateway` serves it.
+                let gateway = config.gateway_on(upstream, listen);
+                serve(listener, gateway, options, shutdown_signal()).await;
             }
             "without-compression" => {
                 let service = ServiceBuilder::new().layer(RequestLogLayer).service(split(
@@ -121,12 +124,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     })
 }
 
-/// `http` behind the MCP router, with no MCP endpoint.
-fn split<H>(http: H) -> McpSplit<H, Upstream> {
+/// `http` behind the MCP router, with no MCP endpoint: the MCP service's
+/// type is the gateway's all the same, since it sizes the response (and
+/// what moving it costs) whether or not an endpoint is set.
+fn split<H>(http: H) -> McpSplit<H, Mcp<Inflate<Upstream>>> {
     McpSplit::new(http, None)
 }
 
-/// Serves `service` as `terse gateway` does until SIGTERM or Ctrl-C.
+/// Serves a stage until SIGTERM or Ctrl-C as `terse gateway` serves the
+/// whole, its response bodies boxed once as the gateway's are.
 async fn run<S, B>(listener: tokio::net::TcpListener, service: S, options: ServerOptions)
 where
     S: Service<Request<Incoming>, Response = Response<B>> + Clone + Send + 'static,
@@ -136,5 +142,11 @@ where
     B::Data: Send,
     B::Error: Into<BoxError>,
 {
-    serve(listener, service, options, shutdown_signal()).await;
+    serve(
+        listener,
+        BoxResponseBody::new(service),
+        options,
+        shutdown_signal(),
+    )
+    .await;
 }

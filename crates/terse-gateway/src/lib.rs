@@ -26,7 +26,8 @@
 //! The service [`gateway`] builds is, from the outside in:
 //!
 //! 1. tower-http's compression, which honours the client's
-//!    `Accept-Encoding` on the way out (not SSE, not small bodies);
+//!    `Accept-Encoding` on the way out (not SSE, not small bodies), its
+//!    body boxed once ([`BoxResponseBody`]) so the server moves a pointer;
 //! 2. [`RequestLog`]: one `info` line per request;
 //! 3. the [`TerseLayer`], which rewrites what a client asked for and
 //!    passes everything else through (errors, non-JSON, streams); or, for
@@ -84,6 +85,7 @@
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+mod boxed;
 pub mod config;
 mod conn;
 mod consume;
@@ -109,6 +111,7 @@ use tower_http::compression::{Compression, CompressionLayer};
 use tower_terse::mcp::{Mcp, McpLayer};
 use tower_terse::{Terse, TerseLayer};
 
+pub use boxed::{BoxResponseBody, BoxResponseBodyFuture};
 pub use config::{Config, ConfigError};
 pub use consume::Consumed;
 pub use forwarded::{CidrError, MAX_TRUSTED_PROXIES, TrustedProxies};
@@ -116,7 +119,7 @@ pub use headers::{remove_hop_by_hop, remove_underscored};
 pub use inflate::{
     BATCH_BYTES, Inflate, InflateFuture, Inflated, READY_BYTES, REWIND_BYTES, Taping, Tee,
 };
-pub use log::{LogBody, RequestLog, RequestLogLayer};
+pub use log::{LogBody, LogFuture, RequestLog, RequestLogLayer};
 pub use mcp::{McpSplit, SplitFuture};
 pub use mcp_access::McpAccess;
 pub use server::{ServerOptions, serve, shutdown_signal};
@@ -132,8 +135,9 @@ pub use urls::{OriginError, PublicOrigin};
 ///     Box::new(service)
 /// }
 /// ```
-pub type Gateway =
-    Compression<RequestLog<McpSplit<Terse<Inflate<Upstream>>, Mcp<Inflate<Upstream>>>>>;
+pub type Gateway = BoxResponseBody<
+    Compression<RequestLog<McpSplit<Terse<Inflate<Upstream>>, Mcp<Inflate<Upstream>>>>>,
+>;
 
 /// `layer` in front of `upstream`, with decompression inside it and
 /// compression and the request log outside (see the [crate] docs).
@@ -213,6 +217,9 @@ pub(crate) fn build(
     let http = ServiceBuilder::new().layer(layer).service(inner.clone());
     let mcp = mcp.map(|(path, mcp)| (path, ServiceBuilder::new().layer(mcp).service(inner)));
     ServiceBuilder::new()
+        // The compressed body is large: boxed where it is made (see
+        // `BoxResponseBody`), the once per response `serve` used to.
+        .layer_fn(BoxResponseBody::new)
         .layer(CompressionLayer::new())
         .layer_fn(|service| RequestLogLayer.layer(service).logging(request_log))
         .service(McpSplit::new(http, mcp).access(access))

@@ -2,8 +2,9 @@
 //! body is done (or dropped).
 
 use std::fmt;
+use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
 use bytes::Buf;
@@ -99,12 +100,11 @@ impl<S> RequestLog<S> {
 impl<S, B, ResBody> Service<Request<B>> for RequestLog<S>
 where
     S: Service<Request<B>, Response = Response<ResBody>>,
-    S::Future: Send + 'static,
     ResBody: Body,
 {
     type Response = Response<LogBody<ResBody>>;
     type Error = S::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
+    type Future = LogFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
@@ -116,45 +116,95 @@ where
         // The URI shares the request's bytes: nothing is copied unless logged.
         let seen = wanted.then(|| (request.method().clone(), request.uri().clone()));
         let head = request.method() == Method::HEAD;
-        let future = self.inner.call(request);
-        Box::pin(async move {
-            let response = future.await?;
-            let Some((method, path)) = seen else {
-                return Ok(response.map(|body| LogBody { body, record: None }));
-            };
-            let outcome = response.extensions().get::<Outcome>().copied();
-            let format = match outcome {
-                Some(outcome) => outcome.served.map_or(Served::Other, Served::Format),
-                None => served_by_type(response.headers()),
-            };
-            let record = Record {
-                method,
-                path,
-                status: response.status().as_u16(),
-                format,
-                // Set also where the layer did not read the body (a
-                // compressed one, the budget full).
-                fallback: response
-                    .extensions()
-                    .get::<ResponseFormat>()
-                    .and_then(|served| served.fallback),
-                tokens: outcome.and_then(|outcome| outcome.tokens),
-                request: response.extensions().get::<RequestTokens>().copied(),
-                upstream: response.extensions().get::<UpstreamLatency>().map(|l| l.0),
-                started,
-                bytes: 0,
-                complete: false,
-            };
-            let bodiless = bodiless(head, response.status());
-            Ok(response.map(|body| {
-                let mut record = record;
-                record.complete = bodiless || body.is_end_stream();
-                LogBody {
-                    body,
-                    record: Some(record),
-                }
-            }))
-        })
+        LogFuture {
+            inner: self.inner.call(request),
+            seen,
+            started,
+            head,
+        }
+    }
+}
+
+pin_project! {
+    /// The response future of [`RequestLog`]: the inner response, its body
+    /// wrapped in a [`LogBody`]. Written by hand rather than as an async
+    /// block, which would move the response (large behind some layers)
+    /// from one slot of its state to the next.
+    ///
+    /// ```
+    /// use terse_gateway::{LogFuture, RequestLogLayer};
+    /// use tower::{Layer, Service};
+    ///
+    /// let mut service = RequestLogLayer.layer(tower::service_fn(|_: http::Request<()>| {
+    ///     std::future::ready(Ok::<_, std::convert::Infallible>(http::Response::new(String::new())))
+    /// }));
+    /// let future: LogFuture<_> = service.call(http::Request::new(()));
+    /// # drop(future);
+    /// ```
+    pub struct LogFuture<F> {
+        #[pin]
+        inner: F,
+        // The method and URI, when the line is to be written.
+        seen: Option<(Method, http::Uri)>,
+        started: Instant,
+        head: bool,
+    }
+}
+
+impl<F> fmt::Debug for LogFuture<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("LogFuture")
+    }
+}
+
+impl<F, ResBody, E> Future for LogFuture<F>
+where
+    F: Future<Output = Result<Response<ResBody>, E>>,
+    ResBody: Body,
+{
+    type Output = Result<Response<LogBody<ResBody>>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let response = ready!(this.inner.poll(cx))?;
+        let record = this
+            .seen
+            .take()
+            .map(|(method, path)| record(&response, method, path, *this.started, *this.head));
+        Poll::Ready(Ok(response.map(|body| LogBody { body, record })))
+    }
+}
+
+/// The line to write for `response`, complete already if no body follows.
+fn record<B: Body>(
+    response: &Response<B>,
+    method: Method,
+    path: http::Uri,
+    started: Instant,
+    head: bool,
+) -> Record {
+    let outcome = response.extensions().get::<Outcome>().copied();
+    let format = match outcome {
+        Some(outcome) => outcome.served.map_or(Served::Other, Served::Format),
+        None => served_by_type(response.headers()),
+    };
+    Record {
+        method,
+        path,
+        status: response.status().as_u16(),
+        format,
+        // Set also where the layer did not read the body (a
+        // compressed one, the budget full).
+        fallback: response
+            .extensions()
+            .get::<ResponseFormat>()
+            .and_then(|served| served.fallback),
+        tokens: outcome.and_then(|outcome| outcome.tokens),
+        request: response.extensions().get::<RequestTokens>().copied(),
+        upstream: response.extensions().get::<UpstreamLatency>().map(|l| l.0),
+        started,
+        bytes: 0,
+        complete: bodiless(head, response.status()) || response.body().is_end_stream(),
     }
 }
 

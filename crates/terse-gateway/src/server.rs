@@ -100,6 +100,11 @@ const ACCEPT_LOG_INTERVAL: Duration = Duration::from_secs(10);
 /// layer gets the same connection deadlines as the gateway (the examples
 /// `agent-api` and `mcp-server` do).
 ///
+/// hyper moves each response several times on its way out: a service
+/// whose body type is large (tower-http's compression body is some 6 KiB)
+/// should box it where it is made, as [`gateway`](crate::gateway) does with
+/// [`BoxResponseBody`](crate::BoxResponseBody).
+///
 /// Each request carries the peer's address as a [`ClientAddr`] extension.
 /// Each connection is held to the deadlines of [`ServerOptions`], and at
 /// most [`max_connections`](ServerOptions::max_connections) are open at
@@ -214,12 +219,10 @@ pub async fn serve<S, B>(
                 let request = tracking.request();
                 async move {
                     let response = future.await?;
-                    // Boxed once here: a response body can be large (the
-                    // compression layer's holds its encoders' state, some
-                    // 6 KiB), and hyper moves the body several times on
-                    // its way out; a pointer costs less to move than the
-                    // allocation.
-                    Ok::<_, S::Error>(response.map(|body| Tracked::new(Box::pin(body), request)))
+                    // Not boxed here: a service whose body is large boxes
+                    // it where it is made (the gateway does, see
+                    // `BoxResponseBody`), before the layers outside move it.
+                    Ok::<_, S::Error>(response.map(|body| Tracked::new(body, request)))
                 }
             });
         let (registration, shed) = open.register(activity.clone());
