@@ -62,28 +62,3 @@ impl From<serde_json::Error> for CliError {
         CliError::Json(err.to_string())
     }
 }
-
-/// Escapes line breaks and other control characters so that a message quoting
-/// the input still takes exactly one line on standard error.
-pub fn one_line(message: &str) -> String {
-    let mut line = String::with_capacity(message.len());
-    for c in message.chars() {
-        if c.is_control() {
-            line.extend(c.escape_default());
-        } else {
-            line.push(c);
-        }
-    }
-    line
-}
-
-#[cfg(test)]
-mod tests {
-    use super::one_line;
-
-    #[test]
-    fn control_characters_are_escaped() {
-        assert_eq!(one_line("a\nb\tc\u{1}"), "a\\nb\\tc\\u{1}");
-        assert_eq!(one_line("ünïcode stays"), "ünïcode stays");
-    }
-}

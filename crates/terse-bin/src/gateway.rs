@@ -138,11 +138,11 @@ fn warm_counters() {
 const LEFTOVER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn refuse(message: &str) -> ExitCode {
-    eprintln!("error: {}", crate::error::one_line(message));
+    eprintln!("error: {}", terse_bin::logging::one_line(message));
     ExitCode::from(EXIT_CONFIG)
 }
 
 fn fail(message: &str) -> ExitCode {
-    eprintln!("error: {}", crate::error::one_line(message));
+    eprintln!("error: {}", terse_bin::logging::one_line(message));
     ExitCode::FAILURE
 }

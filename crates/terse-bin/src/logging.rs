@@ -22,6 +22,25 @@ mod line;
 
 pub use line::LineFormat;
 
+/// `text` with its control characters escaped as the log lines write them
+/// (`\n`, `\r`, `\t`, `\u{1b}`, C1 controls as `\u{9b}`): a message quoting
+/// its input takes exactly one line on standard error and drives no
+/// terminal.
+///
+/// ```
+/// use terse_bin::logging::one_line;
+///
+/// assert_eq!(one_line("a\nb\tc\u{1}\u{9b}"), "a\\nb\\tc\\u{1}\\u{9b}");
+/// assert_eq!(one_line("ünïcode stays"), "ünïcode stays");
+/// ```
+pub fn one_line(text: &str) -> String {
+    use std::fmt::Write as _;
+    let mut line = String::with_capacity(text.len());
+    // Writing to a `String` cannot fail.
+    let _ = line::Escaped(&mut line).write_str(text);
+    line
+}
+
 /// How long a buffered line waits at most before it is written out.
 pub const FLUSH_EVERY: Duration = Duration::from_millis(100);
 

@@ -66,7 +66,7 @@ fn main() -> ExitCode {
         // A reader that went away (`terse encode big.json | head`) is not an error.
         Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {}", error::one_line(&err.to_string()));
+            eprintln!("error: {}", terse_bin::logging::one_line(&err.to_string()));
             ExitCode::FAILURE
         }
     }

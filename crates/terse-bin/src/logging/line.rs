@@ -344,9 +344,9 @@ impl Visit for Fields<'_> {
 
 /// A writer that writes control characters escaped: `\n`, `\r`, `\t`, and
 /// `\u{..}` for the others (C0, DEL, C1).
-struct Escaped<'a, 'writer>(&'a mut Writer<'writer>);
+pub(super) struct Escaped<W>(pub(super) W);
 
-impl fmt::Write for Escaped<'_, '_> {
+impl<W: fmt::Write> fmt::Write for Escaped<W> {
     fn write_str(&mut self, text: &str) -> fmt::Result {
         // 0xC2 leads the two-byte forms of U+0080..U+00BF, C1 among them.
         if !text.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) {
