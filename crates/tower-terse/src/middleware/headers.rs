@@ -181,12 +181,15 @@ pub(crate) fn set_length_and_count(headers: &mut HeaderMap, len: usize, tokens: 
     // A body sent as it came mostly declared its length already: that one
     // value, written as this length is, stays (inserting it again would
     // give the same header).
-    let mut digits = Decimal::default();
-    let length = digits.of(len);
+    let mut digits = itoa::Buffer::new();
+    let length = digits.format(len).as_bytes();
     if !declares_only(headers, length) {
         headers.insert(CONTENT_LENGTH, decimal_value(length, len));
     }
-    headers.insert(X_TOKEN_COUNT, decimal_value(digits.of(tokens), tokens));
+    headers.insert(
+        X_TOKEN_COUNT,
+        decimal_value(digits.format(tokens).as_bytes(), tokens),
+    );
 }
 
 /// Whether `Content-Length` has exactly one value, `length` as it is.
@@ -200,26 +203,6 @@ fn declares_only(headers: &HeaderMap, length: &[u8]) -> bool {
 fn decimal_value(digits: &[u8], n: usize) -> HeaderValue {
     // Digits are always a valid value; the fallback only keeps this total.
     HeaderValue::from_bytes(digits).unwrap_or_else(|_| HeaderValue::from(n))
-}
-
-/// Room for a `usize` written in decimal, on the stack.
-#[derive(Default)]
-struct Decimal([u8; 20]);
-
-impl Decimal {
-    /// `n` in plain decimal (no sign, no leading zeros).
-    fn of(&mut self, n: usize) -> &[u8] {
-        let mut at = self.0.len();
-        let mut rest = n;
-        loop {
-            at -= 1;
-            self.0[at] = b'0' + (rest % 10) as u8;
-            rest /= 10;
-            if rest == 0 {
-                return &self.0[at..];
-            }
-        }
-    }
 }
 
 /// Headers that describe the old bytes exactly and would now lie: an `ETag`
@@ -421,7 +404,8 @@ mod tests {
         assert_eq!(length(&["14808", "14808"], 14_808), ["14808"]);
         assert_eq!(length(&["1"], usize::MAX), [usize::MAX.to_string()]);
         for n in [0, 7, 10, 99, 100, 4_321, 1 << 40, usize::MAX] {
-            assert_eq!(Decimal::default().of(n), n.to_string().as_bytes());
+            let digits = itoa::Buffer::new().format(n).as_bytes().to_vec();
+            assert_eq!(decimal_value(&digits, n), n.to_string());
         }
     }
 
