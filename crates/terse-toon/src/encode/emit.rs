@@ -124,16 +124,20 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
         }
     }
 
-    /// Ends the current line (unless nothing is written yet) and indents.
+    /// Ends the current line (unless nothing is written yet) and indents:
+    /// one write of a newline and spaces from a static line, for depths
+    /// within it; wider indentation is written a line's worth at a time.
     fn line(&mut self, depth: usize) {
-        const SPACES: &str = "                                                                ";
-        if !self.out.is_empty() {
-            self.out.push('\n');
-        }
-        let mut left = depth * self.indent_size;
+        const NEWLINE_SPACES: &str =
+            "\n                                                                ";
+        let start = usize::from(self.out.is_empty());
+        let mut left = depth.saturating_mul(self.indent_size);
+        let first = left.min(NEWLINE_SPACES.len() - 1);
+        self.out.push_str(&NEWLINE_SPACES[start..=first]);
+        left -= first;
         while left > 0 && !self.out.is_over() {
-            let step = left.min(SPACES.len());
-            self.out.push_str(&SPACES[..step]);
+            let step = left.min(NEWLINE_SPACES.len() - 1);
+            self.out.push_str(&NEWLINE_SPACES[1..=step]);
             left -= step;
         }
     }

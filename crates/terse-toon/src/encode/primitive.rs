@@ -18,7 +18,8 @@ pub(super) fn write_primitive<'t, T: Tree<'t>>(
         Kind::Null => out.push_str("null"),
         Kind::Bool(true) => out.push_str("true"),
         Kind::Bool(false) => out.push_str("false"),
-        Kind::Number => value.write_number(out),
+        Kind::Number(Some(text)) => out.push_str(text),
+        Kind::Number(None) => value.write_number(out),
         Kind::String(s) => write_string(out, s, delimiter),
         Kind::Array(_) | Kind::Object(_) => debug_assert!(false, "not a primitive"),
     }

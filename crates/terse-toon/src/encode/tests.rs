@@ -305,3 +305,38 @@ fn flat_rows_with_a_missing_extra_or_nested_field_are_not_a_table() {
     );
     assert_eq!(text.as_deref(), Some("r[2]{a,b}:\n  1,2\n  3,4"));
 }
+
+#[test]
+fn indentation_wider_than_one_write_is_whole() {
+    // Indentation is written from a static line of 64 spaces: widths below,
+    // at and past it (several writes) come out as that many spaces, in
+    // fields, list items and table rows alike.
+    let json = r#"{"a":{"b":{"c":[{"x":1,"y":"s"},{"x":2,"y":"t"}],"d":[[1],{"k":true}]}}}"#;
+    for indent in [1, 2, 21, 32, 63, 64, 65, 100, 129] {
+        let text = check_same(json, &options(Delimiter::Comma, indent)).expect("valid JSON");
+        let pad = |depth: usize| " ".repeat(depth * indent);
+        let expected = [
+            "a:".to_string(),
+            format!("{}b:", pad(1)),
+            format!("{}c[2]{{x,y}}:", pad(2)),
+            format!("{}1,s", pad(3)),
+            format!("{}2,t", pad(3)),
+            format!("{}d[2]:", pad(2)),
+            format!("{}- [1]: 1", pad(3)),
+            format!("{}- k: true", pad(3)),
+        ]
+        .join("\n");
+        assert_eq!(text, expected, "indent {indent}");
+    }
+}
+
+#[test]
+fn numbers_are_written_as_their_canonical_text() {
+    // A parsed document's numbers are copied as the canonical text it holds;
+    // a `Value`'s are formatted: both give the same text (`check_same`).
+    let json = r#"{"n":[1.50,-0,1e3,-0.0,1E-7,15e299,-5],"t":[{"a":2.0,"b":-0}]}"#;
+    assert_eq!(
+        toon(json),
+        "n[7]: 1.5,0,1000,0,1e-7,1.5e+300,-5\nt[1]{a,b}:\n  2,0"
+    );
+}

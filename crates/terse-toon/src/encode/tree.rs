@@ -19,7 +19,10 @@ use serde_json::{Map, Value};
 pub(crate) enum Kind<'t> {
     Null,
     Bool(bool),
-    Number,
+    /// A number, with its canonical text when the document holds it
+    /// already (a parsed document does), so that writing it is a copy
+    /// without a second lookup; `None` when it is still to be formatted.
+    Number(Option<&'t str>),
     String(&'t str),
     /// An array and its length.
     Array(usize),
@@ -66,7 +69,7 @@ impl<'t> Tree<'t> for &'t Value {
         match self {
             Value::Null => Kind::Null,
             Value::Bool(b) => Kind::Bool(*b),
-            Value::Number(_) => Kind::Number,
+            Value::Number(_) => Kind::Number(None),
             Value::String(s) => Kind::String(s),
             Value::Array(items) => Kind::Array(items.len()),
             Value::Object(map) => Kind::Object(map.len()),
@@ -116,7 +119,7 @@ impl<'t> Tree<'t> for Node<'t> {
         match Node::kind(self) {
             document::Kind::Null => Kind::Null,
             document::Kind::Bool(b) => Kind::Bool(b),
-            document::Kind::Number(_) => Kind::Number,
+            document::Kind::Number(n) => Kind::Number(Some(n.canonical())),
             document::Kind::String(s) => Kind::String(s),
             document::Kind::Array(len) => Kind::Array(len),
             document::Kind::Object(len) => Kind::Object(len),
