@@ -42,6 +42,9 @@ pub(crate) fn emit<'t, T: Tree<'t>>(
     emitter.out.finish()
 }
 
+/// A newline and the widest indentation written in one piece.
+const NEWLINE_SPACES: &str = "\n                                                                ";
+
 /// Where an array is written; it decides the empty form and whether the
 /// tabular form is allowed.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -127,16 +130,26 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     /// Ends the current line (unless nothing is written yet) and indents:
     /// one write of a newline and spaces from a static line, for depths
     /// within it; wider indentation is written a line's worth at a time.
+    /// Always inlined: it runs once per line, and as a call it cost about
+    /// as much as its body.
+    #[inline(always)]
     fn line(&mut self, depth: usize) {
-        const NEWLINE_SPACES: &str =
-            "\n                                                                ";
         let start = usize::from(self.out.is_empty());
-        let mut left = depth.saturating_mul(self.indent_size);
-        let first = left.min(NEWLINE_SPACES.len() - 1);
-        self.out.push_str(&NEWLINE_SPACES[start..=first]);
-        left -= first;
+        let width = depth.saturating_mul(self.indent_size);
+        match NEWLINE_SPACES.get(start..=width) {
+            Some(line) => self.out.push_str(line),
+            None => self.wide_line(start, width),
+        }
+    }
+
+    /// [`line`](Self::line) for indentation wider than the static line.
+    #[cold]
+    fn wide_line(&mut self, start: usize, width: usize) {
+        let spaces = NEWLINE_SPACES.len() - 1;
+        self.out.push_str(&NEWLINE_SPACES[start..]);
+        let mut left = width - spaces;
         while left > 0 && !self.out.is_over() {
-            let step = left.min(NEWLINE_SPACES.len() - 1);
+            let step = left.min(spaces);
             self.out.push_str(&NEWLINE_SPACES[1..=step]);
             left -= step;
         }

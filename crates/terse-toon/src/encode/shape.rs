@@ -14,7 +14,7 @@
 //! row and every table of a document.
 
 use super::out::{Out, Sink};
-use super::primitive::write_primitive;
+use super::primitive::write_cell;
 use super::tree::{Kind, Tree};
 use crate::document::same_bytes;
 use crate::quoting::write_key;
@@ -173,7 +173,7 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
                 out.push_byte(delimiter);
             }
             first = false;
-            write_primitive(out, value, kind, delimiter);
+            write_cell(out, value, kind, delimiter);
         })
     }
 
