@@ -309,8 +309,12 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
 
     /// Whether `object` (with `len` entries) takes the keyed tabular form;
     /// if so its header is in `self.table`.
+    /// Most objects have a primitive first value, which rules the form out
+    /// before the header walk starts.
     fn keyed_fields(&mut self, object: T, len: usize) -> bool {
-        len >= 2 && self.table.detect(object.entries().map(|(_, value)| value))
+        len >= 2
+            && matches!(object.entries().next(), Some((_, first)) if matches!(first.kind(), Kind::Object(n) if n > 0))
+            && self.table.detect(object.entries().map(|(_, value)| value))
     }
 
     /// A keyed tabular object (fields already detected) and its entry rows.

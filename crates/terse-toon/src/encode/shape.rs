@@ -80,6 +80,11 @@ pub(crate) struct Table<'t, T: Tree<'t>> {
     flat: bool,
     levels: Vec<Level<'t, T>>,
     groups: Vec<usize>,
+    /// The text of the last header written (`{...}:`) and the fields it was
+    /// written for: lists of records often hold many tables of one shape
+    /// (each order's items), whose header is then a copy.
+    header: String,
+    header_fields: Vec<Field<'t>>,
 }
 
 impl<'t, T: Tree<'t>> Table<'t, T> {
@@ -89,6 +94,8 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
             flat: false,
             levels: Vec::new(),
             groups: Vec::new(),
+            header: String::new(),
+            header_fields: Vec::new(),
         }
     }
 
@@ -244,26 +251,45 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
         true
     }
 
-    /// Writes `{f1,f2{a,b}}:`.
+    /// Writes `{f1,f2{a,b}}:`: a copy of the last header when the fields
+    /// are the same (the delimiter is one per document).
     pub(crate) fn write_header(&mut self, out: &mut Out, delimiter: u8) {
-        self.groups.clear();
-        out.push('{');
-        let mut first = true;
-        for (i, field) in self.fields.iter().enumerate() {
-            if !first {
-                out.push_byte(delimiter);
-            }
-            write_key(out, field.name);
-            first = !field.is_leaf(i);
-            if first {
-                out.push('{');
-                self.groups.push(field.end);
-            }
-            while self.groups.last() == Some(&(i + 1)) {
-                out.push('}');
-                self.groups.pop();
-            }
+        let same = self.fields.len() == self.header_fields.len()
+            && self
+                .fields
+                .iter()
+                .zip(&self.header_fields)
+                .all(|(a, b)| a.end == b.end && same_bytes(a.name, b.name));
+        if !same {
+            self.header.clear();
+            self.header_fields.clear();
+            self.header_fields.extend_from_slice(&self.fields);
+            write_header(&mut self.header, &self.fields, &mut self.groups, delimiter);
         }
-        out.push_str("}:");
+        out.push_str(&self.header);
     }
+}
+
+/// Writes the header of `fields` (`{f1,f2{a,b}}:`) to `out`; `groups` is
+/// scratch space for the open field groups.
+fn write_header(out: &mut String, fields: &[Field<'_>], groups: &mut Vec<usize>, delimiter: u8) {
+    groups.clear();
+    out.push('{');
+    let mut first = true;
+    for (i, field) in fields.iter().enumerate() {
+        if !first {
+            out.push(char::from(delimiter));
+        }
+        write_key(out, field.name);
+        first = !field.is_leaf(i);
+        if first {
+            out.push('{');
+            groups.push(field.end);
+        }
+        while groups.last() == Some(&(i + 1)) {
+            out.push('}');
+            groups.pop();
+        }
+    }
+    out.push_str("}:");
 }

@@ -340,3 +340,50 @@ fn numbers_are_written_as_their_canonical_text() {
         "n[7]: 1.5,0,1000,0,1e-7,1.5e+300,-5\nt[1]{a,b}:\n  2,0"
     );
 }
+
+#[test]
+fn each_table_has_the_header_of_its_own_fields() {
+    // Consecutive tables of one shape share a header text; any difference
+    // in names, count, order or nesting of the fields gives a new one.
+    let json = r#"[
+        {"t":[{"a":1,"b":2}]},
+        {"t":[{"a":3,"b":4}]},
+        {"t":[{"a":5,"c":6}]},
+        {"t":[{"b":7,"a":8},{"b":9,"a":10}]},
+        {"t":[{"a":11,"b":12,"c":13}]},
+        {"t":[{"a":{"x":14},"b":15}]},
+        {"t":[{"a":{"x":16,"y":17},"b":18}]},
+        {"t":[{"a":{"x":19},"b":20}]},
+        {"t":[{"a b":21,"b":22}]},
+        {"t":[{"a":23,"b":24}]}
+    ]"#;
+    let expected_headers = [
+        "{a,b}",
+        "{a,b}",
+        "{a,c}",
+        "{b,a}",
+        "{a,b,c}",
+        "{a{x},b}",
+        "{a{x,y},b}",
+        "{a{x},b}",
+        "{\"a b\",b}",
+        "{a,b}",
+    ];
+    for (delimiter, symbol) in [(Delimiter::Comma, ","), (Delimiter::Pipe, "|")] {
+        let text = check_same(json, &options(delimiter, 2)).expect("valid JSON");
+        let headers: Vec<String> = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("  - t[").or(line.strip_prefix("- t[")))
+            .map(|rest| {
+                rest[rest.find('{').expect("a header")..]
+                    .trim_end_matches(':')
+                    .to_string()
+            })
+            .collect();
+        let expected: Vec<String> = expected_headers
+            .iter()
+            .map(|h| h.replace(',', symbol))
+            .collect();
+        assert_eq!(headers, expected, "{text}");
+    }
+}
