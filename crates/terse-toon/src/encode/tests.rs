@@ -387,3 +387,24 @@ fn each_table_has_the_header_of_its_own_fields() {
         assert_eq!(headers, expected, "{text}");
     }
 }
+
+#[test]
+fn the_keyed_table_form_follows_every_value_not_only_the_first() {
+    // The first value rules the keyed form out early when it is not a
+    // non-empty object; later values still decide when it is one.
+    assert_eq!(
+        toon(r#"{"a":{"x":1},"b":{"x":2}}"#),
+        "[2:]{x}:\n  a: 1\n  b: 2"
+    );
+    assert_eq!(
+        toon(r#"{"a":1,"b":{"x":2},"c":{"x":3}}"#),
+        "a: 1\nb:\n  x: 2\nc:\n  x: 3"
+    );
+    assert_eq!(toon(r#"{"a":{},"b":{}}"#), "a:\nb:");
+    assert_eq!(toon(r#"{"a":{"x":1},"b":2}"#), "a:\n  x: 1\nb: 2");
+    assert_eq!(
+        toon(r#"{"a":{"x":1},"b":{"y":2}}"#),
+        "a:\n  x: 1\nb:\n  y: 2"
+    );
+    assert_eq!(toon(r#"{"a":{"x":1}}"#), "a:\n  x: 1");
+}
