@@ -105,12 +105,12 @@ struct ObjectFrame {
     at: u32,
     /// Where this object's repeated keys start on the repeat stack.
     repeats_start: usize,
-    /// A 128-bit filter over a cheap key hash: only a key whose bit is
+    /// A 128-bit filter (two words) over a cheap key hash: only a key whose bit is
     /// already set is compared with the earlier keys. Past
     /// `KEYS_BY_FILTER` keys the filter is full and that comparison would
     /// make the object quadratic, so the keys' hashes go in a set (keyed
     /// per process, so no input can make them collide).
-    seen: u128,
+    seen: [u64; 2],
     /// Boxed, as it is rare: frames are moved on and off the stack, and
     /// for the many small objects of a document that move is best small.
     hashed: Option<Box<(RandomState, HashSet<u64>)>>,
@@ -262,7 +262,7 @@ impl<'a> Parser<'a> {
             let mut object = ObjectFrame {
                 at,
                 repeats_start: self.repeats.len(),
-                seen: 0,
+                seen: [0; 2],
                 hashed: None,
                 len: 0,
             };
@@ -309,14 +309,30 @@ impl<'a> Parser<'a> {
             return Err(Bail);
         }
         let key = self.string()?;
-        let suspect = match object.hashed.as_deref_mut() {
-            Some((state, hashes)) => !hashes.insert(state.hash_one(self.text(key))),
-            None => {
-                let bit = 1u128 << key_hash(self.text_bytes(key));
-                let set = object.seen & bit != 0;
-                object.seen |= bit;
-                set
-            }
+        // `len` counts the entries before this key.
+        let suspect = if (object.len as usize) < KEYS_BY_FILTER {
+            let hash = key_hash(self.text_bytes(key));
+            let (word, bit) = ((hash >> 6) as usize & 1, 1u64 << (hash & 63));
+            let set = object.seen[word] & bit != 0;
+            object.seen[word] |= bit;
+            set
+        } else {
+            let hashed = match object.hashed.take() {
+                Some(hashed) => hashed,
+                None => {
+                    let state = RandomState::new();
+                    let hashes = self
+                        .keys_of(object.at)
+                        .filter_map(|at| match self.nodes[at as usize] {
+                            Slot::String(text) => Some(state.hash_one(self.text(text))),
+                            _ => None,
+                        })
+                        .collect();
+                    Box::new((state, hashes))
+                }
+            };
+            let (state, hashes) = &mut **object.hashed.insert(hashed);
+            !hashes.insert(state.hash_one(self.text(key)))
         };
         if suspect {
             if let Some(first) = self.earlier_key(object.at, key) {
@@ -324,18 +340,6 @@ impl<'a> Parser<'a> {
             }
         }
         self.nodes.push(Slot::String(key));
-        // `len` counts the entries before this key.
-        if object.hashed.is_none() && object.len as usize >= KEYS_BY_FILTER {
-            let state = RandomState::new();
-            let hashes = self
-                .keys_of(object.at)
-                .filter_map(|at| match self.nodes[at as usize] {
-                    Slot::String(text) => Some(state.hash_one(self.text(text))),
-                    _ => None,
-                })
-                .collect();
-            object.hashed = Some(Box::new((state, hashes)));
-        }
         self.skip_whitespace();
         if self.peek() != Some(b':') {
             return Err(Bail);
@@ -555,7 +559,7 @@ impl<'a> Parser<'a> {
     /// The digits are summed without overflow checks: a token of at most 19
     /// digits (integer and fraction together) cannot overflow a `u64`, and a
     /// longer one is never taken on the fast path, whatever its sum.
-    #[inline]
+    #[inline(always)]
     fn number(&mut self) -> Parsed<()> {
         let bytes = self.bytes;
         let start = self.pos;
