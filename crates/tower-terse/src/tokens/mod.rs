@@ -39,6 +39,7 @@ mod pieces;
 mod weights;
 
 pub use choose::{Choice, Counting, EXACT_TIE_MAX_BYTES, Served, choose, estimates};
+pub(crate) use choose::{on_estimates, settle};
 pub use estimate::{estimate, estimate_portable};
 
 /// The estimator's byte classes and pair features, for the weight-fitting
