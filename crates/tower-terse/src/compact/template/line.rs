@@ -6,6 +6,7 @@ use terse_toon::document::Node;
 
 use super::hints::Hints;
 use crate::compact::RenderContext;
+use crate::compact::lines::find_json_special;
 use crate::rfc3339::{self, DateTime, Leniency};
 
 /// What rendering one line needs besides the record: the request's clock,
@@ -22,16 +23,44 @@ pub(super) struct LineContext<'c> {
     /// The address and length of a string of the record, and what it read
     /// as. The record outlives the line, so its strings keep their address.
     last_timestamp: Cell<Option<(usize, usize, Option<DateTime>)>>,
+    /// Whether the line written so far is JSON string text as it stands
+    /// (no `"`, `\` or control byte), so the envelope can copy it whole.
+    /// Only ever cleared; a group cut from the line leaves it as it was,
+    /// which errs on the side of escaping.
+    verbatim: Cell<bool>,
 }
 
 impl<'c> LineContext<'c> {
-    /// A line rendered at `cx`'s clock, with the template's `hints`.
-    pub(super) fn new(cx: &'c RenderContext, hints: &'c Hints) -> Self {
+    /// A line rendered at `cx`'s clock, with the template's `hints`;
+    /// `json_text` when the template's own text needs no JSON escape.
+    pub(super) fn new(cx: &'c RenderContext, hints: &'c Hints, json_text: bool) -> Self {
         LineContext {
             cx,
             hints,
             placeholder: Cell::new(0),
             last_timestamp: Cell::new(None),
+            verbatim: Cell::new(json_text),
+        }
+    }
+
+    /// Whether the line is JSON string text as it stands.
+    pub(super) fn verbatim(&self) -> bool {
+        self.verbatim.get()
+    }
+
+    /// Notes whether what a placeholder wrote is JSON string text.
+    #[inline]
+    pub(super) fn wrote(&self, verbatim: bool) {
+        if !verbatim {
+            self.verbatim.set(false);
+        }
+    }
+
+    /// Notes what a placeholder wrote to `out` from `mark` on, looking at
+    /// it only while the line is still verbatim.
+    pub(super) fn wrote_from(&self, mark: usize, out: &str) {
+        if self.verbatim.get() {
+            self.wrote(find_json_special(&out.as_bytes()[mark..]).is_none());
         }
     }
 
