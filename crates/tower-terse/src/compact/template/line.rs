@@ -16,10 +16,11 @@ use crate::rfc3339::{self, DateTime, Leniency};
 pub(super) struct LineContext<'c> {
     pub(super) cx: &'c RenderContext,
     hints: &'c Hints,
-    /// The number of the next placeholder, in the order they render (every
-    /// placeholder renders, optional groups included, so the numbers hold
-    /// from line to line).
-    placeholder: Cell<usize>,
+    /// The number of the next step of a placeholder's path, counted over
+    /// the placeholders in the order they render (every placeholder
+    /// renders, optional groups included, so the numbers hold from line to
+    /// line).
+    step: Cell<usize>,
     /// The address and length of a string of the record, and what it read
     /// as. The record outlives the line, so its strings keep their address.
     last_timestamp: Cell<Option<(usize, usize, Option<DateTime>)>>,
@@ -37,7 +38,7 @@ impl<'c> LineContext<'c> {
         LineContext {
             cx,
             hints,
-            placeholder: Cell::new(0),
+            step: Cell::new(0),
             last_timestamp: Cell::new(None),
             verbatim: Cell::new(json_text),
         }
@@ -64,17 +65,23 @@ impl<'c> LineContext<'c> {
         }
     }
 
-    /// The value at the next placeholder's `path` in `record`.
+    /// The value at the next placeholder's `path` in `record`. Each step
+    /// into an object tries where its key stood in the last record first
+    /// (the hints count every step of every path, in order).
     pub(super) fn lookup<'t>(&self, record: Node<'t>, path: &[String]) -> Option<Node<'t>> {
-        let index = self.placeholder.get();
-        self.placeholder.set(index + 1);
-        let (first, rest) = path.split_first()?;
-        let field = if record.is_object() {
-            self.hints.get(index, record, first)?
-        } else {
-            step(record, first)?
-        };
-        rest.iter().try_fold(field, |node, key| step(node, key))
+        let first = self.step.get();
+        // Past the whole path even when a step finds nothing, so that the
+        // numbers hold from line to line.
+        self.step.set(first + path.len());
+        let mut node = record;
+        for (i, key) in path.iter().enumerate() {
+            node = if node.is_object() {
+                self.hints.get(first + i, node, key)?
+            } else {
+                node.item(key.parse::<usize>().ok()?)?
+            };
+        }
+        Some(node)
     }
 
     /// `text`, a string of the record, read as a timestamp.
@@ -88,14 +95,5 @@ impl<'c> LineContext<'c> {
         let timestamp = rfc3339::parse(text, Leniency::LENIENT).ok();
         self.last_timestamp.set(Some((at, len, timestamp)));
         timestamp
-    }
-}
-
-/// One step of a path: a key of an object, an index of an array.
-fn step<'t>(node: Node<'t>, key: &str) -> Option<Node<'t>> {
-    if node.is_object() {
-        node.get(key)
-    } else {
-        node.item(key.parse::<usize>().ok()?)
     }
 }

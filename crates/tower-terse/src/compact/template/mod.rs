@@ -115,7 +115,12 @@ impl Template {
     fn new(source: &str, ast: Ast) -> Self {
         Template {
             source: source.to_owned(),
-            hints: hints::Hints::new(ast.placeholders().len()),
+            hints: hints::Hints::new(
+                ast.placeholders()
+                    .into_iter()
+                    .map(|placeholder| placeholder.path.len())
+                    .sum(),
+            ),
             traits: render::Traits::of(&ast),
             ast,
         }
