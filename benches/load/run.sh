@@ -14,7 +14,7 @@
 # upstream is the floor: what the gateway spends beyond it is terse's own.
 #
 #   benches/load/run.sh            # needs nginx and wrk on PATH (apt-get install nginx wrk)
-#   DURATION=10s CONNECTIONS=32 benches/load/run.sh   # DURATION in seconds
+#   DURATION=10s CONNECTIONS=32 ROUNDS=3 benches/load/run.sh   # DURATION in seconds; each row the median of ROUNDS runs
 #
 # Not run in CI: it measures the host it runs on.
 set -euo pipefail
@@ -144,25 +144,57 @@ for _ in $(seq 120); do
   [ "$(($(ticks gateway) + $(ticks logging)))" -le $((idle_before + 1)) ] && break
 done
 
+# The median of its arguments.
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# Each document's rows are measured $rounds times, round-robin (nginx,
+# the bare proxy, each gateway path, then nginx again...), and each row
+# shows its medians: on a shared machine one run of a row can fall in a
+# busy second, and a row measured right after another can inherit its
+# heat; interleaving spreads both over every row alike.
+rounds="${ROUNDS:-3}"
+paths=(nginx bare pass toon compact logging)
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 {
   echo "| document | path | served | req/s | of nginx | proxy CPU per request |"
   echo "| --- | --- | --- | ---: | ---: | ---: |"
   for doc in flat nested spaced; do
-    base="$(rate "http://127.0.0.1:$proxy/$doc.json")"
-    echo "| $doc | nginx proxy_pass | json | $base | 1.00 | - |"
-    row="$(measured bare "http://127.0.0.1:$floor/$doc.json")"
-    echo "| $doc | bare hyper proxy | json | ${row% | *} | $(ratio "${row% | *}" "$base") | ${row#* | } |"
-    for query in "" "?format=toon" "?format=compact"; do
-      label="${query:-pass-through}"
-      url="http://127.0.0.1:$gateway/$doc.json$query"
+    declare -A url=(
+      [nginx]="http://127.0.0.1:$proxy/$doc.json"
+      [bare]="http://127.0.0.1:$floor/$doc.json"
+      [pass]="http://127.0.0.1:$gateway/$doc.json"
+      [toon]="http://127.0.0.1:$gateway/$doc.json?format=toon"
+      [compact]="http://127.0.0.1:$gateway/$doc.json?format=compact"
+      [logging]="http://127.0.0.1:$logging/$doc.json"
+    )
+    declare -A process=([bare]=bare [pass]=gateway [toon]=gateway [compact]=gateway [logging]=logging)
+    declare -A label=(
+      [bare]="bare hyper proxy" [pass]="terse \`pass-through\`" [toon]="terse \`?format=toon\`"
+      [compact]="terse \`?format=compact\`" [logging]="terse \`pass-through\`, request log on"
+    )
+    declare -A format=() rates=() cpus=()
+    for path in "${paths[@]:1}"; do
       # Asked once first: the first exact count loads the tokenizer.
-      format="$(served "$url")"
-      row="$(measured gateway "$url")"
-      echo "| $doc | terse \`$label\` | $format | ${row% | *} | $(ratio "${row% | *}" "$base") | ${row#* | } |"
+      format[$path]="$(served "${url[$path]}")"
     done
-    row="$(measured logging "http://127.0.0.1:$logging/$doc.json")"
-    echo "| $doc | terse \`pass-through\`, request log on | json | ${row% | *} | $(ratio "${row% | *}" "$base") | ${row#* | } |"
+    for _ in $(seq "$rounds"); do
+      rates[nginx]+=" $(rate "${url[nginx]}")"
+      for path in "${paths[@]:1}"; do
+        row="$(measured "${process[$path]}" "${url[$path]}")"
+        rates[$path]+=" ${row% | *}"
+        cpus[$path]+=" ${row#* | }"
+        cpus[$path]="${cpus[$path]% µs}"
+      done
+    done
+    # shellcheck disable=SC2086 # the lists split on purpose
+    base="$(median ${rates[nginx]})"
+    echo "| $doc | nginx proxy_pass | json | $base | 1.00 | - |"
+    for path in "${paths[@]:1}"; do
+      # shellcheck disable=SC2086
+      rps="$(median ${rates[$path]})" cpu="$(median ${cpus[$path]})"
+      echo "| $doc | ${label[$path]} | ${format[$path]:-json} | $rps | $(ratio "$rps" "$base") | $cpu µs |"
+    done
+    unset url process label format rates cpus
   done
 } | tee "$work/table.md"
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -171,6 +203,7 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# Load bench: terse gateway against nginx proxy_pass"
   echo
   echo "\`benches/load/run.sh\` ($(date -u +%Y-%m-%d), wrk -t$threads -c$connections -d$duration,"
+  echo "each row the median of $rounds runs taken in turn with the other rows of its document,"
   echo "$(nproc) cores shared by wrk, nginx, the proxies and whatever else ran: load average $load_before before"
   echo "the run, $load_after after). Documents: \`benches/load/documents.py\`. The bare hyper proxy"
   echo "is hyper and tokio with nothing else (\`crates/terse-gateway/examples/bare_proxy.rs\`). A proxy's"

@@ -753,3 +753,38 @@ async fn a_gzip_bomb_is_not_rewritten_and_others_are_served_meanwhile() {
     small.assert_alive().await;
     gateway.assert_alive().await;
 }
+
+/// A request of `count` headers (`Host` and `Connection` among them).
+fn with_headers(count: usize) -> Vec<u8> {
+    let mut request = String::from("GET /small HTTP/1.1\r\nhost: x\r\nconnection: close\r\n");
+    for i in 2..count {
+        request.push_str(&format!("x-h{i}: {i}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.into_bytes()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_header_count_limit_holds_named_or_not() {
+    // hyper's own limit of 100 when none is named (the upstream, with the
+    // forwarding headers added, has the same limit, so the default's edge
+    // is checked from just past it), and a limit named in the config at
+    // its edge.
+    let cases = [
+        ("", 90, 101),
+        ("[gateway]\nmax_request_headers = 20\n", 20, 21),
+    ];
+    for (config, within, past) in cases {
+        let (gateway, _up) = setup(config).await;
+        let answer = raw(gateway.addr, &with_headers(within)).await;
+        assert!(
+            answer.starts_with("HTTP/1.1 200"),
+            "{within} headers: {answer}"
+        );
+        let answer = raw(gateway.addr, &with_headers(past)).await;
+        assert!(
+            answer.starts_with("HTTP/1.1 431"),
+            "{past} headers: {answer}"
+        );
+    }
+}

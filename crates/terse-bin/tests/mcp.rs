@@ -211,6 +211,20 @@ fn a_bad_config_or_command_stops_before_anything_runs() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("cannot start /nonexistent/server"));
 
+    // A command named with terminal escapes is reported escaped, on one line.
+    let output = run(&["mcp", "--", "/nonexistent/\u{1b}]0;title\u{7}\u{9b}31m"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains(['\u{1b}', '\u{7}', '\u{9b}']),
+        "control characters reached stderr: {stderr:?}"
+    );
+    assert!(
+        stderr.contains("/nonexistent/\\u{1b}]0;title\\u{7}\\u{9b}31m"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+
     // `path` is optional for stdio, not for the gateway.
     let stdio_only = dir.join(format!("terse-mcp-stdio-only-{}.toml", std::process::id()));
     std::fs::write(&stdio_only, "[mcp]\nformat_argument = true\n").expect("config");

@@ -178,12 +178,10 @@ pub(crate) fn set_forwarded(
         // One pass over the names there are (a few), rather than a lookup
         // for each name that could be.
         remove_matching(headers, |name| {
-            name.starts_with("x-forwarded-")
-                || name == FORWARDED.as_str()
-                || name == X_REAL_IP.as_str()
-                || CLIENT_ADDRESS
-                    .iter()
-                    .any(|address| address.as_str() == name)
+            name.as_str().starts_with("x-forwarded-")
+                || name == FORWARDED
+                || name == X_REAL_IP
+                || CLIENT_ADDRESS.contains(name)
         });
     }
     if let Some(ip) = client {

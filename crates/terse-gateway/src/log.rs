@@ -111,15 +111,18 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let started = Instant::now();
         let wanted = self.on && tracing::enabled!(target: "terse_gateway", tracing::Level::INFO);
-        // The URI shares the request's bytes: nothing is copied unless logged.
-        let seen = wanted.then(|| (request.method().clone(), request.uri().clone()));
+        // The URI shares the request's bytes: nothing is copied unless
+        // logged, and the clock is read only for a line to be written.
+        let seen = wanted.then(|| Seen {
+            method: request.method().clone(),
+            path: request.uri().clone(),
+            started: Instant::now(),
+        });
         let head = request.method() == Method::HEAD;
         LogFuture {
             inner: self.inner.call(request),
             seen,
-            started,
             head,
         }
     }
@@ -144,11 +147,17 @@ pin_project! {
     pub struct LogFuture<F> {
         #[pin]
         inner: F,
-        // The method and URI, when the line is to be written.
-        seen: Option<(Method, http::Uri)>,
-        started: Instant,
+        // What the line needs from the request, when it is to be written.
+        seen: Option<Seen>,
         head: bool,
     }
+}
+
+/// The request's part of its line, taken when the line is to be written.
+struct Seen {
+    method: Method,
+    path: http::Uri,
+    started: Instant,
 }
 
 impl<F> fmt::Debug for LogFuture<F> {
@@ -170,19 +179,18 @@ where
         let record = this
             .seen
             .take()
-            .map(|(method, path)| record(&response, method, path, *this.started, *this.head));
+            .map(|seen| record(&response, seen, *this.head));
         Poll::Ready(Ok(response.map(|body| LogBody { body, record })))
     }
 }
 
 /// The line to write for `response`, complete already if no body follows.
-fn record<B: Body>(
-    response: &Response<B>,
-    method: Method,
-    path: http::Uri,
-    started: Instant,
-    head: bool,
-) -> Record {
+fn record<B: Body>(response: &Response<B>, seen: Seen, head: bool) -> Record {
+    let Seen {
+        method,
+        path,
+        started,
+    } = seen;
     let outcome = response.extensions().get::<Outcome>().copied();
     let format = match outcome {
         Some(outcome) => outcome.served.map_or(Served::Other, Served::Format),

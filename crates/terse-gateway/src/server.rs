@@ -72,7 +72,7 @@ impl Default for ServerOptions {
     fn default() -> Self {
         ServerOptions {
             shutdown_timeout: Duration::from_secs(30),
-            max_request_headers: 100,
+            max_request_headers: HYPER_MAX_HEADERS,
             max_header_bytes: 64 * 1024,
             header_read_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(60),
@@ -82,6 +82,10 @@ impl Default for ServerOptions {
         }
     }
 }
+
+/// hyper's limit on request headers when none is named, and the gateway's
+/// default.
+const HYPER_MAX_HEADERS: usize = 100;
 
 /// How long a connection closed for idleness has to send its GOAWAY.
 const GOAWAY_GRACE: Duration = Duration::from_secs(1);
@@ -139,12 +143,18 @@ pub async fn serve<S, B>(
         .unwrap_or_else(|| limits::default_max_connections(fd_limit))
         .clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
     let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http1()
+    let mut http1 = builder.http1();
+    http1
         .timer(TokioTimer::new())
         .header_read_timeout(options.header_read_timeout)
-        .max_buf_size(options.max_header_bytes.max(8192))
-        .max_headers(options.max_request_headers);
+        .max_buf_size(options.max_header_bytes.max(8192));
+    // hyper's own limit is the default's 100 headers, read into tables on
+    // the stack; a limit named explicitly, even 100, makes it fill tables
+    // on the heap, element by element, for every request (about a
+    // thousand instructions each).
+    if options.max_request_headers != HYPER_MAX_HEADERS {
+        http1.max_headers(options.max_request_headers);
+    }
     builder
         .http2()
         .timer(TokioTimer::new())

@@ -72,7 +72,8 @@
 
 // The token estimator's AVX2 kernel (`tokens/avx2.rs`) and the calls into
 // code compiled for AVX2, in `tokens/dispatch.rs`, taken on CPUs that have
-// AVX2, use `unsafe`; nothing else may.
+// AVX2, and the exact counter's SSE2 byte classes (`tokens/sse2.rs`), use
+// `unsafe`; nothing else may.
 #![deny(unsafe_code)]
 // docs.rs marks what each cargo feature adds.
 #![cfg_attr(docsrs, feature(doc_cfg))]

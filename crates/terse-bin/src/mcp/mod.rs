@@ -117,6 +117,10 @@ fn fail(message: &str) -> ExitCode {
     ExitCode::from(EXIT_CONFIG)
 }
 
+/// The message on one line: runs of whitespace (a TOML error's line breaks
+/// and caret lines) become one space, and any other control character is
+/// escaped as the log escapes it, so a command or path named with an escape
+/// sequence cannot style or rewrite the terminal it is reported on.
 fn one_line(message: &str) -> String {
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::logging::one_line(&message.split_whitespace().collect::<Vec<_>>().join(" "))
 }

@@ -96,7 +96,8 @@ impl Slot {
     }
 }
 
-// The document's memory is about 1.5 bytes per byte of JSON only at this size.
+// The tape (reserved at a slot per 6 bytes of JSON) is 2 bytes per byte of
+// JSON only at this size.
 const _: () = assert!(std::mem::size_of::<Slot>() == 12);
 
 /// Text as a range of byte offsets into one address space: the input, then
@@ -104,7 +105,7 @@ const _: () = assert!(std::mem::size_of::<Slot>() == 12);
 /// byte).
 ///
 /// Offsets rather than `&str` keep a slot at 12 bytes instead of 24: the
-/// slots are the largest allocation, about one per 8 bytes of JSON, so this
+/// slots are the largest allocation, one per 6 to 8 bytes of JSON, so this
 /// halves peak memory.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Text {

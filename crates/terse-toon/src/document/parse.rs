@@ -53,9 +53,12 @@ pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String)> {
         src: json,
         bytes: json.as_bytes(),
         pos: 0,
-        nodes: Vec::with_capacity(json.len() / 8 + 4),
+        // Records of short values run 6.5 to 8.5 bytes of JSON a node;
+        // one slot per 6 bytes spares them the copy of a growing tape (12
+        // bytes a slot: 2 bytes a byte of JSON, the untouched rest of a
+        // large reservation never paged in). From the text's length only.
+        nodes: Vec::with_capacity(json.len() / 6 + 4),
         owned: String::new(),
-        keys: Vec::new(),
         repeats: Vec::new(),
     };
     parser.value()?;
@@ -72,8 +75,6 @@ struct Parser<'a> {
     pos: usize,
     nodes: Vec<Slot>,
     owned: String,
-    /// Key node indexes of the objects being parsed (a stack).
-    keys: Vec<u32>,
     /// Repeated keys of the objects being parsed (a stack): (first
     /// occurrence, repeat), key node indexes.
     repeats: Vec<(u32, u32)>,
@@ -102,16 +103,14 @@ enum Step {
 struct ObjectFrame {
     /// Node index of the object.
     at: u32,
-    /// Where this object's keys start on the key stack.
-    keys_start: usize,
     /// Where this object's repeated keys start on the repeat stack.
     repeats_start: usize,
-    /// A 128-bit filter over a cheap key hash: only a key whose bit is
+    /// A 128-bit filter (two words) over a cheap key hash: only a key whose bit is
     /// already set is compared with the earlier keys. Past
     /// `KEYS_BY_FILTER` keys the filter is full and that comparison would
     /// make the object quadratic, so the keys' hashes go in a set (keyed
     /// per process, so no input can make them collide).
-    seen: u128,
+    seen: [u64; 2],
     /// Boxed, as it is rare: frames are moved on and off the stack, and
     /// for the many small objects of a document that move is best small.
     hashed: Option<Box<(RandomState, HashSet<u64>)>>,
@@ -124,8 +123,21 @@ impl<'a> Parser<'a> {
         self.bytes.get(self.pos).copied()
     }
 
-    #[inline]
+    /// Skips whitespace. Most calls find none (a byte above the space is
+    /// the next token) or a single space (`", "`, `": "`), so those two
+    /// are checked before the loop.
+    #[inline(always)]
     fn skip_whitespace(&mut self) {
+        match self.peek() {
+            Some(b) if b > b' ' => {}
+            Some(b' ') if self.bytes.get(self.pos + 1).is_some_and(|&b| b > b' ') => {
+                self.pos += 1;
+            }
+            _ => self.skip_whitespace_loop(),
+        }
+    }
+
+    fn skip_whitespace_loop(&mut self) {
         while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
             self.pos += 1;
         }
@@ -249,9 +261,8 @@ impl<'a> Parser<'a> {
             }
             let mut object = ObjectFrame {
                 at,
-                keys_start: self.keys.len(),
                 repeats_start: self.repeats.len(),
-                seen: 0,
+                seen: [0; 2],
                 hashed: None,
                 len: 0,
             };
@@ -280,7 +291,6 @@ impl<'a> Parser<'a> {
     /// Records the length and end of `object`, parsed whole, once its
     /// repeated keys are resolved.
     fn close_object(&mut self, object: ObjectFrame) {
-        self.keys.truncate(object.keys_start);
         let mut len = object.len;
         if self.repeats.len() > object.repeats_start {
             let repeats = self.repeats.split_off(object.repeats_start);
@@ -299,34 +309,37 @@ impl<'a> Parser<'a> {
             return Err(Bail);
         }
         let key = self.string()?;
-        let keys_start = object.keys_start;
-        let suspect = match object.hashed.as_deref_mut() {
-            Some((state, hashes)) => !hashes.insert(state.hash_one(self.text(key))),
-            None => {
-                let bit = 1u128 << key_hash(self.text_bytes(key));
-                let set = object.seen & bit != 0;
-                object.seen |= bit;
-                set
-            }
+        // `len` counts the entries before this key.
+        let suspect = if (object.len as usize) < KEYS_BY_FILTER {
+            let hash = key_hash(self.text_bytes(key));
+            let (word, bit) = ((hash >> 6) as usize & 1, 1u64 << (hash & 63));
+            let set = object.seen[word] & bit != 0;
+            object.seen[word] |= bit;
+            set
+        } else {
+            let hashed = match object.hashed.take() {
+                Some(hashed) => hashed,
+                None => {
+                    let state = RandomState::new();
+                    let hashes = self
+                        .keys_of(object.at)
+                        .filter_map(|at| match self.nodes[at as usize] {
+                            Slot::String(text) => Some(state.hash_one(self.text(text))),
+                            _ => None,
+                        })
+                        .collect();
+                    Box::new((state, hashes))
+                }
+            };
+            let (state, hashes) = &mut **object.hashed.insert(hashed);
+            !hashes.insert(state.hash_one(self.text(key)))
         };
         if suspect {
-            if let Some(first) = self.earlier_key(keys_start, key) {
+            if let Some(first) = self.earlier_key(object.at, key) {
                 self.repeats.push((first, self.nodes.len() as u32));
             }
         }
-        self.keys.push(self.nodes.len() as u32);
         self.nodes.push(Slot::String(key));
-        if object.hashed.is_none() && self.keys.len() - keys_start > KEYS_BY_FILTER {
-            let state = RandomState::new();
-            let hashes = self.keys[keys_start..]
-                .iter()
-                .filter_map(|&at| match self.nodes[at as usize] {
-                    Slot::String(text) => Some(state.hash_one(self.text(text))),
-                    _ => None,
-                })
-                .collect();
-            object.hashed = Some(Box::new((state, hashes)));
-        }
         self.skip_whitespace();
         if self.peek() != Some(b':') {
             return Err(Bail);
@@ -407,16 +420,27 @@ impl<'a> Parser<'a> {
         text.resolve(self.src, &self.owned)
     }
 
-    /// The node index of the first key of the current object (those after
-    /// `keys_start` on the key stack) equal to `key`, if any.
+    /// The node indexes of the keys read so far of the object being
+    /// parsed at `at` (the innermost open one): its entries are whole, so
+    /// each key's value gives the next key's index. A key read last has no
+    /// value yet and is not given.
+    fn keys_of(&self, at: u32) -> impl Iterator<Item = u32> + '_ {
+        let last = self.nodes.len() as u32;
+        std::iter::successors(Some(at + 1), move |&key| {
+            let value = key + 1;
+            self.nodes.get(value as usize).map(|slot| slot.after(value))
+        })
+        .take_while(move |&key| key < last)
+    }
+
+    /// The node index of the first key of the object being parsed at `at`
+    /// equal to `key` (the key just read, not yet pushed), if any.
     #[cold]
-    fn earlier_key(&self, keys_start: usize, key: Text) -> Option<u32> {
+    fn earlier_key(&self, at: u32, key: Text) -> Option<u32> {
         #[cfg(test)]
         KEY_SCANS.with(|scans| scans.set(scans.get() + 1));
         let key = self.text(key);
-        self.keys[keys_start..]
-            .iter()
-            .copied()
+        self.keys_of(at)
             .find(|&idx| match self.nodes[idx as usize] {
                 Slot::String(other) => self.text(other) == key,
                 _ => false,
@@ -531,46 +555,27 @@ impl<'a> Parser<'a> {
     /// Parses a number and stores its canonical text. Tokens whose canonical
     /// form is a prefix of the token (the common case) are borrowed; the rest
     /// are read by `serde_json` itself and formatted like a `Value` number.
+    ///
+    /// The digits are summed without overflow checks: a token of at most 19
+    /// digits (integer and fraction together) cannot overflow a `u64`, and a
+    /// longer one is never taken on the fast path, whatever its sum.
+    #[inline(always)]
     fn number(&mut self) -> Parsed<()> {
         let bytes = self.bytes;
         let start = self.pos;
-        let mut pos = start;
-        let negative = bytes[pos] == b'-';
-        if negative {
-            pos += 1;
+        let negative = bytes.get(start) == Some(&b'-');
+        let int_start = start + usize::from(negative);
+        let (mut significand, mut pos) = digits(bytes, int_start, 0);
+        let int_digits = pos - int_start;
+        // No digit, or a leading zero followed by more digits.
+        if int_digits == 0 || (int_digits > 1 && bytes[int_start] == b'0') {
+            return Err(Bail);
         }
-        let mut significand: u64 = 0;
-        let mut overflow = false;
-        let mut push_digit = |significand: &mut u64, d: u8| match significand
-            .checked_mul(10)
-            .and_then(|s| s.checked_add((d - b'0') as u64))
-        {
-            Some(s) => *significand = s,
-            None => overflow = true,
-        };
-        match bytes.get(pos) {
-            Some(b'0') => {
-                pos += 1;
-                if matches!(bytes.get(pos), Some(b'0'..=b'9')) {
-                    return Err(Bail);
-                }
-            }
-            Some(b'1'..=b'9') => {
-                while let Some(&d @ b'0'..=b'9') = bytes.get(pos) {
-                    push_digit(&mut significand, d);
-                    pos += 1;
-                }
-            }
-            _ => return Err(Bail),
-        }
-        let mut frac_digits = 0usize;
+        let mut frac_digits = 0;
         if bytes.get(pos) == Some(&b'.') {
-            pos += 1;
-            while let Some(&d @ b'0'..=b'9') = bytes.get(pos) {
-                push_digit(&mut significand, d);
-                frac_digits += 1;
-                pos += 1;
-            }
+            let frac_start = pos + 1;
+            (significand, pos) = digits(bytes, frac_start, significand);
+            frac_digits = pos - frac_start;
             if frac_digits == 0 {
                 return Err(Bail);
             }
@@ -583,34 +588,30 @@ impl<'a> Parser<'a> {
                 pos += 1;
             }
             let digits_start = pos;
-            while let Some(b'0'..=b'9') = bytes.get(pos) {
-                pos += 1;
-            }
+            pos = digits(bytes, pos, 0).1;
             if pos == digits_start {
                 return Err(Bail);
             }
         }
         self.pos = pos;
-        let token = &self.src[start..pos];
 
         // The canonical text, as a range of the token (a prefix of it, or
         // the token less its sign), and how serde_json holds the number.
-        let canonical = if exponent || overflow {
+        let canonical = if exponent || int_digits + frac_digits > 19 {
             None
         } else if frac_digits == 0 {
             // serde_json: u64, or i64 for -2^63..=-1; "-0" is the float -0.0.
             if !negative {
-                Some((start..pos, NumberClass::U64))
+                Some((start, pos, NumberClass::U64))
             } else if significand == 0 {
-                Some((start + 1..pos, NumberClass::NegativeZero))
+                Some((start + 1, pos, NumberClass::NegativeZero))
             } else if significand <= 1 << 63 {
-                Some((start..pos, NumberClass::I64))
+                Some((start, pos, NumberClass::I64))
             } else {
                 None
             }
         } else if significand < 1_000_000_000_000_000
-            && frac_digits <= 22
-            && !below_plain_range(&bytes[start..pos], significand)
+            && !below_plain_range(&bytes[int_start..pos], significand)
         {
             // serde_json computes significand / 10^frac_digits with both
             // operands exact, so the float is the correctly rounded value of
@@ -618,32 +619,31 @@ impl<'a> Parser<'a> {
             // is that decimal, i.e. the token without trailing zeros, and
             // written plain as long as it is at least 1e-6 (it is below
             // 1e15, far from 1e21, where the exponent form starts again).
-            // Bytes, not a `char` pattern: this runs for every decimal.
-            let mut end = token.len();
-            while end > 0 && token.as_bytes()[end - 1] == b'0' {
+            // The fraction has a digit, so trimming stops at the point.
+            let mut end = pos;
+            while bytes[end - 1] == b'0' {
                 end -= 1;
             }
-            if end > 0 && token.as_bytes()[end - 1] == b'.' {
+            if bytes[end - 1] == b'.' {
                 end -= 1;
             }
-            let trimmed = &token[..end];
-            Some(if trimmed == "-0" {
-                (start + 1..start + 2, NumberClass::NegativeZero)
+            Some(if significand == 0 && negative {
+                (start + 1, start + 2, NumberClass::NegativeZero)
             } else {
-                (start..start + trimmed.len(), NumberClass::F64)
+                (start, end, NumberClass::F64)
             })
         } else {
             None
         };
         let node = match canonical {
-            Some((range, class)) => Slot::Number(
+            Some((start, end, class)) => Slot::Number(
                 Text {
-                    start: range.start as u32,
-                    end: range.end as u32,
+                    start: start as u32,
+                    end: end as u32,
                 },
                 class,
             ),
-            None => self.formatted_number(token)?,
+            None => self.formatted_number(&self.src[start..pos])?,
         };
         self.nodes.push(node);
         Ok(())
@@ -661,12 +661,28 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Whether a decimal token without exponent (`-0.0000001`) has a non-zero
-/// value below 1e-6, which the canonical form writes with an exponent: its
-/// integer part is 0 and six or more zeros follow the point.
-fn below_plain_range(token: &[u8], significand: u64) -> bool {
-    let unsigned = token.strip_prefix(b"-").unwrap_or(token);
+/// Whether an unsigned decimal token without exponent (`0.0000001`) has a
+/// non-zero value below 1e-6, which the canonical form writes with an
+/// exponent: its integer part is 0 and six or more zeros follow the point.
+#[inline]
+fn below_plain_range(unsigned: &[u8], significand: u64) -> bool {
     significand != 0 && unsigned.starts_with(b"0.000000")
+}
+
+/// Reads the decimal digits from `pos` on into `sum` (times ten per digit,
+/// wrapping: the caller counts the digits to know whether it overflowed);
+/// returns the sum and the position after the last digit.
+#[inline(always)]
+fn digits(bytes: &[u8], mut pos: usize, mut sum: u64) -> (u64, usize) {
+    while let Some(&byte) = bytes.get(pos) {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
+        }
+        sum = sum.wrapping_mul(10).wrapping_add(u64::from(digit));
+        pos += 1;
+    }
+    (sum, pos)
 }
 
 /// A hash of a key into 0..128 for the duplicate-key filter.
@@ -713,4 +729,43 @@ fn find_special(bytes: &[u8], from: usize) -> usize {
         i += 1;
     }
     i
+}
+
+#[cfg(test)]
+mod scan_tests {
+    use super::find_special;
+
+    /// The first special byte by the plainest loop.
+    fn expected(bytes: &[u8], from: usize) -> usize {
+        (from..bytes.len())
+            .find(|&i| matches!(bytes[i], b'"' | b'\\' | 0..=0x1f))
+            .unwrap_or(bytes.len())
+    }
+
+    #[test]
+    fn every_special_byte_is_found_at_every_offset() {
+        let specials = [b'"', b'\\', 0, 0x1f, b'\n', b'\t'];
+        // Bytes next to the special ones in value: none of them matches.
+        let plain = [
+            b' ', b'!', b'#', b'[', b']', 0x7f, 0x80, 0xc3, 0xe2, 0xff, b'a',
+        ];
+        for len in 0..40 {
+            for filler in plain {
+                let mut bytes = vec![filler; len];
+                for from in 0..=len {
+                    assert_eq!(find_special(&bytes, from), len);
+                }
+                for at in 0..len {
+                    for special in specials {
+                        bytes[at] = special;
+                        for from in [0, at.saturating_sub(1), at, (at + 1).min(len)] {
+                            let want = expected(&bytes, from);
+                            assert_eq!(find_special(&bytes, from), want, "{bytes:?} from {from}");
+                        }
+                        bytes[at] = filler;
+                    }
+                }
+            }
+        }
+    }
 }

@@ -476,3 +476,135 @@ fn to_value_builds_documents_deeper_than_any_parser_on_a_small_stack() {
         .join()
         .expect("no stack overflow");
 }
+
+#[test]
+fn strings_read_alike_wherever_their_special_bytes_fall() {
+    // The string scan reads 8 bytes at a time: a quote, backslash, control
+    // or non-ASCII byte at every offset of a word (and past it), with the
+    // string's end at every offset too, and at the end of the input.
+    let specials = [
+        "\\\"",
+        "\\\\",
+        "\\n",
+        "\\u00e9",
+        "\u{1}",
+        "é",
+        "€",
+        "😀",
+        "\\ud83d\\ude00",
+    ];
+    for len in 0..34 {
+        let plain = "abcdefghijklmnopqrstuvwxyz0123456789";
+        check(&format!("\"{}\"", &plain[..len]));
+        check(&format!("[\"{}\"]", &plain[..len]));
+        // Unterminated at the input's end.
+        check(&format!("\"{}", &plain[..len]));
+        check(&format!("[\"{}\\", &plain[..len]));
+        for special in specials {
+            for at in 0..=len {
+                let text = format!("{}{special}{}", &plain[..at], &plain[at..len]);
+                check(&format!("\"{text}\""));
+                check(&format!("{{\"{text}\":\"{text}\"}}"));
+                check(&format!("\"{text}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn numbers_at_their_edges_read_like_serde_json() {
+    let tokens = [
+        "0",
+        "-0",
+        "0.0",
+        "-0.0",
+        "-0.000",
+        "1",
+        "-1",
+        "01",
+        "-01",
+        "00",
+        "1.",
+        ".5",
+        "-",
+        "+1",
+        "1e",
+        "1e+",
+        "1E5",
+        "1e-5",
+        "-1.5e+300",
+        "1e400",
+        "-1e400",
+        "2.",
+        "0.5",
+        "9223372036854775807",
+        "9223372036854775808",
+        "9223372036854775809",
+        "-9223372036854775807",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-18446744073709551615",
+        "99999999999999999999",
+        "1000000000000000000",
+        "10000000000000000000",
+        "9999999999999999999",
+        "-9999999999999999999",
+        "0.000001",
+        "0.0000001",
+        "-0.000001",
+        "-0.0000001",
+        "0.00000100",
+        "123456789012345.6",
+        "12345678901234.56",
+        "1234567890123456.7",
+        "0.1234567890123456789",
+        "0.12345678901234567890",
+        "1.0000000000000000000",
+        "999999999999999.0",
+        "999999999999999.9",
+        "100000000000000.5",
+        "1.10",
+        "1.100000",
+        "10.0",
+        "100",
+        "-100.00",
+        "0.30000000000000004",
+        "123456789012345678901234567890",
+        "-0.0e0",
+        "5e-324",
+        "1.7976931348623157e308",
+    ];
+    for token in tokens {
+        for json in [
+            token.to_string(),
+            format!("[{token}]"),
+            format!("{{\"n\": {token} }}"),
+            format!("[{token},{token}]"),
+        ] {
+            check(&json);
+            if let (Ok(value), Ok(document)) =
+                (serde_json::from_str::<Value>(&json), Document::parse(&json))
+            {
+                assert_eq!(
+                    serde_json::to_string(&document.root()).unwrap(),
+                    serde_json::to_string(&value).unwrap(),
+                    "{json}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn whitespace_of_every_kind_and_length_reads_alike() {
+    for space in [
+        "", " ", "  ", "\n", "\r\n", "\t", " \n\t ", "\u{b}", "\u{c}",
+    ] {
+        let json = format!(
+            "{space}{{{space}\"a\"{space}:{space}[{space}1{space},{space}\"x\"{space}]{space},{space}\"b\"{space}:{space}{{{space}}}{space}}}{space}"
+        );
+        check(&json);
+    }
+}

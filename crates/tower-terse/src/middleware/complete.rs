@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use super::headers::{mark_format, mark_rewritten, set_length_and_count};
 use super::plan::Plan;
-use super::rewrite::rewrite;
+use super::rewrite::{rewrite, rewrite_within, settle};
 use super::{Config, TerseBody};
 use crate::budget::Reservation;
 use crate::fields::Fields;
 use crate::format::Format;
-use crate::render::{self, Cost, Fallback, Rendered, ResponseFormat};
+use crate::render::{self, Cost, Fallback, Rendered, Rendering, ResponseFormat, Tie};
 use crate::report;
 
 /// A body read whole, with what its response needs to go out.
@@ -30,17 +30,28 @@ pub(super) struct Complete {
 }
 
 impl Complete {
-    /// Rewrites the body on this thread.
-    pub(super) fn rewrite_here<B: Body>(self) -> Response<TerseBody<B>> {
-        let rendered = rewrite(&self.config, &self.plan, &self.read);
+    /// Renders the body on this thread, unless the smart fallback meets a
+    /// near tie whose exact counts would take more than `count_here` work:
+    /// that tie is for [`job`](Self::job) to settle off the async workers.
+    pub(super) fn render_here_within(&self, count_here: usize) -> Rendering {
+        rewrite_within(&self.config, &self.plan, &self.read, count_here)
+    }
+
+    /// Does on this thread what [`job`](Self::job) would do elsewhere.
+    pub(super) fn finish_here<B: Body>(self, tie: Option<Tie>) -> Response<TerseBody<B>> {
+        let rendered = self.job(tie)();
         self.send(rendered)
     }
 
-    /// The rendering of the body, ready to run on any thread: it holds
-    /// handles to the body and settings, not copies.
-    pub(super) fn job(&self) -> impl FnOnce() -> Rendered + Send + 'static {
+    /// The rendering of the body (or the settling of its near `tie`, once
+    /// it is rendered), ready to run on any thread: it holds handles to
+    /// the body and settings, not copies.
+    pub(super) fn job(&self, tie: Option<Tie>) -> impl FnOnce() -> Rendered + Send + 'static {
         let (config, plan, read) = (self.config.clone(), self.plan.clone(), self.read.clone());
-        move || rewrite(&config, &plan, &read)
+        move || match tie {
+            Some(tie) => settle(&config, &plan, &read, tie),
+            None => rewrite(&config, &plan, &read),
+        }
     }
 
     /// The response exactly as the handler made it, holding what it sends.
@@ -63,10 +74,11 @@ impl Complete {
     /// What rendering the body will cost ([`render::cost`]).
     pub(super) fn cost(&self) -> Cost {
         let config = &self.config;
-        // Exact counts: asked for, or a near tie of the smart fallback
-        // settled by counting both renderings.
+        // Exact counts when asked for. A near tie of the smart fallback is
+        // costed once it is met, with both its texts' lengths known
+        // (`render_here_within`): most rewrites never count exactly.
         #[cfg(feature = "exact-tokens")]
-        let exact = config.exact_tokens || (config.smart_fallback && self.plan.rewrites());
+        let exact = config.exact_tokens;
         #[cfg(not(feature = "exact-tokens"))]
         let exact = false;
         render::cost(

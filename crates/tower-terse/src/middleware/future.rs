@@ -25,7 +25,7 @@ use crate::bounded::Bounded;
 use crate::budget::Reservation;
 use crate::error_envelope::ErrorEnvelope;
 use crate::format::Format;
-use crate::render::{Fallback, ResponseFormat};
+use crate::render::{Fallback, Rendering, ResponseFormat};
 use crate::{OffWorkers, Passthrough, Rewind};
 
 pin_project! {
@@ -181,12 +181,24 @@ where
                             if !read.affords(cost.memory) {
                                 return Poll::Ready(Ok(read.refused()));
                             }
-                            if cost.work < read.config.offload_threshold {
-                                return Poll::Ready(Ok(read.rewrite_here()));
-                            }
-                            match Offload::start(Box::new(read)) {
+                            let threshold = read.config.offload_threshold;
+                            let (read, tie) = if cost.work < threshold {
+                                // Here, with what is left below the threshold
+                                // for a near tie's exact counts, if one comes.
+                                match read.render_here_within(threshold - cost.work) {
+                                    Rendering::Done(rendered) => {
+                                        return Poll::Ready(Ok(read.send(rendered)));
+                                    }
+                                    Rendering::Tie(tie) => (read, Some(tie)),
+                                }
+                            } else {
+                                (read, None)
+                            };
+                            match Offload::start(Box::new(read), tie) {
                                 Ok(offload) => State::Rewrite { offload },
-                                Err(read) => return Poll::Ready(Ok(read.rewrite_here())),
+                                Err((read, tie)) => {
+                                    return Poll::Ready(Ok(read.finish_here(tie)));
+                                }
                             }
                         }
                     }

@@ -93,11 +93,15 @@ impl TerseLayer {
     /// other request on a small runtime. Default: 256 KiB.
     ///
     /// The work is counted before the rewrite starts, in one pass over the
-    /// body: the body, the output it may write (TOON indents each line by
-    /// its depth, so 80 KB nested 60 levels writes a megabyte), and the
-    /// bytes it may count exactly, weighted by what exact counting costs.
-    /// A body read past this many bytes in one go is read where the
-    /// runtime lets it block, too.
+    /// body: the body and the output it may write (TOON indents each line
+    /// by its depth, so 80 KB nested 60 levels writes a megabyte), and,
+    /// with [`exact_token_count`](Self::exact_token_count), the bytes it
+    /// counts, weighted by what exact counting costs. A near tie of the
+    /// smart fallback, which counts both renderings exactly, is weighed
+    /// when it is met, on both texts' lengths: if its counts would take
+    /// the work to this threshold, they run on the blocking pool. A body
+    /// read past this many bytes in one go is read where the runtime lets
+    /// it block, too.
     ///
     /// Needs the `tokio` feature (on by default) and a tokio runtime; without
     /// either, every rewrite runs in place. `usize::MAX` keeps every rewrite

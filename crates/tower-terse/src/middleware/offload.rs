@@ -8,7 +8,10 @@
 //! starts, see [`Cost`](crate::render::Cost)) reaches
 //! `offload_threshold` runs on the blocking pool, once it has a slot of
 //! the limit; a rewrite that finds none in time sends its body unchanged
-//! ([`Complete::busy`]). A response dropped before its rewrite started
+//! ([`Complete::busy`]). A near tie of the smart fallback met on a worker
+//! comes here the same way when counting both its texts exactly would
+//! take the rewrite's work past the threshold: only the counting runs on
+//! the pool, the rendering already done travels with it. A response dropped before its rewrite started
 //! (the client has gone) never starts it.
 
 use std::marker::PhantomData;
@@ -25,12 +28,15 @@ use super::complete::Complete;
 use crate::blocking::{Running, Waiting};
 #[cfg(feature = "tokio")]
 use crate::render::Rendered;
+use crate::render::Tie;
 
 /// A body waiting for a slot, then being rewritten on the blocking pool.
 pub(super) struct Offload<B> {
     // Boxed: only large bodies come here, and the response future, whose
     // every state is as large as its largest, stays small for the rest.
     complete: Option<Box<Complete>>,
+    /// A near tie met on an async worker, to settle here.
+    tie: Option<Tie>,
     #[cfg(feature = "tokio")]
     stage: Stage,
     _body: PhantomData<fn() -> B>,
@@ -44,20 +50,25 @@ enum Stage {
 
 impl<B: Body> Offload<B> {
     /// Takes a body whose rewrite costs too much for an async worker (its
-    /// work reached `offload_threshold`) to the blocking pool; the body
-    /// back when there is no tokio runtime to run it on (it is then
-    /// rewritten in place).
-    pub(super) fn start(complete: Box<Complete>) -> Result<Self, Box<Complete>> {
+    /// work reached `offload_threshold`), or whose near `tie` costs too
+    /// much to settle there, to the blocking pool; both back when there is
+    /// no tokio runtime to run them on (they are then done in place,
+    /// [`Complete::finish_here`]).
+    pub(super) fn start(
+        complete: Box<Complete>,
+        tie: Option<Tie>,
+    ) -> Result<Self, (Box<Complete>, Option<Tie>)> {
         #[cfg(feature = "tokio")]
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let waiting = complete.config.limit.slot();
             return Ok(Offload {
                 complete: Some(complete),
+                tie,
                 stage: Stage::Waiting(waiting, runtime),
                 _body: PhantomData,
             });
         }
-        Err(complete)
+        Err((complete, tie))
     }
 
     pub(super) fn poll_rewritten(&mut self, cx: &mut Context<'_>) -> Poll<Response<TerseBody<B>>> {
@@ -70,7 +81,7 @@ impl<B: Body> Offload<B> {
                         return self.take(Complete::busy);
                     };
                     // Shared, not copied: `Bytes` and the `Arc` are handles.
-                    let job = body.job();
+                    let job = body.job(self.tie.take());
                     self.stage = Stage::Running(slot.spawn(runtime, move |_| job()));
                 }
                 Stage::Running(running) => {
@@ -86,7 +97,8 @@ impl<B: Body> Offload<B> {
         #[cfg(not(feature = "tokio"))]
         {
             let _ = cx;
-            self.take(Complete::rewrite_here)
+            let tie = self.tie.take();
+            self.take(|complete| complete.finish_here(tie))
         }
     }
 

@@ -6,7 +6,7 @@ use http::HeaderValue;
 use super::Config;
 use super::plan::Plan;
 use crate::format::Format;
-use crate::render::{self, LineStyle, Lines, Rendered, Settings};
+use crate::render::{self, LineStyle, Lines, Rendered, Rendering, Settings, Tie};
 
 impl Format {
     /// The content type of a body rewritten to this format; `None` keeps
@@ -43,6 +43,37 @@ impl Config {
 /// again: the layer reads only bodies its headers say are JSON
 /// (`rewritable`).
 pub(crate) fn rewrite(config: &Config, plan: &Plan, body: &[u8]) -> Rendered {
+    with_core(config, plan, |core_plan, settings| {
+        render::render(body, None, core_plan, settings)
+    })
+}
+
+/// [`rewrite`], leaving a near tie whose exact counts take more than
+/// `count_here` work ([`render::render_within`]) for [`settle`].
+pub(crate) fn rewrite_within(
+    config: &Config,
+    plan: &Plan,
+    body: &[u8],
+    count_here: usize,
+) -> Rendering {
+    with_core(config, plan, |core_plan, settings| {
+        render::render_within(body, None, core_plan, settings, count_here)
+    })
+}
+
+/// Settles a near tie [`rewrite_within`] left ([`render::settle`]).
+pub(crate) fn settle(config: &Config, plan: &Plan, body: &[u8], tie: Tie) -> Rendered {
+    with_core(config, plan, |core_plan, settings| {
+        render::settle(body, core_plan, settings, tie)
+    })
+}
+
+/// Calls `f` with the core's plan and settings for this request's route.
+fn with_core<T>(
+    config: &Config,
+    plan: &Plan,
+    f: impl FnOnce(&render::Plan<'_>, &Settings<'_>) -> T,
+) -> T {
     let route = &plan.route;
     // The route's resource, for compact lines and for what a `fields`
     // projection keeps: each resource's own id and list key.
@@ -78,5 +109,5 @@ pub(crate) fn rewrite(config: &Config, plan: &Plan, body: &[u8]) -> Rendered {
             settings.list_keys = &own_list_key;
         }
     }
-    render::render(body, None, &core_plan, &settings)
+    f(&core_plan, &settings)
 }

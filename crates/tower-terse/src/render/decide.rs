@@ -23,6 +23,24 @@ pub(crate) fn toon_or_json(settings: &Settings<'_>, json: &str, toon: &str) -> C
     tokens::choose(json, toon, settings.counting())
 }
 
+/// [`toon_or_json`], unless the estimates leave a near tie whose exact
+/// counts would take more than `count_here` work ([`exact_count_work`]):
+/// then `None`, and the tie is for [`tokens::settle`] elsewhere.
+///
+/// [`exact_count_work`]: super::working::exact_count_work
+pub(crate) fn toon_or_json_within(
+    settings: &Settings<'_>,
+    json: &str,
+    toon: &str,
+    count_here: usize,
+) -> Option<Choice> {
+    let work = super::working::exact_count_work(json.len().saturating_add(toon.len()));
+    if settings.counting() == Counting::Estimate && work > count_here {
+        return tokens::on_estimates(json, toon);
+    }
+    Some(toon_or_json(settings, json, toon))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,9 +35,9 @@ use crate::compact::CompactResource;
 use crate::fields::Fields;
 use crate::format::Format;
 use crate::report;
-use crate::tokens::Served;
+use crate::tokens::{Choice, Served};
 use crate::toon::{self, EncodeOptions};
-use decide::toon_or_json;
+use decide::toon_or_json_within;
 use log_gate::LogGate;
 
 /// How a body renders, whoever asks: the layer's settings that shape
@@ -145,6 +145,31 @@ pub(crate) struct Rendered {
     pub(crate) outcome: Outcome,
 }
 
+/// A near tie of the smart fallback whose exact counts [`render_within`]
+/// left for later ([`settle`]), with the rendering that is already done:
+/// on an async worker, counting both texts of a large body exactly is the
+/// work that belongs on the blocking pool, while parsing and encoding it
+/// did not.
+#[derive(Debug)]
+pub(crate) struct Tie {
+    /// The TOON.
+    toon: String,
+    /// The JSON to weigh it against: the projection's, or `None` for the
+    /// body as it came.
+    json: Option<String>,
+    /// Why TOON was tried, when another format was planned.
+    fallback: Option<Fallback>,
+}
+
+/// What [`render_within`] did.
+#[derive(Debug)]
+pub(crate) enum Rendering {
+    /// The body to send and what was decided.
+    Done(Rendered),
+    /// A near tie left for [`settle`].
+    Tie(Tie),
+}
+
 /// Renders `body` as the plan asks. `content_type` is the body's, when it
 /// came with one: a type that is not JSON leaves the body alone.
 pub(crate) fn render(
@@ -153,23 +178,61 @@ pub(crate) fn render(
     plan: &Plan<'_>,
     settings: &Settings<'_>,
 ) -> Rendered {
-    let source = Source {
-        settings,
-        plan,
-        body,
-        tokens: Cell::new(None),
-    };
+    match render_within(body, content_type, plan, settings, usize::MAX) {
+        Rendering::Done(rendered) => rendered,
+        Rendering::Tie(tie) => settle(body, plan, settings, tie),
+    }
+}
+
+/// [`render`], stopping before a near tie's exact counts when they would
+/// take more than `count_here` work ([`working::exact_count_work`]): the caller
+/// then [`settle`]s it where that work may run.
+pub(crate) fn render_within(
+    body: &[u8],
+    content_type: Option<&HeaderValue>,
+    plan: &Plan<'_>,
+    settings: &Settings<'_>,
+    count_here: usize,
+) -> Rendering {
+    let source = Source::new(settings, plan, body, count_here);
     if content_type.is_some_and(|value| !is_json_media_type(value)) {
-        return source.as_it_came();
+        return Rendering::Done(source.as_it_came());
     }
     if gone() {
-        return source.gone();
+        return Rendering::Done(source.gone());
     }
-    match plan.format {
+    let rendered = match plan.format {
         Format::Json => json(&source, None),
         Format::Toon => toon(&source, None),
         Format::Compact => compact::compact(&source),
+    };
+    match source.tie.take() {
+        Some(tie) => Rendering::Tie(tie),
+        None => Rendering::Done(rendered),
     }
+}
+
+/// Settles a near tie [`render_within`] left, on exact counts, and renders
+/// what it chose: the same answer [`render`] gives for the same body.
+pub(crate) fn settle(body: &[u8], plan: &Plan<'_>, settings: &Settings<'_>, tie: Tie) -> Rendered {
+    let source = Source::new(settings, plan, body, usize::MAX);
+    if gone() {
+        return source.gone();
+    }
+    let Tie {
+        toon,
+        json,
+        fallback,
+    } = tie;
+    let choice = match &json {
+        Some(json) => crate::tokens::settle(json, &toon),
+        None => match std::str::from_utf8(body) {
+            Ok(json) => crate::tokens::settle(json, &toon),
+            // It was read as UTF-8 before it was encoded.
+            Err(_) => return source.not_json(),
+        },
+    };
+    source.served(choice, toon, json, fallback)
 }
 
 /// Whether the client of this rewrite has gone (a rewrite on the blocking
@@ -189,6 +252,28 @@ pub(crate) struct Source<'b> {
     plan: &'b Plan<'b>,
     body: &'b [u8],
     tokens: Cell<Option<usize>>,
+    /// The most work a near tie's exact counts may take in this call.
+    count_here: usize,
+    /// A near tie left for [`settle`], once the rendering found one.
+    tie: Cell<Option<Tie>>,
+}
+
+impl<'b> Source<'b> {
+    fn new(
+        settings: &'b Settings<'b>,
+        plan: &'b Plan<'b>,
+        body: &'b [u8],
+        count_here: usize,
+    ) -> Self {
+        Source {
+            settings,
+            plan,
+            body,
+            tokens: Cell::new(None),
+            count_here,
+            tie: Cell::new(None),
+        }
+    }
 }
 
 impl Source<'_> {
@@ -234,6 +319,48 @@ impl Source<'_> {
             body: None,
             outcome: self.outcome(None, Some(Fallback::Gone)),
         }
+    }
+
+    /// Leaves `tie` for [`settle`]: [`render_within`] hands it back instead
+    /// of the placeholder returned here, which nothing sends.
+    fn leave(&self, tie: Tie) -> Rendered {
+        self.tie.set(Some(tie));
+        Rendered {
+            body: None,
+            outcome: self.outcome(None, None),
+        }
+    }
+
+    /// What the smart fallback's `choice` serves: the `toon`, or the JSON
+    /// (the projection's `json`, or the body as it came).
+    fn served(
+        &self,
+        choice: Choice,
+        toon: String,
+        json: Option<String>,
+        fallback: Option<Fallback>,
+    ) -> Rendered {
+        if json.is_none() {
+            self.tokens.set(Some(choice.json_tokens));
+        }
+        match (choice.served, json) {
+            (Served::Toon, _) => {
+                self.rewritten(toon, Format::Toon, Some(choice.toon_tokens), fallback)
+            }
+            (Served::Json, Some(json)) => self.rewritten(
+                json,
+                Format::Json,
+                Some(choice.json_tokens),
+                Some(fallback.unwrap_or(Fallback::NotCheaper)),
+            ),
+            (Served::Json, None) => self.unchanged(Some(fallback.unwrap_or(Fallback::NotCheaper))),
+        }
+    }
+
+    /// The smart fallback's choice between `json` and `toon`, or `None`
+    /// for a near tie whose exact counts cost more than this call may do.
+    fn choose(&self, json: &str, toon: &str) -> Option<Choice> {
+        toon_or_json_within(self.settings, json, toon, self.count_here)
     }
 
     /// Not JSON: sent exactly as it came, uncounted.
@@ -343,17 +470,13 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendered {
                 return source.gone();
             }
             let json = json();
-            let choice = toon_or_json(settings, &json, &text);
-            match choice.served {
-                Served::Toon => {
-                    source.rewritten(text, Format::Toon, Some(choice.toon_tokens), fallback)
-                }
-                Served::Json => source.rewritten(
-                    json,
-                    Format::Json,
-                    Some(choice.json_tokens),
-                    reason(Fallback::NotCheaper),
-                ),
+            match source.choose(&json, &text) {
+                Some(choice) => source.served(choice, text, Some(json), fallback),
+                None => source.leave(Tie {
+                    toon: text,
+                    json: Some(json),
+                    fallback,
+                }),
             }
         }
         Some(Err(())) => source.not_json(),
@@ -374,13 +497,13 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendered {
             if gone() {
                 return source.gone();
             }
-            let choice = toon_or_json(settings, json, &text);
-            source.tokens.set(Some(choice.json_tokens));
-            match choice.served {
-                Served::Toon => {
-                    source.rewritten(text, Format::Toon, Some(choice.toon_tokens), fallback)
-                }
-                Served::Json => source.unchanged(reason(Fallback::NotCheaper)),
+            match source.choose(json, &text) {
+                Some(choice) => source.served(choice, text, None, fallback),
+                None => source.leave(Tie {
+                    toon: text,
+                    json: None,
+                    fallback,
+                }),
             }
         }
     }

@@ -44,6 +44,13 @@ const fn output_value_bytes(depth: usize, indent: usize) -> usize {
 /// counts text several times slower than the encoder reads and writes it.
 const EXACT_COUNT_WEIGHT: usize = 4;
 
+/// The work of counting `bytes` of text exactly, in the units of
+/// [`Cost::work`]: what settling a near tie of the smart fallback costs
+/// once both its texts are known.
+pub(crate) fn exact_count_work(bytes: usize) -> usize {
+    bytes.saturating_mul(EXACT_COUNT_WEIGHT)
+}
+
 /// What rendering a body will cost, known before it starts: the memory it
 /// may take and the work it will do, both from one pass over the body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

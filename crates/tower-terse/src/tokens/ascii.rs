@@ -8,11 +8,15 @@
 //! here the text is taken a segment at a time: a run of digits (three
 //! digits a token), or the bytes up to the end of a word (`","status`,
 //! `"\n    name"`), which a small memo of the segments seen before, on
-//! this thread, in this or an earlier text, answers whole. A segment not in
-//! the memo is split into pieces, found eight bytes at a time and answered
-//! from the same memo; a piece not in it is counted alone: by `tiktoken`,
-//! or by the caller's counter for long pieces when it is longer than
-//! [`LONG_PIECE`]. The memo is a fixed 96 KiB per thread that counts.
+//! this thread, in this or an earlier text, answers whole. Where segments
+//! start is found 64 bytes at a time as bits (`bounds`), and the loop goes
+//! from one start to the next with `trailing_zeros`; a segment of up to 16
+//! bytes is two words of the text, masked to its length by a table, one
+//! multiplication to hash and two compares. A segment not in the memo is
+//! split into pieces, found eight bytes at a time and answered from a memo
+//! of pieces; a piece not in it is counted alone: by `tiktoken`, or by the
+//! caller's counter for long pieces when it is longer than [`LONG_PIECE`].
+//! The memo is a fixed 96 KiB per thread that counts.
 //!
 //! Finding a piece: the byte classes of eight bytes at once are a few
 //! additions and masks over one `u64` (each byte below 0x80, so no carry
@@ -43,20 +47,43 @@
 
 use std::cell::RefCell;
 
+use super::bounds::{BLOCK, Classes};
+
 /// Pieces longer than this are counted by the caller's counter for long
 /// pieces: `tiktoken` merges a long piece in time that grows faster than
 /// its length.
 pub(super) const LONG_PIECE: usize = 64;
-/// Longest piece the memo keeps; longer ones (rare in API text) are
-/// counted each time.
+/// Longest piece or segment the memo keeps; longer ones (rare in API
+/// text) are counted each time.
 const KEY_MAX: usize = 24;
-/// Slots of the memo of pieces of up to eight bytes: a document has a few
-/// hundred distinct pieces at most that repeat; the rest (ids, numbers)
-/// are counted once anyway.
-const SHORT_SLOTS: usize = 4096;
+/// Longest segment of the segments' table; longer ones, up to [`KEY_MAX`],
+/// go to the table of long pieces.
+const SEGMENT_MAX: usize = 16;
+/// Sets of the memo of segments of up to [`SEGMENT_MAX`] bytes: a
+/// document has a few hundred distinct segments at most that repeat (keys
+/// with the punctuation around them, indentation, words); the rest (ids,
+/// numbers) are counted once anyway.
+const SEGMENT_SETS: usize = 512;
+/// Slots of a set of segments: four, since a hundred segments in 512 sets
+/// put three in one set about as often as not (and with two ways, the
+/// three would replace each other on every document).
+const SEGMENT_WAYS: usize = 4;
+/// Slots of the memo of pieces of up to eight bytes, for the segments not
+/// in the memo.
+const SHORT_SLOTS: usize = 2048;
 /// Slots of the memo of pieces of 9 to [`KEY_MAX`] bytes: fewer, longer
-/// words (`" description"`, `"\":\""`-style runs).
-const LONG_SLOTS: usize = 1024;
+/// words (`" description"`, `"\":\""`-style runs), and segments of
+/// [`SEGMENT_MAX`] to [`KEY_MAX`] bytes.
+const LONG_SLOTS: usize = 512;
+
+/// A segment of up to [`SEGMENT_MAX`] bytes and its tokens.
+#[derive(Clone, Copy)]
+struct Segment {
+    /// The segment as [`segment_key`] packs it; zeros for an empty slot
+    /// (no key is).
+    key: [u64; 2],
+    tokens: u64,
+}
 
 /// A piece of up to eight bytes and its tokens.
 #[derive(Clone, Copy)]
@@ -78,19 +105,23 @@ struct Long {
     key: [u64; 3],
 }
 
-/// The memo of one thread: sets of two slots in each table; a new piece
-/// takes the first slot of its set and moves the piece there to the
-/// second, whatever was there, so its size never depends on the input.
+/// The memo of one thread: sets of slots in each table (four for
+/// segments, two for pieces); a new text takes the first slot of its set
+/// and moves the others one slot on, the last one out, so its size never
+/// depends on the input.
 struct Memo {
+    segments: [[Segment; SEGMENT_WAYS]; SEGMENT_SETS],
     short: [Short; SHORT_SLOTS],
     long: [Long; LONG_SLOTS],
 }
 
-// The size the docs give: 4 096 slots of 16 bytes and 1 024 of 32, 96 KiB.
+// The size the docs give: 2 048 slots of 24 bytes, 2 048 of 16 and 512 of
+// 32, 96 KiB.
 const _: () = assert!(std::mem::size_of::<Memo>() == 96 << 10);
 
 thread_local! {
     static MEMO: RefCell<Box<Memo>> = RefCell::new(Box::new(Memo {
+        segments: [[Segment { key: [0; 2], tokens: 0 }; SEGMENT_WAYS]; SEGMENT_SETS],
         short: [Short { key: 0, tokens: 0 }; SHORT_SLOTS],
         long: [Long { tag: 0, tokens: 0, key: [0; 3] }; LONG_SLOTS],
     }));
@@ -343,45 +374,84 @@ fn piece_end(bytes: &[u8], i: usize, w: u64) -> usize {
     }
 }
 
-/// Where the segment that starts at `i` ends, where `w` is [`word_at`]
-/// `i` and `bytes[i]` is not a digit: at the first digit after `i`, or at
-/// the first byte after a letter that is neither a letter, a digit nor an
-/// apostrophe, or at the end of the text.
-///
-/// Both are piece boundaries whatever comes before or after: no piece
-/// holds a digit and anything else (rule 3 is the only one that takes
-/// digits), and a piece that holds a letter ends at the last letter of
-/// the run, or at a contraction after it, which starts with an
-/// apostrophe.
+/// The memo key of a piece of 2 to 8 bytes whose first bytes `w` holds:
+/// its bytes, with bit 7 of its last byte set (no ASCII byte has it), so
+/// the length is in the key and no key is 0.
 #[inline(always)]
-fn segment_end(bytes: &[u8], i: usize, w: u64) -> usize {
-    let (mut at, mut w, mut after_letter) = (i, w, 0);
-    loop {
-        // A letter with bit 5 set is a small letter; no other byte is.
-        let letter = lower(w | (LOW * 0x20));
-        let ends = digit(w)
-            | (letter << 8 | after_letter) & !letter & !within(w, b'\'', b'\'') & HIGH
-            // The end of the text.
-            | w & HIGH;
-        // Never at `i` itself: its byte is no digit, no byte after a
-        // letter of this segment, and in the text.
-        if ends != 0 {
-            return at + (ends.trailing_zeros() / 8) as usize;
-        }
-        after_letter = letter >> 56;
-        at += 8;
-        w = word_at(bytes, at);
+fn short_key(w: u64, len: usize) -> u64 {
+    w & below(len) | 0x80 << (8 * (len - 1))
+}
+
+/// The eight bytes of `bytes` that end at `end`; 0 when `end < 8`.
+#[inline(always)]
+fn word_before(bytes: &[u8], end: usize) -> u64 {
+    match end.checked_sub(8).and_then(|at| bytes.get(at..end)) {
+        Some(&[a, b, c, d, e, f, g, h]) => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
+        _ => 0,
     }
 }
 
-/// The memo key of a piece of 2 to 8 bytes whose first bytes `w` holds:
-/// its bytes, with bit 7 of its last byte set (no ASCII byte has it), so
-/// the length is in the key and no key is 0. A segment's key has bit 7 of
-/// its first byte set too, so that a segment and a piece of the same bytes
-/// (which may split into other pieces) never share a slot.
+/// How [`segment_key`] packs a segment of each length: the masks of its
+/// first and its last eight bytes and the bits set in each.
+#[derive(Clone, Copy)]
+struct Packing {
+    first: u64,
+    first_tag: u64,
+    last: u64,
+    last_tag: u64,
+}
+
+/// [`Packing`] by length, 1 to [`SEGMENT_MAX`]: up to eight bytes, the
+/// bytes from the first word with bit 7 of the last one set, as
+/// [`short_key`] packs a piece; nine and more, the first eight bytes and
+/// the last eight, with bit 7 of byte `len - 9` of the last set. No ASCII
+/// byte has bit 7, so the set bit tells the length, and no key is zeros.
+static PACKING: [Packing; SEGMENT_MAX + 1] = {
+    let mut table = [Packing {
+        first: 0,
+        first_tag: 0,
+        last: 0,
+        last_tag: 0,
+    }; SEGMENT_MAX + 1];
+    let mut len = 1;
+    while len <= SEGMENT_MAX {
+        table[len] = if len <= 8 {
+            Packing {
+                first: below(len),
+                first_tag: 0x80 << (8 * (len - 1)),
+                last: 0,
+                last_tag: 0,
+            }
+        } else {
+            Packing {
+                first: u64::MAX,
+                first_tag: 0,
+                last: u64::MAX,
+                last_tag: 0x80 << (8 * (len - 9)),
+            }
+        };
+        len += 1;
+    }
+    table
+};
+
+/// The memo key of the segment `start..end` of `bytes`, 1 to
+/// [`SEGMENT_MAX`] bytes long: two words that tell any two such segments
+/// apart ([`PACKING`]), made without a branch on the length.
 #[inline(always)]
-fn short_key(w: u64, len: usize, segment: bool) -> u64 {
-    w & below(len) | 0x80 << (8 * (len - 1)) | u64::from(segment) << 7
+fn segment_key(bytes: &[u8], start: usize, end: usize) -> [u64; 2] {
+    let packing = &PACKING[end - start];
+    [
+        word_at(bytes, start) & packing.first | packing.first_tag,
+        word_before(bytes, end) & packing.last | packing.last_tag,
+    ]
+}
+
+/// The memo's set for a segment's key.
+#[inline(always)]
+fn segment_set(key: [u64; 2]) -> usize {
+    let h = (key[0] ^ key[1].rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> 55) as usize % SEGMENT_SETS
 }
 
 /// `piece` (9 to [`KEY_MAX`] bytes) as three words: the first eight bytes
@@ -414,6 +484,31 @@ fn long_set(key: [u64; 3], tag: u8) -> usize {
 }
 
 impl Memo {
+    /// The tokens of the segment with `key`, if the memo has them.
+    #[inline(always)]
+    fn segment(&self, key: [u64; 2]) -> Option<usize> {
+        let set = &self.segments[segment_set(key)];
+        if set[0].key == key {
+            return Some(set[0].tokens as usize);
+        }
+        set[1..]
+            .iter()
+            .find(|slot| slot.key == key)
+            .map(|slot| slot.tokens as usize)
+    }
+
+    /// Keeps the tokens of the segment with `key`, as
+    /// [`Memo::keep_short`] does.
+    #[inline(never)]
+    fn keep_segment(&mut self, key: [u64; 2], tokens: usize) {
+        let set = &mut self.segments[segment_set(key)];
+        set.copy_within(..SEGMENT_WAYS - 1, 1);
+        set[0] = Segment {
+            key,
+            tokens: tokens as u64,
+        };
+    }
+
     /// The tokens of the text with a short key, if the memo has them.
     #[inline(always)]
     fn short(&self, key: u64) -> Option<usize> {
@@ -490,7 +585,7 @@ impl<L: Fn(&str, usize) -> Option<usize>> Pieces<'_, L> {
                 1 => 1,
                 2 | 3 if (w as u8).is_ascii_digit() => 1,
                 len @ 2..=8 => {
-                    let key = short_key(w, len, false);
+                    let key = short_key(w, len);
                     self.memo.short(key).unwrap_or_else(|| {
                         let tokens = self.alone(piece);
                         self.memo.keep_short(key, tokens);
@@ -524,6 +619,111 @@ impl<L: Fn(&str, usize) -> Option<usize>> Pieces<'_, L> {
         // A piece of ASCII text is UTF-8.
         std::str::from_utf8(piece).map_or(0, |piece| self.encoding.count(piece))
     }
+
+    /// The tokens of a segment (not the last of the text) of up to [`SEGMENT_MAX`] bytes
+    /// that the memo does not have: counted and kept.
+    #[inline(never)]
+    fn new_segment(&mut self, key: [u64; 2], start: usize, end: usize) -> Option<usize> {
+        let tokens = self.count(start, end, usize::MAX)?;
+        self.memo.keep_segment(key, tokens);
+        Some(tokens)
+    }
+
+    /// The tokens of a segment (not the last of the text) longer than [`SEGMENT_MAX`]: up
+    /// to [`KEY_MAX`] bytes, from the table of long pieces (tagged as a
+    /// segment, whose pieces may differ from those of a piece of the same
+    /// bytes); longer, counted each time.
+    #[inline(never)]
+    fn long_segment(&mut self, start: usize, end: usize, limit: usize) -> Option<usize> {
+        let len = end - start;
+        if len > KEY_MAX {
+            return self.count(start, end, limit);
+        }
+        let (key, tag) = (long_key(&self.bytes[start..end]), len as u8 | 0x80);
+        if let Some(tokens) = self.memo.long(key, tag) {
+            return Some(tokens);
+        }
+        let tokens = self.count(start, end, usize::MAX)?;
+        self.memo.keep_long(key, tag, tokens);
+        Some(tokens)
+    }
+
+    /// The tokens of the last segment of the text, `start..`: never kept,
+    /// since no byte follows it; `None` once past `limit`.
+    #[inline(never)]
+    fn last(&mut self, start: usize, limit: usize) -> Option<usize> {
+        let end = self.bytes.len();
+        if self.bytes.get(start).is_some_and(u8::is_ascii_digit) {
+            return Some((end - start).div_ceil(3));
+        }
+        self.count(start, end, limit)
+    }
+}
+
+/// Calls `segment(start, end, digits)` for every segment of the ASCII
+/// `bytes` but the last, in order (`digits` tells whether it is a run of
+/// digits), and `block()` after the segments that end in each block of
+/// [`BLOCK`] bytes; returns where the last segment starts (0 for an empty
+/// text), or `None` as soon as `segment` or `block` returns `None`.
+///
+/// A segment starts at a digit after a byte that is not one, at a byte
+/// that is not a digit after a digit, and at a byte that is neither a
+/// letter, a digit nor an apostrophe after a letter ([`Classes::starts`]).
+/// Both kinds of boundary are piece boundaries whatever comes before or
+/// after: no piece holds a digit and anything else (rule 3 is the only
+/// one that takes digits), and a piece that holds a letter ends at the
+/// last letter of the run, or at a contraction after it, which starts with
+/// an apostrophe.
+#[inline(always)]
+fn each_segment(
+    bytes: &[u8],
+    mut segment: impl FnMut(usize, usize, bool) -> Option<()>,
+    mut block: impl FnMut() -> Option<()>,
+) -> Option<usize> {
+    let mut start = 0;
+    let mut digits = bytes.first().is_some_and(u8::is_ascii_digit);
+    let mut before = Classes {
+        digit: 0,
+        letter: 0,
+        word: 0,
+    };
+    let mut at = 0;
+    while at < bytes.len() {
+        let classes = match bytes.get(at..).and_then(<[u8]>::first_chunk::<BLOCK>) {
+            Some(block) => Classes::of(block),
+            None => Classes::of(&last_block(bytes, at)),
+        };
+        // The text's first byte starts the first segment, whatever it is;
+        // bytes past the end start none.
+        let mut starts = classes.starts(&before) & !u64::from(at == 0);
+        if bytes.len() - at < BLOCK {
+            starts &= (1 << (bytes.len() - at)) - 1;
+        }
+        before = classes;
+        while starts != 0 {
+            let bit = starts.trailing_zeros();
+            starts &= starts - 1;
+            let end = at + bit as usize;
+            segment(start, end, digits)?;
+            digits = classes.digit >> bit & 1 != 0;
+            start = end;
+        }
+        block()?;
+        at += BLOCK;
+    }
+    Some(start)
+}
+
+/// The bytes of the text from `at` (fewer than [`BLOCK`]), then zeros,
+/// which are no digit and no letter.
+#[cold]
+#[inline(never)]
+fn last_block(bytes: &[u8], at: usize) -> [u8; BLOCK] {
+    let mut block = [0; BLOCK];
+    let rest = bytes.get(at..).unwrap_or_default();
+    let rest = &rest[..rest.len().min(BLOCK)];
+    block[..rest.len()].copy_from_slice(rest);
+    block
 }
 
 /// The exact o200k_base count of the ASCII `text` by `encoding`, or `None`
@@ -533,7 +733,7 @@ impl<L: Fn(&str, usize) -> Option<usize>> Pieces<'_, L> {
 /// o200k_base: the memo is shared by every call on the thread.
 ///
 /// The text is taken a segment at a time, between boundaries found
-/// without the pattern's rules ([`segment_end`]): a run of digits, whose
+/// without the pattern's rules ([`each_segment`]): a run of digits, whose
 /// pieces are its digits three at a time, one token each; or the bytes up
 /// to the end of a word, which the memo answers whole. A segment not in
 /// the memo is counted piece by piece. The tokens of a segment depend on
@@ -556,50 +756,33 @@ pub(super) fn count_till(
             encoding,
             long: &long,
         };
-        let mut total = 0usize;
-        let mut i = 0;
-        while i < bytes.len() {
-            let w = word_at(bytes, i);
-            let (end, tokens) = if (w as u8).is_ascii_digit() {
-                let end = run(bytes, i, w, digit);
-                (end, (end - i).div_ceil(3))
+        // In a cell, since both closures read it.
+        let total = std::cell::Cell::new(0usize);
+        let segment = |start: usize, end: usize, digits: bool| {
+            let len = end - start;
+            let tokens = if digits {
+                len.div_ceil(3)
+            } else if len == 1 {
+                // Every byte is a token.
+                1
+            } else if len <= SEGMENT_MAX {
+                let key = segment_key(bytes, start, end);
+                match pieces.memo.segment(key) {
+                    Some(tokens) => tokens,
+                    None => pieces.new_segment(key, start, end)?,
+                }
             } else {
-                let end = segment_end(bytes, i, w);
-                let tokens = match end - i {
-                    1 => 1,
-                    len @ 2..=8 if end < bytes.len() => {
-                        let key = short_key(w, len, true);
-                        match pieces.memo.short(key) {
-                            Some(tokens) => tokens,
-                            None => {
-                                let tokens = pieces.count(i, end, usize::MAX)?;
-                                pieces.memo.keep_short(key, tokens);
-                                tokens
-                            }
-                        }
-                    }
-                    len @ 9..=KEY_MAX if end < bytes.len() => {
-                        let (key, tag) = (long_key(&bytes[i..end]), len as u8 | 0x80);
-                        match pieces.memo.long(key, tag) {
-                            Some(tokens) => tokens,
-                            None => {
-                                let tokens = pieces.count(i, end, usize::MAX)?;
-                                pieces.memo.keep_long(key, tag, tokens);
-                                tokens
-                            }
-                        }
-                    }
-                    _ => pieces.count(i, end, limit.saturating_sub(total))?,
-                };
-                (end, tokens)
+                pieces.long_segment(start, end, limit.saturating_sub(total.get()))?
             };
-            total += tokens;
-            if total > limit {
-                return None;
-            }
-            i = end;
+            total.set(total.get() + tokens);
+            Some(())
+        };
+        let last = each_segment(bytes, segment, || (total.get() <= limit).then_some(()))?;
+        let mut total = total.get();
+        if last < bytes.len() {
+            total += pieces.last(last, limit.saturating_sub(total))?;
         }
-        Some(total)
+        (total <= limit).then_some(total)
     })
 }
 
@@ -624,6 +807,55 @@ mod tests {
             Some(encoding().count(text)),
             "{text:?}"
         );
+    }
+
+    /// The segments of `text` as a byte-by-byte scan finds them, the
+    /// reference for [`each_segment`]: a run of digits, or from a byte
+    /// that is not a digit to the first digit, or to the first byte after
+    /// a letter that is neither a letter, a digit nor an apostrophe.
+    fn scanned_segments(text: &[u8]) -> Vec<(usize, usize)> {
+        let mut segments = Vec::new();
+        let mut start = 0;
+        while start < text.len() {
+            let mut end = start + 1;
+            if text[start].is_ascii_digit() {
+                while end < text.len() && text[end].is_ascii_digit() {
+                    end += 1;
+                }
+            } else {
+                while end < text.len() {
+                    let (before, b) = (text[end - 1], text[end]);
+                    if b.is_ascii_digit()
+                        || before.is_ascii_alphabetic()
+                            && !(b.is_ascii_alphanumeric() || b == b'\'')
+                    {
+                        break;
+                    }
+                    end += 1;
+                }
+            }
+            segments.push((start, end));
+            start = end;
+        }
+        segments
+    }
+
+    /// The segments [`each_segment`] finds, the last one included.
+    fn segments(text: &[u8]) -> Vec<(usize, usize)> {
+        let mut segments = Vec::new();
+        let last = each_segment(
+            text,
+            |start, end, digits| {
+                assert_eq!(digits, text[start].is_ascii_digit());
+                segments.push((start, end));
+                Some(())
+            },
+            || Some(()),
+        );
+        if let Some(last) = last.filter(|&last| last < text.len()) {
+            segments.push((last, text.len()));
+        }
+        segments
     }
 
     /// Every piece `piece_end` finds, as `tiktoken`'s pre-tokenizer would
@@ -672,6 +904,12 @@ mod tests {
             );
         }
 
+        // Where segments start, on any ASCII, across blocks.
+        #[test]
+        fn segments_start_where_the_scan_says(text in "[\\x00-\\x7f]{0,300}") {
+            prop_assert_eq!(segments(text.as_bytes()), scanned_segments(text.as_bytes()));
+        }
+
         // Any ASCII at all, byte by byte.
         #[test]
         fn agrees_with_tiktoken_on_any_ascii(text in "[\\x00-\\x7f]{0,60}") {
@@ -680,6 +918,84 @@ mod tests {
                 Some(encoding().count(&text))
             );
         }
+    }
+
+    proptest! {
+        // Fewer cases: each text is a few hundred bytes.
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        // Texts of the units JSON and TOON are made of, long enough to
+        // cross several blocks of the segments' masks.
+        #[test]
+        fn agrees_with_tiktoken_on_documents_across_blocks(
+            parts in proptest::collection::vec(
+                "(\",\"|\":\"|\": |\n  |\n    - |\\{\"|\"\\}|,|:|id|name|Status|It's|ord_|12|2025-06-02|3\\.5| |\t|a|Z|'|\n)",
+                0..120,
+            )
+        ) {
+            let text: String = parts.concat();
+            prop_assert_eq!(segments(text.as_bytes()), scanned_segments(text.as_bytes()));
+            prop_assert_eq!(
+                count_till(&text, usize::MAX, encoding(), long),
+                Some(encoding().count(&text))
+            );
+        }
+    }
+
+    #[test]
+    fn segments_at_every_offset_of_a_block() {
+        // Each kind of segment boundary, and segments and pieces longer
+        // than a block (and than `LONG_PIECE`), at every offset of the
+        // 64-byte blocks and across their edges.
+        let patterns = [
+            "a1".to_owned(),
+            "1a".to_owned(),
+            "ab,".to_owned(),
+            "x's".to_owned(),
+            "\",\"status\":\"".to_owned(),
+            "\n      name: x".to_owned(),
+            "9".repeat(70),
+            "q".repeat(70),
+            " ".repeat(70) + "z",
+            "!".repeat(70),
+            "\n".repeat(70),
+            "ab".repeat(40) + "'ll7",
+        ];
+        for pattern in &patterns {
+            for offset in 0..=2 * BLOCK {
+                for filler in [".", "7", "k"] {
+                    let text = format!("{}{pattern}", filler.repeat(offset));
+                    for text in [text.clone(), format!("{text}-"), format!("{text}5 y")] {
+                        assert_eq!(
+                            segments(text.as_bytes()),
+                            scanned_segments(text.as_bytes()),
+                            "{text:?}"
+                        );
+                        check(&text);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn segment_keys_tell_segments_apart() {
+        // Every length, with bytes that a shorter or longer segment could
+        // share: runs of one byte, and 0x00, which the masks fill with.
+        let mut keys = std::collections::HashSet::new();
+        for b in [b'\0', b'a', b'"'] {
+            for len in 1..=SEGMENT_MAX {
+                let text = vec![b; 40];
+                for start in [0, 3, 40 - len] {
+                    let key = segment_key(&text, start, start + len);
+                    assert_ne!(key, [0, 0]);
+                    keys.insert((b, len, key));
+                }
+            }
+        }
+        let distinct: std::collections::HashSet<_> = keys.iter().map(|(_, _, key)| key).collect();
+        assert_eq!(distinct.len(), 3 * SEGMENT_MAX);
+        assert_eq!(keys.len(), 3 * SEGMENT_MAX);
     }
 
     #[test]
@@ -744,6 +1060,18 @@ mod tests {
             }
             word
         };
+        // Segments that share a set replace each other too: twice as many
+        // distinct words as the segments' table holds, each followed by a
+        // byte, so that the memo keeps it.
+        let words: String = (0..2 * SEGMENT_WAYS * SEGMENT_SETS)
+            .map(|n| word(n) + ",")
+            .collect();
+        for _ in 0..2 {
+            assert_eq!(
+                count_till(&words, usize::MAX, encoding(), long),
+                Some(encoding().count(&words))
+            );
+        }
         for _ in 0..2 {
             for n in 0..(2 * SHORT_SLOTS) {
                 let text = word(n);

@@ -101,21 +101,10 @@ pub const EXACT_TIE_MAX_BYTES: usize = 1 << 20;
 /// ```
 pub fn choose(json: &str, toon: &str, counting: Counting) -> Choice {
     match counting {
-        Counting::Estimate => {
-            let (json_tokens, toon_tokens) = estimates(json, toon);
-            let estimated = Choice {
-                served: cheaper(json_tokens, toon_tokens),
-                json_tokens,
-                toon_tokens,
-                exact: false,
-                decided_exactly: false,
-            };
-            if near_tie(json_tokens, toon_tokens) {
-                exactly(json, toon).unwrap_or(estimated)
-            } else {
-                estimated
-            }
-        }
+        Counting::Estimate => match on_estimates(json, toon) {
+            Some(choice) => choice,
+            None => settle(json, toon),
+        },
         #[cfg(feature = "exact-tokens")]
         Counting::Exact => {
             let (json_tokens, toon_tokens) = (super::exact(json), super::exact(toon));
@@ -127,6 +116,64 @@ pub fn choose(json: &str, toon: &str, counting: Counting) -> Choice {
                 decided_exactly: true,
             }
         }
+    }
+}
+
+/// [`choose`]'s choice with [`Counting::Estimate`] when the estimates make
+/// it; `None` for a near tie that exact counts settle ([`settle`]), so that
+/// a caller can take that work elsewhere (off an async worker).
+pub(crate) fn on_estimates(json: &str, toon: &str) -> Option<Choice> {
+    let (json_tokens, toon_tokens) = estimates(json, toon);
+    let countable =
+        cfg!(feature = "exact-tokens") && json.len().max(toon.len()) <= EXACT_TIE_MAX_BYTES;
+    if countable && near_tie(json_tokens, toon_tokens) {
+        return None;
+    }
+    Some(Choice {
+        served: cheaper(json_tokens, toon_tokens),
+        json_tokens,
+        toon_tokens,
+        exact: false,
+        decided_exactly: false,
+    })
+}
+
+/// The choice of a near tie that [`on_estimates`] left open, on exact
+/// counts: the JSON counted whole (reports want its count), the TOON only
+/// until it passes the JSON.
+#[cfg(feature = "exact-tokens")]
+pub(crate) fn settle(json: &str, toon: &str) -> Choice {
+    // One counter for both: they share their whitespace pieces.
+    let mut counter = super::exact::Counter::new();
+    let json_tokens = counter.count(json);
+    // TOON is served only with fewer tokens than the JSON.
+    let toon_tokens = json_tokens
+        .checked_sub(1)
+        .and_then(|below| counter.count_till(toon, below));
+    Choice {
+        served: if toon_tokens.is_some() {
+            Served::Toon
+        } else {
+            Served::Json
+        },
+        json_tokens,
+        toon_tokens: toon_tokens.unwrap_or(json_tokens),
+        exact: true,
+        decided_exactly: true,
+    }
+}
+
+/// Without exact counts, [`on_estimates`] leaves nothing open: the
+/// estimates decide.
+#[cfg(not(feature = "exact-tokens"))]
+pub(crate) fn settle(json: &str, toon: &str) -> Choice {
+    let (json_tokens, toon_tokens) = estimates(json, toon);
+    Choice {
+        served: cheaper(json_tokens, toon_tokens),
+        json_tokens,
+        toon_tokens,
+        exact: false,
+        decided_exactly: false,
     }
 }
 
@@ -187,39 +234,6 @@ fn cheaper(json_tokens: usize, toon_tokens: usize) -> Served {
 fn near_tie(json_tokens: usize, toon_tokens: usize) -> bool {
     let larger = json_tokens.max(toon_tokens);
     json_tokens.abs_diff(toon_tokens) <= larger * TIE_PERCENT / 100 + TIE_TOKENS
-}
-
-/// The choice on exact counts, when the feature is on and both texts are
-/// small enough to count on the request path. The JSON is counted whole
-/// (reports want its count), the TOON only until it passes the JSON.
-#[cfg(feature = "exact-tokens")]
-fn exactly(json: &str, toon: &str) -> Option<Choice> {
-    if json.len().max(toon.len()) > EXACT_TIE_MAX_BYTES {
-        return None;
-    }
-    // One counter for both: they share their whitespace pieces.
-    let mut counter = super::exact::Counter::new();
-    let json_tokens = counter.count(json);
-    // TOON is served only with fewer tokens than the JSON.
-    let toon_tokens = json_tokens
-        .checked_sub(1)
-        .and_then(|below| counter.count_till(toon, below));
-    Some(Choice {
-        served: if toon_tokens.is_some() {
-            Served::Toon
-        } else {
-            Served::Json
-        },
-        json_tokens,
-        toon_tokens: toon_tokens.unwrap_or(json_tokens),
-        exact: true,
-        decided_exactly: true,
-    })
-}
-
-#[cfg(not(feature = "exact-tokens"))]
-fn exactly(_json: &str, _toon: &str) -> Option<Choice> {
-    None
 }
 
 #[cfg(test)]

@@ -338,6 +338,21 @@ mod tests {
     }
 
     #[test]
+    fn one_non_ascii_character_anywhere_around_the_blocks() {
+        // ASCII text is counted 64 bytes at a time; the same text with one
+        // character beyond ASCII at any offset around the first blocks'
+        // edges takes the other way, and both agree with `tiktoken`.
+        let json = r#"{"id":"ord_00012","status":"shipped","n":12345,"it's":"x y"},"#.repeat(4);
+        for c in ["é", "用", "\u{a0}", "😀"] {
+            for at in (0..=json.len().min(140)).filter(|&at| json.is_char_boundary(at)) {
+                let text = format!("{}{c}{}", &json[..at], &json[at..]);
+                assert_eq!(exact(&text), tiktoken().count(&text), "{text:?}");
+            }
+        }
+        assert_eq!(exact(&json), tiktoken().count(&json));
+    }
+
+    #[test]
     fn both_counters_agree_on_long_and_short_pieces() {
         for text in [
             "a".repeat(5000),

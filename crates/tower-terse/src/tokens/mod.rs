@@ -26,6 +26,8 @@
 mod ascii;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(feature = "exact-tokens")]
+mod bounds;
 mod choose;
 mod classes;
 mod dispatch;
@@ -36,9 +38,12 @@ mod features;
 mod kernel;
 #[cfg(feature = "exact-tokens")]
 mod pieces;
+#[cfg(all(feature = "exact-tokens", target_arch = "x86_64"))]
+mod sse2;
 mod weights;
 
 pub use choose::{Choice, Counting, EXACT_TIE_MAX_BYTES, Served, choose, estimates};
+pub(crate) use choose::{on_estimates, settle};
 pub use estimate::{estimate, estimate_portable};
 
 /// The estimator's byte classes and pair features, for the weight-fitting

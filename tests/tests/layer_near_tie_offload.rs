@@ -1,0 +1,189 @@
+//! Where the smart fallback's work runs. Parsing and encoding a body costs
+//! in proportion to the body and its output; counting both renderings
+//! exactly, which only a near tie needs, costs several times more. So a
+//! rewrite runs on the async worker when its encoding is cheap enough, and
+//! only a near tie whose exact counts would take it past
+//! `offload_threshold` leaves for the blocking pool, under the
+//! `BlockingLimit`, to be settled there.
+//!
+//! Observed through the limit: with its one slot held and no wait, what
+//! needs the pool goes out unchanged (`fallback=busy`) and is counted,
+//! what does not is rewritten on the worker.
+
+use axum::Router;
+use axum::routing::get;
+use serde_json::{Value, json};
+use std::sync::mpsc;
+use std::time::Duration;
+use terse_tests::server::{TestServer, raw_client};
+use tower_terse::tokens::{Counting, Served, choose, exact};
+use tower_terse::{BlockingLimit, OffWorkers, TerseLayer};
+
+/// Orders with a nested customer and an items table: TOON and JSON are
+/// within a few percent, a near tie.
+fn orders(count: usize) -> String {
+    let words = ["Maple", "River", "Stone", "Orbit", "Harbor", "Delta"];
+    let statuses = ["paid", "shipped", "pending", "refunded"];
+    let data: Vec<Value> = (0..count)
+        .map(|i| {
+            json!({
+                "id": format!("ord_{i:05}"),
+                "status": statuses[i % 4],
+                "customer": {
+                    "id": 1000 + i * 7,
+                    "name": format!("{} {}", words[i % 6], words[(i / 6) % 6]),
+                    "address": {"city": words[(i * 5) % 6], "zip": format!("{}", 10000 + i * 37)},
+                },
+                "items": (0..1 + i % 3)
+                    .map(|j| json!({"sku": format!("SKU-{}", 100 + (i * 13 + j) % 900), "qty": 1 + j, "price": (i * 7 + j) as f64 / 4.0}))
+                    .collect::<Vec<_>>(),
+                "total": (i * 11) as f64 / 8.0,
+                "notes": if i % 3 == 0 { Value::Null } else { json!("leave at the door") },
+            })
+        })
+        .collect();
+    json!({"data": data, "total": count, "page": 1}).to_string()
+}
+
+/// Flat uniform rows: TOON wins clearly, decided on the estimates.
+fn rows(count: usize) -> String {
+    let rows: Vec<Value> = (0..count)
+        .map(|i| {
+            json!({"id": i, "name": format!("user {i}"), "email": format!("user{i}@example.com"),
+                   "active": i % 3 != 0, "score": (i * 17 % 1000) as f64 / 10.0})
+        })
+        .collect();
+    Value::Array(rows).to_string()
+}
+
+/// A small record whose TOON and JSON are a near tie.
+const RECORD: &str = r#"{"id":"evt_1004","title":"Incident retro #142","start_at":"2026-03-02T15:00:00Z","end_at":"2026-03-02T16:00:00Z","location":"Room 4.12","organizer":"jonas@example.com","attendees":8,"status":"confirmed"}"#;
+
+fn toon_of(json: &str) -> String {
+    let value: Value = serde_json::from_str(json).expect("JSON");
+    terse_toon::encode(&value, &terse_toon::EncodeOptions::default())
+}
+
+/// What `?format=toon` answered.
+struct Seen {
+    body: String,
+    response_format: String,
+    token_count: usize,
+}
+
+async fn toon(server: &TestServer, path: &str) -> Seen {
+    let response = raw_client()
+        .get(server.url(&format!("{path}?format=toon")))
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(response.status(), 200);
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let response_format = header("x-response-format");
+    let token_count = header("x-token-count").parse().expect("X-Token-Count");
+    Seen {
+        body: response.text().await.expect("body"),
+        response_format,
+        token_count,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 3)]
+async fn only_a_near_tie_costing_too_much_to_count_here_leaves_the_worker() {
+    let (orders, rows) = (orders(150), rows(400));
+    // The documents are what they are meant to be.
+    let orders_toon = toon_of(&orders);
+    let tie = choose(&orders, &orders_toon, Counting::Estimate);
+    assert!(tie.decided_exactly, "orders: not a near tie: {tie:?}");
+    let rows_toon = toon_of(&rows);
+    let clear = choose(&rows, &rows_toon, Counting::Estimate);
+    assert!(
+        !clear.decided_exactly && clear.served == Served::Toon,
+        "rows: not a clear TOON win: {clear:?}"
+    );
+    let record_choice = choose(RECORD, &toon_of(RECORD), Counting::Estimate);
+    assert!(record_choice.decided_exactly, "record: {record_choice:?}");
+
+    let limit = BlockingLimit::new(1).with_wait(Duration::ZERO);
+    let layer = TerseLayer::new().blocking_limit(limit.clone());
+    let body = |text: String| {
+        move || {
+            let text = text.clone();
+            async move { ([("content-type", "application/json")], text) }
+        }
+    };
+    let server = TestServer::spawn(
+        Router::new()
+            .route("/orders", get(body(orders.clone())))
+            .route("/rows", get(body(rows.clone())))
+            .route("/record", get(body(RECORD.to_owned())))
+            .layer(layer),
+    )
+    .await;
+
+    // Hold the limit's one slot.
+    let (release, held) = mpsc::channel::<()>();
+    let holder = {
+        let limit = limit.clone();
+        tokio::spawn(async move { limit.off_the_workers(move || held.recv()) })
+    };
+    while limit.available() > 0 {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+
+    // A clear win of 34 KB is rendered and decided on the worker: it
+    // needed no slot.
+    let seen = toon(&server, "/rows").await;
+    assert!(seen.body == rows_toon, "not its TOON: {}", &seen.body[..80]);
+    assert_eq!(limit.busy(), 0, "the clear win asked for a slot");
+
+    // The near tie of 38 KB is encoded on the worker, but counting both
+    // texts exactly is work for the pool, which has no slot: the JSON goes
+    // out as it came, counted on the estimate.
+    let seen = toon(&server, "/orders").await;
+    assert!(seen.body == orders, "not the JSON: {}", &seen.body[..80]);
+    assert_eq!(seen.response_format, "json; fallback=busy");
+    assert_eq!(
+        seen.token_count,
+        tower_terse::tokens::estimate(orders.as_bytes())
+    );
+    assert_eq!(limit.busy(), 1);
+
+    // A small near tie is settled exactly on the worker.
+    let seen = toon(&server, "/record").await;
+    assert_eq!(seen.token_count, record_choice.served_tokens());
+    assert!(
+        !seen.response_format.contains("busy"),
+        "{}",
+        seen.response_format
+    );
+    assert_eq!(limit.busy(), 1);
+
+    // With the slot free, the near tie is settled exactly off the worker:
+    // the text with fewer exact tokens, and its exact count.
+    release.send(()).expect("release");
+    let held = holder.await.expect("holder");
+    assert!(matches!(held, OffWorkers::Done(Ok(()))), "{held:?}");
+    let seen = toon(&server, "/orders").await;
+    let (json_tokens, toon_tokens) = (exact(&orders), exact(&orders_toon));
+    if toon_tokens < json_tokens {
+        assert!(
+            seen.body == orders_toon,
+            "not the TOON: {}",
+            &seen.body[..80]
+        );
+        assert_eq!(seen.token_count, toon_tokens);
+    } else {
+        assert!(seen.body == orders, "not the JSON: {}", &seen.body[..80]);
+        assert_eq!(seen.token_count, json_tokens);
+        assert_eq!(seen.response_format, "json; fallback=not-cheaper");
+    }
+    assert_eq!(limit.busy(), 1);
+}
