@@ -8,7 +8,7 @@ use terse_toon::document::{Document, Kind, Node};
 
 #[cfg(test)]
 use super::DEFAULT_LIST_KEYS;
-use super::lines::{Lines, write_json_string};
+use super::lines::{Lines, find_json_special, write_json_string};
 use super::resource::kind_of;
 use super::{CompactResource, RecordError, RenderContext};
 
@@ -233,12 +233,20 @@ impl<'t> Envelope<'t> {
         // Grown as records render: a body of many records that fails at the
         // first does not pay for them all up front.
         let mut ids = Vec::with_capacity(count.min(1024));
+        // Where the id stood in the last record: records of a list mostly
+        // hold their keys in one order, so it is looked at first.
+        let mut id_at = 0;
         for (index, (prefix, record)) in records.enumerate() {
             let fail = |error| NotCompact::Record { index, error };
             let line = lines.start();
             line.push_str(prefix);
-            resource.write_line(record, cx, line).map_err(fail)?;
-            let id = match record.get(resource.id_key()) {
+            let verbatim = resource.write_line(record, cx, line).map_err(fail)?
+                && find_json_special(prefix.as_bytes()).is_none();
+            let found = record.find_from(resource.id_key(), id_at).map(|(at, id)| {
+                id_at = at;
+                id
+            });
+            let id = match found {
                 Some(id) if matches!(id.kind(), Kind::String(_) | Kind::Number(_)) => id,
                 Some(id) if !id.is_null() => {
                     return Err(fail(RecordError::new(format_args!(
@@ -255,7 +263,7 @@ impl<'t> Envelope<'t> {
                 }
             };
             lines
-                .finish(count - index - 1, id_room(id))
+                .finish(verbatim, count - index - 1, id_room(id))
                 .map_err(|_| NotCompact::TooLarge { limit })?;
             ids.push(id);
         }

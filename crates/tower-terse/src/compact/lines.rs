@@ -52,7 +52,9 @@ impl Lines {
     }
 
     /// Adds the line written since [`start`](Self::start) to the array,
-    /// escaped for JSON where it needs it. After the first line, room is
+    /// escaped for JSON where it needs it; `verbatim` when the writer knows
+    /// it needs none (no `"`, `\` or control byte), so it is copied whole
+    /// without being looked at. After the first line, room is
     /// made for `more` lines like it, each with `beside` bytes of what the
     /// envelope writes after the lines (its id), so the envelope grows once
     /// rather than doubling its way up (copying all lines each time).
@@ -61,10 +63,18 @@ impl Lines {
     /// followed by many short ones does not reserve its length times their
     /// number; and a line that would take the text past the bound is not
     /// added.
-    pub(crate) fn finish(&mut self, more: usize, beside: usize) -> Result<(), OverLimit> {
+    pub(crate) fn finish(
+        &mut self,
+        verbatim: bool,
+        more: usize,
+        beside: usize,
+    ) -> Result<(), OverLimit> {
         // Escaping at most sextuples a byte (`\u001f`); checked before
         // copying so the text never grows past the bound.
-        let worst = self.line.len().saturating_mul(6).saturating_add(3);
+        let worst = match verbatim {
+            true => self.line.len().saturating_add(3),
+            false => self.line.len().saturating_mul(6).saturating_add(3),
+        };
         if self.json.len().saturating_add(worst) > self.limit
             && self.json.len() + json_string_len(&self.line) + 1 > self.limit
         {
@@ -73,7 +83,14 @@ impl Lines {
         if self.count > 0 {
             self.json.push(',');
         }
-        write_json_string(&mut self.json, &self.line);
+        if verbatim {
+            debug_assert!(find_json_special(self.line.as_bytes()).is_none());
+            self.json.push('"');
+            self.json.push_str(&self.line);
+            self.json.push('"');
+        } else {
+            write_json_string(&mut self.json, &self.line);
+        }
         self.count += 1;
         if self.count == 1 {
             // A quarter more than the first line, for lines that run longer;
@@ -143,7 +160,7 @@ pub(crate) fn write_json_string(out: &mut String, text: &str) {
 
 /// The offset of the first byte JSON escapes inside a string (`"`, `\` or a
 /// control byte below 0x20), eight bytes at a time.
-fn find_json_special(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn find_json_special(bytes: &[u8]) -> Option<usize> {
     scan::find(
         bytes,
         |word| {
@@ -165,12 +182,12 @@ mod tests {
         json.push_str("{\"lines\":");
         let mut lines = Lines::open(json, usize::MAX);
         lines.start().push_str("+ a");
-        lines.finish(2, 0).unwrap();
+        lines.finish(false, 2, 0).unwrap();
         assert!(lines.json.capacity() >= 3 * 6);
         lines.start();
-        lines.finish(1, 0).unwrap();
+        lines.finish(false, 1, 0).unwrap();
         lines.start().push_str("c\"d\n");
-        lines.finish(0, 0).unwrap();
+        lines.finish(false, 0, 0).unwrap();
         assert_eq!(lines.count, 3);
         assert_eq!(lines.close(), r#"{"lines":["+ a","","c\"d\n"]"#);
     }
@@ -180,15 +197,15 @@ mod tests {
         // `["a","b"` is 8 bytes: a bound of 8 takes two lines, not a third.
         let mut lines = Lines::open(String::new(), 8);
         lines.start().push('a');
-        lines.finish(1_000_000, 0).unwrap();
+        lines.finish(false, 1_000_000, 0).unwrap();
         assert!(
             lines.json.capacity() < 64,
             "room is made only up to the bound"
         );
         lines.start().push('b');
-        lines.finish(1, 0).unwrap();
+        lines.finish(false, 1, 0).unwrap();
         lines.start().push('c');
-        assert_eq!(lines.finish(0, 0), Err(OverLimit));
+        assert_eq!(lines.finish(false, 0, 0), Err(OverLimit));
         assert_eq!(lines.close(), r#"["a","b"]"#);
     }
 
@@ -196,7 +213,7 @@ mod tests {
     fn one_long_first_line_does_not_reserve_for_every_record() {
         let mut lines = Lines::open(String::new(), 1 << 20);
         lines.start().push_str(&"x".repeat(100_000));
-        lines.finish(usize::MAX / 2, usize::MAX / 2).unwrap();
+        lines.finish(false, usize::MAX / 2, usize::MAX / 2).unwrap();
         assert!(lines.json.capacity() <= 1 << 21);
     }
 
@@ -208,7 +225,7 @@ mod tests {
             prop_assert_eq!(&out, &serde_json::to_string(&text).unwrap());
             let mut lines = Lines::open(Lines::buffer(0, 1), usize::MAX);
             lines.start().push_str(&text);
-            lines.finish(0, 0).unwrap();
+            lines.finish(false, 0, 0).unwrap();
             prop_assert_eq!(lines.close(), format!("[{out}]"));
         }
     }

@@ -103,6 +103,8 @@ mod resource;
 mod routes;
 pub(crate) mod shape_error;
 mod template;
+#[cfg(test)]
+mod verbatim_tests;
 
 pub use context::RenderContext;
 pub use envelope::{NotCompact, compact_envelope};

@@ -182,13 +182,14 @@ impl CompactResource {
     }
 
     /// Writes the line for one record to `out` (which may hold part of a
-    /// line on error).
+    /// line on error); returns whether the line is JSON string text as it
+    /// stands (no `"`, `\` or control byte), which only a template tells.
     pub(crate) fn write_line(
         &self,
         record: Node<'_>,
         cx: &RenderContext,
         out: &mut String,
-    ) -> Result<(), RecordError> {
+    ) -> Result<bool, RecordError> {
         if !record.is_object() {
             return Err(RecordError::new(format_args!(
                 "expected an object, found {}",
@@ -196,7 +197,7 @@ impl CompactResource {
             )));
         }
         match &self.render {
-            Render::Template(template) => template.write_node(record, cx, out),
+            Render::Template(template) => Ok(template.write_node(record, cx, out)),
             Render::Typed {
                 write_line,
                 templated,
@@ -209,9 +210,9 @@ impl CompactResource {
                 if !templated {
                     escape_from(mark, out);
                 }
+                Ok(false)
             }
         }
-        Ok(())
     }
 }
 

@@ -1,13 +1,13 @@
-//! Where each placeholder's field stood in the last record rendered.
+//! Where each step of a placeholder's path stood in the last record rendered.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use terse_toon::document::Node;
 
-/// For each placeholder of a template, in the order rendering meets them,
-/// the position of its field among the entries of the last record that had
-/// it.
+/// For each step into an object of each placeholder's path, in the order
+/// rendering meets them, the position of its key among the entries of the
+/// last object that had it.
 ///
 /// Records of one list mostly hold their keys in the same order, so trying
 /// that position first finds a field in one step, where a search compares
@@ -20,7 +20,7 @@ use terse_toon::document::Node;
 pub(super) struct Hints(Box<[AtomicU32]>);
 
 impl Hints {
-    /// No hints yet for `count` placeholders.
+    /// No hints yet for `count` steps.
     pub(super) fn new(count: usize) -> Self {
         Hints((0..count).map(|_| AtomicU32::new(0)).collect())
     }
@@ -44,7 +44,7 @@ impl Hints {
 }
 
 impl Clone for Hints {
-    /// Fresh hints for as many placeholders.
+    /// Fresh hints for as many steps.
     fn clone(&self) -> Self {
         Hints::new(self.0.len())
     }

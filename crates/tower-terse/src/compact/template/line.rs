@@ -6,6 +6,7 @@ use terse_toon::document::Node;
 
 use super::hints::Hints;
 use crate::compact::RenderContext;
+use crate::compact::lines::find_json_special;
 use crate::rfc3339::{self, DateTime, Leniency};
 
 /// What rendering one line needs besides the record: the request's clock,
@@ -15,37 +16,72 @@ use crate::rfc3339::{self, DateTime, Leniency};
 pub(super) struct LineContext<'c> {
     pub(super) cx: &'c RenderContext,
     hints: &'c Hints,
-    /// The number of the next placeholder, in the order they render (every
-    /// placeholder renders, optional groups included, so the numbers hold
-    /// from line to line).
-    placeholder: Cell<usize>,
+    /// The number of the next step of a placeholder's path, counted over
+    /// the placeholders in the order they render (every placeholder
+    /// renders, optional groups included, so the numbers hold from line to
+    /// line).
+    step: Cell<usize>,
     /// The address and length of a string of the record, and what it read
     /// as. The record outlives the line, so its strings keep their address.
     last_timestamp: Cell<Option<(usize, usize, Option<DateTime>)>>,
+    /// Whether the line written so far is JSON string text as it stands
+    /// (no `"`, `\` or control byte), so the envelope can copy it whole.
+    /// Only ever cleared; a group cut from the line leaves it as it was,
+    /// which errs on the side of escaping.
+    verbatim: Cell<bool>,
 }
 
 impl<'c> LineContext<'c> {
-    /// A line rendered at `cx`'s clock, with the template's `hints`.
-    pub(super) fn new(cx: &'c RenderContext, hints: &'c Hints) -> Self {
+    /// A line rendered at `cx`'s clock, with the template's `hints`;
+    /// `json_text` when the template's own text needs no JSON escape.
+    pub(super) fn new(cx: &'c RenderContext, hints: &'c Hints, json_text: bool) -> Self {
         LineContext {
             cx,
             hints,
-            placeholder: Cell::new(0),
+            step: Cell::new(0),
             last_timestamp: Cell::new(None),
+            verbatim: Cell::new(json_text),
         }
     }
 
-    /// The value at the next placeholder's `path` in `record`.
+    /// Whether the line is JSON string text as it stands.
+    pub(super) fn verbatim(&self) -> bool {
+        self.verbatim.get()
+    }
+
+    /// Notes whether what a placeholder wrote is JSON string text.
+    #[inline]
+    pub(super) fn wrote(&self, verbatim: bool) {
+        if !verbatim {
+            self.verbatim.set(false);
+        }
+    }
+
+    /// Notes what a placeholder wrote to `out` from `mark` on, looking at
+    /// it only while the line is still verbatim.
+    pub(super) fn wrote_from(&self, mark: usize, out: &str) {
+        if self.verbatim.get() {
+            self.wrote(find_json_special(&out.as_bytes()[mark..]).is_none());
+        }
+    }
+
+    /// The value at the next placeholder's `path` in `record`. Each step
+    /// into an object tries where its key stood in the last record first
+    /// (the hints count every step of every path, in order).
     pub(super) fn lookup<'t>(&self, record: Node<'t>, path: &[String]) -> Option<Node<'t>> {
-        let index = self.placeholder.get();
-        self.placeholder.set(index + 1);
-        let (first, rest) = path.split_first()?;
-        let field = if record.is_object() {
-            self.hints.get(index, record, first)?
-        } else {
-            step(record, first)?
-        };
-        rest.iter().try_fold(field, |node, key| step(node, key))
+        let first = self.step.get();
+        // Past the whole path even when a step finds nothing, so that the
+        // numbers hold from line to line.
+        self.step.set(first + path.len());
+        let mut node = record;
+        for (i, key) in path.iter().enumerate() {
+            node = if node.is_object() {
+                self.hints.get(first + i, node, key)?
+            } else {
+                node.item(key.parse::<usize>().ok()?)?
+            };
+        }
+        Some(node)
     }
 
     /// `text`, a string of the record, read as a timestamp.
@@ -59,14 +95,5 @@ impl<'c> LineContext<'c> {
         let timestamp = rfc3339::parse(text, Leniency::LENIENT).ok();
         self.last_timestamp.set(Some((at, len, timestamp)));
         timestamp
-    }
-}
-
-/// One step of a path: a key of an object, an index of an array.
-fn step<'t>(node: Node<'t>, key: &str) -> Option<Node<'t>> {
-    if node.is_object() {
-        node.get(key)
-    } else {
-        node.item(key.parse::<usize>().ok()?)
     }
 }

@@ -92,6 +92,7 @@ pub use terse_template::ParseError as TemplateError;
 pub struct Template {
     source: String,
     ast: Ast,
+    traits: render::Traits,
     hints: hints::Hints,
 }
 
@@ -114,7 +115,13 @@ impl Template {
     fn new(source: &str, ast: Ast) -> Self {
         Template {
             source: source.to_owned(),
-            hints: hints::Hints::new(ast.placeholders().len()),
+            hints: hints::Hints::new(
+                ast.placeholders()
+                    .into_iter()
+                    .map(|placeholder| placeholder.path.len())
+                    .sum(),
+            ),
+            traits: render::Traits::of(&ast),
             ast,
         }
     }
@@ -145,8 +152,16 @@ impl Template {
         self.write_node(record.node(), cx, out);
     }
 
-    pub(crate) fn write_node(&self, record: Node<'_>, cx: &RenderContext, out: &mut String) {
-        render::render(&self.ast, &self.hints, record, cx, out);
+    /// Renders the line for `record` onto the end of `out`; returns whether
+    /// what it wrote is JSON string text as it stands, to be copied into
+    /// the envelope without escaping.
+    pub(crate) fn write_node(
+        &self,
+        record: Node<'_>,
+        cx: &RenderContext,
+        out: &mut String,
+    ) -> bool {
+        render::render(&self.ast, self.traits, &self.hints, record, cx, out)
     }
 
     /// The template text as written.

@@ -7,29 +7,86 @@
 //! array, so the templates people write render without allocating for
 //! their groups.
 
-use terse_template::{Ast, Placeholder, Segment};
+use terse_template::{Ast, Filter, Placeholder, Segment};
 use terse_toon::document::Node;
 
 use super::filters;
 use super::hints::Hints;
 use super::line::LineContext;
-use super::value::{Val, push_node_text};
+use super::value::{Val, push_node_verbatim};
 use crate::compact::RenderContext;
+use crate::compact::lines::find_json_special;
 
 /// Open groups kept without allocating. Real templates nest groups two or
 /// three deep; a larger array would cost its initialisation on every line.
 const INLINE_GROUPS: usize = 4;
 
-/// Renders one line onto the end of `out`.
+/// What rendering needs to know of a template besides its segments,
+/// worked out once when it is parsed rather than on every line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Traits {
+    /// No optional group: the segments render in one plain loop.
+    flat: bool,
+    /// No literal text that JSON escapes (`"`, `\`, a control byte).
+    json_text: bool,
+}
+
+impl Traits {
+    /// The traits of `ast`, its groups walked with a stack of their own.
+    pub(super) fn of(ast: &Ast) -> Self {
+        let mut traits = Traits {
+            flat: true,
+            json_text: true,
+        };
+        let mut pending: Vec<&[Segment]> = vec![&ast.segments];
+        while let Some(segments) = pending.pop() {
+            for segment in segments {
+                match segment {
+                    Segment::Text(text) => {
+                        if find_json_special(text.as_bytes()).is_some() {
+                            traits.json_text = false;
+                        }
+                    }
+                    Segment::Value(_) => {}
+                    Segment::Optional(inner) => {
+                        traits.flat = false;
+                        pending.push(inner);
+                    }
+                }
+            }
+        }
+        traits
+    }
+}
+
+/// Renders one line onto the end of `out`; returns whether what it wrote
+/// is JSON string text as it stands (no `"`, `\` or control byte), which
+/// the envelope then copies without escaping.
 pub(super) fn render(
     ast: &Ast,
+    traits: Traits,
     hints: &Hints,
     record: Node<'_>,
     cx: &RenderContext,
     out: &mut String,
-) {
-    let line = LineContext::new(cx, hints);
-    render_segments(&ast.segments, record, &line, out);
+) -> bool {
+    let line = LineContext::new(cx, hints, traits.json_text);
+    if traits.flat {
+        // Nothing to drop: no frames to keep.
+        for segment in &ast.segments {
+            match segment {
+                Segment::Text(text) => out.push_str(text),
+                Segment::Value(placeholder) => {
+                    evaluate_into(placeholder, record, &line, out);
+                }
+                // Not in a flat template.
+                Segment::Optional(_) => {}
+            }
+        }
+    } else {
+        render_segments(&ast.segments, record, &line, out);
+    }
+    line.verbatim()
 }
 
 /// A sequence of segments being rendered: the segments, the next one, where
@@ -132,6 +189,7 @@ fn render_segments<'t>(
 
 /// Writes one placeholder's value to `out`; returns false when the value was
 /// null, missing, empty or false.
+#[inline]
 fn evaluate_into<'t>(
     placeholder: &'t Placeholder,
     record: Node<'t>,
@@ -141,10 +199,29 @@ fn evaluate_into<'t>(
     let found = cx.lookup(record, &placeholder.path);
     let Some((last, filters)) = placeholder.filters.split_last() else {
         return match found {
-            Some(node) => !push_node_text(node, ", ", out),
+            Some(node) => {
+                let (empty, verbatim) = push_node_verbatim(node, out);
+                cx.wrote(verbatim);
+                !empty
+            }
             None => false,
         };
     };
+    let mark = out.len();
+    let present = evaluate_filtered(last, filters, found, cx, out);
+    cx.wrote_from(mark, out);
+    present
+}
+
+/// [`evaluate_into`] for a placeholder with filters: `last` is its last
+/// filter, `filters` those before it.
+fn evaluate_filtered<'t>(
+    last: &'t Filter,
+    filters: &'t [Filter],
+    found: Option<Node<'t>>,
+    cx: &LineContext<'_>,
+    out: &mut String,
+) -> bool {
     if filters.is_empty() {
         // The common case: the value is the record's own, and nothing is
         // allocated or dropped on the way (each arm's value is of a variant

@@ -387,3 +387,32 @@ fn an_object_value_with_controls_json_leaves_alone_stays_on_one_line() {
     );
     assert!(line.starts_with("{\"b\":\"x"), "{line}");
 }
+
+#[test]
+fn nested_paths_follow_keys_wherever_they_stand_from_record_to_record() {
+    // One template over records whose nested keys move, go missing, turn
+    // into arrays or scalars: each step is looked up afresh when the last
+    // record's position does not hold.
+    let template = Template::parse("{a.b.c}|{a.x}|{? {a.b.c}}|{a.b.0}|{z}").unwrap();
+    let cx = RenderContext::at_unix(NOW);
+    let records = [
+        json!({"a": {"b": {"c": 1}, "x": "p"}, "z": 0}),
+        json!({"z": 1, "a": {"x": "q", "y": 0, "b": {"d": 2, "c": 3}}}),
+        json!({"a": {"b": [7, 8], "x": null}}),
+        json!({"a": {"b": {"c": 4}, "x": "r"}, "z": 2}),
+        json!({"a": "flat"}),
+        json!({"a": {"x": "s", "b": {"c": "\"q\""}}, "z": [3]}),
+    ];
+    let lines: Vec<String> = records.iter().map(|r| template.render(r, &cx)).collect();
+    assert_eq!(
+        lines,
+        [
+            "1|p| 1||0",
+            "3|q| 3||1",
+            "|||7|",
+            "4|r| 4||2",
+            "||||",
+            "\"q\"|s| \"q\"||3",
+        ]
+    );
+}

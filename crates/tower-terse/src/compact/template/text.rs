@@ -41,6 +41,23 @@ fn find_break(text: &str) -> Option<usize> {
     None
 }
 
+/// Whether `text` holds no byte of 0x7F or above. A string that also holds
+/// no control byte (one that needed no escape in JSON) then holds nothing
+/// that breaks a line, and [`push_escaped`] would copy it as it is. Eight
+/// bytes at a
+/// time, one test per word: bit 7 of a byte is set when it is 0x80 or
+/// above, or when its low seven bits plus one carry into it (0x7F); no
+/// carry crosses into the next byte.
+#[inline]
+pub(super) fn is_ascii_below_del(text: &str) -> bool {
+    scan::find(
+        text.as_bytes(),
+        |word| ((word & scan::splat(0x7f)).wrapping_add(scan::splat(1)) | word) & scan::splat(0x80),
+        |b| b >= 0x7f,
+    )
+    .is_none()
+}
+
 /// Escapes what `out` holds from `mark` on, in place, when it would break
 /// the line.
 pub(crate) fn escape_from(mark: usize, out: &mut String) {
@@ -75,9 +92,27 @@ pub(super) fn push_escaped(text: &str, out: &mut String) {
 mod tests {
     use proptest::prelude::*;
 
-    use super::{breaks_line, find_break};
+    use super::{breaks_line, find_break, is_ascii_below_del};
+
+    #[test]
+    fn plain_text_is_ascii_without_del() {
+        assert!(is_ascii_below_del(""));
+        assert!(is_ascii_below_del("orbit beta <user0@example.com>"));
+        assert!(!is_ascii_below_del("tab\x7f"));
+        assert!(!is_ascii_below_del("0123456789abcdef\x7f"));
+        assert!(!is_ascii_below_del("caf\u{e9}"));
+        assert!(!is_ascii_below_del("\u{2028}........"));
+        // Controls are plain here: they are JSON's to escape, and only
+        // strings that needed no escape in the body take this path.
+        assert!(is_ascii_below_del("\u{1}"));
+    }
 
     proptest! {
+        #[test]
+        fn plain_is_a_bytewise_test(text in "(\\PC|[\\x00-\\x7f]){0,40}") {
+            prop_assert_eq!(is_ascii_below_del(&text), text.bytes().all(|b| b < 0x7f));
+        }
+
         #[test]
         fn word_scan_finds_what_a_plain_scan_finds(text in "(\\PC|[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}\\u{2028}\\u{2029}]){0,40}") {
             let plain = text.char_indices().find(|&(_, c)| breaks_line(c)).map(|(i, _)| i);

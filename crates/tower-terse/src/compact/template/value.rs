@@ -5,7 +5,8 @@ use std::borrow::Cow;
 
 use terse_toon::document::{Kind, Node};
 
-use super::text::push_escaped;
+use super::text::{is_ascii_below_del, push_escaped};
+use crate::compact::lines::find_json_special;
 
 /// A value while a placeholder's filters run: a node of the record, or what
 /// a filter made of one.
@@ -132,4 +133,37 @@ pub(super) fn push_node_text(node: Node<'_>, sep: &str, out: &mut String) -> boo
             len == 0
         }
     }
+}
+
+/// [`push_node_text`] for a placeholder without filters, the most common
+/// kind, also telling whether what it wrote is JSON string text as it
+/// stands (no `"`, `\` or control byte), which the envelope then copies
+/// without escaping. Returns (empty, verbatim).
+///
+/// A string that needed no escape in the body is JSON text already, and
+/// holds no control byte; ASCII below DEL, it holds nothing that breaks a
+/// line either, so one word-at-a-time test decides both. Numbers and
+/// booleans are JSON text whatever they are. Anything else is written as
+/// usual and what it wrote is looked at.
+#[inline]
+pub(super) fn push_node_verbatim(node: Node<'_>, out: &mut String) -> (bool, bool) {
+    match node.kind() {
+        Kind::Null => return (true, true),
+        Kind::Bool(b) => {
+            out.push_str(if b { "true" } else { "false" });
+            return (!b, true);
+        }
+        Kind::Number(n) => {
+            n.push_json_text(out);
+            return (false, true);
+        }
+        Kind::String(s) if node.as_unescaped_str().is_some() && is_ascii_below_del(s) => {
+            out.push_str(s);
+            return (s.is_empty(), true);
+        }
+        Kind::String(_) | Kind::Array(_) | Kind::Object(_) => {}
+    }
+    let mark = out.len();
+    let empty = push_node_text(node, ", ", out);
+    (empty, find_json_special(&out.as_bytes()[mark..]).is_none())
 }
