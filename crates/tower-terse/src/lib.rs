@@ -72,8 +72,9 @@
 
 // The token estimator's AVX2 kernel (`tokens/avx2.rs`) and the calls into
 // code compiled for AVX2, in `tokens/dispatch.rs`, taken on CPUs that have
-// AVX2, and the exact counter's SSE2 byte classes (`tokens/sse2.rs`), use
-// `unsafe`; nothing else may.
+// AVX2, the exact counter's SSE2 byte classes (`tokens/sse2.rs`), and the
+// rewrite's shape scan, SSE2 or AVX2 (`render/shape_scan.rs`), use
+// `unsafe`; nothing else may (but a test's counting allocator).
 #![deny(unsafe_code)]
 // docs.rs marks what each cargo feature adds.
 #![cfg_attr(docsrs, feature(doc_cfg))]
