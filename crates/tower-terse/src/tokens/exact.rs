@@ -388,6 +388,27 @@ mod tests {
     }
 
     #[test]
+    fn limits_fall_in_ascii_parts_and_in_the_others() {
+        // ASCII rows and rows with names beyond ASCII, and a long run beyond
+        // ASCII: a limit anywhere stops the count, in whichever part it
+        // falls, and the count at the limit is the whole count.
+        let ascii = r#"{"id":"ord_00012","name":"Maple Delta","n":12},"#;
+        let mixed = r#"{"id":"ord_00013","name":"José Núñez","city":"東京"},"#;
+        let text = format!(
+            "{}{mixed}{}{}{ascii}",
+            ascii.repeat(3),
+            ascii.repeat(2),
+            "é".repeat(100)
+        );
+        let count = tiktoken().count(&text);
+        assert_eq!(exact(&text), count);
+        assert_eq!(exact_till(&text, count), Some(count));
+        for limit in 0..count {
+            assert_eq!(exact_till(&text, limit), None, "{limit}");
+        }
+    }
+
+    #[test]
     fn both_counters_agree_on_long_and_short_pieces() {
         for text in [
             "a".repeat(5000),
