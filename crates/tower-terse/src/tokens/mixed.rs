@@ -58,7 +58,10 @@ use std::ops::Range;
 /// An ASCII stretch shorter than this between two parts with bytes beyond
 /// ASCII (or between such a part and an end of the text) is counted with
 /// them: a part of its own would cost more than the few pieces it holds.
-const GAP: usize = 32;
+/// Small, since even a part of a few words costs less the ASCII way: on the
+/// estimator's corpus in eleven languages, 8 took about a fifth fewer
+/// instructions than 96, and a little fewer than 32.
+const GAP: usize = 8;
 
 /// Whether the text may be cut before `bytes[at]` (see the module's docs);
 /// never at either end, where there is nothing to cut.
