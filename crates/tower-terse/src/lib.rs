@@ -114,7 +114,8 @@ pub use budget::{MemoryBudget, Reservation};
 pub use error_envelope::ErrorEnvelope;
 pub use format::{Format, UnknownFormat};
 pub use middleware::{
-    PendingRequest, RequestTokens, ResponseFuture, Terse, TerseBody, TerseLayer, TerseRequestBody,
+    DEFAULT_REWRITE_MEMO_BYTES, PendingRequest, RequestTokens, ResponseFuture, Terse, TerseBody,
+    TerseLayer, TerseRequestBody,
 };
 pub use passthrough::Passthrough;
 pub use render::public::{render, render_json, render_json_with};

@@ -31,6 +31,10 @@ pub(crate) struct Plan {
     /// Where the request went: to find its compact resource, and to label
     /// what the layer reports about the response.
     pub(crate) route: Route,
+    /// The request's credentials' partition of the rewrite memo
+    /// ([`partition`](super::memoized::partition)); 0 when nothing is
+    /// rewritten or there is no memo.
+    pub(crate) partition: u64,
 }
 
 /// The request's path and, under axum, the router pattern it matched.
@@ -173,9 +177,16 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
             )),
         );
     }
+    // Only rewrites are kept in the memo: nothing to hash for the rest.
+    let partition = if fields.is_some() || format != Format::Json {
+        super::memoized::partition(config, req.headers())
+    } else {
+        0
+    };
     Planned::Serve(Plan {
         format,
         asked,
+        partition,
         fields,
         head: req.method() == Method::HEAD,
         #[cfg(feature = "changes")]
