@@ -168,10 +168,16 @@ impl Complete {
     /// and the plan alone.
     pub(super) fn send<B: Body>(mut self, rendered: Rendered) -> Response<TerseBody<B>> {
         let rendered = Memoized::from(rendered);
-        if let Some(miss) = self.miss.take() {
-            miss.keep(&self.config, self.read.clone(), &rendered);
-        }
-        self.deliver(rendered)
+        let Some(miss) = self.miss.take() else {
+            return self.deliver(rendered);
+        };
+        // Handles, not copies.
+        let (config, read, kept) = (self.config.clone(), self.read.clone(), rendered.clone());
+        let response = self.deliver(rendered);
+        // Kept once this response holds only what it sends: the memo takes
+        // from the budget only what is spare then.
+        miss.keep(&config, read, &kept);
+        response
     }
 
     /// The response for a rendering, new or kept. The [`Outcome`] goes in
