@@ -86,7 +86,7 @@ fn layer() -> TerseLayer {
 struct Seen {
     status: u16,
     headers: Vec<(String, String)>,
-    body: Vec<u8>,
+    body: String,
 }
 
 impl Seen {
@@ -115,7 +115,7 @@ async fn fetch(server: &TestServer, method: &str, path: &str, headers: &[(&str, 
         })
         .collect();
     headers.sort();
-    let body = response.bytes().await.expect("body").to_vec();
+    let body = response.text().await.expect("body");
     Seen {
         status,
         headers,
