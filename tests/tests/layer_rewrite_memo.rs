@@ -156,8 +156,8 @@ async fn the_rewrite_memo() {
     the_memo_gives_way_to_rewrites(&counters, &body).await;
 }
 
-/// For TOON, compact lines, a JSON kept by the smart fallback, `fields`
-/// and `HEAD` after `GET`: the second answer is the memo's, byte for byte
+/// For TOON, compact lines, a JSON kept by the smart fallback, `fields`,
+/// a plain JSON counted, and `HEAD` after `GET`: the second answer is the memo's, byte for byte
 /// and header for header the first's, and the reference's.
 async fn a_hit_is_the_miss_again(counters: &Counters, server: &TestServer, reference: &TestServer) {
     for (path, format) in [
@@ -165,6 +165,8 @@ async fn a_hit_is_the_miss_again(counters: &Counters, server: &TestServer, refer
         ("/rows?format=compact", "compact"),
         ("/nested?format=toon", "json; fallback=not-cheaper"),
         ("/rows?fields=id,name", "json"),
+        // Not rewritten, but counted: the count is kept.
+        ("/rows", "json"),
     ] {
         let (first, (hits, misses)) = moved(counters, fetch(server, "GET", path, &[])).await;
         assert_eq!((hits, misses), (0, 1), "{path}: the first read renders");

@@ -232,7 +232,8 @@ impl TerseLayer {
     /// a lookup: no parse, no render, no count, no blocking-pool slot.
     /// Only deterministic outcomes are kept (rewritten, or JSON kept by the
     /// smart fallback or a limit); never an answer that was busy, refused
-    /// by the budget or otherwise depends on load.
+    /// by the budget or otherwise depends on load. A plain JSON body read
+    /// only to be counted keeps its count the same way.
     ///
     /// - The key is every input the rendering reads, and the body bytes
     ///   are compared in full on each hit: a hash collision never serves

@@ -14,6 +14,10 @@
 //! another client's rewrite, and how fast an answer comes tells no client
 //! what another read.
 //!
+//! A plain JSON body read only to be counted is kept the same way: its
+//! `X-Token-Count` is a function of its bytes, and estimating it costs
+//! several times the lookup.
+//!
 //! What is kept is the rendering's result (the new body, shared, and its
 //! [`Outcome`]); the headers are made from it per response as after any
 //! rewrite, so `ETag`, `Content-Length` and the rest follow the response
@@ -209,8 +213,8 @@ pub(crate) fn recall(
     headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Memoized, Option<Miss>> {
-    // A body passed through is counted, not rendered: nothing to keep.
-    let Some(table) = config.memo.table.as_ref().filter(|_| plan.rewrites()) else {
+    // A plain body's count is kept too: it costs more than the lookup.
+    let Some(table) = &config.memo.table else {
         return Err(None);
     };
     let view = KeyView {

@@ -32,8 +32,8 @@ pub(crate) struct Plan {
     /// what the layer reports about the response.
     pub(crate) route: Route,
     /// The request's credentials' partition of the rewrite memo
-    /// ([`partition`](super::memoized::partition)); 0 when nothing is
-    /// rewritten or there is no memo.
+    /// ([`partition`](super::memoized::partition)); 0 when there is no
+    /// memo.
     pub(crate) partition: u64,
 }
 
@@ -177,12 +177,7 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
             )),
         );
     }
-    // Only rewrites are kept in the memo: nothing to hash for the rest.
-    let partition = if fields.is_some() || format != Format::Json {
-        super::memoized::partition(config, req.headers())
-    } else {
-        0
-    };
+    let partition = super::memoized::partition(config, req.headers());
     Planned::Serve(Plan {
         format,
         asked,
