@@ -7,7 +7,10 @@
 # a line template, so compact lines are rendered). nginx writes no access
 # log here (`access_log off`), so the gateway writes no request lines
 # either (`request_log = false`); a second gateway, logging as it does by
-# default, gives one more pass-through row. Writes results.md: req/s,
+# default, gives one more pass-through row. The documents are static, so
+# the gateway's rewrite memo answers every repeated rewrite; a third
+# gateway with the memo off (`rewrite_memo_bytes = 0`) gives the rows of a
+# rewrite done in full on every request, as for bodies that never repeat. Writes results.md: req/s,
 # the ratio to nginx on the same document, and the format served. A bare
 # hyper reverse proxy (`crates/terse-gateway/examples/bare_proxy.rs`: the
 # gateway's server and client with nothing else) in front of the same
@@ -63,6 +66,7 @@ TOML
 
 upstream=$((20000 + RANDOM % 3000)) proxy=$((23000 + RANDOM % 3000)) gateway=$((26000 + RANDOM % 3000))
 floor=$((29000 + RANDOM % 3000)) logging=$((32000 + RANDOM % 3000))
+cold=$((35000 + RANDOM % 3000))
 cat >"$work/nginx.conf" <<NGINX
 worker_processes auto;
 pid $work/nginx.pid;
@@ -93,12 +97,18 @@ grep -v '^request_log' "$work/terse.toml" >"$work/logging.toml"
 "$terse" gateway --upstream "http://127.0.0.1:$upstream" --config "$work/logging.toml" \
   --listen "127.0.0.1:$logging" 2>"$work/logging.log" &
 echo $! >"$work/logging.pid"
+# The same gateway with the rewrite memo off: every rewrite done in full.
+{ cat "$work/terse.toml"; printf '\n[layer]\nrewrite_memo_bytes = 0\n'; } >"$work/cold.toml"
+"$terse" gateway --upstream "http://127.0.0.1:$upstream" --config "$work/cold.toml" \
+  --listen "127.0.0.1:$cold" 2>"$work/cold.log" &
+echo $! >"$work/cold.pid"
 "$bare" "127.0.0.1:$floor" "http://127.0.0.1:$upstream" >/dev/null 2>"$work/bare.log" &
 echo $! >"$work/bare.pid"
 for _ in $(seq 100); do
   curl -sf "http://127.0.0.1:$gateway/flat.json" >/dev/null &&
     curl -sf "http://127.0.0.1:$floor/flat.json" >/dev/null &&
-    curl -sf "http://127.0.0.1:$logging/flat.json" >/dev/null && break
+    curl -sf "http://127.0.0.1:$logging/flat.json" >/dev/null &&
+    curl -sf "http://127.0.0.1:$cold/flat.json" >/dev/null && break
   sleep 0.1
 done
 if ! curl -sf -o /dev/null "http://127.0.0.1:$upstream/$(ls "$work/docs" | head -1)"; then
@@ -139,9 +149,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 # start (a few seconds of one core): measuring before it is done would take
 # that core from whatever runs first. Wait until the gateway is idle.
 for _ in $(seq 120); do
-  idle_before="$(($(ticks gateway) + $(ticks logging)))"
+  idle_before="$(($(ticks gateway) + $(ticks logging) + $(ticks cold)))"
   sleep 0.5
-  [ "$(($(ticks gateway) + $(ticks logging)))" -le $((idle_before + 1)) ] && break
+  [ "$(($(ticks gateway) + $(ticks logging) + $(ticks cold)))" -le $((idle_before + 1)) ] && break
 done
 
 # The median of its arguments.
@@ -153,7 +163,7 @@ median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int(
 # busy second, and a row measured right after another can inherit its
 # heat; interleaving spreads both over every row alike.
 rounds="${ROUNDS:-3}"
-paths=(nginx bare pass toon compact logging)
+paths=(nginx bare pass toon compact cold_toon cold_compact logging)
 load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 {
   echo "| document | path | served | req/s | of nginx | proxy CPU per request |"
@@ -166,11 +176,15 @@ load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
       [toon]="http://127.0.0.1:$gateway/$doc.json?format=toon"
       [compact]="http://127.0.0.1:$gateway/$doc.json?format=compact"
       [logging]="http://127.0.0.1:$logging/$doc.json"
+      [cold_toon]="http://127.0.0.1:$cold/$doc.json?format=toon"
+      [cold_compact]="http://127.0.0.1:$cold/$doc.json?format=compact"
     )
-    declare -A process=([bare]=bare [pass]=gateway [toon]=gateway [compact]=gateway [logging]=logging)
+    declare -A process=([bare]=bare [pass]=gateway [toon]=gateway [compact]=gateway [logging]=logging
+      [cold_toon]=cold [cold_compact]=cold)
     declare -A label=(
       [bare]="bare hyper proxy" [pass]="terse \`pass-through\`" [toon]="terse \`?format=toon\`"
       [compact]="terse \`?format=compact\`" [logging]="terse \`pass-through\`, request log on"
+      [cold_toon]="terse \`?format=toon\`, memo off" [cold_compact]="terse \`?format=compact\`, memo off"
     )
     declare -A format=() rates=() cpus=()
     for path in "${paths[@]:1}"; do
@@ -207,7 +221,9 @@ load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "$(nproc) cores shared by wrk, nginx, the proxies and whatever else ran: load average $load_before before"
   echo "the run, $load_after after). Documents: \`benches/load/documents.py\`. The bare hyper proxy"
   echo "is hyper and tokio with nothing else (\`crates/terse-gateway/examples/bare_proxy.rs\`). A proxy's"
-  echo "CPU per request is its user and system time over the requests wrk completed."
+  echo "CPU per request is its user and system time over the requests wrk completed. The documents"
+  echo "are static, so the gateway's rewrite memo answers each repeated rewrite from memory; the rows"
+  echo "with the memo off (\`rewrite_memo_bytes = 0\`) rewrite on every request, as for bodies that never repeat."
   echo
   cat "$work/table.md"
 } >"$here/results.md"
