@@ -161,6 +161,18 @@ pub(crate) struct Tie {
     fallback: Option<Fallback>,
 }
 
+impl Tie {
+    /// The work settling this tie of `body` takes: both its texts counted
+    /// exactly ([`working::exact_count_work`]), in the units of
+    /// [`Cost::work`]. A caller that holds a budget of work for a thread
+    /// settles the tie there when it fits.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn count_work(&self, body: &[u8]) -> usize {
+        let json = self.json.as_ref().map_or(body.len(), String::len);
+        working::exact_count_work(json.saturating_add(self.toon.len()))
+    }
+}
+
 /// What [`render_within`] did.
 #[derive(Debug)]
 pub(crate) enum Rendering {
