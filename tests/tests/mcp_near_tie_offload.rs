@@ -6,9 +6,10 @@
 //! exact counts would take it past `OFFLOAD_BYTES` leaves for the blocking
 //! pool, under the `BlockingLimit`, to be counted there.
 //!
-//! Observed through the limit, over MCP's HTTP transport: with its one
-//! slot held and no wait, what needs the pool goes out as the server wrote
-//! it (counted busy), what does not is rewritten on the worker.
+//! Observed through the limit, over MCP's HTTP transport and for whole
+//! messages (as `terse mcp` reads stdio): with its one slot held and no
+//! wait, what needs the pool goes out as the server wrote it (counted
+//! busy), what does not is rewritten on the worker.
 
 use std::sync::mpsc;
 use std::time::Duration;
@@ -17,55 +18,11 @@ use axum::Router;
 use axum::body::Body;
 use axum::routing::post;
 use serde_json::{Value, json};
+use terse_tests::near_tie::{RECORD, orders, rows, toon_of};
 use terse_tests::server::{TestServer, raw_client};
-use tower_terse::mcp::{McpLayer, OFFLOAD_BYTES};
+use tower_terse::mcp::{McpLayer, OFFLOAD_BYTES, Session};
 use tower_terse::tokens::{Counting, Served, choose, exact};
 use tower_terse::{BlockingLimit, Format, OffWorkers};
-
-/// Orders with a nested customer and an items table: TOON and JSON are
-/// within a few percent, a near tie.
-fn orders(count: usize) -> String {
-    let words = ["Maple", "River", "Stone", "Orbit", "Harbor", "Delta"];
-    let statuses = ["paid", "shipped", "pending", "refunded"];
-    let data: Vec<Value> = (0..count)
-        .map(|i| {
-            json!({
-                "id": format!("ord_{i:05}"),
-                "status": statuses[i % 4],
-                "customer": {
-                    "id": 1000 + i * 7,
-                    "name": format!("{} {}", words[i % 6], words[(i / 6) % 6]),
-                    "address": {"city": words[(i * 5) % 6], "zip": format!("{}", 10000 + i * 37)},
-                },
-                "items": (0..1 + i % 3)
-                    .map(|j| json!({"sku": format!("SKU-{}", 100 + (i * 13 + j) % 900), "qty": 1 + j, "price": (i * 7 + j) as f64 / 4.0}))
-                    .collect::<Vec<_>>(),
-                "total": (i * 11) as f64 / 8.0,
-                "notes": if i % 3 == 0 { Value::Null } else { json!("leave at the door") },
-            })
-        })
-        .collect();
-    json!({"data": data, "total": count, "page": 1}).to_string()
-}
-
-/// Flat uniform rows: TOON wins clearly, decided on the estimates.
-fn rows(count: usize) -> String {
-    let rows: Vec<Value> = (0..count)
-        .map(|i| {
-            json!({"id": i, "name": format!("user {i}"), "email": format!("user{i}@example.com"),
-                   "active": i % 3 != 0, "score": (i * 17 % 1000) as f64 / 10.0})
-        })
-        .collect();
-    Value::Array(rows).to_string()
-}
-
-/// A small record whose TOON and JSON are a near tie.
-const RECORD: &str = r#"{"id":"evt_1004","title":"Incident retro #142","start_at":"2026-03-02T15:00:00Z","end_at":"2026-03-02T16:00:00Z","location":"Room 4.12","organizer":"jonas@example.com","attendees":8,"status":"confirmed"}"#;
-
-fn toon_of(json: &str) -> String {
-    let value: Value = serde_json::from_str(json).expect("JSON");
-    terse_toon::encode(&value, &terse_toon::EncodeOptions::default())
-}
 
 /// The tool's JSON text: each tool answers with one document.
 fn document(tool: &str) -> String {
@@ -110,11 +67,7 @@ async fn call(server: &TestServer, tool: &str, id: u32) -> (String, String) {
         .expect("POST");
     assert_eq!(response.status(), 200);
     let text = response.text().await.expect("body");
-    let value: Value = serde_json::from_str(&text).expect("a JSON-RPC answer");
-    let block = value["result"]["content"][0]["text"]
-        .as_str()
-        .expect("a text block")
-        .to_owned();
+    let block = block_of(&text);
     (text, block)
 }
 
@@ -190,4 +143,66 @@ async fn only_a_near_tie_costing_too_much_to_count_here_leaves_the_worker() {
     }
     assert_eq!(limit.busy(), 1);
     assert_eq!(limit.available(), 1);
+}
+
+/// The text block of a rewritten answer.
+fn block_of(answer: &str) -> String {
+    let value: Value = serde_json::from_str(answer).expect("a JSON-RPC answer");
+    value["result"]["content"][0]["text"]
+        .as_str()
+        .expect("a text block")
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn whole_messages_count_only_a_costly_near_tie_on_the_pool() {
+    let (orders, rows) = (document("orders"), document("rows"));
+    let (orders_toon, rows_toon) = (toon_of(&orders), toon_of(&rows));
+    let limit = BlockingLimit::new(1).with_wait(Duration::ZERO);
+    let session = Session::new(
+        &McpLayer::new()
+            .default_format(Format::Toon)
+            .blocking_limit(limit.clone()),
+    );
+    for (id, tool) in [(1, "rows"), (2, "orders"), (3, "orders")] {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": {}}});
+        session.client_message(&call.to_string());
+    }
+
+    let (release, held) = mpsc::channel::<()>();
+    let holder = {
+        let limit = limit.clone();
+        tokio::spawn(async move { limit.off_the_workers(move || held.recv()) })
+    };
+    while limit.available() > 0 {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    // The clear win is rewritten here; the near tie's counting finds no
+    // slot, and the answer goes as the server wrote it.
+    let rewritten = session
+        .server_message_offloaded(&answer(&json!(1), "rows"))
+        .await
+        .expect("the TOON");
+    assert!(block_of(&rewritten) == rows_toon, "{}", &rewritten[..120]);
+    assert_eq!(limit.busy(), 0);
+    let passed = session
+        .server_message_offloaded(&answer(&json!(2), "orders"))
+        .await;
+    assert_eq!(passed, None);
+    assert_eq!(limit.busy(), 1);
+
+    release.send(()).expect("release");
+    let held = holder.await.expect("holder");
+    assert!(matches!(held, OffWorkers::Done(Ok(()))), "{held:?}");
+    let settled = session
+        .server_message_offloaded(&answer(&json!(3), "orders"))
+        .await;
+    if exact(&orders_toon) < exact(&orders) {
+        let settled = settled.expect("the TOON");
+        assert!(block_of(&settled) == orders_toon, "{}", &settled[..120]);
+    } else {
+        assert_eq!(settled, None, "the JSON, unchanged");
+    }
+    assert_eq!((limit.busy(), limit.available()), (1, 1));
 }
