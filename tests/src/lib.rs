@@ -7,6 +7,7 @@ pub mod fixtures;
 pub mod json_formats;
 pub mod mcp_conformance;
 pub mod mcp_everything;
+pub mod near_tie;
 pub mod prerequisite;
 pub mod python;
 pub mod reference;

@@ -12,57 +12,12 @@
 
 use axum::Router;
 use axum::routing::get;
-use serde_json::{Value, json};
 use std::sync::mpsc;
 use std::time::Duration;
+use terse_tests::near_tie::{RECORD, orders, rows, toon_of};
 use terse_tests::server::{TestServer, raw_client};
 use tower_terse::tokens::{Counting, Served, choose, exact};
 use tower_terse::{BlockingLimit, OffWorkers, TerseLayer};
-
-/// Orders with a nested customer and an items table: TOON and JSON are
-/// within a few percent, a near tie.
-fn orders(count: usize) -> String {
-    let words = ["Maple", "River", "Stone", "Orbit", "Harbor", "Delta"];
-    let statuses = ["paid", "shipped", "pending", "refunded"];
-    let data: Vec<Value> = (0..count)
-        .map(|i| {
-            json!({
-                "id": format!("ord_{i:05}"),
-                "status": statuses[i % 4],
-                "customer": {
-                    "id": 1000 + i * 7,
-                    "name": format!("{} {}", words[i % 6], words[(i / 6) % 6]),
-                    "address": {"city": words[(i * 5) % 6], "zip": format!("{}", 10000 + i * 37)},
-                },
-                "items": (0..1 + i % 3)
-                    .map(|j| json!({"sku": format!("SKU-{}", 100 + (i * 13 + j) % 900), "qty": 1 + j, "price": (i * 7 + j) as f64 / 4.0}))
-                    .collect::<Vec<_>>(),
-                "total": (i * 11) as f64 / 8.0,
-                "notes": if i % 3 == 0 { Value::Null } else { json!("leave at the door") },
-            })
-        })
-        .collect();
-    json!({"data": data, "total": count, "page": 1}).to_string()
-}
-
-/// Flat uniform rows: TOON wins clearly, decided on the estimates.
-fn rows(count: usize) -> String {
-    let rows: Vec<Value> = (0..count)
-        .map(|i| {
-            json!({"id": i, "name": format!("user {i}"), "email": format!("user{i}@example.com"),
-                   "active": i % 3 != 0, "score": (i * 17 % 1000) as f64 / 10.0})
-        })
-        .collect();
-    Value::Array(rows).to_string()
-}
-
-/// A small record whose TOON and JSON are a near tie.
-const RECORD: &str = r#"{"id":"evt_1004","title":"Incident retro #142","start_at":"2026-03-02T15:00:00Z","end_at":"2026-03-02T16:00:00Z","location":"Room 4.12","organizer":"jonas@example.com","attendees":8,"status":"confirmed"}"#;
-
-fn toon_of(json: &str) -> String {
-    let value: Value = serde_json::from_str(json).expect("JSON");
-    terse_toon::encode(&value, &terse_toon::EncodeOptions::default())
-}
 
 /// What `?format=toon` answered.
 struct Seen {

@@ -46,9 +46,7 @@ struct Event {
 }
 
 fn bench(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("runtime");
+    let runtime = common::timed_runtime();
     for records in [10, 1000] {
         let body = common::list_body(records);
         let mut group = c.benchmark_group(format!("compact_vs_toon/{records}"));
@@ -152,9 +150,7 @@ fn main() {
     let mut criterion = Criterion::default().configure_from_args();
     bench(&mut criterion);
     criterion.final_summary();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("runtime");
+    let runtime = common::timed_runtime();
     // Batches of about a millisecond.
     for (records, batch) in [(10, 100), (1000, 2)] {
         let Some((compact, toon)) =

@@ -30,7 +30,7 @@ use tower_terse::TerseLayer;
 use tower_terse::compact::{CompactResource, Template};
 
 fn bench(c: &mut Criterion) {
-    let runtime = timed_runtime();
+    let runtime = common::timed_runtime();
     for records in [10, 1000] {
         let body = common::list_body(records);
         let mut group = c.benchmark_group(format!("toon_response/{records}"));
@@ -81,7 +81,7 @@ fn bench(c: &mut Criterion) {
 /// A 10 KB list nobody asked to rewrite: the layer only negotiates, checks
 /// the headers and adds `Vary`; the body streams through.
 fn passthrough(c: &mut Criterion) {
-    let runtime = timed_runtime();
+    let runtime = common::timed_runtime();
     let body = common::list_body(48);
     println!("pass-through: JSON {} bytes", body.len());
     let mut group = c.benchmark_group("passthrough_10kb");
@@ -126,7 +126,7 @@ fn passthrough(c: &mut Criterion) {
 /// cargo bench -p tower-terse --bench layer -- load/ --baseline before
 /// ```
 fn load_documents(c: &mut Criterion) {
-    let runtime = timed_runtime();
+    let runtime = common::timed_runtime();
     for (name, body, mut service) in load_services() {
         let mut group = c.benchmark_group(format!("load/{name}"));
         group.throughput(Throughput::Bytes(body.len() as u64));
@@ -190,15 +190,6 @@ fn load_services() -> Vec<(
     .collect()
 }
 
-/// A runtime with its timer, which the layer's wait for a rewrite slot
-/// takes.
-fn timed_runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .expect("runtime")
-}
-
 /// `LOAD_FIXED=flat/toon:20000`: that many requests of one load case and
 /// nothing else, for a counter of instructions or CPU time (`perf stat`),
 /// which the other work of a busy machine moves far less than wall time.
@@ -214,7 +205,7 @@ fn load_fixed(spec: &str) {
         "compact" => "/?format=compact",
         other => panic!("no format {other}"),
     };
-    let runtime = timed_runtime();
+    let runtime = common::timed_runtime();
     let (_, _, mut service) = load_services()
         .into_iter()
         .find(|(name, _, _)| *name == document)

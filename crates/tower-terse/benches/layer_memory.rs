@@ -68,9 +68,7 @@ fn peak_during<T>(work: impl FnOnce() -> T) -> usize {
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("runtime");
+    let runtime = common::timed_runtime();
     println!(
         "records,json_bytes,toon_bytes,layer_peak_bytes,layer_peak_per_n,codec_peak_per_n,serde_json_peak_per_n"
     );

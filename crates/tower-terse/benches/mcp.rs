@@ -37,10 +37,7 @@ fn answer(records: usize) -> String {
 }
 
 fn bench(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .expect("runtime");
+    let runtime = common::timed_runtime();
     let session = Session::new(&McpLayer::new());
     let mut names = Vec::new();
     for records in [2, 48] {

@@ -79,7 +79,7 @@
 
 // The token estimator's AVX2 kernel (`tokens/avx2.rs`) and the calls into
 // code compiled for AVX2, in `tokens/dispatch.rs`, taken on CPUs that have
-// AVX2, the exact counter's SSE2 byte classes (`tokens/sse2.rs`), and the
+// AVX2 (`cpu.rs` asks), the exact counter's SSE2 byte classes (`tokens/sse2.rs`), and the
 // rewrite's shape scan, SSE2 or AVX2 (`render/shape_scan.rs`), use
 // `unsafe`; nothing else may (but a test's counting allocator).
 #![deny(unsafe_code)]
@@ -99,6 +99,7 @@ mod calendar;
 #[cfg(feature = "changes")]
 pub mod changes;
 pub mod compact;
+mod cpu;
 mod error_envelope;
 mod fields;
 mod format;

@@ -19,6 +19,16 @@ const TITLES: [&str; 4] = [
     "Gym 💪",
 ];
 
+/// A current-thread runtime with its timer: the layers' wait for a slot
+/// of their `BlockingLimit` (a rewrite past `offload_threshold`) ends on
+/// it, and panics without one.
+pub fn timed_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("runtime")
+}
+
 /// `{"data":[...],"meta":{...}}` with `records` calendar events.
 pub fn list_body(records: usize) -> Bytes {
     let data: Vec<_> = (0..records)

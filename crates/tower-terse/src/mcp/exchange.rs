@@ -5,6 +5,7 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::Config;
+use super::mode::Readings;
 use super::read::Measured;
 use super::session::Session;
 use crate::format::Format;
@@ -130,6 +131,20 @@ impl Exchange {
                 work: 0,
                 read: None,
             })
+    }
+
+    /// The messages of `readings` rendered ahead of their rewrite by the
+    /// session ([`Session::prepare`]), with at most `count_here` work for
+    /// near ties between them all: `true` when a tie was kept whose exact
+    /// counts need more, and the rewrite belongs on the blocking pool.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn prepare(&self, readings: &mut Readings, count_here: usize) -> bool {
+        let mut left = count_here;
+        self.with_session(|session| {
+            readings.iter_mut().fold(false, |kept, measured| {
+                session.prepare(measured, &mut left) | kept
+            })
+        }) == Some(true)
     }
 
     /// A JSON-RPC message (or batch) rewritten by the session, from its

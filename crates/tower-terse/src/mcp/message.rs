@@ -8,8 +8,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::{Config, McpTool};
+use crate::budget::Reservation;
 use crate::format::Format;
-use crate::render::{self, Cost, LineStyle, Lines, Outcome, Plan, Rendered};
+use crate::render::{self, Cost, LineStyle, Lines, Outcome, Plan, Rendered, Rendering, Settings};
 use crate::report;
 
 /// The messages of a body: its elements when it is a batch.
@@ -95,7 +96,8 @@ impl Rewrite<'_> {
         let tool = self.config.tools.get_key_value(self.tool);
         let mut splices = Vec::new();
         for block in blocks {
-            if let Some((new, outcome)) = self.block(&block, tool) {
+            if let Some((new, outcome)) = self.block(&block.text, block.cost, block.prepared, tool)
+            {
                 splices.push((block.raw, Value::String(new).to_string(), outcome));
             }
         }
@@ -124,7 +126,10 @@ impl Rewrite<'_> {
     /// text blocks are `blocks` will do, in bytes parsed or written as
     /// [`render::cost`] counts them for a response body: the message read,
     /// and each block rendered (its output, the indentation of its nesting,
-    /// and the bytes counted exactly). Known from one pass over each block,
+    /// and the bytes counted exactly when every count is exact). A near
+    /// tie of the smart fallback is not costed here: its exact counts are
+    /// weighed once it is met, with both its texts known ([`Self::prepare`]).
+    /// Known from one pass over each block,
     /// before any of it is rendered, so that a small message that renders
     /// large leaves the async workers as a large one does. Each block
     /// keeps its cost, which the rewrite then reserves memory by.
@@ -141,10 +146,10 @@ impl Rewrite<'_> {
     /// the settings a block renders with.
     fn cost(&self, json: &str) -> Cost {
         let settings = self.config.render_settings();
-        // Exact counts: asked for (or `_meta` counts), or a near tie of
-        // the smart fallback settled by counting both renderings.
-        let exact =
-            cfg!(feature = "exact-tokens") && (settings.exact_tokens || settings.smart_fallback);
+        // Exact counts when every count is exact (asked for, or `_meta`
+        // counts). A near tie of the smart fallback is costed once it is
+        // met ([`Self::prepare`]): most blocks never count exactly.
+        let exact = cfg!(feature = "exact-tokens") && settings.exact_tokens;
         render::cost(
             json.as_bytes(),
             self.format,
@@ -155,11 +160,118 @@ impl Rewrite<'_> {
         )
     }
 
-    /// The new text of a block and how it was rendered, or `None` to keep
-    /// it; every block (each holds JSON) is reported either way.
-    fn block(&self, block: &Block, tool: Option<(&String, &McpTool)>) -> Option<(String, Outcome)> {
-        let json = block.text.as_str();
-        let config = self.config;
+    /// Renders the `blocks` of one message ahead of their rewrite, on a
+    /// thread that may do at most `count_here` more work for near ties:
+    /// a tie whose exact counts fit is settled here (and its work taken
+    /// from `count_here`), a larger one is kept for its rewrite to settle
+    /// where that work may run. `true` when a tie was kept. Each block
+    /// holds its rendering, and the memory the budget lent it, until the
+    /// rewrite splices it; a block the budget cannot cover is left to its
+    /// rewrite, which keeps it as it is.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn prepare(&self, blocks: &mut [Block], count_here: &mut usize) -> bool {
+        let tool = self.config.tools.get_key_value(self.tool);
+        let mut kept = false;
+        for block in blocks {
+            let json = block.text.as_bytes();
+            let prepared = self.with_core(tool, |plan, settings, _| {
+                let working = self.reserve(json, block.cost, plan, settings)?;
+                let rendering = match render::render_within(json, None, plan, settings, 0) {
+                    Rendering::Tie(tie) if tie.count_work(json) <= *count_here => {
+                        *count_here -= tie.count_work(json);
+                        Rendering::Done(render::settle(json, plan, settings, tie))
+                    }
+                    rendering => rendering,
+                };
+                Some(Prepared {
+                    format: self.format,
+                    rendering,
+                    working,
+                })
+            });
+            kept |= matches!(
+                prepared,
+                Some(Prepared {
+                    rendering: Rendering::Tie(_),
+                    ..
+                })
+            );
+            block.prepared = prepared;
+        }
+        kept
+    }
+
+    /// The new text of a block holding `json` and how it was rendered, or
+    /// `None` to keep it; every block (each holds JSON) is reported either
+    /// way. A block [`prepare`](Self::prepare)d for this format goes on
+    /// from its rendering: a near tie kept there is settled now.
+    fn block(
+        &self,
+        json: &str,
+        cost: Option<(Format, Cost)>,
+        prepared: Option<Prepared>,
+        tool: Option<(&String, &McpTool)>,
+    ) -> Option<(String, Outcome)> {
+        let json = json.as_bytes();
+        self.with_core(tool, |plan, settings, label| {
+            let (rendering, _working) = match prepared {
+                Some(prepared) if prepared.format == self.format => {
+                    (prepared.rendering, prepared.working)
+                }
+                _ => {
+                    let working = self.reserve(json, cost, plan, settings)?;
+                    let rendered = render::render(json, None, plan, settings);
+                    (Rendering::Done(rendered), working)
+                }
+            };
+            let Rendered { body, outcome } = match rendering {
+                Rendering::Done(rendered) => rendered,
+                Rendering::Tie(tie) => render::settle(json, plan, settings, tie),
+            };
+            if report::wanted() {
+                if let Some(report) = outcome.report(label) {
+                    report.emit();
+                }
+            }
+            Some((body?, outcome))
+        })
+    }
+
+    /// What rendering a block may take, held against the budget while it
+    /// runs: `None` when the budget cannot cover it (the block is kept as
+    /// it is), `Some(None)` without a budget. The memory of the same bound
+    /// as the block's work ([`Self::cost`]), taken from its measurement
+    /// when there was one for this format.
+    fn reserve(
+        &self,
+        json: &[u8],
+        cost: Option<(Format, Cost)>,
+        plan: &Plan<'_>,
+        settings: &Settings<'_>,
+    ) -> Option<Option<Reservation>> {
+        let working = match cost {
+            Some((format, cost)) if format == self.format => cost.memory,
+            _ => render::working_bytes(
+                json,
+                plan.format,
+                false,
+                settings.toon_options,
+                settings.max_output_bytes,
+            ),
+        };
+        match &self.config.budget {
+            Some(budget) => Some(Some(budget.try_reserve(working)?)),
+            None => Some(None),
+        }
+    }
+
+    /// Calls `f` with the core's plan and settings for a block of this
+    /// call's `tool`, and the label its reports carry.
+    fn with_core<T>(
+        &self,
+        tool: Option<(&String, &McpTool)>,
+        f: impl FnOnce(&Plan<'_>, &Settings<'_>, &str) -> T,
+    ) -> T {
         let label = tool.map_or(Cow::Borrowed("mcp:other"), |(name, _)| {
             Cow::Owned(format!("mcp:{name}"))
         });
@@ -176,33 +288,20 @@ impl Rewrite<'_> {
             otherwise: Format::Toon,
             ..Plan::new(self.format, self.asked)
         };
-        let settings = config.render_settings();
-        // What rendering may take is held against the budget while it
-        // runs; a block the budget cannot cover is kept as it is.
-        // The memory of the same bound as the block's work ([`Self::cost`]),
-        // taken from its measurement when there was one for this format.
-        let working = match block.cost {
-            Some((format, cost)) if format == self.format => cost.memory,
-            _ => render::working_bytes(
-                json.as_bytes(),
-                plan.format,
-                false,
-                settings.toon_options,
-                settings.max_output_bytes,
-            ),
-        };
-        let _working = match &config.budget {
-            Some(budget) => Some(budget.try_reserve(working)?),
-            None => None,
-        };
-        let Rendered { body, outcome } = render::render(json.as_bytes(), None, &plan, &settings);
-        if report::wanted() {
-            if let Some(report) = outcome.report(&label) {
-                report.emit();
-            }
-        }
-        Some((body?, outcome))
+        let settings = self.config.render_settings();
+        f(&plan, &settings, &label)
     }
+}
+
+/// A block rendered ahead of its rewrite ([`Rewrite::prepare`]), with the
+/// memory the budget lent its rendering.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    /// The format it was rendered for.
+    format: Format,
+    rendering: Rendering,
+    /// Held until the block is spliced.
+    working: Option<Reservation>,
 }
 
 /// Whether a block's text may hold a JSON object or array: the only text
@@ -223,6 +322,8 @@ pub(crate) struct Block {
     /// What rendering it costs, and the format that cost is for, once
     /// measured.
     cost: Option<(Format, Cost)>,
+    /// Its rendering, once [`Rewrite::prepare`] did it.
+    prepared: Option<Prepared>,
 }
 
 /// The text blocks that hold JSON in `result`, the raw `result` of the
@@ -257,6 +358,7 @@ pub(crate) fn blocks(message: &str, result: &str) -> Vec<Block> {
             raw,
             text: text.into_owned(),
             cost: None,
+            prepared: None,
         });
     }
     blocks

@@ -109,8 +109,10 @@ pub const DEFAULT_MAX_REQUEST_BYTES: usize = 1024 * 1024;
 /// inside a runtime, and `terse mcp` always. The work is what the rewrite
 /// costs, counted before it starts as the HTTP layer counts a response
 /// body's: the bytes read, the TOON written (the indentation of deep
-/// nesting included) and the bytes counted exactly; a small answer nested
-/// deep can cost as much as a large one.
+/// nesting included) and the bytes counted exactly when every count is
+/// exact; a small answer nested deep can cost as much as a large one. A
+/// near tie of the smart fallback is counted exactly in place when that
+/// fits in what is left below this, else on the blocking pool.
 pub const OFFLOAD_BYTES: usize = 64 * 1024;
 
 /// The default for [`McpLayer::max_message_bytes`]: 8 MiB.

@@ -9,6 +9,14 @@
 //! out as the server wrote it. An answer whose client has gone before its
 //! rewrite started never starts it.
 //!
+//! The cost leaves out the exact counts of the smart fallback's near ties,
+//! which most answers never need. A rewrite under the threshold renders
+//! its blocks on the async worker ([`Session::prepare`]); a near tie met
+//! there is settled in place when counting both its texts exactly fits in
+//! what is left below the threshold, else the rewrite goes to the blocking
+//! pool as a costly one does, with its renderings: only the counting runs
+//! there.
+//!
 //! A transport that reads whole messages (`terse mcp` on stdio) does the
 //! same through [`Session::server_message_offloaded`] and
 //! [`Session::client_message_offloaded`].
@@ -64,9 +72,10 @@ pub(crate) enum Task {
 pub(crate) type Task = std::future::Pending<(Mode, Vec<u8>)>;
 
 /// Takes `work` to the blocking pool when it costs
-/// [`OFFLOAD_BYTES`](super::OFFLOAD_BYTES) or more ([`cost`]) and a
-/// runtime is there; `Err` gives the work back to do here, with the
-/// readings measuring it made.
+/// [`OFFLOAD_BYTES`](super::OFFLOAD_BYTES) or more ([`cost`]), or when it
+/// meets a near tie whose exact counts would take it there, and a runtime
+/// is there; `Err` gives the work back to do here, with the readings
+/// measuring (and rendering) it made.
 pub(crate) fn spawn(
     mode: &mut Mode,
     exchange: Option<&Arc<Exchange>>,
@@ -76,8 +85,11 @@ pub(crate) fn spawn(
     {
         let runtime = tokio::runtime::Handle::try_current();
         if let (Ok(runtime), Some(exchange)) = (runtime, exchange) {
-            let (cost, readings) = cost(mode, exchange, &work);
-            if cost >= super::OFFLOAD_BYTES {
+            let (cost, mut readings) = cost(mode, exchange, &work);
+            // Here, with what is left below the threshold for the exact
+            // counts of near ties, if any come.
+            let here = super::OFFLOAD_BYTES.checked_sub(cost);
+            if here.is_none_or(|here| exchange.prepare(&mut readings, here)) {
                 let mode = std::mem::replace(mode, Mode::Away);
                 return Ok(Task::Waiting {
                     waiting: exchange.config.limit.slot(),
@@ -207,7 +219,8 @@ impl Session {
     /// [`server_message`](Self::server_message) for a transport that reads
     /// whole messages inside a tokio runtime: a message whose rewrite costs
     /// [`OFFLOAD_BYTES`](super::OFFLOAD_BYTES) or more (its size, or the
-    /// TOON a small answer nested deep writes, or its exact counts) is
+    /// TOON a small answer nested deep writes, or its exact counts, or a
+    /// near tie's exact counts past what is left below the threshold) is
     /// read on the blocking pool, once a slot of the layer's
     /// [`BlockingLimit`](crate::BlockingLimit) is free, as the HTTP
     /// transport's answers are. When none frees within the limit's wait,
@@ -225,9 +238,13 @@ impl Session {
     /// # }
     /// ```
     pub async fn server_message_offloaded(&self, text: &str) -> Option<String> {
-        let measured = self.measure(text, super::OFFLOAD_BYTES);
-        if measured.work < super::OFFLOAD_BYTES {
-            return self.server_message_measured(text, measured);
+        let mut measured = self.measure(text, super::OFFLOAD_BYTES);
+        // Here, with what is left below the threshold for the exact counts
+        // of near ties; a tie that needs more is counted on the pool.
+        if let Some(mut here) = super::OFFLOAD_BYTES.checked_sub(measured.work) {
+            if !self.prepare(&mut measured, &mut here) {
+                return self.server_message_measured(text, measured);
+            }
         }
         let session = self.clone();
         let text = text.to_owned();

@@ -47,7 +47,14 @@ pub(crate) struct Answer {
     pub(crate) error: bool,
     /// Its JSON text blocks, once the measurement read them.
     pub(crate) blocks: Option<Vec<Block>>,
+    /// The call it answers, as the measurement found it waiting: what its
+    /// blocks render with ahead of the rewrite
+    /// ([`Session::prepare`](super::Session::prepare)).
+    pub(crate) call: Option<Call>,
 }
+
+/// The tool, format and `asked` of a call waiting for its answer.
+pub(crate) type Call = (String, crate::format::Format, bool);
 
 impl Answer {
     /// The JSON text blocks of its result, in `text`: read now unless the
@@ -120,6 +127,7 @@ pub(crate) fn read(text: &str) -> Option<Read> {
                     result: head.result.and_then(|result| span(text, result)),
                     error: head.error.is_some(),
                     blocks: None,
+                    call: None,
                 });
             }
             (None, Some(method)) if method.get() == "\"notifications/cancelled\"" => {

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::format_argument::{self, Offer};
 use super::hint::{self, McpHint};
 use super::message::{Block, Rewrite, value_id_key};
-use super::read::{self, Answer, Measured, Read};
+use super::read::{self, Answer, Call, Measured, Read};
 use super::{Config, McpLayer, meta, verbatim};
 use crate::format::Format;
 
@@ -415,8 +415,6 @@ impl Session {
         // What each answer waits for, copied out: the table is not held
         // while blocks are measured. `None`: an answer waited for that is
         // not a call's (or has no result), edited rather than rewritten.
-        // The tool, format and `asked` of an answer to a call.
-        type Call = (String, Format, bool);
         let waiting: Vec<(usize, Option<Call>)> = {
             let table = self.table();
             read.answers
@@ -452,6 +450,7 @@ impl Session {
                     };
                     let more = rewrite.work(len, &mut blocks);
                     answer.blocks = Some(blocks);
+                    answer.call = Some((tool, format, asked));
                     more
                 }
                 // Any other answer waited for is edited: read as a tree
@@ -464,6 +463,36 @@ impl Session {
             work,
             read: Some(read),
         }
+    }
+
+    /// Renders the blocks of the answers `measured` read ahead of their
+    /// rewrite, on a thread that may do at most `count_here` more work for
+    /// the smart fallback's near ties ([`Rewrite::prepare`]): what is left
+    /// of it is handed back through `count_here`. `true` when a tie was
+    /// kept whose exact counts need more: the rewrite that settles it is
+    /// work for the blocking pool. The rewrite
+    /// ([`server_message_measured`](Self::server_message_measured)) goes
+    /// on from these renderings.
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
+    pub(crate) fn prepare(&self, measured: &mut Measured, count_here: &mut usize) -> bool {
+        let Some(read) = &mut measured.read else {
+            return false;
+        };
+        let mut kept = false;
+        for answer in &mut read.answers {
+            let (Some(blocks), Some((tool, format, asked))) = (&mut answer.blocks, &answer.call)
+            else {
+                continue;
+            };
+            let rewrite = Rewrite {
+                config: &self.config,
+                format: *format,
+                asked: *asked,
+                tool,
+            };
+            kept |= rewrite.prepare(blocks, count_here);
+        }
+        kept
     }
 
     /// One answer to a `tools/call`, its JSON text `blocks` rewritten (and

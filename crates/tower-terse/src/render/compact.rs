@@ -6,22 +6,23 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Fallback, LineStyle, Lines, Rendered, Source, json, toon};
+use super::{Fallback, LineStyle, Lines, Rendering, Source, json, toon};
 use crate::compact::envelope::Envelope;
 use crate::compact::{CompactResource, NotCompact, RenderContext};
 use crate::format::Format;
 use terse_toon::document::{Document, Node};
 
 /// Compact lines for a body with lines and a list; the plan's `otherwise`
-/// format elsewhere, as an asked-for format never fails.
-pub(super) fn compact(source: &Source<'_>) -> Rendered {
+/// format elsewhere, as an asked-for format never fails (TOON's rule may
+/// leave a near tie for [`settle`](super::settle)).
+pub(super) fn compact(source: &Source<'_>) -> Rendering {
     let Some(lines) = source.plan.lines else {
         return otherwise(source, Fallback::NoResource);
     };
     // One pass over the text; records are rendered from the borrowed
     // document and the envelope borrows its ids and meta from it.
     let Ok(Ok(document)) = std::str::from_utf8(source.body).map(Document::parse) else {
-        return source.not_json();
+        return source.not_json().into();
     };
     let limit = source.settings.max_output_bytes;
     let cx = RenderContext::now().with_max_output_bytes(limit);
@@ -47,16 +48,18 @@ pub(super) fn compact(source: &Source<'_>) -> Rendered {
         LineStyle::Text => as_text(&envelope.into_json(), limit),
     };
     match text {
-        Some(text) if text.len() <= limit => source.rewritten(text, Format::Compact, None, None),
+        Some(text) if text.len() <= limit => {
+            source.rewritten(text, Format::Compact, None, None).into()
+        }
         _ => otherwise(source, Fallback::OutputLimit),
     }
 }
 
 /// The plan's format for bodies without lines.
-fn otherwise(source: &Source<'_>, reason: Fallback) -> Rendered {
+fn otherwise(source: &Source<'_>, reason: Fallback) -> Rendering {
     match source.plan.otherwise {
         Format::Toon => toon(source, Some(reason)),
-        _ => json(source, Some(reason)),
+        _ => json(source, Some(reason)).into(),
     }
 }
 

@@ -161,6 +161,18 @@ pub(crate) struct Tie {
     fallback: Option<Fallback>,
 }
 
+impl Tie {
+    /// The work settling this tie of `body` takes: both its texts counted
+    /// exactly ([`working::exact_count_work`]), in the units of
+    /// [`Cost::work`]. A caller that holds a budget of work for a thread
+    /// settles the tie there when it fits.
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn count_work(&self, body: &[u8]) -> usize {
+        let json = self.json.as_ref().map_or(body.len(), String::len);
+        working::exact_count_work(json.saturating_add(self.toon.len()))
+    }
+}
+
 /// What [`render_within`] did.
 #[derive(Debug)]
 pub(crate) enum Rendering {
@@ -168,6 +180,12 @@ pub(crate) enum Rendering {
     Done(Rendered),
     /// A near tie left for [`settle`].
     Tie(Tie),
+}
+
+impl From<Rendered> for Rendering {
+    fn from(rendered: Rendered) -> Self {
+        Rendering::Done(rendered)
+    }
 }
 
 /// Renders `body` as the plan asks. `content_type` is the body's, when it
@@ -201,14 +219,10 @@ pub(crate) fn render_within(
     if gone() {
         return Rendering::Done(source.gone());
     }
-    let rendered = match plan.format {
-        Format::Json => json(&source, None),
+    match plan.format {
+        Format::Json => json(&source, None).into(),
         Format::Toon => toon(&source, None),
         Format::Compact => compact::compact(&source),
-    };
-    match source.tie.take() {
-        Some(tie) => Rendering::Tie(tie),
-        None => Rendering::Done(rendered),
     }
 }
 
@@ -254,8 +268,6 @@ pub(crate) struct Source<'b> {
     tokens: Cell<Option<usize>>,
     /// The most work a near tie's exact counts may take in this call.
     count_here: usize,
-    /// A near tie left for [`settle`], once the rendering found one.
-    tie: Cell<Option<Tie>>,
 }
 
 impl<'b> Source<'b> {
@@ -271,7 +283,6 @@ impl<'b> Source<'b> {
             body,
             tokens: Cell::new(None),
             count_here,
-            tie: Cell::new(None),
         }
     }
 }
@@ -318,16 +329,6 @@ impl Source<'_> {
         Rendered {
             body: None,
             outcome: self.outcome(None, Some(Fallback::Gone)),
-        }
-    }
-
-    /// Leaves `tie` for [`settle`]: [`render_within`] hands it back instead
-    /// of the placeholder returned here, which nothing sends.
-    fn leave(&self, tie: Tie) -> Rendered {
-        self.tie.set(Some(tie));
-        Rendered {
-            body: None,
-            outcome: self.outcome(None, None),
         }
     }
 
@@ -450,9 +451,10 @@ fn json(source: &Source<'_>, fallback: Option<Fallback>) -> Rendered {
 }
 
 /// TOON, or the JSON when TOON would not be cheaper (smart fallback) or
-/// would be larger than the output bound. `fallback` is why TOON is tried
-/// when another format was planned.
-fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendered {
+/// would be larger than the output bound; or a near tie left for
+/// [`settle`]. `fallback` is why TOON is tried when another format was
+/// planned.
+fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
     let settings = source.settings;
     let limit = settings.max_output_bytes;
     let reason = |own: Fallback| Some(fallback.unwrap_or(own));
@@ -461,45 +463,47 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendered {
             let json = || value.to_string();
             let Ok(text) = toon::encode_limited(&value, settings.toon_options, limit) else {
                 // The fields were asked for whatever the format: they stay.
-                return source.rewritten(json(), Format::Json, None, reason(Fallback::OutputLimit));
+                return source
+                    .rewritten(json(), Format::Json, None, reason(Fallback::OutputLimit))
+                    .into();
             };
             if !settings.smart_fallback {
-                return source.rewritten(text, Format::Toon, None, fallback);
+                return source.rewritten(text, Format::Toon, None, fallback).into();
             }
             if gone() {
-                return source.gone();
+                return source.gone().into();
             }
             let json = json();
             match source.choose(&json, &text) {
-                Some(choice) => source.served(choice, text, Some(json), fallback),
-                None => source.leave(Tie {
+                Some(choice) => source.served(choice, text, Some(json), fallback).into(),
+                None => Rendering::Tie(Tie {
                     toon: text,
                     json: Some(json),
                     fallback,
                 }),
             }
         }
-        Some(Err(())) => source.not_json(),
+        Some(Err(())) => source.not_json().into(),
         None => {
             let Ok(json) = std::str::from_utf8(source.body) else {
-                return source.not_json();
+                return source.not_json().into();
             };
             let text = match toon::encode_json_limited(json, settings.toon_options, limit) {
                 Ok(text) => text,
                 Err(err) if err.is_output_limit() => {
-                    return source.unchanged(reason(Fallback::OutputLimit));
+                    return source.unchanged(reason(Fallback::OutputLimit)).into();
                 }
-                Err(_) => return source.not_json(),
+                Err(_) => return source.not_json().into(),
             };
             if !settings.smart_fallback {
-                return source.rewritten(text, Format::Toon, None, fallback);
+                return source.rewritten(text, Format::Toon, None, fallback).into();
             }
             if gone() {
-                return source.gone();
+                return source.gone().into();
             }
             match source.choose(json, &text) {
-                Some(choice) => source.served(choice, text, None, fallback),
-                None => source.leave(Tie {
+                Some(choice) => source.served(choice, text, None, fallback).into(),
+                None => Rendering::Tie(Tie {
                     toon: text,
                     json: None,
                     fallback,

@@ -4,8 +4,10 @@
 //!
 //! A block of 64 bytes is turned into bit masks (quotes, backslashes,
 //! opening and closing brackets, `,` and `:`), 32 bytes per AVX2 compare on
-//! x86-64 CPUs that have it (the whole pass is compiled for AVX2 then, so
-//! the masks are worked out inline), else 16 bytes per SSE2 compare. In a block without a backslash every quote opens or closes a
+//! x86-64 CPUs that have it ([`crate::cpu::avx2`]; the whole pass is
+//! compiled for AVX2 and POPCNT then, so the masks are worked out inline),
+//! else 16 bytes per SSE2 compare. In a block without a backslash every
+//! quote opens or closes a
 //! string, so the bytes inside strings are the prefix XOR of the quotes,
 //! carried from block to block; the values are then a population count and
 //! the nesting is walked bracket by bracket. A block with a backslash (rare
@@ -45,21 +47,22 @@ impl Count {
 /// unterminated string runs to the end).
 pub(super) fn count(body: &[u8]) -> (usize, usize) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if crate::cpu::avx2() {
         #[allow(unsafe_code)]
-        // SAFETY: the CPU has just said it has AVX2.
+        // SAFETY: the CPU has AVX2 and POPCNT, as it has just said.
         return unsafe { count_avx2(body) };
     }
     count_with(body, masks)
 }
 
-/// [`count`] compiled for AVX2, its masks 32 bytes per compare.
+/// [`count`] compiled for AVX2, its masks 32 bytes per compare (and its
+/// population counts one instruction each).
 ///
 /// # Safety
 ///
-/// The CPU must support AVX2.
+/// The CPU must support AVX2 and POPCNT ([`crate::cpu::avx2`]).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
+#[target_feature(enable = "avx2,popcnt")]
 #[allow(unsafe_code)]
 unsafe fn count_avx2(body: &[u8]) -> (usize, usize) {
     count_with(body, |block| masks_avx2(block))
@@ -308,7 +311,7 @@ mod tests {
             let block: &[u8; BLOCK] = bytes.as_slice().try_into().unwrap();
             prop_assert_eq!(masks(block), masks_bytewise(block));
             #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
+            if crate::cpu::avx2() {
                 #[allow(unsafe_code)]
                 // SAFETY: the CPU has just said it has AVX2.
                 let wide = unsafe { masks_avx2(block) };

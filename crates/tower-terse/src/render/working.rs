@@ -4,8 +4,10 @@
 //! A rewrite holds more than its body and its output while it runs: the
 //! parsed document. That is what a hostile body inflates: a list of empty
 //! arrays (`[[],[],...]`) is three bytes of JSON per value, and each value
-//! is a 12-byte slot in TOON's document, and a `serde_json::Value` of 80
-//! bytes and more where `?fields=` or compact lines parse the body. So the
+//! is a 12-byte slot in the parsed document (`terse_toon::document`, which
+//! TOON and compact lines read), and a `serde_json::Value` of 80 bytes and
+//! more where a tree is built (`?fields=`, and an MCP block's compact
+//! envelope read back as text). So the
 //! bound is counted per value: one pass over the body, strings skipped,
 //! counts the values (each but the first follows `,` `:` `[` or `{`) and
 //! the deepest nesting. Then the bound is what one value can take on the
@@ -26,8 +28,20 @@ use crate::toon::EncodeOptions;
 /// over while its vector grows, and the encoder's bookkeeping.
 const DOCUMENT_VALUE_BYTES: usize = 32;
 
-/// Bytes per value where a `serde_json::Value` tree is built: `?fields=`
-/// projections and compact lines (whose envelope is read back as a tree).
+/// Bytes per value where a `serde_json::Value` tree is built, or may be:
+/// `?fields=` projections (the tree, then the document TOON is encoded
+/// from), TOON request bodies decoded to JSON, and compact lines.
+///
+/// Compact lines read the parsed document (a 12-byte slot per value, twice
+/// over while the tape grows) and keep one 16-byte node per record for its
+/// id: some 35 bytes per value, measured at about 24 beyond the body and
+/// output on the HTTP envelope. But an MCP text block's lines are written
+/// from the envelope read back with `serde_json` (`render::compact`'s
+/// `as_text`): its `meta`, which holds every entry of the body but the
+/// records, becomes a `Value` tree beside the document, measured at about 216
+/// bytes per value beyond the body and output (a body of small arrays
+/// beside one record; `compact_lines_stay_within_their_bound`). One bound
+/// serves both styles, since the cost is known by format alone.
 pub(crate) const TREE_VALUE_BYTES: usize = 224;
 
 /// What any rendering may take whatever the body: first capacities of
@@ -398,10 +412,24 @@ pub(crate) mod tests {
                 "a record without an id",
                 format!("[{}{{}}]", "{\"id\":1},".repeat(n)),
             ),
+            // Everything but the one record is `meta`, which an MCP text
+            // block reads back as a tree: the most a value takes here.
+            (
+                "one record beside many small arrays",
+                format!("{{\"data\":[{{\"id\":1}}],\"x\":[{}0]}}", "[0],".repeat(n)),
+            ),
+            (
+                "one record beside a wide meta",
+                format!(
+                    "{{\"data\":[{{\"id\":1}}],\"meta\":{{{}\"z\":0}}}}",
+                    (0..n).map(|i| format!("\"k{i}\":[0],")).collect::<String>()
+                ),
+            ),
         ];
         for (i, (name, body)) in shapes.iter().enumerate() {
-            // The first three render as lines; the others fall back.
-            lines_within_bound(name, body.as_bytes(), i < 3);
+            // The first three and the last two render as lines; the others
+            // fall back.
+            lines_within_bound(name, body.as_bytes(), !(3..=5).contains(&i));
         }
     }
 

@@ -23,8 +23,7 @@ use super::kernel;
 #[inline]
 pub(super) fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("popcnt")
-    {
+    if crate::cpu::avx2() {
         #[allow(unsafe_code)]
         // SAFETY: `avx2::chunk_sum` needs AVX2 and POPCNT, and the CPU has
         // just said it has both. Its memory reads are documented there.
