@@ -685,20 +685,28 @@ fn digits(bytes: &[u8], mut pos: usize, mut sum: u64) -> (u64, usize) {
     (sum, pos)
 }
 
-/// A hash of a key into 0..128 for the duplicate-key filter.
+/// A hash of a key into 0..128 for the duplicate-key filter: its length
+/// and its first and last four bytes (overlapping in short keys), mixed by
+/// one multiplication.
 #[inline(always)]
 fn key_hash(bytes: &[u8]) -> u32 {
-    let mut h = bytes.len() as u32;
-    if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
-        h = h
-            .wrapping_mul(31)
-            .wrapping_add(first as u32)
-            .wrapping_mul(31)
-            .wrapping_add(last as u32)
-            .wrapping_mul(31)
-            .wrapping_add(bytes[bytes.len() / 2] as u32);
-    }
-    (h ^ (h >> 7) ^ (h >> 14)) & 127
+    let n = bytes.len();
+    let word = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .and_then(|w| w.try_into().ok())
+            .map_or(0, u32::from_le_bytes)
+    };
+    let (head, tail) = match n {
+        0 => (0, 0),
+        1..=3 => {
+            let byte = |at: usize| bytes.get(at).copied().map_or(0, u32::from);
+            (byte(0) | byte(n / 2) << 8 | byte(n - 1) << 16, 0)
+        }
+        _ => (word(0), word(n - 4)),
+    };
+    let h = (head ^ tail.rotate_left(13) ^ (n as u32) << 24).wrapping_mul(0x9e37_79b1);
+    h >> 25
 }
 
 /// The index of the first `"`, `\` or control character at or after `from`
