@@ -15,7 +15,7 @@
 
 use super::out::{Out, Sink};
 use super::primitive::write_cell;
-use super::tree::{Kind, Tree};
+use super::tree::{Kind, Tree, next_or_get};
 use crate::document::same_bytes;
 use crate::quoting::write_key;
 
@@ -55,18 +55,10 @@ impl<'t, T: Tree<'t>> Level<'t, T> {
         }
     }
 
-    /// The value of field `name`. Rows usually list their keys in the
-    /// header's order, so the next entry is tried before a lookup. Always
-    /// inlined: it runs once per cell, and as a call it cost more than its
-    /// body.
+    /// The value of field `name`.
     #[inline(always)]
     fn value(&mut self, name: &str) -> Option<T> {
-        match self.entries.next() {
-            // Inline: keys are short, and a call to `memcmp` per cell
-            // costs more than the comparison.
-            Some((key, value)) if same_bytes(key, name) => Some(value),
-            _ => self.row.get(name),
-        }
+        next_or_get(self.row, &mut self.entries, name)
     }
 }
 
