@@ -241,3 +241,32 @@ async fn a_route_table_overrides_any_key_for_its_path() {
     assert!(!get(toml, "/other").await.is_toon());
     assert!(!get(toml, "/other?format=toon").await.body.contains('\t'));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rewrite_memo_bytes() {
+    // Off or on, the answer is the rewrite's; a second read of the same
+    // body (the memo's, when on) is the same answer.
+    for toml in [
+        "[layer]\nrewrite_memo_bytes = 0\n",
+        "[layer]\nrewrite_memo_bytes = 1048576\n",
+    ] {
+        let upstream = upstream().await;
+        let (gateway, _task) = spawn_gateway(toml, &upstream.url("")).await;
+        let url = format!("{gateway}/rows?format=toon");
+        let first = answer(raw_client().get(&url)).await;
+        let second = answer(raw_client().get(&url)).await;
+        assert!(first.content_type.starts_with("text/toon"), "{toml}");
+        assert_eq!(
+            (first.body.as_str(), first.token_count.as_deref()),
+            (second.body.as_str(), second.token_count.as_deref()),
+            "{toml}"
+        );
+    }
+    let err = terse_gateway::Config::parse("t.toml", "[layer]\nrewrite_memo_bytes = 2147483648\n")
+        .expect_err("past the range");
+    assert!(
+        err.to_string()
+            .contains("`rewrite_memo_bytes` must be between 0 and"),
+        "{err}"
+    );
+}

@@ -102,6 +102,8 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 ///   `smart_fallback`, `exact_token_count`, `count_plain_responses`,
 ///   `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`,
 ///   `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`,
+///   `rewrite_memo_bytes` (the rewrite memo's bound, 0 for none; taken from
+///   the gateway's memory budget only while spare),
 ///   and `[layer.toon]` with `delimiter` (`"comma"`, `"tab"`, `"pipe"`) and
 ///   `indent`. `smart_fallback`, `exact_token_count`, `format_param`,
 ///   `prefer_header` and `[layer.toon]` apply to `[mcp]` too.
@@ -1259,7 +1261,7 @@ mod tests {
     fn every_kind_of_mistake_names_its_line() {
         assert_eq!(
             error("[layer]\nsmart_fallback = true\nnope = 1\n"),
-            "t.toml:3: unknown field `nope`, expected one of `enabled`, `default_format`, `max_body_bytes`, `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`, `max_rewrite_wait_ms`, `count_plain_responses`, `smart_fallback`, `exact_token_count`, `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`, `toon`, `decode_toon_requests`"
+            "t.toml:3: unknown field `nope`, expected one of `enabled`, `default_format`, `max_body_bytes`, `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`, `max_rewrite_wait_ms`, `count_plain_responses`, `smart_fallback`, `exact_token_count`, `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`, `toon`, `decode_toon_requests`, `rewrite_memo_bytes`"
         );
         assert!(error("[layer]\n\nmax_body_bytes = -1\n").starts_with("t.toml:3: "));
         assert_eq!(

@@ -20,8 +20,10 @@
 //! With `exact-tokens` (the default) the two exact counters are measured
 //! too, `tokens::exact` and `bpe-openai`, on the JSON and on adversarial
 //! texts of 1 MB that make one long tokenizer piece each (one letter, spaces,
-//! punctuation, CJK) or many short ones (digits); their throughputs are
-//! printed as ratios to the same memchr baseline.
+//! punctuation, CJK, an accented letter, an emoji) or many short ones
+//! (digits); their throughputs are printed as ratios to the same memchr
+//! baseline, and those of the long pieces beyond ASCII as ratios to the
+//! ASCII piece of the same kind, measured in the same run.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -37,6 +39,9 @@ const GROUP: &str = "tokens";
 struct Input {
     name: &'static str,
     texts: Vec<Vec<u8>>,
+    /// The ASCII input of the same shape, whose exact counting speed this
+    /// one's is printed as a ratio to.
+    ascii_twin: Option<&'static str>,
 }
 
 impl Input {
@@ -51,36 +56,46 @@ fn inputs() -> Vec<Input> {
         Input {
             name: "json_10k",
             texts: vec![json_body(&documents, 10_000)],
+            ascii_twin: None,
         },
         Input {
             name: "json_100k",
             texts: vec![json_body(&documents, 100_000)],
+            ascii_twin: None,
         },
         Input {
             name: "json_1m",
             texts: vec![json_body(&documents, 1_000_000)],
+            ascii_twin: None,
         },
         Input {
             name: "corpus",
             texts: corpus(),
+            ascii_twin: None,
         },
     ]
 }
 
 /// Texts that make long pieces (or a flood of short ones) for an exact
-/// counter: 1 MB each.
+/// counter: 1 MB each. The long pieces beyond ASCII (one accented letter,
+/// CJK without spaces, one emoji) have the ASCII run of the same kind as
+/// their twin: a letter for letters, punctuation for the emoji (a symbol,
+/// which the pattern takes as punctuation).
 fn adversarial() -> Vec<Input> {
     const SIZE: usize = 1 << 20;
-    let run = |name: &'static str, unit: &str| Input {
+    let run = |name: &'static str, unit: &str, ascii_twin: Option<&'static str>| Input {
         name,
         texts: vec![unit.repeat(SIZE / unit.len()).into_bytes()],
+        ascii_twin,
     };
     vec![
-        run("letter_1m", "a"),
-        run("digits_1m", "7"),
-        run("spaces_1m", " "),
-        run("punct_1m", "!"),
-        run("cjk_1m", "用"),
+        run("letter_1m", "a", None),
+        run("digits_1m", "7", None),
+        run("spaces_1m", " ", None),
+        run("punct_1m", "!", None),
+        run("cjk_1m", "用", Some("letter_1m")),
+        run("e_acute_1m", "é", Some("letter_1m")),
+        run("emoji_1m", "🎉", Some("punct_1m")),
     ]
 }
 
@@ -196,6 +211,17 @@ fn summarise(inputs: &[Input]) {
                 "",
                 rate(portable),
                 portable / estimate
+            );
+        }
+        let twin = input.ascii_twin.and_then(|twin| {
+            let bytes = inputs.iter().find(|i| i.name == twin)?.bytes() as f64;
+            Some((twin, bytes / mean_ns(&dir, twin, "exact")?))
+        });
+        if let (Some((twin, twin_rate)), Some(ns)) = (twin, mean_ns(&dir, input.name, "exact")) {
+            println!(
+                "{:<10} exact: {:.3}x the throughput of exact on the ASCII {twin}",
+                "",
+                rate(ns) / twin_rate
             );
         }
         for counter in ["exact", "bpe_openai"] {

@@ -9,9 +9,8 @@
 //! the client then bounds what is held for it.
 
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 /// How often a refusal is logged at most; the refusals in between are
@@ -44,6 +43,18 @@ struct Inner {
     refused: AtomicU64,
     /// When a refusal was last logged, and how many went unlogged since.
     log: Mutex<(Option<Instant>, u64)>,
+    /// Holders of bytes that are kept only because there is room (the
+    /// rewrite memo): asked to give bytes back before a reservation is
+    /// refused, so that they never take a rewrite's place.
+    yielding: Mutex<Vec<Weak<dyn Yield>>>,
+}
+
+/// Bytes held against a budget only while nothing else needs them: given
+/// back on demand ([`MemoryBudget::yield_to_reservations`]).
+pub(crate) trait Yield: Send + Sync {
+    /// Gives back at least `bytes` if it holds that many (all it holds
+    /// otherwise); returns how many it gave back.
+    fn give_back(&self, bytes: usize) -> usize;
 }
 
 impl fmt::Debug for MemoryBudget {
@@ -73,6 +84,7 @@ impl MemoryBudget {
             peak: AtomicUsize::new(0),
             refused: AtomicU64::new(0),
             log: Mutex::new((None, 0)),
+            yielding: Mutex::new(Vec::new()),
         }))
     }
 
@@ -129,7 +141,72 @@ impl MemoryBudget {
         }
     }
 
+    /// Reserves `bytes` only if they fit as things are: nothing is given
+    /// back for them, and a `None` is neither counted nor logged. For bytes
+    /// kept only while there is room (the rewrite memo).
+    pub(crate) fn try_reserve_spare(&self, bytes: usize) -> Option<Reservation> {
+        self.fits(bytes).then(|| Reservation {
+            budget: self.clone(),
+            bytes,
+        })
+    }
+
+    /// Registers `holder`, whose bytes give way to every other reservation:
+    /// a reservation that does not fit asks it to give bytes back first.
+    pub(crate) fn yield_to_reservations(&self, holder: Weak<dyn Yield>) {
+        let mut yielding = self
+            .0
+            .yielding
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        yielding.retain(|held| held.strong_count() > 0);
+        yielding.push(holder);
+    }
+
     fn add(&self, bytes: usize) -> bool {
+        if self.fits(bytes) {
+            return true;
+        }
+        // What is kept only because there is room goes first: a few rounds,
+        // as other reservations may take what was given back meanwhile.
+        for _ in 0..4 {
+            let short = self
+                .in_use()
+                .saturating_add(bytes)
+                .saturating_sub(self.0.limit);
+            if self.give_back(short.max(1)) == 0 {
+                break;
+            }
+            if self.fits(bytes) {
+                return true;
+            }
+        }
+        self.refuse(bytes);
+        false
+    }
+
+    /// Asks every yielding holder for `bytes`; how many came back.
+    fn give_back(&self, bytes: usize) -> usize {
+        let holders: Vec<Arc<dyn Yield>> = {
+            let yielding = self
+                .0
+                .yielding
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            yielding.iter().filter_map(Weak::upgrade).collect()
+        };
+        let mut given = 0;
+        for holder in holders {
+            if given >= bytes {
+                break;
+            }
+            given += holder.give_back(bytes - given);
+        }
+        given
+    }
+
+    /// Adds `bytes` to what is used if they fit under the bound.
+    fn fits(&self, bytes: usize) -> bool {
         let limit = self.0.limit;
         let added = self
             .0
@@ -142,10 +219,7 @@ impl MemoryBudget {
                 self.reached(before.saturating_add(bytes));
                 true
             }
-            Err(_) => {
-                self.refuse(bytes);
-                false
-            }
+            Err(_) => false,
         }
     }
 

@@ -40,6 +40,13 @@
 //! those keys of each record (and its id). Put the layer inside
 //! `CompressionLayer`, so it sees bodies before they are compressed.
 //!
+//! The same bytes get the same answer: a rewrite whose body bytes and
+//! rendering inputs equal a recent one's is answered from a bounded memo
+//! (4 MiB by default), with exactly the body and headers the rewrite gives,
+//! at the cost of a lookup. Entries are partitioned by the request's
+//! credentials and give way to rewrites under a memory budget
+//! ([`TerseLayer::rewrite_memo_bytes`]).
+//!
 //! [`render`] and [`render_json`] format a value the way the layer would, for
 //! code that builds tool results itself.
 //!
@@ -114,7 +121,8 @@ pub use budget::{MemoryBudget, Reservation};
 pub use error_envelope::ErrorEnvelope;
 pub use format::{Format, UnknownFormat};
 pub use middleware::{
-    PendingRequest, RequestTokens, ResponseFuture, Terse, TerseBody, TerseLayer, TerseRequestBody,
+    DEFAULT_REWRITE_MEMO_BYTES, PendingRequest, RequestTokens, ResponseFuture, Terse, TerseBody,
+    TerseLayer, TerseRequestBody,
 };
 pub use passthrough::Passthrough;
 pub use render::public::{render, render_json, render_json_with};

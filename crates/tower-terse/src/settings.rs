@@ -166,6 +166,10 @@ pub struct Settings {
     /// [`TerseLayer::decode_toon_requests`](crate::TerseLayer::decode_toon_requests).
     #[serde(default)]
     pub decode_toon_requests: Option<bool>,
+    /// [`TerseLayer::rewrite_memo_bytes`](crate::TerseLayer::rewrite_memo_bytes),
+    /// 0 (off) to [`MAX_BODY_BYTES`].
+    #[serde(default, deserialize_with = "memo_bytes")]
+    pub rewrite_memo_bytes: Option<usize>,
 }
 }
 
@@ -276,6 +280,12 @@ impl Settings {
         self
     }
 
+    /// Sets [`rewrite_memo_bytes`](Self::rewrite_memo_bytes).
+    pub fn rewrite_memo_bytes(mut self, bytes: usize) -> Self {
+        self.rewrite_memo_bytes = Some(bytes);
+        self
+    }
+
     /// Sets [`smart_fallback`](Self::smart_fallback).
     pub fn smart_fallback(mut self, enabled: bool) -> Self {
         self.smart_fallback = Some(enabled);
@@ -329,6 +339,10 @@ fn output_bytes<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Er
 
 fn offload_bytes<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
     in_range(de, "offload_threshold", 0..=MAX_BODY_BYTES)
+}
+
+fn memo_bytes<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
+    in_range(de, "rewrite_memo_bytes", 0..=MAX_BODY_BYTES)
 }
 
 fn rewrites<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {

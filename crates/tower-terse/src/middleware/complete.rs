@@ -8,6 +8,7 @@ use http_body::{Body, SizeHint};
 use std::sync::Arc;
 
 use super::headers::{mark_format, mark_rewritten, set_length_and_count};
+use super::memoized::{Memoized, Miss, recall};
 use super::plan::Plan;
 use super::rewrite::{rewrite, rewrite_within, settle};
 use super::{Config, TerseBody};
@@ -27,9 +28,25 @@ pub(super) struct Complete {
     pub(super) trailers: Option<HeaderMap>,
     pub(super) plan: Plan,
     pub(super) config: Arc<Config>,
+    /// Where the rewrite memo keeps this rewrite once it is done, when the
+    /// lookup missed.
+    pub(super) miss: Option<Miss>,
 }
 
 impl Complete {
+    /// The rendering the rewrite memo holds for this body and plan, at
+    /// the cost of a lookup, to [`deliver`](Self::deliver); otherwise
+    /// `None`, and the rewrite to come is kept once done ([`send`](Self::send)).
+    pub(super) fn recall(&mut self) -> Option<Memoized> {
+        match recall(&self.config, &self.plan, &self.parts.headers, &self.read) {
+            Ok(kept) => Some(kept),
+            Err(miss) => {
+                self.miss = miss;
+                None
+            }
+        }
+    }
+
     /// Renders the body on this thread, unless the smart fallback meets a
     /// near tie whose exact counts would take more than `count_here` work:
     /// that tie is for [`job`](Self::job) to settle off the async workers.
@@ -124,7 +141,8 @@ impl Complete {
             rendered.outcome.asked = self.plan.asked;
             rendered.outcome.fallback = Some(Fallback::Busy);
         }
-        self.send(rendered)
+        // Not kept: it says how busy the pool was, not what the body is.
+        self.deliver(rendered.into())
     }
 
     /// The response as the handler made it, for a rewrite the budget
@@ -145,12 +163,29 @@ impl Complete {
         self.unchanged()
     }
 
-    /// The response for what the core rendered. The [`Outcome`] goes in
+    /// The response for what the core rendered, which the rewrite memo
+    /// keeps when the lookup missed: a rendering is a function of the body
+    /// and the plan alone.
+    pub(super) fn send<B: Body>(mut self, rendered: Rendered) -> Response<TerseBody<B>> {
+        let rendered = Memoized::from(rendered);
+        let Some(miss) = self.miss.take() else {
+            return self.deliver(rendered);
+        };
+        // Handles, not copies.
+        let (config, read, kept) = (self.config.clone(), self.read.clone(), rendered.clone());
+        let response = self.deliver(rendered);
+        // Kept once this response holds only what it sends: the memo takes
+        // from the budget only what is spare then.
+        miss.keep(&config, read, &kept);
+        response
+    }
+
+    /// The response for a rendering, new or kept. The [`Outcome`] goes in
     /// its extensions, for the layers outside.
     ///
     /// [`Outcome`]: crate::Outcome
-    pub(super) fn send<B: Body>(mut self, rendered: Rendered) -> Response<TerseBody<B>> {
-        let Rendered { body, outcome } = rendered;
+    pub(super) fn deliver<B: Body>(mut self, rendered: Memoized) -> Response<TerseBody<B>> {
+        let Memoized { body, outcome } = rendered;
         self.parts.extensions.insert(outcome);
         mark_format(
             &mut self.parts,
@@ -175,12 +210,7 @@ impl Complete {
                 set_length_and_count(&mut parts.headers, read.len(), tokens);
                 read
             }
-            Some(mut body) => {
-                // The output grew by doubling: what goes out is held until
-                // the client has taken it, and is held at its length, so
-                // the slack goes back now (realloc shrinks in place).
-                body.shrink_to_fit();
-                let body = Bytes::from(body);
+            Some(body) => {
                 set_length_and_count(&mut parts.headers, body.len(), tokens);
                 if let Some(content_type) = served.rewritten_content_type() {
                     parts.headers.insert(CONTENT_TYPE, content_type);

@@ -177,6 +177,11 @@ where
                     match reading.finish(end) {
                         Read::Sent(response) => return Poll::Ready(Ok(response)),
                         Read::Complete(mut read) => {
+                            // A rewrite done before for these bytes and this
+                            // plan is not costed, scheduled or done again.
+                            if let Some(kept) = read.recall() {
+                                return Poll::Ready(Ok(read.deliver(kept)));
+                            }
                             let cost = read.cost();
                             if !read.affords(cost.memory) {
                                 return Poll::Ready(Ok(read.refused()));
@@ -452,6 +457,7 @@ impl<B: Body> Reading<B> {
                 trailers,
                 plan,
                 config,
+                miss: None,
             }),
             ReadEnd::OverLimit(reason) => {
                 as_it_came(&mut parts, &plan, reason, &config);

@@ -1,6 +1,6 @@
 //! [`TerseLayer`] and its builder methods.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use http::{HeaderName, HeaderValue};
 use tower_layer::Layer;
@@ -28,6 +28,10 @@ use crate::toon::EncodeOptions;
 #[derive(Debug, Clone, Default)]
 pub struct TerseLayer {
     config: Arc<Config>,
+    /// The configuration services are made with, resolved once: axum's
+    /// `Router::layer` wraps every route, and they share one rewrite memo.
+    /// A builder call starts a new one.
+    resolved: Arc<OnceLock<Arc<Config>>>,
 }
 
 impl TerseLayer {
@@ -39,6 +43,7 @@ impl TerseLayer {
     }
 
     fn config(&mut self) -> &mut Config {
+        self.resolved = Arc::default();
         Arc::make_mut(&mut self.config)
     }
 
@@ -213,6 +218,51 @@ impl TerseLayer {
     /// [`MemoryBudget::refused`]: crate::MemoryBudget::refused
     pub fn memory_budget(mut self, budget: crate::MemoryBudget) -> Self {
         self.config().budget = Some(budget);
+        self
+    }
+
+    /// How many bytes the rewrite memo may hold; `0` turns it off.
+    /// Default: [`DEFAULT_REWRITE_MEMO_BYTES`](crate::DEFAULT_REWRITE_MEMO_BYTES), 4 MiB.
+    ///
+    /// Agents read the same lists again and again (polling, retries,
+    /// several agents on one resource). The memo keeps recent rewrites
+    /// (`?format=toon`, `?format=compact`, `?fields=`, near ties counted
+    /// exactly) so that a response whose body bytes and rendering inputs
+    /// equal a recent one's gets the same body and headers at the cost of
+    /// a lookup: no parse, no render, no count, no blocking-pool slot.
+    /// Only deterministic outcomes are kept (rewritten, or JSON kept by the
+    /// smart fallback or a limit); never an answer that was busy, refused
+    /// by the budget or otherwise depends on load. A plain JSON body read
+    /// only to be counted keeps its count the same way.
+    ///
+    /// - The key is every input the rendering reads, and the body bytes
+    ///   are compared in full on each hit: a hash collision never serves
+    ///   another body's rendering. `HEAD` shares `GET`'s entry.
+    /// - Entries are partitioned by the request's `Authorization`,
+    ///   `Proxy-Authorization` and `Cookie` (as a shared HTTP cache is,
+    ///   RFC 9111 §3.5): one credential's hit never comes from another's
+    ///   rewrite, so how fast an answer comes tells no client what another
+    ///   read.
+    /// - The bound counts each entry's body, output and key; an entry over
+    ///   a sixteenth of it is not kept. With a
+    ///   [`memory_budget`](Self::memory_budget), the memo holds its bytes
+    ///   against the budget only while they fit, and gives them back
+    ///   whenever a rewrite needs them: it never causes a refusal.
+    ///
+    /// Counted, with the `metrics` feature, as
+    /// `terse_rewrite_memo_hits_total` and `terse_rewrite_memo_misses_total`.
+    /// All services a layer makes (every route of an axum `Router`) share
+    /// one memo.
+    ///
+    /// ```
+    /// use tower_terse::TerseLayer;
+    ///
+    /// let smaller = TerseLayer::new().rewrite_memo_bytes(1 << 20);
+    /// let off = TerseLayer::new().rewrite_memo_bytes(0);
+    /// # drop((smaller, off));
+    /// ```
+    pub fn rewrite_memo_bytes(mut self, bytes: usize) -> Self {
+        self.config().rewrite_memo_bytes = bytes;
         self
     }
 
@@ -613,11 +663,10 @@ impl<S> Layer<S> for TerseLayer {
     fn layer(&self, inner: S) -> Self::Service {
         // Route settings are laid over the layer's only now, so that the
         // order of the builder calls does not matter.
-        let config = if self.config.routes.is_empty() {
-            self.config.clone()
-        } else {
-            Arc::new(self.config.resolve())
-        };
+        let config = self
+            .resolved
+            .get_or_init(|| Arc::new(self.config.resolve()))
+            .clone();
         Terse::from_parts(inner, config)
     }
 }

@@ -10,6 +10,8 @@ mod complete;
 mod future;
 mod headers;
 mod layer;
+mod memo;
+mod memoized;
 mod not_modified;
 mod offload;
 mod plan;
@@ -25,6 +27,7 @@ mod toon_shape;
 pub use body::TerseBody;
 pub use future::ResponseFuture;
 pub use layer::TerseLayer;
+pub use memoized::DEFAULT_REWRITE_MEMO_BYTES;
 pub use request_body::TerseRequestBody;
 pub use service::Terse;
 pub use toon_request::{PendingRequest, RequestTokens};
@@ -56,6 +59,10 @@ pub(crate) struct Config {
     pub(crate) limit: crate::BlockingLimit,
     /// The bound on the bytes all rewrites in flight hold, if any.
     pub(crate) budget: Option<crate::MemoryBudget>,
+    /// The bound on the bytes the rewrite memo holds; 0 for none.
+    pub(crate) rewrite_memo_bytes: usize,
+    /// The table of finished rewrites, made when the layer wraps a service.
+    pub(crate) memo: memoized::MemoSlot,
     /// Read and count plain JSON responses nobody asked to rewrite.
     pub(crate) count_plain: bool,
     /// Decode request bodies sent as TOON into JSON for the service.
@@ -120,6 +127,8 @@ impl Default for Config {
             offload_threshold: DEFAULT_OFFLOAD_THRESHOLD,
             limit: crate::BlockingLimit::per_core(),
             budget: None,
+            rewrite_memo_bytes: DEFAULT_REWRITE_MEMO_BYTES,
+            memo: memoized::MemoSlot::default(),
             fields_limits: FieldsLimits::default(),
             fields_enabled: true,
             decode_toon_requests: true,

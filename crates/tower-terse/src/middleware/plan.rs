@@ -31,6 +31,10 @@ pub(crate) struct Plan {
     /// Where the request went: to find its compact resource, and to label
     /// what the layer reports about the response.
     pub(crate) route: Route,
+    /// The request's credentials' partition of the rewrite memo
+    /// ([`partition`](super::memoized::partition)); 0 when there is no
+    /// memo.
+    pub(crate) partition: u64,
 }
 
 /// The request's path and, under axum, the router pattern it matched.
@@ -173,9 +177,11 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
             )),
         );
     }
+    let partition = super::memoized::partition(config, req.headers());
     Planned::Serve(Plan {
         format,
         asked,
+        partition,
         fields,
         head: req.method() == Method::HEAD,
         #[cfg(feature = "changes")]

@@ -8,6 +8,7 @@ use http::HeaderValue;
 
 use super::Config;
 use super::headers::VaryNames;
+use super::memoized::{MemoSlot, RewriteMemo};
 use crate::compact::{RoutePattern, RouteTable};
 use crate::settings::Settings;
 
@@ -38,6 +39,7 @@ impl Config {
             prefer_header,
             toon,
             decode_toon_requests,
+            rewrite_memo_bytes,
         } = settings;
         set(&mut self.enabled, enabled);
         set(&mut self.default_format, default_format);
@@ -51,6 +53,7 @@ impl Config {
         let _ = (max_concurrent_rewrites, max_rewrite_wait_ms);
         self.limit = self.limit.clone().with_settings(settings);
         set(&mut self.count_plain, count_plain_responses);
+        set(&mut self.rewrite_memo_bytes, rewrite_memo_bytes);
         set(&mut self.smart_fallback, smart_fallback);
         #[cfg(feature = "exact-tokens")]
         set(&mut self.exact_tokens, exact_token_count);
@@ -116,14 +119,32 @@ impl RouteConfigs {
 }
 
 impl Config {
-    /// This configuration with each route's settings resolved against it.
+    /// This configuration with each route's settings resolved against it,
+    /// and a rewrite memo of its own, shared by the routes whose
+    /// `rewrite_memo_bytes` is the layer's (each route's entries kept
+    /// apart by a scope of its own).
     pub(crate) fn resolve(&self) -> Config {
         let mut base = self.clone();
         base.routes = RouteConfigs::default();
+        base.memo = MemoSlot {
+            table: RewriteMemo::new(base.rewrite_memo_bytes, base.budget.clone()),
+            scope: 0,
+        };
         let mut resolved = RouteTable::new();
-        for (pattern, settings) in &self.routes.registered {
+        for (scope, (pattern, settings)) in (1..).zip(&self.routes.registered) {
             let mut config = base.clone();
             config.apply(settings);
+            config.memo = if config.rewrite_memo_bytes == base.rewrite_memo_bytes {
+                MemoSlot {
+                    table: base.memo.table.clone(),
+                    scope,
+                }
+            } else {
+                MemoSlot {
+                    table: RewriteMemo::new(config.rewrite_memo_bytes, config.budget.clone()),
+                    scope: 0,
+                }
+            };
             // Validated on registration.
             let _ = resolved.insert(pattern, Arc::new(config));
         }

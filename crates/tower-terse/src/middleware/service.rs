@@ -33,7 +33,7 @@ pub struct Terse<S> {
 impl<S> Terse<S> {
     /// Wraps `inner` with the default configuration.
     pub fn new(inner: S) -> Self {
-        Self::from_parts(inner, Arc::default())
+        Self::from_parts(inner, Arc::new(Config::default().resolve()))
     }
 
     pub(crate) fn from_parts(inner: S, config: Arc<Config>) -> Self {

@@ -10,7 +10,11 @@
 //! counted by the linear encoder, every other by `tiktoken`. ASCII text is
 //! split into pieces here in linear time whatever it holds (`ascii`), so
 //! there only a piece longer than 64 bytes goes to the linear encoder,
-//! alone.
+//! alone. Text with bytes beyond ASCII is first cut where its parts, counted
+//! alone, split into the whole text's pieces (`mixed`): its ASCII parts are
+//! counted the ASCII way, and only the parts around the other bytes the
+//! way above, each on its own, so a long run in one part sends that part
+//! alone to the linear encoder.
 //!
 //! The linear encoder's tables are not shipped: they are built from
 //! `tiktoken`'s own o200k_base vocabulary (which the binary embeds,
@@ -22,6 +26,7 @@
 use std::sync::LazyLock;
 
 use super::ascii;
+use super::mixed;
 use super::pieces::{self, Spaces};
 
 use bpe::byte_pair_encoding::BytePairEncoding;
@@ -90,7 +95,10 @@ fn linear() -> &'static Tokenizer {
 /// text (most API JSON and its TOON) is split into pieces here and each
 /// word with the punctuation before it, or each piece, answered from a
 /// per-thread memo of those seen before (a fixed 96 KiB), `tiktoken`
-/// counting only the new ones; text with a run
+/// counting only the new ones; in text with characters beyond ASCII, only
+/// the parts around them (to where the pre-tokenizer's pieces allow a cut)
+/// are counted the general way, the ASCII between them as ASCII text; text
+/// with a run
 /// of one kind of character long enough to make
 /// a long tokenizer piece (a megabyte of one letter, deep indentation, a
 /// wall of punctuation) is counted by a linear-time encoder instead, tens
@@ -158,19 +166,46 @@ impl Counter {
     /// is more, found once the count passes `limit`.
     pub(super) fn count_till(&mut self, text: &str, limit: usize) -> Option<usize> {
         if text.is_ascii() {
-            // ASCII pieces are found in linear time whatever the text; only
-            // a long one goes to the linear encoder, alone.
-            ascii::count_till(text, limit, tiktoken(), |piece, limit| {
-                let linear = linear();
-                linear.count_till_limit(&linear.normalize(piece), limit)
-            })
-        } else if has_long_run(text.as_bytes()) {
+            return ascii_till(text, limit);
+        }
+        // Cut where the parts split into the whole text's pieces: the ASCII
+        // parts keep the ASCII counter, the rest take the general way.
+        let mut total = 0usize;
+        mixed::each_part(text.as_bytes(), |range, ascii| {
+            // Parts end at ASCII bytes: char boundaries.
+            let part = text.get(range).unwrap_or_default();
+            let left = limit - total;
+            total += if ascii {
+                ascii_till(part, left)?
+            } else {
+                self.general_till(part, left)?
+            };
+            Some(())
+        })?;
+        Some(total)
+    }
+
+    /// [`Counter::count_till`] for text with bytes beyond ASCII, counted
+    /// whole: by the linear encoder when it has a run that may make a long
+    /// piece, else by `tiktoken` with the whitespace pieces taken out.
+    fn general_till(&mut self, text: &str, limit: usize) -> Option<usize> {
+        if has_long_run(text.as_bytes()) {
             let linear = linear();
             linear.count_till_limit(&linear.normalize(text), limit)
         } else {
             pieces::count_till(text, limit, tiktoken(), &mut self.spaces)
         }
     }
+}
+
+/// The exact count of the ASCII `text` when it is at most `limit`.
+fn ascii_till(text: &str, limit: usize) -> Option<usize> {
+    // ASCII pieces are found in linear time whatever the text; only a long
+    // one goes to the linear encoder, alone.
+    ascii::count_till(text, limit, tiktoken(), |piece, limit| {
+        let linear = linear();
+        linear.count_till_limit(&linear.normalize(piece), limit)
+    })
 }
 
 /// Whether `bytes` has a run that may form a pre-tokenizer piece longer
@@ -350,6 +385,27 @@ mod tests {
             }
         }
         assert_eq!(exact(&json), tiktoken().count(&json));
+    }
+
+    #[test]
+    fn limits_fall_in_ascii_parts_and_in_the_others() {
+        // ASCII rows and rows with names beyond ASCII, and a long run beyond
+        // ASCII: a limit anywhere stops the count, in whichever part it
+        // falls, and the count at the limit is the whole count.
+        let ascii = r#"{"id":"ord_00012","name":"Maple Delta","n":12},"#;
+        let mixed = r#"{"id":"ord_00013","name":"José Núñez","city":"東京"},"#;
+        let text = format!(
+            "{}{mixed}{}{}{ascii}",
+            ascii.repeat(3),
+            ascii.repeat(2),
+            "é".repeat(100)
+        );
+        let count = tiktoken().count(&text);
+        assert_eq!(exact(&text), count);
+        assert_eq!(exact_till(&text, count), Some(count));
+        for limit in 0..count {
+            assert_eq!(exact_till(&text, limit), None, "{limit}");
+        }
     }
 
     #[test]

@@ -37,6 +37,8 @@ mod exact;
 mod features;
 mod kernel;
 #[cfg(feature = "exact-tokens")]
+mod mixed;
+#[cfg(feature = "exact-tokens")]
 mod pieces;
 #[cfg(all(feature = "exact-tokens", target_arch = "x86_64"))]
 mod sse2;
