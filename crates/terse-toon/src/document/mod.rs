@@ -119,6 +119,19 @@ impl Text {
         (self.end - self.start) as usize
     }
 
+    /// The bytes of the text, given the input and the side buffer as bytes:
+    /// [`resolve`](Self::resolve) without its checks that the ends are
+    /// character boundaries, for comparisons of keys.
+    #[inline(always)]
+    fn resolve_bytes<'s>(self, src: &'s [u8], owned: &'s [u8]) -> &'s [u8] {
+        let (start, end) = (self.start as usize, self.end as usize);
+        match start.checked_sub(src.len()) {
+            None => src.get(start..end),
+            Some(owned_start) => owned.get(owned_start..end - src.len()),
+        }
+        .unwrap_or_default()
+    }
+
     /// The text itself, given the input and the side buffer.
     #[inline]
     fn resolve<'s>(self, src: &'s str, owned: &'s str) -> &'s str {
@@ -232,10 +245,15 @@ impl<'a> Document<'a> {
 
     /// Whether the stored `text` is `key`. Lengths are compared before the
     /// text is looked up: most keys differ in length, and this is the hot
-    /// loop of template rendering.
+    /// loop of template rendering. The bytes are compared without resolving
+    /// the text as a `str`: equal bytes are an equal string.
     #[inline(always)]
     fn is_key(&self, text: Text, key: &str) -> bool {
-        text.len() == key.len() && same_bytes(self.text(text), key)
+        text.len() == key.len()
+            && same_byte_slices(
+                text.resolve_bytes(self.src.as_bytes(), self.owned.as_bytes()),
+                key.as_bytes(),
+            )
     }
 
     /// The index of the next sibling of slot `idx`.
@@ -286,7 +304,13 @@ impl<'t> Node<'t> {
     // the compiler drop the text lookups a caller does not use.
     #[inline(always)]
     pub fn kind(self) -> Kind<'t> {
-        match self.slot() {
+        self.kind_of(self.slot())
+    }
+
+    /// What the node is, given its slot (read already).
+    #[inline(always)]
+    pub(crate) fn kind_of(self, slot: Slot) -> Kind<'t> {
+        match slot {
             Slot::Null => Kind::Null,
             Slot::Bool(b) => Kind::Bool(b),
             Slot::Number(text, class) => Kind::Number(Number::new(self.doc.text(text), class)),
@@ -500,6 +524,25 @@ impl<'t> Node<'t> {
         }
     }
 
+    /// The node as a [`FlatObject`], when it is an object whose every
+    /// value takes one slot: a scalar (or an empty array or object).
+    #[inline(always)]
+    pub(crate) fn flat_object(self) -> Option<FlatObject<'t>> {
+        let Slot::Object { len, end } = self.slot() else {
+            return None;
+        };
+        let first = self.idx as usize + 1;
+        // In u64: `2 * len` may not fit a u32 in a document near its limit.
+        if u64::from(end) != first as u64 + 2 * u64::from(len) {
+            return None;
+        }
+        Some(FlatObject {
+            doc: self.doc,
+            first: self.idx + 1,
+            slots: self.doc.slots.get(first..end as usize)?,
+        })
+    }
+
     /// The element at `index`, when the node is an array that long.
     #[inline]
     pub fn item(self, index: usize) -> Option<Node<'t>> {
@@ -582,7 +625,12 @@ enum Open<'t> {
 /// so no byte is left to a loop of its own.
 #[inline]
 pub(crate) fn same_bytes(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
+    same_byte_slices(a.as_bytes(), b.as_bytes())
+}
+
+/// [`same_bytes`] of byte strings.
+#[inline]
+fn same_byte_slices(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;
@@ -610,6 +658,68 @@ pub(crate) fn same_bytes(a: &str, b: &str) -> bool {
             }
             word(a, n - 8) == word(b, n - 8)
         }
+    }
+}
+
+/// An object whose every value takes one slot, so its slots run key, value,
+/// key, value...: the entry at any position is one step away. The rows of
+/// a table of primitives are such objects; reading each row's cells at the
+/// positions of the header's fields (where records of one list nearly
+/// always hold them) costs one comparison of a key per cell.
+#[derive(Clone, Copy)]
+pub(crate) struct FlatObject<'t> {
+    doc: &'t Document<'t>,
+    /// The slot index of the first key.
+    first: u32,
+    /// The object's slots, keys and values in turn.
+    slots: &'t [Slot],
+}
+
+impl<'t> FlatObject<'t> {
+    /// The number of entries.
+    #[inline(always)]
+    pub(crate) fn len(self) -> usize {
+        self.slots.len() / 2
+    }
+
+    /// The value at `key` and its slot: the entry at `position` is tried
+    /// first, then every entry.
+    #[inline(always)]
+    pub(crate) fn value(self, position: usize, key: &str) -> Option<(Node<'t>, Slot)> {
+        // Positions of slots, not slots, come back from the lookups: an
+        // index travels in a register, where an optional slot went through
+        // memory.
+        let at = match self.value_at(position, key) {
+            Some(at) => at,
+            None => self.find(key)?,
+        };
+        let slot = *self.slots.get(at)?;
+        Some((
+            Node {
+                doc: self.doc,
+                // `at` is within the slots, whose indexes are u32.
+                idx: self.first + at as u32,
+            },
+            slot,
+        ))
+    }
+
+    /// The position in `slots` of the value of the entry at `position`,
+    /// when that entry's key is `key`.
+    #[inline(always)]
+    fn value_at(self, position: usize, key: &str) -> Option<usize> {
+        let at = position.checked_mul(2)?;
+        match self.slots.get(at)? {
+            &Slot::String(text) if self.doc.is_key(text, key) => Some(at + 1),
+            _ => None,
+        }
+    }
+
+    /// [`value_at`](Self::value_at) of the entry whose key is `key`,
+    /// wherever it stands.
+    #[inline(never)]
+    fn find(self, key: &str) -> Option<usize> {
+        (0..self.len()).find_map(|position| self.value_at(position, key))
     }
 }
 

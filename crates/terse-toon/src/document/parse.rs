@@ -52,7 +52,6 @@ pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String)> {
     let mut parser = Parser {
         src: json,
         bytes: json.as_bytes(),
-        pos: 0,
         // Records of short values run 6.5 to 8.5 bytes of JSON a node;
         // one slot per 6 bytes spares them the copy of a growing tape (12
         // bytes a slot: 2 bytes a byte of JSON, the untouched rest of a
@@ -61,9 +60,13 @@ pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String)> {
         owned: String::new(),
         repeats: Vec::new(),
     };
-    parser.value()?;
-    parser.skip_whitespace();
-    if parser.pos != parser.bytes.len() {
+    let mut cursor = Cursor {
+        bytes: json.as_bytes(),
+        pos: 0,
+    };
+    parser.value(&mut cursor)?;
+    cursor.skip_whitespace();
+    if cursor.pos != cursor.bytes.len() {
         return Err(Bail);
     }
     Ok((parser.nodes, parser.owned))
@@ -72,7 +75,6 @@ pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String)> {
 struct Parser<'a> {
     src: &'a str,
     bytes: &'a [u8],
-    pos: usize,
     nodes: Vec<Slot>,
     owned: String,
     /// Repeated keys of the objects being parsed (a stack): (first
@@ -117,8 +119,18 @@ struct ObjectFrame {
     len: u32,
 }
 
-impl<'a> Parser<'a> {
-    #[inline]
+/// Where the parser stands in the input. A value of its own, apart from
+/// the [`Parser`]'s buffers, and handed only to functions inlined into the
+/// main loop or by value to the others: the position then lives in a
+/// register, where as a field of the parser it was written back to memory
+/// at every step (the calls that grow the buffers could have read it).
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Cursor<'_> {
+    #[inline(always)]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
@@ -133,24 +145,29 @@ impl<'a> Parser<'a> {
             Some(b' ') if self.bytes.get(self.pos + 1).is_some_and(|&b| b > b' ') => {
                 self.pos += 1;
             }
-            _ => self.skip_whitespace_loop(),
+            _ => self.pos = whitespace_end(self.bytes, self.pos),
         }
     }
+}
 
-    fn skip_whitespace_loop(&mut self) {
-        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
-            self.pos += 1;
-        }
+/// The position of the first byte at or after `pos` that is not JSON
+/// whitespace (or the input length).
+fn whitespace_end(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(b' ' | b'\n' | b'\r' | b'\t') = bytes.get(pos) {
+        pos += 1;
     }
+    pos
+}
 
+impl<'a> Parser<'a> {
     /// Parses one value, with all it contains. Open containers are frames
     /// on a stack; the innermost runs a loop of its own over its elements
     /// (strings and numbers, the most of a document, read in place), which
     /// leaves it only to open a container inside it or to close it.
-    fn value(&mut self) -> Parsed<()> {
+    fn value(&mut self, cur: &mut Cursor<'_>) -> Parsed<()> {
         let mut stack: Vec<Frame> = Vec::new();
-        if let Step::Open(bracket) = self.element()? {
-            self.open(bracket, &mut stack)?;
+        if let Step::Open(bracket) = self.element(cur)? {
+            self.open(cur, bracket, &mut stack)?;
         }
         // Whether the innermost container has just had a value read into
         // it (rather than just opened, its first key read).
@@ -160,17 +177,17 @@ impl<'a> Parser<'a> {
                 Frame::Array { len, .. } => loop {
                     if completed {
                         *len += 1;
-                        self.skip_whitespace();
-                        match self.peek() {
-                            Some(b',') => self.pos += 1,
+                        cur.skip_whitespace();
+                        match cur.peek() {
+                            Some(b',') => cur.pos += 1,
                             Some(b']') => {
-                                self.pos += 1;
+                                cur.pos += 1;
                                 break None;
                             }
                             _ => return Err(Bail),
                         }
                     }
-                    match self.element()? {
+                    match self.element(cur)? {
                         Step::Value => completed = true,
                         Step::Open(bracket) => break Some(bracket),
                     }
@@ -178,27 +195,27 @@ impl<'a> Parser<'a> {
                 Frame::Object(object) => loop {
                     if completed {
                         object.len += 1;
-                        self.skip_whitespace();
-                        match self.peek() {
+                        cur.skip_whitespace();
+                        match cur.peek() {
                             Some(b',') => {
-                                self.pos += 1;
-                                self.key(object)?;
+                                cur.pos += 1;
+                                self.key(cur, object)?;
                             }
                             Some(b'}') => {
-                                self.pos += 1;
+                                cur.pos += 1;
                                 break None;
                             }
                             _ => return Err(Bail),
                         }
                     }
-                    match self.element()? {
+                    match self.element(cur)? {
                         Step::Value => completed = true,
                         Step::Open(bracket) => break Some(bracket),
                     }
                 },
             };
             completed = match opening {
-                Some(bracket) => !self.open(bracket, &mut stack)?,
+                Some(bracket) => !self.open(cur, bracket, &mut stack)?,
                 None => {
                     match stack.pop() {
                         Some(Frame::Array { at, len }) => self.close_array(at, len),
@@ -215,18 +232,18 @@ impl<'a> Parser<'a> {
     /// Reads a value that holds no other (a string, number or literal),
     /// or finds the opening bracket of one that may.
     #[inline(always)]
-    fn element(&mut self) -> Parsed<Step> {
-        self.skip_whitespace();
-        match self.peek() {
+    fn element(&mut self, cur: &mut Cursor<'_>) -> Parsed<Step> {
+        cur.skip_whitespace();
+        match cur.peek() {
             Some(b'"') => {
-                let text = self.string()?;
+                let text = self.string(cur)?;
                 self.nodes.push(Slot::String(text));
             }
-            Some(b'-' | b'0'..=b'9') => self.number()?,
+            Some(b'-' | b'0'..=b'9') => self.number(cur)?,
             Some(bracket @ (b'[' | b'{')) => return Ok(Step::Open(bracket)),
-            Some(b't') => self.literal(b"true", Slot::Bool(true))?,
-            Some(b'f') => self.literal(b"false", Slot::Bool(false))?,
-            Some(b'n') => self.literal(b"null", Slot::Null)?,
+            Some(b't') => self.literal(cur, b"true", Slot::Bool(true))?,
+            Some(b'f') => self.literal(cur, b"false", Slot::Bool(false))?,
+            Some(b'n') => self.literal(cur, b"null", Slot::Null)?,
             _ => return Err(Bail),
         }
         Ok(Step::Value)
@@ -235,26 +252,27 @@ impl<'a> Parser<'a> {
     /// Opens the array or object whose `bracket` is at the current
     /// position: an empty one is read whole (`false`); otherwise its frame
     /// is pushed, an object's first key read (`true`).
-    fn open(&mut self, bracket: u8, stack: &mut Vec<Frame>) -> Parsed<bool> {
+    #[inline(always)]
+    fn open(&mut self, cur: &mut Cursor<'_>, bracket: u8, stack: &mut Vec<Frame>) -> Parsed<bool> {
         // The containers already open, and this one.
         if stack.len() >= MAX_DEPTH as usize {
             return Err(Bail);
         }
-        self.pos += 1;
+        cur.pos += 1;
         let at = self.nodes.len() as u32;
-        self.skip_whitespace();
+        cur.skip_whitespace();
         if bracket == b'[' {
             self.nodes.push(Slot::Array { len: 0, end: 0 });
-            if self.peek() == Some(b']') {
-                self.pos += 1;
+            if cur.peek() == Some(b']') {
+                cur.pos += 1;
                 self.close_array(at, 0);
                 return Ok(false);
             }
             stack.push(Frame::Array { at, len: 0 });
         } else {
             self.nodes.push(Slot::Object { len: 0, end: 0 });
-            if self.peek() == Some(b'}') {
-                self.pos += 1;
+            if cur.peek() == Some(b'}') {
+                cur.pos += 1;
                 let end = self.nodes.len() as u32;
                 self.nodes[at as usize] = Slot::Object { len: 0, end };
                 return Ok(false);
@@ -266,15 +284,20 @@ impl<'a> Parser<'a> {
                 hashed: None,
                 len: 0,
             };
-            self.key(&mut object)?;
+            self.key(cur, &mut object)?;
             stack.push(Frame::Object(object));
         }
         Ok(true)
     }
 
-    fn literal(&mut self, word: &[u8], node: Slot) -> Parsed<()> {
-        if self.bytes[self.pos..].starts_with(word) {
-            self.pos += word.len();
+    #[inline(always)]
+    fn literal(&mut self, cur: &mut Cursor<'_>, word: &[u8], node: Slot) -> Parsed<()> {
+        if cur
+            .bytes
+            .get(cur.pos..)
+            .is_some_and(|rest| rest.starts_with(word))
+        {
+            cur.pos += word.len();
             self.nodes.push(node);
             Ok(())
         } else {
@@ -303,12 +326,12 @@ impl<'a> Parser<'a> {
     /// Reads a key of `object` and the colon after it, noting whether the
     /// key repeats an earlier one.
     #[inline(always)]
-    fn key(&mut self, object: &mut ObjectFrame) -> Parsed<()> {
-        self.skip_whitespace();
-        if self.peek() != Some(b'"') {
+    fn key(&mut self, cur: &mut Cursor<'_>, object: &mut ObjectFrame) -> Parsed<()> {
+        cur.skip_whitespace();
+        if cur.peek() != Some(b'"') {
             return Err(Bail);
         }
-        let key = self.string()?;
+        let key = self.string(cur)?;
         // `len` counts the entries before this key.
         let suspect = if (object.len as usize) < KEYS_BY_FILTER {
             let hash = key_hash(self.text_bytes(key));
@@ -340,11 +363,11 @@ impl<'a> Parser<'a> {
             }
         }
         self.nodes.push(Slot::String(key));
-        self.skip_whitespace();
-        if self.peek() != Some(b':') {
+        cur.skip_whitespace();
+        if cur.peek() != Some(b':') {
             return Err(Bail);
         }
-        self.pos += 1;
+        cur.pos += 1;
         Ok(())
     }
 
@@ -448,35 +471,38 @@ impl<'a> Parser<'a> {
     }
 
     /// Parses a string starting at its opening quote.
-    #[inline]
-    fn string(&mut self) -> Parsed<Text> {
-        self.pos += 1;
-        let start = self.pos;
-        let stop = find_special(self.bytes, start);
-        match self.bytes.get(stop) {
+    #[inline(always)]
+    fn string(&mut self, cur: &mut Cursor<'_>) -> Parsed<Text> {
+        let start = cur.pos + 1;
+        let stop = find_special(cur.bytes, start);
+        match cur.bytes.get(stop) {
             Some(b'"') => {
-                self.pos = stop + 1;
+                cur.pos = stop + 1;
                 Ok(Text {
                     start: start as u32,
                     end: stop as u32,
                 })
             }
-            Some(b'\\') => self.escaped_string(start, stop),
+            Some(b'\\') => {
+                let (text, end) = self.escaped_string(start, stop)?;
+                cur.pos = end;
+                Ok(text)
+            }
             _ => Err(Bail),
         }
     }
 
     /// Continues a string at its first backslash, unescaping into the side
-    /// buffer.
+    /// buffer; returns the text and the position after the closing quote.
     #[cold]
-    fn escaped_string(&mut self, start: usize, first_escape: usize) -> Parsed<Text> {
+    fn escaped_string(&mut self, start: usize, first_escape: usize) -> Parsed<(Text, usize)> {
         let owned_start = self.owned.len();
         self.owned.push_str(&self.src[start..first_escape]);
         let mut pos = first_escape;
         loop {
             match self.bytes.get(pos) {
                 Some(b'"') => {
-                    self.pos = pos + 1;
+                    pos += 1;
                     break;
                 }
                 Some(b'\\') => {
@@ -488,7 +514,7 @@ impl<'a> Parser<'a> {
             self.owned.push_str(&self.src[pos..stop]);
             pos = stop;
         }
-        self.owned_text(owned_start)
+        Ok((self.owned_text(owned_start)?, pos))
     }
 
     /// The text from `owned_start` to the end of the side buffer.
@@ -560,9 +586,9 @@ impl<'a> Parser<'a> {
     /// digits (integer and fraction together) cannot overflow a `u64`, and a
     /// longer one is never taken on the fast path, whatever its sum.
     #[inline(always)]
-    fn number(&mut self) -> Parsed<()> {
-        let bytes = self.bytes;
-        let start = self.pos;
+    fn number(&mut self, cur: &mut Cursor<'_>) -> Parsed<()> {
+        let bytes = cur.bytes;
+        let start = cur.pos;
         let negative = bytes.get(start) == Some(&b'-');
         let int_start = start + usize::from(negative);
         let (mut significand, mut pos) = digits(bytes, int_start, 0);
@@ -593,7 +619,7 @@ impl<'a> Parser<'a> {
                 return Err(Bail);
             }
         }
-        self.pos = pos;
+        cur.pos = pos;
 
         // The canonical text, as a range of the token (a prefix of it, or
         // the token less its sign), and how serde_json holds the number.
@@ -685,26 +711,35 @@ fn digits(bytes: &[u8], mut pos: usize, mut sum: u64) -> (u64, usize) {
     (sum, pos)
 }
 
-/// A hash of a key into 0..128 for the duplicate-key filter.
+/// A hash of a key into 0..128 for the duplicate-key filter: its length
+/// and its first and last four bytes (overlapping in short keys), mixed by
+/// one multiplication.
 #[inline(always)]
 fn key_hash(bytes: &[u8]) -> u32 {
-    let mut h = bytes.len() as u32;
-    if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
-        h = h
-            .wrapping_mul(31)
-            .wrapping_add(first as u32)
-            .wrapping_mul(31)
-            .wrapping_add(last as u32)
-            .wrapping_mul(31)
-            .wrapping_add(bytes[bytes.len() / 2] as u32);
-    }
-    (h ^ (h >> 7) ^ (h >> 14)) & 127
+    let n = bytes.len();
+    let word = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .and_then(|w| w.try_into().ok())
+            .map_or(0, u32::from_le_bytes)
+    };
+    let (head, tail) = match n {
+        0 => (0, 0),
+        1..=3 => {
+            let byte = |at: usize| bytes.get(at).copied().map_or(0, u32::from);
+            (byte(0) | byte(n / 2) << 8 | byte(n - 1) << 16, 0)
+        }
+        _ => (word(0), word(n - 4)),
+    };
+    let h = (head ^ tail.rotate_left(13) ^ (n as u32) << 24).wrapping_mul(0x9e37_79b1);
+    h >> 25
 }
 
 /// The index of the first `"`, `\` or control character at or after `from`
 /// (or the input length). Eight bytes at a time; the lowest flagged byte of
-/// each word is always a real match.
-#[inline]
+/// each word is always a real match. Always inlined: every string of the
+/// document runs through it, and as a call it cost more than its setup.
+#[inline(always)]
 fn find_special(bytes: &[u8], from: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;

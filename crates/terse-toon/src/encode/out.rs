@@ -101,7 +101,9 @@ impl Out {
         if self.text.len() == self.text.capacity() {
             self.grow(1);
         }
-        self.text.push(char::from(byte));
+        // Masked to seven bits (a no-op for ASCII): the compiler then knows
+        // the character takes one byte and skips the UTF-8 encoding.
+        self.text.push(char::from(byte & 0x7f));
     }
 
     /// Makes room for `additional` more bytes (the caller has checked the

@@ -15,7 +15,7 @@
 
 use super::out::{Out, Sink};
 use super::primitive::write_cell;
-use super::tree::{Kind, Tree};
+use super::tree::{Kind, Tree, next_or_get};
 use crate::document::same_bytes;
 use crate::quoting::write_key;
 
@@ -55,18 +55,10 @@ impl<'t, T: Tree<'t>> Level<'t, T> {
         }
     }
 
-    /// The value of field `name`. Rows usually list their keys in the
-    /// header's order, so the next entry is tried before a lookup. Always
-    /// inlined: it runs once per cell, and as a call it cost more than its
-    /// body.
+    /// The value of field `name`.
     #[inline(always)]
     fn value(&mut self, name: &str) -> Option<T> {
-        match self.entries.next() {
-            // Inline: keys are short, and a call to `memcmp` per cell
-            // costs more than the comparison.
-            Some((key, value)) if same_bytes(key, name) => Some(value),
-            _ => self.row.get(name),
-        }
+        next_or_get(self.row, &mut self.entries, name)
     }
 }
 
@@ -189,12 +181,12 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     /// match it.
     #[inline]
     fn walk(&mut self, row: T, mut leaf: impl FnMut(T, Kind<'t>)) -> bool {
+        if self.flat {
+            return row.walk_flat(self.fields.iter().map(|field| field.name), leaf);
+        }
         let Kind::Object(len) = row.kind() else {
             return false;
         };
-        if self.flat {
-            return self.walk_flat(row, len, leaf);
-        }
         self.levels.clear();
         self.levels.push(Level::new(row, self.fields.len(), len));
         let mut i = 0;
@@ -224,29 +216,6 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
                 self.levels.push(Level::new(value, field.end, len));
             }
             i += 1;
-        }
-        true
-    }
-
-    /// [`walk`](Self::walk) for a header of leaves only: one level, so no
-    /// stack. A row of as many entries as the header has fields, each
-    /// field found among them, has exactly the header's fields, as an
-    /// object's keys are distinct.
-    #[inline]
-    fn walk_flat(&self, row: T, len: usize, mut leaf: impl FnMut(T, Kind<'t>)) -> bool {
-        if len != self.fields.len() {
-            return false;
-        }
-        let mut level = Level::new(row, len, len);
-        for field in &self.fields {
-            let Some(value) = level.value(field.name) else {
-                return false;
-            };
-            let kind = value.kind();
-            if !kind.is_primitive() {
-                return false;
-            }
-            leaf(value, kind);
         }
         true
     }

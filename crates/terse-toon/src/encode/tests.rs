@@ -408,3 +408,94 @@ fn the_keyed_table_form_follows_every_value_not_only_the_first() {
     );
     assert_eq!(toon(r#"{"a":{"x":1}}"#), "a:\n  x: 1");
 }
+
+#[test]
+fn a_row_whose_keys_leave_the_header_order_in_one_row_only_is_still_a_row() {
+    // Cells are read at their field's position first: the row whose keys
+    // stand elsewhere, whichever it is, must still find them all.
+    let fields = ["id", "name", "ok", "score", "at"];
+    let values = ["7", "\"n\"", "true", "1.5", "null"];
+    let row = |order: &[usize]| {
+        let entries: Vec<String> = order
+            .iter()
+            .map(|&i| format!("\"{}\":{}", fields[i], values[i]))
+            .collect();
+        format!("{{{}}}", entries.join(","))
+    };
+    let in_order: Vec<usize> = (0..fields.len()).collect();
+    let swaps = [
+        vec![1, 0, 2, 3, 4],
+        vec![0, 1, 2, 4, 3],
+        vec![4, 3, 2, 1, 0],
+    ];
+    for swapped in &swaps {
+        for k in 0..6 {
+            let rows: Vec<String> = (0..6)
+                .map(|i| row(if i == k { swapped } else { &in_order }))
+                .collect();
+            let json = format!("[{}]", rows.join(","));
+            let text = toon(&json);
+            // The header takes the first row's order.
+            let first: &[usize] = if k == 0 { swapped } else { &in_order };
+            let header: Vec<&str> = first.iter().map(|&i| fields[i]).collect();
+            let cells: Vec<&str> = first.iter().map(|&i| values[i].trim_matches('"')).collect();
+            let line = format!("\n  {}", cells.join(","));
+            assert_eq!(
+                text,
+                format!("[6]{{{}}}:{}", header.join(","), line.repeat(6)),
+                "{json}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_row_of_the_right_length_with_a_wrong_key_or_value_in_row_k_is_no_table() {
+    // The fast path compares the key at each position; a row of the right
+    // length whose keys differ (same length, other bytes), or whose value
+    // is an empty array or object (one slot, like a scalar), ends the
+    // table form wherever that row stands.
+    let good = r#"{"ab":1,"cd":2,"ef":3}"#;
+    let bad = [
+        r#"{"ab":1,"cd":2,"eg":3}"#,
+        r#"{"ab":1,"xd":2,"ef":3}"#,
+        r#"{"ab":1,"cd":[],"ef":3}"#,
+        r#"{"ab":{},"cd":2,"ef":3}"#,
+        r#"{"ab":1,"cd":2,"ef":[1]}"#,
+        r#"{"ab":1,"cd":2,"ab":3}"#,
+        r#"{"ab":1,"cd":2}"#,
+        r#"{"ab":1,"cd":2,"ef":3,"gh":4}"#,
+    ];
+    for doc in bad {
+        for k in 1..4 {
+            let rows: Vec<&str> = (0..4).map(|i| if i == k { doc } else { good }).collect();
+            let json = format!("{{\"r\":[{}]}}", rows.join(","));
+            let text = toon(&json);
+            assert!(!text.contains("]{"), "{json} gave {text}");
+        }
+    }
+}
+
+#[test]
+fn escaped_and_repeated_keys_match_the_header_by_their_text() {
+    // A key that held an escape lives in the side buffer, not the input:
+    // the comparison is of the text, wherever it is stored. A repeated key
+    // keeps its first position and its last value.
+    let cases = [
+        (
+            r#"[{"ab":1,"c":2},{"a\u0062":3,"c":4},{"c":5,"\u0061b":6}]"#,
+            "[3]{ab,c}:\n  1,2\n  3,4\n  6,5",
+        ),
+        (
+            r#"[{"a\n":1,"c":2},{"a\n":3,"c":4}]"#,
+            "[2]{\"a\\n\",c}:\n  1,2\n  3,4",
+        ),
+        (
+            r#"[{"a":1,"c":2},{"a":3,"c":4,"a":5}]"#,
+            "[2]{a,c}:\n  1,2\n  5,4",
+        ),
+    ];
+    for (json, expected) in cases {
+        assert_eq!(toon(json), expected, "{json}");
+    }
+}

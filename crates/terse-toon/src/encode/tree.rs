@@ -11,7 +11,7 @@
 
 use super::number;
 use super::out::Sink;
-use crate::document::{self, Node};
+use crate::document::{self, Node, same_bytes};
 use serde_json::{Map, Value};
 
 /// What a node is, with the data the emitter needs without a second lookup.
@@ -58,6 +58,38 @@ pub(crate) trait Tree<'t>: Copy {
     /// The value at `key` of an object node.
     fn get(self, key: &str) -> Option<Self> {
         self.entries().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// Walks a table row along a header of leaves only (`names`, distinct):
+    /// hands the value of each name (and what it is) to `leaf`, in header
+    /// order; `false` as soon as the node turns out not to be an object of
+    /// exactly those keys with primitive values.
+    ///
+    /// A row of as many entries as the header has names, each name found
+    /// among them, has exactly the header's keys, as an object's keys are
+    /// distinct. Rows usually list their keys in the header's order, so
+    /// the next entry is tried before a lookup.
+    #[inline]
+    fn walk_flat(
+        self,
+        names: impl ExactSizeIterator<Item = &'t str>,
+        mut leaf: impl FnMut(Self, Kind<'t>),
+    ) -> bool {
+        if !matches!(self.kind(), Kind::Object(len) if len == names.len()) {
+            return false;
+        }
+        let mut entries = self.entries();
+        for name in names {
+            let Some(value) = next_or_get(self, &mut entries, name) else {
+                return false;
+            };
+            let kind = value.kind();
+            if !kind.is_primitive() {
+                return false;
+            }
+            leaf(value, kind);
+        }
+        true
     }
 }
 
@@ -110,20 +142,74 @@ impl<'t> Iterator for ValueEntries<'t> {
     }
 }
 
+/// The value of `name` in `object`, whose entries not read yet are
+/// `entries`: rows usually list their keys in the header's order, so the
+/// next entry is tried before a lookup. Always inlined: it runs once per
+/// cell, and as a call it cost more than its body.
+#[inline(always)]
+pub(crate) fn next_or_get<'t, T: Tree<'t>>(
+    object: T,
+    entries: &mut T::Entries,
+    name: &str,
+) -> Option<T> {
+    match entries.next() {
+        // Inline: keys are short, and a call to `memcmp` per cell costs
+        // more than the comparison.
+        Some((key, value)) if same_bytes(key, name) => Some(value),
+        _ => object.get(name),
+    }
+}
+
+/// The emitter's view of what a document node is.
+#[inline(always)]
+fn node_kind(kind: document::Kind<'_>) -> Kind<'_> {
+    match kind {
+        document::Kind::Null => Kind::Null,
+        document::Kind::Bool(b) => Kind::Bool(b),
+        document::Kind::Number(n) => Kind::Number(Some(n.canonical())),
+        document::Kind::String(s) => Kind::String(s),
+        document::Kind::Array(len) => Kind::Array(len),
+        document::Kind::Object(len) => Kind::Object(len),
+    }
+}
+
 impl<'t> Tree<'t> for Node<'t> {
     type Items = document::Items<'t>;
     type Entries = document::Entries<'t>;
 
     #[inline(always)]
     fn kind(self) -> Kind<'t> {
-        match Node::kind(self) {
-            document::Kind::Null => Kind::Null,
-            document::Kind::Bool(b) => Kind::Bool(b),
-            document::Kind::Number(n) => Kind::Number(Some(n.canonical())),
-            document::Kind::String(s) => Kind::String(s),
-            document::Kind::Array(len) => Kind::Array(len),
-            document::Kind::Object(len) => Kind::Object(len),
+        node_kind(Node::kind(self))
+    }
+
+    /// A row's slots run key, value, key, value... when its values are all
+    /// scalars: each cell is read at its field's position, with one
+    /// comparison of a key, and its slot is read once.
+    #[inline]
+    fn walk_flat(
+        self,
+        names: impl ExactSizeIterator<Item = &'t str>,
+        mut leaf: impl FnMut(Self, Kind<'t>),
+    ) -> bool {
+        // A row of primitives is a flat object; one that is not has a
+        // value of more than one slot, a non-empty array or object.
+        let Some(row) = self.flat_object() else {
+            return false;
+        };
+        if row.len() != names.len() {
+            return false;
         }
+        for (position, name) in names.enumerate() {
+            let Some((value, slot)) = row.value(position, name) else {
+                return false;
+            };
+            let kind = node_kind(value.kind_of(slot));
+            if !kind.is_primitive() {
+                return false;
+            }
+            leaf(value, kind);
+        }
+        true
     }
 
     #[inline]
