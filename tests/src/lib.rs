@@ -4,6 +4,7 @@ pub mod api_values;
 pub mod bomb;
 pub mod corpus;
 pub mod fixtures;
+pub mod held_slot;
 pub mod json_formats;
 pub mod mcp_conformance;
 pub mod mcp_everything;

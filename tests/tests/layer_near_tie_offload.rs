@@ -12,12 +12,12 @@
 
 use axum::Router;
 use axum::routing::get;
-use std::sync::mpsc;
 use std::time::Duration;
+use terse_tests::held_slot::hold_slot;
 use terse_tests::near_tie::{RECORD, orders, rows, toon_of};
 use terse_tests::server::{TestServer, raw_client};
 use tower_terse::tokens::{Counting, Served, choose, exact};
-use tower_terse::{BlockingLimit, OffWorkers, TerseLayer};
+use tower_terse::{BlockingLimit, TerseLayer};
 
 /// What `?format=toon` answered.
 struct Seen {
@@ -84,14 +84,7 @@ async fn only_a_near_tie_costing_too_much_to_count_here_leaves_the_worker() {
     .await;
 
     // Hold the limit's one slot.
-    let (release, held) = mpsc::channel::<()>();
-    let holder = {
-        let limit = limit.clone();
-        tokio::spawn(async move { limit.off_the_workers(move || held.recv()) })
-    };
-    while limit.available() > 0 {
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
+    let held = hold_slot(&limit).await;
 
     // A clear win of 34 KB is rendered and decided on the worker: it
     // needed no slot.
@@ -123,9 +116,7 @@ async fn only_a_near_tie_costing_too_much_to_count_here_leaves_the_worker() {
 
     // With the slot free, the near tie is settled exactly off the worker:
     // the text with fewer exact tokens, and its exact count.
-    release.send(()).expect("release");
-    let held = holder.await.expect("holder");
-    assert!(matches!(held, OffWorkers::Done(Ok(()))), "{held:?}");
+    held.release().await;
     let seen = toon(&server, "/orders").await;
     let (json_tokens, toon_tokens) = (exact(&orders), exact(&orders_toon));
     if toon_tokens < json_tokens {

@@ -8,13 +8,13 @@
 //! test, its parts one after the other.
 
 use std::collections::HashMap;
-use std::sync::mpsc;
 use std::time::Duration;
 
 use axum::extract::Query;
 use axum::routing::get;
 use axum::{Router, response::IntoResponse};
 use serde_json::{Value, json};
+use terse_tests::held_slot::hold_slot;
 use terse_tests::reports::Counters;
 use terse_tests::server::{TestServer, raw_client};
 use tower_terse::compact::{CompactResource, Template};
@@ -279,14 +279,8 @@ async fn busy_answers_are_not_kept(counters: &Counters, body: &str) {
         routes(body.to_owned()).layer(layer().blocking_limit(limit.clone()).offload_threshold(0)),
     )
     .await;
-    let (release, held) = mpsc::channel::<()>();
-    let holder = {
-        let limit = limit.clone();
-        tokio::spawn(async move { limit.off_the_workers(move || held.recv()) })
-    };
-    while limit.available() > 0 {
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
+    // Hold the limit's one slot.
+    let held = hold_slot(&limit).await;
     let path = "/rows?format=toon";
     let (busy, (hits, misses)) = moved(counters, fetch(&server, "GET", path, &[])).await;
     assert_eq!(busy.header("x-response-format"), "json; fallback=busy");
@@ -294,8 +288,7 @@ async fn busy_answers_are_not_kept(counters: &Counters, body: &str) {
     let (still, (hits, misses)) = moved(counters, fetch(&server, "GET", path, &[])).await;
     assert_eq!((hits, misses), (0, 1), "the busy answer was not kept");
     assert_eq!(still.header("x-response-format"), "json; fallback=busy");
-    release.send(()).expect("release");
-    holder.await.expect("holder");
+    held.release().await;
     let (toon, (hits, misses)) = moved(counters, fetch(&server, "GET", path, &[])).await;
     assert_eq!((hits, misses), (0, 1));
     assert_eq!(toon.header("x-response-format"), "toon");

@@ -11,18 +11,18 @@
 //! wait, what needs the pool goes out as the server wrote it (counted
 //! busy), what does not is rewritten on the worker.
 
-use std::sync::mpsc;
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
 use axum::routing::post;
 use serde_json::{Value, json};
+use terse_tests::held_slot::hold_slot;
 use terse_tests::near_tie::{RECORD, orders, rows, toon_of};
 use terse_tests::server::{TestServer, raw_client};
 use tower_terse::mcp::{McpLayer, OFFLOAD_BYTES, Session};
 use tower_terse::tokens::{Counting, Served, choose, exact};
-use tower_terse::{BlockingLimit, Format, OffWorkers};
+use tower_terse::{BlockingLimit, Format};
 
 /// The tool's JSON text: each tool answers with one document.
 fn document(tool: &str) -> String {
@@ -99,14 +99,7 @@ async fn only_a_near_tie_costing_too_much_to_count_here_leaves_the_worker() {
     let server = mcp_server(layer).await;
 
     // Hold the limit's one slot.
-    let (release, held) = mpsc::channel::<()>();
-    let holder = {
-        let limit = limit.clone();
-        tokio::spawn(async move { limit.off_the_workers(move || held.recv()) })
-    };
-    while limit.available() > 0 {
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
+    let held = hold_slot(&limit).await;
 
     // A clear win is rendered and decided on the worker: it needed no slot.
     let (_, block) = call(&server, "rows", 1).await;
@@ -132,9 +125,7 @@ async fn only_a_near_tie_costing_too_much_to_count_here_leaves_the_worker() {
 
     // With the slot free, the near tie is settled exactly off the worker:
     // the text with fewer exact tokens.
-    release.send(()).expect("release");
-    let held = holder.await.expect("holder");
-    assert!(matches!(held, OffWorkers::Done(Ok(()))), "{held:?}");
+    held.release().await;
     let (_, block) = call(&server, "orders", 4).await;
     if exact(&orders_toon) < exact(&orders) {
         assert!(block == orders_toon, "not the TOON: {}", &block[..80]);
@@ -170,14 +161,8 @@ async fn whole_messages_count_only_a_costly_near_tie_on_the_pool() {
         session.client_message(&call.to_string());
     }
 
-    let (release, held) = mpsc::channel::<()>();
-    let holder = {
-        let limit = limit.clone();
-        tokio::spawn(async move { limit.off_the_workers(move || held.recv()) })
-    };
-    while limit.available() > 0 {
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
+    // Hold the limit's one slot.
+    let held = hold_slot(&limit).await;
     // The clear win is rewritten here; the near tie's counting finds no
     // slot, and the answer goes as the server wrote it.
     let rewritten = session
@@ -192,9 +177,7 @@ async fn whole_messages_count_only_a_costly_near_tie_on_the_pool() {
     assert_eq!(passed, None);
     assert_eq!(limit.busy(), 1);
 
-    release.send(()).expect("release");
-    let held = holder.await.expect("holder");
-    assert!(matches!(held, OffWorkers::Done(Ok(()))), "{held:?}");
+    held.release().await;
     let settled = session
         .server_message_offloaded(&answer(&json!(3), "orders"))
         .await;

@@ -9,7 +9,6 @@
 //! both used to run on the async worker. Cheap work of the same size still
 //! runs in place. Real servers on loopback, a real client.
 
-use std::sync::mpsc;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -17,30 +16,14 @@ use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Value, json};
 use terse_tests::bomb::deep_records;
+use terse_tests::held_slot::hold_slot;
 use terse_tests::server::{TestServer, raw_client};
 use tower_terse::mcp::{McpLayer, OFFLOAD_BYTES};
-use tower_terse::{BlockingLimit, Format, OffWorkers, TerseLayer};
+use tower_terse::{BlockingLimit, Format, TerseLayer};
 
 /// A limit of one slot that never waits.
 fn one_slot() -> BlockingLimit {
     BlockingLimit::new(1).with_wait(Duration::ZERO)
-}
-
-/// Holds the only slot of `limit` with other blocking work until the
-/// sender is dropped or sent to; returns once the slot is taken.
-async fn hold(limit: &BlockingLimit) -> (mpsc::Sender<()>, tokio::task::JoinHandle<()>) {
-    let (release, released) = mpsc::channel::<()>();
-    let holder = tokio::spawn({
-        let limit = limit.clone();
-        async move {
-            let held = limit.off_the_workers(|| released.recv());
-            assert!(matches!(held, OffWorkers::Done(_)), "the slot was free");
-        }
-    });
-    while limit.available() > 0 {
-        tokio::task::yield_now().await;
-    }
-    (release, holder)
 }
 
 /// The endpoint's answer to a `tools/call` with id `id`: a few kilobytes
@@ -113,7 +96,7 @@ async fn a_small_mcp_answer_that_renders_large_takes_the_slot_over_http() {
         .blocking_limit(limit.clone());
     let server = mcp_server(layer).await;
 
-    let (release, holder) = hold(&limit).await;
+    let held = hold_slot(&limit).await;
     // The slot taken: the answer, and the event, go out as the server
     // wrote them, each counted.
     for (path, busy) in [("/mcp", 1), ("/sse", 2)] {
@@ -125,8 +108,7 @@ async fn a_small_mcp_answer_that_renders_large_takes_the_slot_over_http() {
         );
         assert_eq!(limit.busy(), busy, "{path}");
     }
-    release.send(()).unwrap();
-    holder.await.unwrap();
+    held.release().await;
 
     // The slot free: both are rewritten, past the threshold they came in
     // under half of.
@@ -178,7 +160,7 @@ async fn a_short_toon_request_that_decodes_large_takes_the_slot() {
     let cheap = format!("t[1000]{{id}}:\n{}", "  1\n".repeat(1000));
     assert!(cheap.len() < costly.len());
 
-    let (release, holder) = hold(&limit).await;
+    let held = hold_slot(&limit).await;
     // Cheap to decode: decoded in place, slot or not.
     let (status, value) = post_toon(&server, cheap.clone()).await;
     assert_eq!(status, 200, "{value}");
@@ -188,8 +170,7 @@ async fn a_short_toon_request_that_decodes_large_takes_the_slot() {
     let (status, refusal) = post_toon(&server, costly.clone()).await;
     assert_eq!(status, 503, "{refusal}");
     assert_eq!(refusal["error"]["code"], "busy", "{refusal}");
-    release.send(()).unwrap();
-    holder.await.unwrap();
+    held.release().await;
 
     let (status, value) = post_toon(&server, costly).await;
     assert_eq!(status, 200);
