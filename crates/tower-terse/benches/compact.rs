@@ -96,7 +96,9 @@ fn services(
     tower_terse::Terse<common::Handler>,
     tower_terse::Terse<common::Handler>,
 ) {
+    // The memo off, as in `common::layered`: the rewrite, not a lookup.
     let compact = TerseLayer::new()
+        .rewrite_memo_bytes(0)
         .resource::<Event>("/")
         .layer(common::handler(body.clone()));
     (compact, common::layered(body.clone()))

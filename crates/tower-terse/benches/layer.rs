@@ -181,7 +181,9 @@ fn load_services() -> Vec<(
     ]
     .into_iter()
     .map(|(name, body, noun, line)| {
+        // The memo off, as in `common::layered`: the rewrite, not a lookup.
         let service = TerseLayer::new()
+            .rewrite_memo_bytes(0)
             .offload_threshold(usize::MAX)
             .compact_resource("/", resource(noun, line))
             .layer(common::handler(body.clone()));
