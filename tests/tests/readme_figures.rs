@@ -316,10 +316,10 @@ fn the_load_table_is_what_the_load_bench_wrote() {
         .lines()
         .filter(|line| line.starts_with('|'))
         .collect();
-    // The header, the rule, and six paths for each of three documents
-    // (nginx, the bare proxy, the gateway's three, and its pass-through
-    // with the request log on).
-    assert_eq!(rows.len(), 2 + 3 * 6, "{results}");
+    // The header, the rule, and eight paths for each of three documents
+    // (nginx, the bare proxy, the gateway's three, its two rewrites with
+    // the memo off, and its pass-through with the request log on).
+    assert_eq!(rows.len(), 2 + 3 * 8, "{results}");
     let mut check = Check::default();
     for row in rows {
         check.says(row);
