@@ -2,6 +2,7 @@
 //! clear TOON win, for the tests of where its work runs (HTTP and MCP).
 
 use serde_json::{Value, json};
+use tower_terse::tokens::{Counting, Served, choose};
 
 /// Orders with a nested customer and an items table: TOON and JSON are
 /// within a few percent, a near tie.
@@ -46,4 +47,26 @@ pub const RECORD: &str = r#"{"id":"evt_1004","title":"Incident retro #142","star
 pub fn toon_of(json: &str) -> String {
     let value: Value = serde_json::from_str(json).expect("JSON");
     terse_toon::encode(&value, &terse_toon::EncodeOptions::default())
+}
+
+/// The TOON of `orders` and of `rows`, once the documents are what the
+/// tests take them for: `orders` a near tie on the estimates, `rows` a
+/// clear TOON win decided on them, and [`RECORD`] a near tie.
+///
+/// # Panics
+///
+/// When a document is not what it is meant to be.
+pub fn checked_toon(orders: &str, rows: &str) -> (String, String) {
+    let orders_toon = toon_of(orders);
+    let tie = choose(orders, &orders_toon, Counting::Estimate);
+    assert!(tie.decided_exactly, "orders: not a near tie: {tie:?}");
+    let rows_toon = toon_of(rows);
+    let clear = choose(rows, &rows_toon, Counting::Estimate);
+    assert!(
+        !clear.decided_exactly && clear.served == Served::Toon,
+        "rows: not a clear TOON win: {clear:?}"
+    );
+    let record = choose(RECORD, &toon_of(RECORD), Counting::Estimate);
+    assert!(record.decided_exactly, "record: {record:?}");
+    (orders_toon, rows_toon)
 }
