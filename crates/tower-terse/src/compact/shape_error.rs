@@ -25,6 +25,12 @@ const MAX_PATH: usize = 120;
 /// A [`RecordError`] such as ``field `attendees`: expected u32, found a
 /// string`` when the record does not have the shape of `T`.
 pub fn deserialize_record<'t, T: Deserialize<'t>>(record: Node<'t>) -> Result<T, RecordError> {
+    // Tracking the path costs every record a path segment per field; it is
+    // only needed for the message. Reading is deterministic, so a record
+    // that fails plainly fails again at the same place with the path kept.
+    if let Ok(value) = T::deserialize(record) {
+        return Ok(value);
+    }
     serde_path_to_error::deserialize(record).map_err(|err| {
         let found = node_at(record, err.path()).map(kind_of);
         RecordError::new(describe(err.path(), &err.inner().to_string(), found))
