@@ -126,3 +126,23 @@ pub fn body_of(answer: &str) -> serde_json::Value {
     let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
     serde_json::from_str(body).unwrap_or_else(|err| panic!("not JSON ({err}): {answer:?}"))
 }
+
+/// POSTs the JSON-RPC `message` to the MCP endpoint at `path` of `server`
+/// as an MCP client does (accepting JSON or an event stream), and returns
+/// the answer's text.
+///
+/// # Panics
+///
+/// When the request fails or the answer is not a 200.
+pub async fn post_mcp(server: &TestServer, path: &str, message: &serde_json::Value) -> String {
+    let response = raw_client()
+        .post(server.url(path))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(message.to_string())
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(response.status(), 200);
+    response.text().await.expect("body")
+}

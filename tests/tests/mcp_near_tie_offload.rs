@@ -19,7 +19,7 @@ use axum::routing::post;
 use serde_json::{Value, json};
 use terse_tests::held_slot::hold_slot;
 use terse_tests::near_tie::{RECORD, checked_toon, orders, rows, toon_of};
-use terse_tests::server::{TestServer, raw_client};
+use terse_tests::server::{TestServer, post_mcp};
 use tower_terse::mcp::{McpLayer, OFFLOAD_BYTES, Session};
 use tower_terse::tokens::{Counting, Served, choose, exact};
 use tower_terse::{BlockingLimit, Format};
@@ -57,16 +57,7 @@ async fn mcp_server(layer: McpLayer) -> TestServer {
 async fn call(server: &TestServer, tool: &str, id: u32) -> (String, String) {
     let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
         "params": {"name": tool, "arguments": {}}});
-    let response = raw_client()
-        .post(server.url("/mcp"))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(call.to_string())
-        .send()
-        .await
-        .expect("POST");
-    assert_eq!(response.status(), 200);
-    let text = response.text().await.expect("body");
+    let text = post_mcp(server, "/mcp", &call).await;
     let block = block_of(&text);
     (text, block)
 }

@@ -17,7 +17,7 @@ use axum::{Json, Router};
 use serde_json::{Value, json};
 use terse_tests::bomb::deep_records;
 use terse_tests::held_slot::hold_slot;
-use terse_tests::server::{TestServer, raw_client};
+use terse_tests::server::{TestServer, post_mcp, raw_client};
 use tower_terse::mcp::{McpLayer, OFFLOAD_BYTES};
 use tower_terse::{BlockingLimit, Format, TerseLayer};
 
@@ -71,16 +71,7 @@ async fn mcp_server(layer: McpLayer) -> TestServer {
 async fn call(server: &TestServer, path: &str, id: u32) -> String {
     let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
         "params": {"name": "tree", "arguments": {}}});
-    let response = raw_client()
-        .post(server.url(path))
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(call.to_string())
-        .send()
-        .await
-        .expect("POST");
-    assert_eq!(response.status(), 200);
-    let text = response.text().await.expect("body");
+    let text = post_mcp(server, path, &call).await;
     match text.strip_prefix("event: message\ndata: ") {
         Some(event) => event.trim_end().to_owned(),
         None => text,
