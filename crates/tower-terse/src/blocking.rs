@@ -264,9 +264,8 @@ mod run {
     pub(crate) struct Waiting {
         limit: BlockingLimit,
         acquire: Option<Acquire>,
-        /// `None` once waited out, or where the runtime has no timer (it
-        /// then waits as long as it takes).
-        deadline: Option<Pin<Box<tokio::time::Sleep>>>,
+        /// The end of the wait; `None` once waited out.
+        deadline: Option<futures_timer::Delay>,
     }
 
     impl BlockingLimit {
@@ -282,13 +281,15 @@ mod run {
 
         /// Waits for a slot, up to [`BlockingLimit::wait`].
         pub(crate) fn slot(&self) -> Waiting {
-            // A runtime built without its time driver panics on `sleep`;
-            // there the wait has no end rather than the request a panic.
-            let deadline = std::panic::catch_unwind(|| Box::pin(tokio::time::sleep(self.wait)));
+            // Timed by futures-timer's one process-wide timer thread, not
+            // tokio's time driver: a runtime built without the driver (or
+            // an application whose tokio lacks the `time` feature) would
+            // make `tokio::time::sleep` panic, and no public tokio API
+            // tells whether the driver is there before calling it.
             Waiting {
                 limit: self.clone(),
                 acquire: Some(Box::pin(self.shared.semaphore.clone().acquire_owned())),
-                deadline: deadline.ok(),
+                deadline: Some(futures_timer::Delay::new(self.wait)),
             }
         }
     }
@@ -304,7 +305,7 @@ mod run {
                 return Poll::Ready(permit.ok().map(|permit| Slot { _permit: permit }));
             }
             if let Some(deadline) = &mut self.deadline {
-                ready!(deadline.as_mut().poll(cx));
+                ready!(Pin::new(deadline).poll(cx));
                 // Out of the semaphore's queue now: a slot freed later goes
                 // to a rewrite still waiting, not to this one, which has
                 // already sent its body on unchanged.
