@@ -4,7 +4,8 @@
 use std::sync::mpsc;
 
 use tokio::task::JoinHandle;
-use tower_terse::{BlockingLimit, OffWorkers};
+use tower_terse::proxy::OffWorkers;
+use tower_terse::settings::BlockingLimit;
 
 /// The only slot of a [`BlockingLimit`], held by other blocking work until
 /// [`release`](Self::release).

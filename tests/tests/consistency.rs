@@ -1,7 +1,7 @@
 //! One body, one rendering: every corpus document served through the
 //! gateway (`?format=toon`), the embedded layer, an MCP text block (through
 //! the gateway's `[mcp]` and the embedded `McpLayer`) and
-//! `tower_terse::render_json_with` comes out as the same bytes, with the
+//! `tower_terse::format::render_json_with` comes out as the same bytes, with the
 //! same TOON-or-JSON choice (each document stored and minified), under the default settings and under settings
 //! that change the encoding and turn the smart fallback off. (`terse
 //! encode` is held to `render_json_with` in crates/terse-bin/tests/cli.rs.)
@@ -140,7 +140,8 @@ async fn agree(settings: Settings, toml: &str) -> (usize, usize) {
     for doc in docs.iter() {
         let name = &doc.name;
         let (text, outcome) =
-            tower_terse::render_json_with(&doc.text, Format::Toon, &settings).expect("JSON");
+            tower_terse::format::render_json_with(&doc.text, Format::Toon, &settings)
+                .expect("JSON");
         let expected = Served {
             toon: outcome.served == Some(Format::Toon),
             text,

@@ -24,7 +24,9 @@ fn json_cheaper() -> String {
     documents()
         .into_iter()
         .map(|doc| doc.value.to_string())
-        .find(|text| tower_terse::render_json(text, tower_terse::Format::Toon).unwrap() == *text)
+        .find(|text| {
+            tower_terse::format::render_json(text, tower_terse::Format::Toon).unwrap() == *text
+        })
         .expect("a corpus document JSON serves cheaper")
 }
 

@@ -16,8 +16,9 @@ use std::time::Duration;
 use terse_tests::held_slot::hold_slot;
 use terse_tests::near_tie::{RECORD, checked_toon, orders, rows, toon_of};
 use terse_tests::server::{TestServer, raw_client};
+use tower_terse::TerseLayer;
+use tower_terse::settings::BlockingLimit;
 use tower_terse::tokens::{Counting, choose, exact};
-use tower_terse::{BlockingLimit, TerseLayer};
 
 /// What `?format=toon` answered.
 struct Seen {

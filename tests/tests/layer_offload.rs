@@ -157,7 +157,7 @@ async fn costly_app(layer: TerseLayer) -> TestServer {
 async fn a_rewrite_with_no_slot_in_time_goes_out_unchanged_and_is_counted() {
     // One slot, no wait, and every rewrite off the workers: while `/deep`
     // renders, `/small` finds the slot taken.
-    let limit = tower_terse::BlockingLimit::new(1).with_wait(std::time::Duration::ZERO);
+    let limit = tower_terse::settings::BlockingLimit::new(1).with_wait(std::time::Duration::ZERO);
     let layer = TerseLayer::new()
         .offload_threshold(0)
         .smart_fallback(false)

@@ -18,7 +18,8 @@ use terse_tests::server::{TestServer, raw_client};
 use terse_tests::warnings::Warnings;
 use tower::ServiceBuilder;
 use tower_http::compression::CompressionLayer;
-use tower_terse::{CompactLine, MemoryBudget, TerseLayer};
+use tower_terse::settings::MemoryBudget;
+use tower_terse::{CompactLine, TerseLayer};
 
 #[derive(Serialize, Deserialize, CompactLine)]
 #[compact(noun = "event", line = "{title} in {room}")]

@@ -17,8 +17,9 @@ use serde_json::{Value, json};
 use terse_tests::held_slot::hold_slot;
 use terse_tests::reports::Counters;
 use terse_tests::server::{TestServer, raw_client};
+use tower_terse::TerseLayer;
 use tower_terse::compact::{CompactResource, Template};
-use tower_terse::{BlockingLimit, MemoryBudget, TerseLayer};
+use tower_terse::settings::{BlockingLimit, MemoryBudget};
 
 /// Flat uniform rows: TOON wins clearly.
 fn rows(count: usize) -> String {

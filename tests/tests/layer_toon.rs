@@ -154,12 +154,13 @@ async fn render_matches_what_the_layer_serves() {
         let (_, _, body) = fetch(&server, path).await;
         assert_eq!(
             body,
-            tower_terse::render(&value, tower_terse::Format::Toon),
+            tower_terse::format::render(&value, tower_terse::Format::Toon),
             "{path}"
         );
         assert_eq!(
             body,
-            tower_terse::render_json(&value.to_string(), tower_terse::Format::Toon).unwrap()
+            tower_terse::format::render_json(&value.to_string(), tower_terse::Format::Toon)
+                .unwrap()
         );
     }
 }

@@ -15,7 +15,8 @@ use axum::{Json, Router};
 use serde_json::{Value, json};
 use terse_tests::reference::Reference;
 use terse_tests::server::{TestServer, raw_client};
-use tower_terse::{RouteSettings, TerseLayer};
+use tower_terse::TerseLayer;
+use tower_terse::settings::RouteSettings;
 
 /// The bodies agents write: tables, nesting, bare arrays, quoting, unicode,
 /// numbers and null.

@@ -20,9 +20,10 @@ use serde_json::{Value, json};
 use terse_tests::held_slot::hold_slot;
 use terse_tests::near_tie::{RECORD, checked_toon, orders, rows, toon_of};
 use terse_tests::server::{TestServer, post_mcp};
+use tower_terse::Format;
 use tower_terse::mcp::{McpLayer, OFFLOAD_BYTES, Session};
+use tower_terse::settings::BlockingLimit;
 use tower_terse::tokens::{Counting, Served, choose, exact};
-use tower_terse::{BlockingLimit, Format};
 
 /// The tool's JSON text: each tool answers with one document.
 fn document(tool: &str) -> String {

@@ -1,4 +1,4 @@
-//! `tower_terse::record_metrics(false)`: a process whose counters nobody
+//! `tower_terse::proxy::record_metrics(false)`: a process whose counters nobody
 //! reads (`terse gateway` without `--metrics-listen`) records none, and
 //! records them again once turned back on. The switch is process-wide: this
 //! test has its binary to itself.
@@ -21,13 +21,13 @@ async fn counters_turned_off_are_not_recorded_and_come_back_when_turned_on() {
     // The route label is the pattern axum matched.
     let key = "terse_responses_total{format=json,route=/users}";
 
-    tower_terse::record_metrics(false);
+    tower_terse::proxy::record_metrics(false);
     let response = raw_client().get(server.url("/users")).send().await.unwrap();
     // The response itself is unchanged: counted, with its header.
     assert!(response.headers().contains_key("x-token-count"));
     assert_eq!(counters.get(key), 0);
 
-    tower_terse::record_metrics(true);
+    tower_terse::proxy::record_metrics(true);
     raw_client().get(server.url("/users")).send().await.unwrap();
     assert_eq!(counters.get(key), 1);
 }

@@ -19,7 +19,8 @@ use terse_tests::bomb::deep_records;
 use terse_tests::held_slot::hold_slot;
 use terse_tests::server::{TestServer, post_mcp, raw_client};
 use tower_terse::mcp::{McpLayer, OFFLOAD_BYTES};
-use tower_terse::{BlockingLimit, Format, TerseLayer};
+use tower_terse::settings::BlockingLimit;
+use tower_terse::{Format, TerseLayer};
 
 /// A limit of one slot that never waits.
 fn one_slot() -> BlockingLimit {

@@ -4,7 +4,8 @@ use axum::{Json, Router, routing::get};
 use serde_json::{Value, json};
 use terse_tests::server::{Answer, TestServer, answer, raw_client};
 use tower_terse::compact::{CompactResource, Template};
-use tower_terse::{Format, RouteSettings, TerseLayer};
+use tower_terse::settings::RouteSettings;
+use tower_terse::{Format, TerseLayer};
 
 fn rows() -> Value {
     json!([

@@ -46,7 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let upstream = config.upstream(upstream)?;
     let _flush = (stage != "without-subscriber").then(|| terse_bin::logging::init_buffered("info"));
     // As `terse gateway` without `--metrics-listen`: no recorder.
-    tower_terse::record_metrics(false);
+    tower_terse::proxy::record_metrics(false);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

@@ -49,6 +49,6 @@ pub fn run(args: &Args) -> Result<String, CliError> {
         .with_delimiter(args.delimiter.into())
         .with_indent_size(usize::from(args.indent));
     let settings = Settings::new().smart_fallback(false).toon_options(options);
-    let (text, _) = tower_terse::render_json_with(&json, Format::Toon, &settings)?;
+    let (text, _) = tower_terse::format::render_json_with(&json, Format::Toon, &settings)?;
     Ok(text)
 }

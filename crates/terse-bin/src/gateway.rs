@@ -71,7 +71,7 @@ pub fn run(args: &Args) -> ExitCode {
     if metrics_listen.is_none() {
         // No recorder will be installed: the layers skip the counters'
         // keys (and the JSON token counts only they would use).
-        tower_terse::record_metrics(false);
+        tower_terse::proxy::record_metrics(false);
     }
     let health = Health::new(upstream.clone());
     let service = config.gateway_on(upstream, listen);

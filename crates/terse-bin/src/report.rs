@@ -141,7 +141,7 @@ impl Sample {
     /// answered with JSON fell back.
     pub fn is_json(&self) -> bool {
         http::HeaderValue::from_str(&self.content_type)
-            .is_ok_and(|value| tower_terse::is_json_media_type(&value))
+            .is_ok_and(|value| tower_terse::proxy::is_json_media_type(&value))
     }
 }
 

@@ -183,7 +183,7 @@ fn encode_writes_what_the_layers_serve() {
         for file in &files {
             let json = std::fs::read_to_string(file).expect("read");
             let (served, outcome) =
-                tower_terse::render_json_with(&json, tower_terse::Format::Toon, &settings)
+                tower_terse::format::render_json_with(&json, tower_terse::Format::Toon, &settings)
                     .expect("JSON");
             assert_eq!(outcome.served, Some(tower_terse::Format::Toon));
             let indent = indent.to_string();

@@ -17,7 +17,8 @@ use toml::Spanned;
 use tower_terse::compact::{CompactResource, Template};
 use tower_terse::mcp::{McpHint, McpLayer, McpTool};
 use tower_terse::settings::Route;
-use tower_terse::{BlockingLimit, Format, MemoryBudget, Settings, TerseLayer};
+use tower_terse::settings::{BlockingLimit, MemoryBudget};
+use tower_terse::{Format, Settings, TerseLayer};
 
 use crate::Gateway;
 use crate::consume::Consumed;
@@ -98,7 +99,7 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 /// - `[layer]`: every [`Settings`] key, each named as the [`TerseLayer`]
 ///   builder method it sets: `enabled`, `default_format`, `max_body_bytes`,
 ///   `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`,
-///   `max_rewrite_wait_ms`,
+///   `max_rewrite_wait`,
 ///   `smart_fallback`, `exact_token_count`, `count_plain_responses`,
 ///   `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`,
 ///   `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`,
@@ -119,7 +120,7 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 ///   `max_output_bytes`, `format_argument`, `hint` (`"off"`,
 ///   `"instructions"`, `"descriptions"`), `meta_counts`, `verbatim_tools`
 ///   (tool name patterns whose results are a file's content, never
-///   rewritten; default [`DEFAULT_VERBATIM_TOOLS`](tower_terse::mcp::DEFAULT_VERBATIM_TOOLS)),
+///   rewritten; default [`MCP_VERBATIM_TOOLS`](tower_terse::defaults::MCP_VERBATIM_TOOLS)),
 ///   and who may call it (DNS-rebinding protection, [`McpAccess`]):
 ///   `allowed_hosts` and `allowed_origins` (by default loopback hosts only
 ///   when the gateway listens on loopback, see [`mcp_access`](Self::mcp_access));
@@ -153,7 +154,7 @@ pub struct Config {
     mcp_tools: Vec<McpToolEntry>,
     budget: MemoryBudget,
     /// The slots of the blocking work of every layer: `[layer]`
-    /// `max_concurrent_rewrites` and `max_rewrite_wait_ms`.
+    /// `max_concurrent_rewrites` and `max_rewrite_wait`.
     limit: BlockingLimit,
 }
 
@@ -775,17 +776,13 @@ impl Config {
         for (route, resource) in &self.resources {
             // Every route was checked by `parse`; a failure here cannot
             // happen, and would only leave the route out.
-            if let Ok(next) = layer.clone().try_compact_resource(route, resource.clone()) {
-                layer = next;
-            }
+            let _ = layer.try_compact_resource(route, resource.clone());
         }
         for route in &self.file.routes {
             // Each path was checked as it was read; a failure here cannot
             // happen, and would only leave the route out.
             let route = route.get_ref();
-            if let Ok(next) = layer.clone().try_route(&route.path, route.settings.clone()) {
-                layer = next;
-            }
+            let _ = layer.try_route(&route.path, route.settings.clone());
         }
         layer
     }
@@ -997,7 +994,7 @@ impl Config {
     }
 
     /// The [`BlockingLimit`] of `[layer]` `max_concurrent_rewrites` (default:
-    /// one slot per core) and `max_rewrite_wait_ms`, shared by the layer,
+    /// one slot per core) and `max_rewrite_wait`, shared by the layer,
     /// the MCP endpoint and every clone of this config: together they run
     /// at most that many rewrites off the async workers.
     ///
@@ -1133,26 +1130,17 @@ fn duration_of(value: &Option<Spanned<String>>) -> Option<Duration> {
         .and_then(|v| parse_duration(v.get_ref()).ok())
 }
 
-/// Parses `"250ms"`, `"5s"`, `"2m"`: a whole number from 1 and a unit, at
-/// most one hour.
-/// A message saying what a duration looks like when `text` is not one.
+/// Parses a duration as every configuration file of the project writes
+/// one ([`parse_duration`](tower_terse::settings::parse_duration):
+/// `"250ms"`, `"5s"`, `"2m"`), from 1ms to one hour.
 fn parse_duration(text: &str) -> Result<Duration, String> {
-    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
-    let (number, unit) = text.split_at(digits);
-    let scale = match unit {
-        "ms" => 1,
-        "s" => 1000,
-        "m" => 60_000,
-        _ => 0,
-    };
-    let millis = number
-        .parse::<u64>()
+    let range = Duration::from_millis(1)..=Duration::from_secs(3600);
+    tower_terse::settings::parse_duration(text)
         .ok()
-        .and_then(|n| n.checked_mul(scale))
-        .filter(|&ms| (1..=3_600_000).contains(&ms));
-    millis.map(Duration::from_millis).ok_or_else(|| {
-        format!("{text:?} is not a duration from 1ms to 1h such as \"250ms\", \"5s\" or \"2m\"")
-    })
+        .filter(|duration| range.contains(duration))
+        .ok_or_else(|| {
+            format!("{text:?} is not a duration from 1ms to 1h such as \"250ms\", \"5s\" or \"2m\"")
+        })
 }
 
 /// toml's messages may span lines; an error is one line.
@@ -1261,7 +1249,7 @@ mod tests {
     fn every_kind_of_mistake_names_its_line() {
         assert_eq!(
             error("[layer]\nsmart_fallback = true\nnope = 1\n"),
-            "t.toml:3: unknown field `nope`, expected one of `enabled`, `default_format`, `max_body_bytes`, `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`, `max_rewrite_wait_ms`, `count_plain_responses`, `smart_fallback`, `exact_token_count`, `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`, `toon`, `decode_toon_requests`, `rewrite_memo_bytes`"
+            "t.toml:3: unknown field `nope`, expected one of `enabled`, `default_format`, `max_body_bytes`, `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`, `max_rewrite_wait`, `max_rewrite_wait_ms`, `count_plain_responses`, `smart_fallback`, `exact_token_count`, `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`, `toon`, `decode_toon_requests`, `rewrite_memo_bytes`"
         );
         assert!(error("[layer]\n\nmax_body_bytes = -1\n").starts_with("t.toml:3: "));
         assert_eq!(
@@ -1468,12 +1456,13 @@ mod tests {
         assert_eq!(parse_duration("250ms"), Ok(Duration::from_millis(250)));
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
         assert_eq!(parse_duration("5s"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_duration("1h"), Ok(Duration::from_secs(3600)));
         for bad in [
             "",
             "0s",
             "s",
             "-1s",
-            "1h",
+            "2h",
             "61m",
             "99999999999999999999ms",
             "1.5s",

@@ -11,7 +11,7 @@
 //! - to a client that accepts the upstream's coding, a body the layer finds
 //!   too large goes out compressed as it came, from its first byte (the
 //!   compressed bytes read so far are kept, up to [`REWIND_BYTES`], and
-//!   given back through [`tower_terse::Rewind`]): the rest is never
+//!   given back through [`tower_terse::proxy::Rewind`]): the rest is never
 //!   inflated;
 //! - otherwise inflating is CPU work done under the layer's
 //!   [`BlockingLimit`]: past [`READY_BYTES`] inflated without waiting for
@@ -32,14 +32,15 @@ use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower::Service;
 use tower_http::decompression::{Decompression, DecompressionBody};
-use tower_terse::{BlockingLimit, OffWorkers, Rewind};
+use tower_terse::proxy::{OffWorkers, Rewind};
+use tower_terse::settings::BlockingLimit;
 
 use crate::upstream::BoxError;
 
 /// The most compressed bytes of one answer kept to send it on as it came:
 /// the default `max_body_bytes`. A body whose compressed form is larger is
 /// sent on inflated.
-pub const REWIND_BYTES: usize = tower_terse::middleware::DEFAULT_MAX_BODY_BYTES;
+pub const REWIND_BYTES: usize = tower_terse::defaults::MAX_BODY_BYTES;
 
 /// How many bytes a body inflates on an async worker between two waits
 /// for its upstream, before the rest is CPU work under the limit.
@@ -59,7 +60,7 @@ const CODINGS: [&str; 4] = ["gzip", "deflate", "br", "zstd"];
 /// use terse_gateway::{Inflate, Upstream};
 ///
 /// let upstream = Upstream::new("http://127.0.0.1:8000")?;
-/// let inflate = Inflate::new(upstream, tower_terse::BlockingLimit::per_core());
+/// let inflate = Inflate::new(upstream, tower_terse::settings::BlockingLimit::per_core());
 /// # drop(inflate);
 /// # Ok::<(), terse_gateway::UpstreamError>(())
 /// ```
@@ -282,7 +283,7 @@ where
                 && parts
                     .headers
                     .get(CONTENT_TYPE)
-                    .is_some_and(tower_terse::is_json_media_type);
+                    .is_some_and(tower_terse::proxy::is_json_media_type);
             let coding = parts
                 .headers
                 .get(CONTENT_ENCODING)

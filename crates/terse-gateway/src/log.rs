@@ -14,7 +14,9 @@ use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower::{Layer, Service};
 
-use tower_terse::{Fallback, Format, Outcome, RequestTokens, ResponseFormat, is_json_media_type};
+use tower_terse::outcome::{Fallback, ResponseFormat};
+use tower_terse::proxy::is_json_media_type;
+use tower_terse::{Format, Outcome, RequestTokens};
 
 use crate::upstream::UpstreamLatency;
 

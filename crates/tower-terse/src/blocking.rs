@@ -18,9 +18,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-/// The default of [`BlockingLimit::wait`]: half a second.
-pub const DEFAULT_REWRITE_WAIT: Duration = Duration::from_millis(500);
-
 /// A shared bound on the rewrites running off the async workers at once,
 /// and how long a rewrite waits for a slot. Clones share the slots and the
 /// count of rewrites that found none. Give one to a
@@ -29,7 +26,7 @@ pub const DEFAULT_REWRITE_WAIT: Duration = Duration::from_millis(500);
 ///
 /// ```
 /// use std::time::Duration;
-/// use tower_terse::BlockingLimit;
+/// use tower_terse::settings::BlockingLimit;
 ///
 /// let limit = BlockingLimit::new(4).with_wait(Duration::from_millis(250));
 /// assert_eq!((limit.slots(), limit.wait()), (4, Duration::from_millis(250)));
@@ -67,7 +64,7 @@ impl Default for BlockingLimit {
 
 impl BlockingLimit {
     /// A limit of `slots` rewrites at once (at least one), waiting
-    /// [`DEFAULT_REWRITE_WAIT`] for a slot.
+    /// [`defaults::REWRITE_WAIT`](crate::defaults::REWRITE_WAIT) for a slot.
     pub fn new(slots: usize) -> Self {
         #[cfg(feature = "tokio")]
         let slots = slots.clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
@@ -80,7 +77,7 @@ impl BlockingLimit {
                 #[cfg(feature = "tokio")]
                 semaphore: Arc::new(tokio::sync::Semaphore::new(slots)),
             }),
-            wait: DEFAULT_REWRITE_WAIT,
+            wait: crate::defaults::REWRITE_WAIT,
         }
     }
 
@@ -90,7 +87,7 @@ impl BlockingLimit {
     /// never takes every core from the requests that cost nothing.
     ///
     /// ```
-    /// assert!(tower_terse::BlockingLimit::per_core().slots() >= 1);
+    /// assert!(tower_terse::settings::BlockingLimit::per_core().slots() >= 1);
     /// ```
     pub fn per_core() -> Self {
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
@@ -102,10 +99,10 @@ impl BlockingLimit {
     ///
     /// ```
     /// use std::time::Duration;
-    /// let limit = tower_terse::BlockingLimit::new(2);
+    /// let limit = tower_terse::settings::BlockingLimit::new(2);
     /// let quick = limit.clone().with_wait(Duration::ZERO);
     /// assert_eq!(quick.wait(), Duration::ZERO);
-    /// assert_eq!(limit.wait(), tower_terse::DEFAULT_REWRITE_WAIT);
+    /// assert_eq!(limit.wait(), tower_terse::defaults::REWRITE_WAIT);
     /// ```
     pub fn with_wait(mut self, wait: Duration) -> Self {
         self.wait = wait;
@@ -113,24 +110,25 @@ impl BlockingLimit {
     }
 
     /// This limit with the `max_concurrent_rewrites` (a limit of its own,
-    /// that many slots) and `max_rewrite_wait_ms` of `settings` laid over
+    /// that many slots) and `max_rewrite_wait` of `settings` laid over
     /// it, where they are set.
     ///
     /// ```
     /// use std::time::Duration;
-    /// use tower_terse::{BlockingLimit, Settings};
+    /// use tower_terse::Settings;
+    /// use tower_terse::settings::BlockingLimit;
     ///
-    /// let settings: Settings = serde_json::from_str(r#"{"max_concurrent_rewrites": 3, "max_rewrite_wait_ms": 50}"#).unwrap();
+    /// let settings: Settings = serde_json::from_str(r#"{"max_concurrent_rewrites": 3, "max_rewrite_wait": "50ms"}"#).unwrap();
     /// let limit = BlockingLimit::new(8).with_settings(&settings);
     /// assert_eq!((limit.slots(), limit.wait()), (3, Duration::from_millis(50)));
     /// ```
-    pub fn with_settings(self, settings: &crate::Settings) -> Self {
+    pub fn with_settings(self, settings: &crate::settings::Settings) -> Self {
         let limit = match settings.max_concurrent_rewrites {
             Some(slots) => BlockingLimit::new(slots).with_wait(self.wait),
             None => self,
         };
-        match settings.max_rewrite_wait_ms {
-            Some(wait) => limit.with_wait(Duration::from_millis(wait)),
+        match settings.max_rewrite_wait {
+            Some(wait) => limit.with_wait(wait),
             None => limit,
         }
     }
@@ -154,7 +152,7 @@ impl BlockingLimit {
     /// The slots free now.
     ///
     /// ```
-    /// assert_eq!(tower_terse::BlockingLimit::new(3).available(), 3);
+    /// assert_eq!(tower_terse::settings::BlockingLimit::new(3).available(), 3);
     /// ```
     pub fn available(&self) -> usize {
         #[cfg(feature = "tokio")]
@@ -199,7 +197,7 @@ impl BlockingLimit {
     /// under that slot.
     ///
     /// ```
-    /// use tower_terse::{BlockingLimit, OffWorkers};
+    /// use tower_terse::{proxy::OffWorkers, settings::BlockingLimit};
     ///
     /// # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
     /// # async fn main() {

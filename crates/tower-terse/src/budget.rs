@@ -22,7 +22,7 @@ const LOG_INTERVAL: Duration = Duration::from_secs(10);
 /// and `McpLayer` (the `mcp` feature) alike).
 ///
 /// ```
-/// use tower_terse::MemoryBudget;
+/// use tower_terse::settings::MemoryBudget;
 ///
 /// let budget = MemoryBudget::new(1000);
 /// let mut held = budget.try_reserve(600).expect("room for 600 bytes");
@@ -91,7 +91,7 @@ impl MemoryBudget {
     /// The bound, in bytes.
     ///
     /// ```
-    /// assert_eq!(tower_terse::MemoryBudget::new(1 << 20).limit(), 1 << 20);
+    /// assert_eq!(tower_terse::settings::MemoryBudget::new(1 << 20).limit(), 1 << 20);
     /// ```
     pub fn limit(&self) -> usize {
         self.0.limit
@@ -106,7 +106,7 @@ impl MemoryBudget {
     /// load test compares with the memory the process took.
     ///
     /// ```
-    /// let budget = tower_terse::MemoryBudget::new(1000);
+    /// let budget = tower_terse::settings::MemoryBudget::new(1000);
     /// let a = budget.try_reserve(300).unwrap();
     /// let b = budget.try_reserve(200).unwrap();
     /// drop((a, b));
@@ -126,7 +126,7 @@ impl MemoryBudget {
     /// drops.
     ///
     /// ```
-    /// let budget = tower_terse::MemoryBudget::new(10);
+    /// let budget = tower_terse::settings::MemoryBudget::new(10);
     /// assert!(budget.try_reserve(11).is_none());
     /// assert_eq!(budget.try_reserve(10).map(|r| r.bytes()), Some(10));
     /// ```
@@ -278,7 +278,7 @@ impl Reservation {
     /// takes more even past the bound (for output that is already made).
     ///
     /// ```
-    /// let budget = tower_terse::MemoryBudget::new(100);
+    /// let budget = tower_terse::settings::MemoryBudget::new(100);
     /// let mut held = budget.try_reserve(80).unwrap();
     /// held.resize(30);
     /// assert_eq!(budget.in_use(), 30);

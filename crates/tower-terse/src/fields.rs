@@ -264,7 +264,7 @@ mod tests {
     use serde_json::json;
 
     fn keys() -> Vec<String> {
-        crate::compact::DEFAULT_LIST_KEYS
+        crate::defaults::LIST_KEYS
             .iter()
             .map(|&key| key.to_owned())
             .collect()
@@ -274,7 +274,7 @@ mod tests {
         Fields::parse(spec, FieldsLimits::default())
             .unwrap()
             .unwrap()
-            .project(&mut body, &keys(), crate::compact::DEFAULT_ID_KEY);
+            .project(&mut body, &keys(), crate::defaults::ID_KEY);
         body
     }
 

@@ -1,4 +1,7 @@
-//! The output formats a client can ask for.
+//! The output formats a client can ask for, and the rendering functions for
+//! code outside a layer: [`render`], [`render_json`] and
+//! [`render_json_with`] give a body the bytes and the format choice the
+//! layer would.
 
 use std::fmt;
 use std::str::FromStr;
@@ -91,3 +94,5 @@ impl<'de> serde::Deserialize<'de> for Format {
         })
     }
 }
+
+pub use crate::render::public::{render, render_json, render_json_with};

@@ -47,8 +47,8 @@
 //! credentials and give way to rewrites under a memory budget
 //! ([`TerseLayer::rewrite_memo_bytes`]).
 //!
-//! [`render`] and [`render_json`] format a value the way the layer would, for
-//! code that builds tool results itself.
+//! [`format::render`] and [`format::render_json`] format a value the way
+//! the layer would, for code that builds tool results itself.
 //!
 //! With the `mcp` cargo feature, `tower_terse::mcp::McpLayer` does the same for
 //! the tool results of an MCP server's Streamable HTTP endpoint: JSON text
@@ -56,11 +56,33 @@
 //! `X-Prefer-Format`, everything else untouched.
 //!
 //! One rendering core serves every path: the layer, the MCP layer,
-//! [`render_json_with`] (and so the `terse` command and `terse gateway`) turn
+//! [`format::render_json_with`] (and so the `terse` command and `terse gateway`) turn
 //! the same JSON into the same bytes, and the layer leaves its decision on
 //! each response it read as an [`Outcome`] extension. Every setting is a
 //! field of [`Settings`], which deserializes with serde (a gateway's
 //! `[layer]` and `[[route]]` tables are `Settings`).
+//!
+//! # What is where
+//!
+//! The root holds what a service author uses: the layer ([`TerseLayer`],
+//! and the [`Terse`] service, [`ResponseFuture`], [`TerseBody`] and
+//! [`TerseRequestBody`] it makes), [`Format`], [`Settings`],
+//! [`CompactLine`], the [`Outcome`] and [`RequestTokens`] extensions, the
+//! [`Passthrough`] extension, [`ErrorEnvelope`], and what `?since=` needs.
+//! The rest is in modules:
+//!
+//! | module | holds |
+//! | --- | --- |
+//! | [`settings`] | [`Settings`] and the limits shared between layers ([`settings::BlockingLimit`], [`settings::MemoryBudget`]) |
+//! | [`defaults`] | every default, once |
+//! | [`format`](mod@format) | [`Format`], and [`format::render_json`] for code outside a layer |
+//! | [`compact`] | compact lines: [`CompactLine`], templates, resources |
+//! | [`outcome`] | what the layer did with a response |
+//! | [`tokens`] | the token estimate and exact counts |
+//! | [`toon`] | the TOON codec |
+//! | `changes` | `?since=` change sets (the `changes` feature) |
+//! | `mcp` | `McpLayer` (the `mcp` feature) |
+//! | [`proxy`] | building blocks for servers built around the layer, such as `terse gateway` |
 //!
 //! # Cargo features
 //!
@@ -72,6 +94,9 @@
 //! | `mcp` | no | `mcp::McpLayer` for MCP Streamable HTTP endpoints. |
 //! | `metrics` | no | The `terse_responses_total`, `terse_tokens_total` and `terse_json_tokens_total` counters through the `metrics` facade. |
 //! | `exact-tokens` | yes | Exact o200k_base counts (`bpe-openai`): near ties of the TOON-or-JSON choice are settled on them, and `TerseLayer::exact_token_count` counts everything with them. |
+//!
+//! Any tokio runtime works, with or without its time driver: the layer's
+//! one timer (the wait for a blocking slot) runs on a thread of its own.
 //!
 //! # Minimum supported Rust version
 //!
@@ -100,14 +125,18 @@ mod calendar;
 pub mod changes;
 pub mod compact;
 mod cpu;
+pub mod defaults;
+mod duration;
 mod error_envelope;
 mod fields;
-mod format;
+pub mod format;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-pub mod middleware;
+mod middleware;
 mod negotiate;
+pub mod outcome;
 mod passthrough;
+pub mod proxy;
 mod query;
 mod render;
 mod report;
@@ -117,21 +146,16 @@ mod scan;
 pub mod settings;
 pub mod tokens;
 
-pub use blocking::{BlockingLimit, DEFAULT_REWRITE_WAIT, OffWorkers};
-pub use budget::{MemoryBudget, Reservation};
+// What a service author reaches for; everything else is in a module.
+pub use compact::CompactLine;
 pub use error_envelope::ErrorEnvelope;
-pub use format::{Format, UnknownFormat};
+pub use format::Format;
 pub use middleware::{
-    DEFAULT_REWRITE_MEMO_BYTES, PendingRequest, RequestTokens, ResponseFuture, Terse, TerseBody,
-    TerseLayer, TerseRequestBody,
+    RequestTokens, ResponseFuture, Terse, TerseBody, TerseLayer, TerseRequestBody,
 };
+pub use outcome::Outcome;
 pub use passthrough::Passthrough;
-pub use render::public::{render, render_json, render_json_with};
-pub use render::{Fallback, Outcome, ResponseFormat, is_identity_coding, is_json_media_type};
-#[cfg(feature = "metrics")]
-pub use report::record_metrics;
-pub use rewind::Rewind;
-pub use settings::{RouteSettings, Settings, ToonSettings};
+pub use settings::Settings;
 
 /// The TOON codec the layers write with: encoding, decoding and their
 /// options and errors (from the `terse-toon` crate, without its document
@@ -150,10 +174,7 @@ pub mod toon {
     };
 }
 
-/// The trait and its derive, as serde exports `Serialize`.
-pub use compact::CompactLine;
-
 #[cfg(all(feature = "changes", feature = "axum"))]
 pub use changes::Since;
 #[cfg(feature = "changes")]
-pub use changes::{ChangeKind, Changes, Timestamp};
+pub use changes::{Changes, Timestamp};

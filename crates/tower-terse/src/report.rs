@@ -17,8 +17,8 @@ static RECORDED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::
 ///
 /// ```
 /// // No `--metrics-listen`: nothing would read the counters.
-/// tower_terse::record_metrics(false);
-/// # tower_terse::record_metrics(true);
+/// tower_terse::proxy::record_metrics(false);
+/// # tower_terse::proxy::record_metrics(true);
 /// ```
 #[cfg(feature = "metrics")]
 pub fn record_metrics(recorded: bool) {

@@ -22,7 +22,7 @@ use http::HeaderMap;
 /// use std::sync::Arc;
 /// use std::sync::atomic::{AtomicBool, Ordering};
 /// use http::{HeaderMap, HeaderValue, header::CONTENT_ENCODING};
-/// use tower_terse::Rewind;
+/// use tower_terse::proxy::Rewind;
 ///
 /// let rewound = Arc::new(AtomicBool::new(false));
 /// let flag = rewound.clone();

@@ -25,8 +25,15 @@
 //! Adding a setting is adding one field here (and the line that lays it
 //! over the layer's configuration in `middleware/route_settings.rs`).
 
+use std::fmt;
+use std::time::Duration;
+
 use http::HeaderName;
 use serde::{Deserialize, Deserializer, de::Error as _};
+
+pub use crate::blocking::BlockingLimit;
+pub use crate::budget::MemoryBudget;
+pub use crate::duration::parse_duration;
 
 use crate::format::Format;
 use crate::toon::{Delimiter, EncodeOptions};
@@ -73,7 +80,8 @@ settings! {
 /// layer with [`TerseLayer::settings`](crate::TerseLayer::settings).
 ///
 /// ```
-/// use tower_terse::{Format, RouteSettings, TerseLayer};
+/// use tower_terse::settings::RouteSettings;
+/// use tower_terse::{Format, TerseLayer};
 ///
 /// let layer = TerseLayer::new()
 ///     // `fields` only where it is wanted:
@@ -112,10 +120,12 @@ pub struct Settings {
     /// 1 to 4096.
     #[serde(default, deserialize_with = "rewrites")]
     pub max_concurrent_rewrites: Option<usize>,
-    /// [`TerseLayer::max_rewrite_wait_ms`](crate::TerseLayer::max_rewrite_wait_ms),
-    /// 0 to 60 000.
-    #[serde(default, deserialize_with = "rewrite_wait")]
-    pub max_rewrite_wait_ms: Option<u64>,
+    /// [`TerseLayer::max_rewrite_wait`](crate::TerseLayer::max_rewrite_wait),
+    /// `"0ms"` to `"60s"`, written as [`parse_duration`] reads it. The
+    /// key of earlier releases, `max_rewrite_wait_ms` with a number of
+    /// milliseconds, is still read, with a deprecation warning.
+    #[serde(default, alias = "max_rewrite_wait_ms", deserialize_with = "rewrite_wait")]
+    pub max_rewrite_wait: Option<Duration>,
     /// [`TerseLayer::count_plain_responses`](crate::TerseLayer::count_plain_responses).
     #[serde(default)]
     pub count_plain_responses: Option<bool>,
@@ -349,10 +359,48 @@ fn rewrites<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error>
     in_range(de, "max_concurrent_rewrites", 1..=4096)
 }
 
-fn rewrite_wait<'de, D: Deserializer<'de>>(de: D) -> Result<Option<u64>, D::Error> {
-    // A minute at most: a rewrite waiting longer holds its client longer
-    // than rewriting it would ever save.
-    Ok(in_range(de, "max_rewrite_wait_ms", 0..=60_000)?.map(|ms| ms as u64))
+/// The longest [`Settings::max_rewrite_wait`]: a rewrite waiting longer
+/// holds its client longer than rewriting it would ever save.
+const MAX_REWRITE_WAIT: Duration = Duration::from_secs(60);
+
+fn rewrite_wait<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Duration>, D::Error> {
+    let wait = de.deserialize_any(DurationVisitor("max_rewrite_wait"))?;
+    if wait > MAX_REWRITE_WAIT {
+        return Err(D::Error::custom(format!(
+            "`max_rewrite_wait` must be at most \"60s\", not \"{}\"",
+            crate::duration::display(wait)
+        )));
+    }
+    Ok(Some(wait))
+}
+
+/// A duration as a string (`"500ms"`), or, as earlier releases wrote it,
+/// a number of milliseconds (read with a deprecation warning).
+struct DurationVisitor(&'static str);
+
+impl<'de> serde::de::Visitor<'de> for DurationVisitor {
+    type Value = Duration;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a duration such as \"500ms\" or \"5s\"")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Duration, E> {
+        parse_duration(text).map_err(E::custom)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, ms: u64) -> Result<Duration, E> {
+        tracing::warn!(
+            key = self.0,
+            "a duration as a number of milliseconds is deprecated: write \"{ms}ms\""
+        );
+        Ok(Duration::from_millis(ms))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, ms: i64) -> Result<Duration, E> {
+        let ms = u64::try_from(ms).map_err(|_| E::custom("a duration cannot be negative"))?;
+        self.visit_u64(ms)
+    }
 }
 
 fn indent<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
@@ -411,5 +459,34 @@ fn delimiter<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Delimiter>, D::E
         _ => Err(D::Error::custom(format!(
             "unknown TOON delimiter {name:?}; expected \"comma\", \"tab\" or \"pipe\""
         ))),
+    }
+}
+
+#[cfg(test)]
+mod duration_tests {
+    use super::*;
+
+    #[test]
+    fn the_rewrite_wait_is_a_duration_and_the_old_key_still_reads() {
+        let read = |text: &str| serde_json::from_str::<Settings>(text).map(|s| s.max_rewrite_wait);
+        assert_eq!(
+            read(r#"{"max_rewrite_wait": "250ms"}"#).unwrap(),
+            Some(Duration::from_millis(250))
+        );
+        assert_eq!(
+            read(r#"{"max_rewrite_wait": "1m"}"#).unwrap(),
+            Some(Duration::from_secs(60))
+        );
+        // Earlier releases' key, in milliseconds.
+        assert_eq!(
+            read(r#"{"max_rewrite_wait_ms": 40}"#).unwrap(),
+            Some(Duration::from_millis(40))
+        );
+        let too_long = read(r#"{"max_rewrite_wait": "61s"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(too_long.contains("at most \"60s\""), "{too_long}");
+        assert!(read(r#"{"max_rewrite_wait": "soon"}"#).is_err());
+        assert!(read(r#"{"max_rewrite_wait_ms": -1}"#).is_err());
     }
 }

@@ -3,9 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tower_terse::CompactLine;
-use tower_terse::compact::{
-    CompactResource, DEFAULT_LIST_KEYS, NotCompact, RenderContext, compact_envelope,
-};
+use tower_terse::compact::{CompactResource, NotCompact, RenderContext, compact_envelope};
+use tower_terse::defaults::LIST_KEYS as DEFAULT_LIST_KEYS;
 
 /// 2025-03-01T12:00:00Z
 fn cx() -> RenderContext {

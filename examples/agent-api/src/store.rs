@@ -9,7 +9,8 @@ use rusqlite::{Connection, Row, params_from_iter};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use tower_terse::{ChangeKind, Changes, Timestamp};
+use tower_terse::changes::ChangeKind;
+use tower_terse::{Changes, Timestamp};
 
 use crate::db::DbError;
 use crate::paging::Page;

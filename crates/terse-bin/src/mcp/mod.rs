@@ -60,7 +60,7 @@ pub struct Args {
 
 fn parse_format(name: &str) -> Result<Format, String> {
     name.parse()
-        .map_err(|err: tower_terse::UnknownFormat| err.to_string())
+        .map_err(|err: tower_terse::format::UnknownFormat| err.to_string())
 }
 
 /// A config that does not load or a command that does not start.

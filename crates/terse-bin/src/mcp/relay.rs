@@ -115,7 +115,7 @@ async fn write<W: AsyncWrite + Unpin>(
 /// [`OFFLOAD_BYTES`](tower_terse::mcp::OFFLOAD_BYTES) or more (a large tool
 /// result, or a small one nested deep, whose TOON is mostly indentation) is
 /// read on tokio's blocking pool under the layer's
-/// [`BlockingLimit`](tower_terse::BlockingLimit), one for the whole
+/// [`BlockingLimit`](tower_terse::settings::BlockingLimit), one for the whole
 /// process (both directions): such a result never stalls a worker, and a
 /// flood of them never runs more rewrites at once than the limit's slots. A server's message that finds no slot within
 /// the limit's wait goes to the client as it came; a client's is read
@@ -134,8 +134,9 @@ mod tests {
 
     use serde_json::json;
     use tokio::io::{AsyncBufReadExt, BufReader, DuplexStream};
+    use tower_terse::Format;
     use tower_terse::mcp::{McpLayer, OFFLOAD_BYTES};
-    use tower_terse::{BlockingLimit, Format};
+    use tower_terse::settings::BlockingLimit;
 
     use super::*;
 

@@ -180,7 +180,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::compact::{DEFAULT_LIST_KEYS, Template, compact_envelope};
+    use crate::compact::{Template, compact_envelope};
 
     fn events() -> CompactResource {
         CompactResource::new("event", Template::parse("{title}").unwrap())
@@ -224,7 +224,7 @@ mod tests {
         // tell it that `since` was asked: there `data` is not a list.
         let err = compact_envelope(
             &body,
-            DEFAULT_LIST_KEYS,
+            crate::defaults::LIST_KEYS,
             &events(),
             &RenderContext::at_unix(0),
         )

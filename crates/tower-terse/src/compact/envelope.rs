@@ -6,8 +6,6 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use terse_toon::document::{Document, Kind, Node};
 
-#[cfg(test)]
-use super::DEFAULT_LIST_KEYS;
 use super::lines::{Lines, find_json_special, write_json_string};
 use super::resource::kind_of;
 use super::{CompactResource, RecordError, RenderContext};
@@ -104,7 +102,7 @@ impl std::error::Error for NotCompact {}
 /// ```
 /// use serde_json::json;
 /// use tower_terse::compact::{
-///     compact_envelope, CompactResource, RenderContext, Template, DEFAULT_LIST_KEYS,
+///     compact_envelope, CompactResource, RenderContext, Template,
 /// };
 ///
 /// let events = CompactResource::new("event", Template::parse("{title}")?);
@@ -112,7 +110,7 @@ impl std::error::Error for NotCompact {}
 ///     "data": [{"id": 7, "title": "Standup"}, {"id": 9, "title": "Review"}],
 ///     "meta": {"total": 57, "offset": 0, "limit": 2},
 /// });
-/// let envelope = compact_envelope(&body, DEFAULT_LIST_KEYS, &events, &RenderContext::now()).unwrap();
+/// let envelope = compact_envelope(&body, tower_terse::defaults::LIST_KEYS, &events, &RenderContext::now()).unwrap();
 /// assert_eq!(
 ///     envelope,
 ///     json!({
@@ -497,7 +495,7 @@ mod tests {
     fn envelope(body: Value) -> Result<Value, NotCompact> {
         compact_envelope(
             &body,
-            DEFAULT_LIST_KEYS,
+            crate::defaults::LIST_KEYS,
             &events(),
             &RenderContext::at_unix(0),
         )
@@ -509,7 +507,7 @@ mod tests {
         let document = Document::parse(body).unwrap();
         let envelope = Envelope::build(
             document.root(),
-            DEFAULT_LIST_KEYS,
+            crate::defaults::LIST_KEYS,
             &events(),
             &RenderContext::at_unix(0),
         )
@@ -563,7 +561,7 @@ mod tests {
             CompactResource::new("person", Template::parse("{n}").unwrap()).with_plural("people");
         let out = compact_envelope(
             &json!({"results": [{"id": 1, "n": "x"}], "total": 3}),
-            DEFAULT_LIST_KEYS,
+            crate::defaults::LIST_KEYS,
             &people,
             &RenderContext::at_unix(0),
         )
@@ -715,14 +713,19 @@ mod tests {
             "total": 99,
             "hits": {"total": {"value": 12}},
         });
-        let out =
-            compact_envelope(&body, DEFAULT_LIST_KEYS, &tasks, &RenderContext::at_unix(0)).unwrap();
+        let out = compact_envelope(
+            &body,
+            crate::defaults::LIST_KEYS,
+            &tasks,
+            &RenderContext::at_unix(0),
+        )
+        .unwrap();
         assert_eq!(out["lines"], json!(["these"]));
         assert_eq!(out["summary"], "1 of 12 tasks");
         // The named list only: no fallback to the layer's keys.
         let err = compact_envelope(
             &json!({"data": [{"id": 1, "t": "x"}]}),
-            DEFAULT_LIST_KEYS,
+            crate::defaults::LIST_KEYS,
             &tasks,
             &RenderContext::at_unix(0),
         )
@@ -731,7 +734,7 @@ mod tests {
         // A total key that leads nowhere gives no total.
         let out = compact_envelope(
             &json!({"tasks": [{"id": 1, "t": "x"}], "hits": 3}),
-            DEFAULT_LIST_KEYS,
+            crate::defaults::LIST_KEYS,
             &tasks,
             &RenderContext::at_unix(0),
         )
@@ -795,8 +798,13 @@ mod tests {
         let body = json!({"data": [
             {"slug": "c", "title": "c"}, {"slug": "a", "title": "a"}, {"slug": "b", "title": "b"},
         ]});
-        let out =
-            compact_envelope(&body, DEFAULT_LIST_KEYS, &notes, &RenderContext::at_unix(0)).unwrap();
+        let out = compact_envelope(
+            &body,
+            crate::defaults::LIST_KEYS,
+            &notes,
+            &RenderContext::at_unix(0),
+        )
+        .unwrap();
         assert_eq!(out["lines"], json!(["C", "A", "B"]));
         assert_eq!(out["ids"], json!(["c", "a", "b"]));
         assert_eq!(

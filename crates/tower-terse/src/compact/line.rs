@@ -86,9 +86,9 @@ pub trait CompactLine: DeserializeOwned {
     fn noun() -> Noun;
 
     /// The JSON key holding a record's id; the envelope's `ids` are read from
-    /// it. Defaults to [`DEFAULT_ID_KEY`](super::DEFAULT_ID_KEY) (`"id"`).
+    /// it. Defaults to [`defaults::ID_KEY`](crate::defaults::ID_KEY) (`"id"`).
     fn id_key() -> &'static str {
-        super::DEFAULT_ID_KEY
+        crate::defaults::ID_KEY
     }
 
     /// The one key the records of an object body sit under

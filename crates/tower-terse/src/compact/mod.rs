@@ -87,7 +87,7 @@
 //!   record's values; `suppressed`, the warnings held back since the last)
 //!   at most once a minute per route, and the JSON goes out unchanged.
 //!
-//! [`render`](crate::render) and [`render_json`](crate::render_json) have no
+//! [`render`](crate::format::render) and [`render_json`](crate::format::render_json) have no
 //! route, so `Format::Compact` renders JSON there; call [`compact_envelope`]
 //! with a [`CompactResource`] to build the envelope yourself.
 
@@ -117,15 +117,6 @@ pub(crate) use routes::{RoutePattern, RouteTable};
 pub use template::{Template, TemplateError};
 /// Derives [`CompactLine`]; see the [module docs](self).
 pub use terse_macros::CompactLine;
-/// The key a record's id is read from unless the type or resource names
-/// another: the default of [`CompactLine::id_key`],
-/// [`CompactResource::new`], the derive and
-/// [`TerseLayer::id_key`](crate::TerseLayer::id_key).
-pub use terse_template::DEFAULT_ID_KEY;
-
-/// The keys a list is looked for under in an object body, in order: the
-/// default of [`TerseLayer::list_keys`](crate::TerseLayer::list_keys).
-pub const DEFAULT_LIST_KEYS: &[&str] = &["data", "results", "items", "records", "rows", "entries"];
 
 /// What `#[derive(CompactLine)]` expands to refers to; not public API.
 #[doc(hidden)]

@@ -53,11 +53,11 @@ enum Render {
 impl CompactResource {
     /// A run-time resource: `noun` for summaries (regular plural, see
     /// [`Noun::new`]), `template` for lines, and
-    /// [`DEFAULT_ID_KEY`](super::DEFAULT_ID_KEY) (`"id"`) as the id key.
+    /// [`defaults::ID_KEY`](crate::defaults::ID_KEY) (`"id"`) as the id key.
     pub fn new(noun: impl Into<Cow<'static, str>>, template: Template) -> Self {
         CompactResource {
             noun: Noun::new(noun),
-            id_key: Cow::Borrowed(super::DEFAULT_ID_KEY),
+            id_key: Cow::Borrowed(crate::defaults::ID_KEY),
             list_key: None,
             total_key: None,
             render: Render::Template(Arc::new(template)),

@@ -87,7 +87,6 @@ pub use hint::{HINT, McpHint};
 pub use lines::{Lines, Piece};
 pub use service::{Mcp, ResponseFuture};
 pub use session::{MAX_PENDING, Session};
-pub use verbatim::DEFAULT_VERBATIM_TOOLS;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -100,9 +99,6 @@ use crate::compact::{CompactLine, CompactResource, Template, TemplateError};
 use crate::format::Format;
 use crate::toon::EncodeOptions;
 
-/// The default for [`McpLayer::max_request_bytes`]: 1 MiB.
-pub const DEFAULT_MAX_REQUEST_BYTES: usize = 1024 * 1024;
-
 /// Rewrites whose work reaches this many bytes (an answer, the events an
 /// event stream's chunk completes, a stdio line) run on tokio's blocking
 /// pool, never on an async worker: the layer with the `tokio` feature
@@ -114,9 +110,6 @@ pub const DEFAULT_MAX_REQUEST_BYTES: usize = 1024 * 1024;
 /// near tie of the smart fallback is counted exactly in place when that
 /// fits in what is left below this, else on the blocking pool.
 pub const OFFLOAD_BYTES: usize = 64 * 1024;
-
-/// The default for [`McpLayer::max_message_bytes`]: 8 MiB.
-pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
 
 /// How one tool's list results read as compact lines: where the records
 /// are, and the [`CompactResource`] that renders them.
@@ -237,9 +230,9 @@ pub(crate) struct Config {
     /// Name patterns of the tools whose results are a file's content.
     pub(crate) verbatim: Vec<String>,
     /// The bound on the bytes every answer held for a rewrite takes, if any.
-    pub(crate) budget: Option<crate::MemoryBudget>,
+    pub(crate) budget: Option<crate::budget::MemoryBudget>,
     /// The slots large rewrites take on the blocking pool.
-    pub(crate) limit: crate::BlockingLimit,
+    pub(crate) limit: crate::blocking::BlockingLimit,
 }
 
 impl Config {
@@ -259,7 +252,7 @@ impl Config {
             max_output_bytes: self.max_output_bytes(),
             // Tool results take no `?fields=` projection.
             list_keys: &[],
-            id_key: crate::compact::DEFAULT_ID_KEY,
+            id_key: crate::defaults::ID_KEY,
             log_gate: Some(&self.log_gate),
             count_json: self.meta_counts,
         }
@@ -272,8 +265,8 @@ impl Default for Config {
             default_format: Format::Toon,
             format_param: "format".to_owned(),
             prefer_header: HeaderName::from_static("x-prefer-format"),
-            max_request_bytes: DEFAULT_MAX_REQUEST_BYTES,
-            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            max_request_bytes: crate::defaults::MCP_MAX_REQUEST_BYTES,
+            max_message_bytes: crate::defaults::MCP_MAX_MESSAGE_BYTES,
             max_output_bytes: None,
             toon_options: EncodeOptions::default(),
             smart_fallback: true,
@@ -285,12 +278,12 @@ impl Default for Config {
             hint: McpHint::Off,
             meta_counts: false,
             own: Arc::default(),
-            verbatim: DEFAULT_VERBATIM_TOOLS
+            verbatim: crate::defaults::MCP_VERBATIM_TOOLS
                 .iter()
                 .map(|name| (*name).to_owned())
                 .collect(),
             budget: None,
-            limit: crate::BlockingLimit::per_core(),
+            limit: crate::blocking::BlockingLimit::per_core(),
         }
     }
 }
@@ -319,7 +312,7 @@ pub struct McpLayer {
 
 impl McpLayer {
     /// A layer with the defaults: TOON where it costs fewer tokens (JSON
-    /// otherwise, and always for the [`DEFAULT_VERBATIM_TOOLS`]),
+    /// otherwise, and always for the [`defaults::MCP_VERBATIM_TOOLS`](crate::defaults::MCP_VERBATIM_TOOLS)),
     /// `X-Prefer-Format` and `?format=`, no compact tools, 1 MiB of request
     /// and 8 MiB per message or event.
     pub fn new() -> Self {
@@ -333,7 +326,7 @@ impl McpLayer {
     /// Lays the layer-wide [`Settings`](crate::Settings) that apply to tool
     /// results over this layer's: `smart_fallback`, `exact_token_count`,
     /// `toon`, `format_param`, `prefer_header`, `max_concurrent_rewrites` and
-    /// `max_rewrite_wait_ms`, so a block renders as
+    /// `max_rewrite_wait`, so a block renders as
     /// [`TerseLayer`](crate::TerseLayer) with the same settings renders a
     /// response. The HTTP-only ones (`fields`, body limits, offload, routes)
     /// have no meaning here and are left alone.
@@ -364,20 +357,21 @@ impl McpLayer {
         self
     }
 
-    /// The [`BlockingLimit`](crate::BlockingLimit) large rewrites take
+    /// The [`BlockingLimit`](crate::settings::BlockingLimit) large rewrites take
     /// their slots from: give a [`TerseLayer`](crate::TerseLayer) the same
     /// one to bound both together. Past its wait, an answer goes out as the
     /// server wrote it. Default: a limit of its own, one slot per core.
     ///
     /// ```
-    /// use tower_terse::{BlockingLimit, TerseLayer, mcp::McpLayer};
+    /// use tower_terse::settings::BlockingLimit;
+    /// use tower_terse::{TerseLayer, mcp::McpLayer};
     ///
     /// let limit = BlockingLimit::per_core();
     /// let http = TerseLayer::new().blocking_limit(limit.clone());
     /// let mcp = McpLayer::new().blocking_limit(limit);
     /// # drop((http, mcp));
     /// ```
-    pub fn blocking_limit(mut self, limit: crate::BlockingLimit) -> Self {
+    pub fn blocking_limit(mut self, limit: crate::blocking::BlockingLimit) -> Self {
         self.config().limit = limit;
         self
     }
@@ -441,14 +435,14 @@ impl McpLayer {
     /// together, as the gateway does. Default: none.
     ///
     /// ```
-    /// use tower_terse::MemoryBudget;
+    /// use tower_terse::settings::MemoryBudget;
     /// use tower_terse::mcp::McpLayer;
     ///
     /// let budget = MemoryBudget::new(256 << 20);
     /// let layer = McpLayer::new().memory_budget(budget.clone());
     /// assert_eq!(budget.in_use(), 0);
     /// ```
-    pub fn memory_budget(mut self, budget: crate::MemoryBudget) -> Self {
+    pub fn memory_budget(mut self, budget: crate::budget::MemoryBudget) -> Self {
         self.config().budget = Some(budget);
         self
     }
@@ -549,7 +543,7 @@ impl McpLayer {
 
     /// The tools whose results are a file's content (or a fetched page, a
     /// diff): patterns of tool names, `*` matching any run of characters,
-    /// replacing [`DEFAULT_VERBATIM_TOOLS`]. Their results are never
+    /// replacing [`defaults::MCP_VERBATIM_TOOLS`](crate::defaults::MCP_VERBATIM_TOOLS). Their results are never
     /// rewritten, whatever the default format, because the model may quote
     /// that text back verbatim (the old text of an edit, a patch) and a
     /// reformatted copy would not match the file. A
@@ -559,9 +553,9 @@ impl McpLayer {
     /// `text` blocks are.
     ///
     /// ```
-    /// use tower_terse::mcp::{DEFAULT_VERBATIM_TOOLS, McpLayer};
+    /// use tower_terse::{defaults::MCP_VERBATIM_TOOLS, mcp::McpLayer};
     ///
-    /// let mut names: Vec<String> = DEFAULT_VERBATIM_TOOLS.iter().map(|s| s.to_string()).collect();
+    /// let mut names: Vec<String> = MCP_VERBATIM_TOOLS.iter().map(|s| s.to_string()).collect();
     /// names.push("cat_*".to_owned());
     /// let layer = McpLayer::new().verbatim_tools(names);
     /// ```

@@ -4,7 +4,7 @@
 //! cost is the work the rewrite will do, counted before it starts with the
 //! bound the HTTP layer takes of a response body (see
 //! [`OFFLOAD_BYTES`](super::OFFLOAD_BYTES)), not the message's size. They
-//! take a slot of the layer's [`BlockingLimit`](crate::BlockingLimit)
+//! take a slot of the layer's [`BlockingLimit`](crate::settings::BlockingLimit)
 //! first, the one the HTTP layer may share; past its wait the answer goes
 //! out as the server wrote it. An answer whose client has gone before its
 //! rewrite started never starts it.
@@ -56,7 +56,7 @@ pub(crate) fn run(
 }
 
 /// A rewrite waiting for a slot of the layer's
-/// [`BlockingLimit`](crate::BlockingLimit), then on the blocking pool:
+/// [`BlockingLimit`](crate::settings::BlockingLimit), then on the blocking pool:
 /// gives the mode back with the output.
 #[cfg(feature = "tokio")]
 pub(crate) enum Task {
@@ -198,12 +198,12 @@ pub(crate) fn poll(task: &mut Task, cx: &mut Context<'_>) -> Poll<Option<(Mode, 
 
 /// `job` on the blocking pool of the current runtime, holding a slot of
 /// `limit` while it runs: `Err(())` when no slot freed within the limit's
-/// wait (counted in [`BlockingLimit::busy`](crate::BlockingLimit::busy)),
+/// wait (counted in [`BlockingLimit::busy`](crate::settings::BlockingLimit::busy)),
 /// `Ok(None)` when the job panicked. Dropped before a thread picks it up
 /// (the reader has gone), the job never starts.
 #[cfg(feature = "tokio")]
 async fn under_limit<T: Send + 'static>(
-    limit: &crate::BlockingLimit,
+    limit: &crate::blocking::BlockingLimit,
     job: impl FnOnce() -> T + Send + 'static,
 ) -> Result<Option<T>, ()> {
     let mut waiting = limit.slot();
@@ -222,7 +222,7 @@ impl Session {
     /// TOON a small answer nested deep writes, or its exact counts, or a
     /// near tie's exact counts past what is left below the threshold) is
     /// read on the blocking pool, once a slot of the layer's
-    /// [`BlockingLimit`](crate::BlockingLimit) is free, as the HTTP
+    /// [`BlockingLimit`](crate::settings::BlockingLimit) is free, as the HTTP
     /// transport's answers are. When none frees within the limit's wait,
     /// `None`: the message goes to the client as the server wrote it.
     ///
@@ -298,7 +298,8 @@ mod tests {
     use serde_json::json;
 
     use super::super::{McpLayer, OFFLOAD_BYTES, Session};
-    use crate::{BlockingLimit, Format};
+    use crate::blocking::BlockingLimit;
+    use crate::format::Format;
 
     /// A call's answer whose text block, a list of records, is larger
     /// than [`OFFLOAD_BYTES`] and cheaper as TOON.

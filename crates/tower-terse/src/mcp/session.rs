@@ -162,10 +162,10 @@ impl Session {
         self.config.max_message_bytes
     }
 
-    /// The layer's [`BlockingLimit`](crate::BlockingLimit), which the
+    /// The layer's [`BlockingLimit`](crate::settings::BlockingLimit), which the
     /// session's offloaded reads take a slot of (with a runtime only).
     #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
-    pub(crate) fn limit(&self) -> &crate::BlockingLimit {
+    pub(crate) fn limit(&self) -> &crate::blocking::BlockingLimit {
         &self.config.limit
     }
 

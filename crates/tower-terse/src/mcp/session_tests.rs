@@ -413,7 +413,7 @@ fn a_block_whose_rendering_the_budget_cannot_hold_is_kept_as_it_is() {
         crate::mcp::Config::default().max_output_bytes(),
     );
     // Room for less than the rendering: refused, the block kept.
-    let budget = crate::MemoryBudget::new(working - 1);
+    let budget = crate::budget::MemoryBudget::new(working - 1);
     let layer = McpLayer::new()
         .default_format(Format::Toon)
         .memory_budget(budget.clone());
@@ -424,7 +424,7 @@ fn a_block_whose_rendering_the_budget_cannot_hold_is_kept_as_it_is() {
     assert_eq!((budget.refused(), budget.in_use()), (1, 0));
 
     // Room for it: rewritten, and nothing is held once it is done.
-    let budget = crate::MemoryBudget::new(working);
+    let budget = crate::budget::MemoryBudget::new(working);
     let layer = McpLayer::new()
         .default_format(Format::Toon)
         .memory_budget(budget.clone());

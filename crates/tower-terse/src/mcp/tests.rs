@@ -355,7 +355,7 @@ async fn layer_settings_change_blocks_as_they_change_responses() {
     assert_eq!(text(&kept), "[1]");
     assert_eq!(
         text(&kept),
-        crate::render_json(&one.to_string(), Format::Toon).unwrap()
+        crate::render::public::render_json(&one.to_string(), Format::Toon).unwrap()
     );
     assert_eq!(text(&toon), "[1]: 1");
 }
@@ -363,7 +363,7 @@ async fn layer_settings_change_blocks_as_they_change_responses() {
 #[tokio::test]
 async fn an_answer_past_the_memory_budget_streams_through_unchanged() {
     let answer = result(json!(3), &users());
-    let budget = crate::MemoryBudget::new(answer.len() / 2);
+    let budget = crate::budget::MemoryBudget::new(answer.len() / 2);
     let layer = McpLayer::new().memory_budget(budget.clone());
     let (_, body) = call(
         layer,
@@ -386,7 +386,7 @@ async fn an_answer_past_the_memory_budget_streams_through_unchanged() {
         &crate::toon::EncodeOptions::default(),
         crate::mcp::Config::default().max_output_bytes(),
     );
-    let budget = crate::MemoryBudget::new(answer.len() * 2 + rendering);
+    let budget = crate::budget::MemoryBudget::new(answer.len() * 2 + rendering);
     let layer = McpLayer::new().memory_budget(budget.clone());
     let (_, body) = call(
         layer,

@@ -3,21 +3,6 @@
 //! it is never rewritten unless configured otherwise; see
 //! [`McpLayer::verbatim_tools`](super::McpLayer::verbatim_tools).
 
-/// The tool name patterns left verbatim by default: the read tools of the
-/// reference filesystem server, git's `git_show` and diffs, fetch's
-/// `fetch`, and the common `*_file_contents` (GitHub's
-/// `get_file_contents`). `*` matches any run of characters.
-pub const DEFAULT_VERBATIM_TOOLS: &[&str] = &[
-    "read_file",
-    "read_text_file",
-    "read_multiple_files",
-    "read_media_file",
-    "*_file_contents",
-    "git_show",
-    "git_diff*",
-    "fetch",
-];
-
 /// Whether any of `patterns` matches `name` whole.
 pub(crate) fn matches_any(patterns: &[String], name: &str) -> bool {
     patterns.iter().any(|pattern| glob(pattern, name))
@@ -68,7 +53,7 @@ mod tests {
 
     #[test]
     fn the_defaults_cover_the_reference_servers_reads() {
-        let defaults: Vec<String> = DEFAULT_VERBATIM_TOOLS
+        let defaults: Vec<String> = crate::defaults::MCP_VERBATIM_TOOLS
             .iter()
             .map(|s| (*s).to_owned())
             .collect();

@@ -119,7 +119,7 @@ impl Complete {
     }
 
     /// The response for a rewrite that found no slot of the
-    /// [`BlockingLimit`](crate::BlockingLimit) in time: the body as the
+    /// [`BlockingLimit`](crate::settings::BlockingLimit) in time: the body as the
     /// handler made it, with its usual headers, its tokens estimated (an
     /// exact count is the work there was no room for), and an [`Outcome`]
     /// whose fallback is [`Fallback::Busy`].

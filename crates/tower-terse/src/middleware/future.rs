@@ -8,49 +8,50 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
 
 use bytes::{Buf, Bytes};
-use http::{HeaderMap, Request, Response, StatusCode, response::Parts};
+use http::{HeaderMap, Response, StatusCode, response::Parts};
 use http_body::{Body, SizeHint};
 use pin_project_lite::pin_project;
-use tower_service::Service;
 
 use super::complete::Complete;
 use super::headers::{Rewritable, add_vary, mark_format, rewritable};
 use super::not_modified::relabel_not_modified;
 use super::offload::Offload;
 use super::plan::Plan;
-use super::request_body::TerseRequestBody;
-use super::toon_request::{Called, PendingRequest, RequestTokens};
+use super::toon_request::{Called, Decoding, RequestTokens};
 use super::{Config, TerseBody};
+use crate::blocking::OffWorkers;
 use crate::bounded::Bounded;
 use crate::budget::Reservation;
 use crate::error_envelope::ErrorEnvelope;
 use crate::format::Format;
+use crate::passthrough::Passthrough;
 use crate::render::{Fallback, Rendering, ResponseFormat};
-use crate::{OffWorkers, Passthrough, Rewind};
+use crate::rewind::Rewind;
 
 pin_project! {
     /// Response future of [`Terse`](super::Terse): `F` is the service's
-    /// future, `B` its response body, `P` a request whose TOON body is
-    /// decoded before the service is called.
-    pub struct ResponseFuture<F, B, P>
+    /// future, `B` its response body.
+    pub struct ResponseFuture<F, B>
     where
         B: Body,
     {
         #[pin]
-        state: State<F, B, P>,
+        state: State<F, B>,
     }
 }
 
 pin_project! {
     #[project = StateProj]
-    enum State<F, B, P>
+    enum State<F, B>
     where
         B: Body,
     {
         // Reading and decoding a TOON request body; then the service is
         // called, and the plan goes on to `Call`.
         Decode {
-            pending: P,
+            // The service's type is erased here, so that the future's
+            // type does not name it.
+            pending: Box<dyn Decoding<F>>,
             then: Option<(Option<Plan>, Arc<Config>)>,
         },
         // Waiting for the handler; the plan is `None` when the layer steps
@@ -75,7 +76,7 @@ pin_project! {
     }
 }
 
-impl<F, B: Body, P> ResponseFuture<F, B, P> {
+impl<F, B: Body> ResponseFuture<F, B> {
     /// The service's answer to come, served as `plan` says (`None`: the
     /// layer steps aside).
     pub(crate) fn call(future: F, plan: Option<Plan>, config: Arc<Config>) -> Self {
@@ -89,7 +90,11 @@ impl<F, B: Body, P> ResponseFuture<F, B, P> {
     }
 
     /// A request to decode first, then served as `plan` says.
-    pub(crate) fn decode(pending: P, plan: Option<Plan>, config: Arc<Config>) -> Self {
+    pub(crate) fn decode(
+        pending: Box<dyn Decoding<F>>,
+        plan: Option<Plan>,
+        config: Arc<Config>,
+    ) -> Self {
         ResponseFuture {
             state: State::Decode {
                 pending,
@@ -106,7 +111,7 @@ impl<F, B: Body, P> ResponseFuture<F, B, P> {
 }
 
 /// The state that answers `refusal` in the error envelope.
-fn refused<F, B: Body, P>(refusal: ErrorEnvelope, config: &Config) -> State<F, B, P> {
+fn refused<F, B: Body>(refusal: ErrorEnvelope, config: &Config) -> State<F, B> {
     let mut response = refusal.into_http_response();
     add_vary(response.headers_mut(), &config.vary);
     State::Refused {
@@ -114,12 +119,10 @@ fn refused<F, B: Body, P>(refusal: ErrorEnvelope, config: &Config) -> State<F, B
     }
 }
 
-impl<F, B, E, S, ReqB> Future for ResponseFuture<F, B, PendingRequest<S, ReqB>>
+impl<F, B, E> Future for ResponseFuture<F, B>
 where
     F: Future<Output = Result<Response<B>, E>>,
     B: Body,
-    S: Service<Request<TerseRequestBody<ReqB>>, Future = F>,
-    ReqB: Body,
 {
     type Output = Result<Response<TerseBody<B>>, E>;
 
@@ -354,7 +357,7 @@ impl<B: Body> Reading<B> {
     /// large upstream answer already in the socket buffer) is CPU work, not
     /// waiting: once one call has read `offload_threshold` bytes, the rest
     /// is read on a thread the runtime lets block
-    /// ([`BlockingLimit::off_the_workers`](crate::BlockingLimit::off_the_workers)), so the other
+    /// ([`BlockingLimit::off_the_workers`](crate::settings::BlockingLimit::off_the_workers)), so the other
     /// connections of this worker move on. When every slot of the limit
     /// is taken, the read goes on here, a threshold's worth per turn, the
     /// worker's other tasks running in between.

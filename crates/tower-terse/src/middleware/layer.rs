@@ -1,6 +1,7 @@
 //! [`TerseLayer`] and its builder methods.
 
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use http::{HeaderName, HeaderValue};
 use tower_layer::Layer;
@@ -10,6 +11,7 @@ use super::{Config, Terse};
 use crate::compact::{CompactLine, CompactResource, RouteError};
 use crate::format::Format;
 use crate::settings::{RouteSettings, Settings};
+
 use crate::toon::EncodeOptions;
 
 /// A tower layer that serves JSON responses as TOON or compact lines when a
@@ -123,7 +125,7 @@ impl TerseLayer {
     /// How many rewrites run off the async workers at once (see
     /// [`offload_threshold`](Self::offload_threshold)); a rewrite past
     /// them waits for one to finish, holding no thread, up to
-    /// [`max_rewrite_wait_ms`](Self::max_rewrite_wait_ms). Default: the
+    /// [`max_rewrite_wait`](Self::max_rewrite_wait). Default: the
     /// number of cores. This gives the layer a limit of its own; to share
     /// one with other layers, see [`blocking_limit`](Self::blocking_limit).
     ///
@@ -136,60 +138,66 @@ impl TerseLayer {
     /// ```
     pub fn max_concurrent_rewrites(mut self, rewrites: usize) -> Self {
         let config = self.config();
-        config.limit = crate::BlockingLimit::new(rewrites).with_wait(config.limit.wait());
+        config.limit = crate::blocking::BlockingLimit::new(rewrites).with_wait(config.limit.wait());
         self
     }
 
-    /// How long, in milliseconds, a rewrite waits for one of the
+    /// How long a rewrite waits for one of the
     /// [`max_concurrent_rewrites`](Self::max_concurrent_rewrites) slots.
     /// Past it the body goes out unchanged (complete, counted, with its
     /// usual headers), [`Outcome::fallback`](crate::Outcome::fallback) says
-    /// [`Fallback::Busy`](crate::Fallback::Busy), and
-    /// [`BlockingLimit::busy`](crate::BlockingLimit::busy) (and
+    /// [`Fallback::Busy`](crate::outcome::Fallback::Busy), and
+    /// [`BlockingLimit::busy`](crate::settings::BlockingLimit::busy) (and
     /// `terse_rewrites_busy_total` with the `metrics` feature) counts it.
-    /// Default: 500.
+    /// Default: [`defaults::REWRITE_WAIT`](crate::defaults::REWRITE_WAIT),
+    /// 500 ms.
+    ///
+    /// The wait is timed on a timer thread of its own (futures-timer's),
+    /// so it needs neither tokio's `time` feature nor a runtime built with
+    /// its time driver.
     ///
     /// ```
-    /// let layer = tower_terse::TerseLayer::new().max_rewrite_wait_ms(100);
+    /// use std::time::Duration;
+    ///
+    /// let layer = tower_terse::TerseLayer::new().max_rewrite_wait(Duration::from_millis(100));
     /// ```
-    pub fn max_rewrite_wait_ms(mut self, wait: u64) -> Self {
+    pub fn max_rewrite_wait(mut self, wait: Duration) -> Self {
         let config = self.config();
-        config.limit = config
-            .limit
-            .clone()
-            .with_wait(std::time::Duration::from_millis(wait));
+        config.limit = config.limit.clone().with_wait(wait);
         self
     }
 
-    /// The [`BlockingLimit`](crate::BlockingLimit) this layer's rewrites
+    /// The [`BlockingLimit`](crate::settings::BlockingLimit) this layer's rewrites
     /// take their slots from, in place of one of its own: give the same
     /// one to every layer (and `McpLayer` (the `mcp` feature)) of a
     /// process so that together they run at most its slots at once.
     ///
     /// ```
-    /// use tower_terse::{BlockingLimit, TerseLayer};
+    /// use tower_terse::TerseLayer;
+    /// use tower_terse::settings::BlockingLimit;
     ///
     /// let limit = BlockingLimit::per_core();
     /// let api = TerseLayer::new().blocking_limit(limit.clone());
     /// let admin = TerseLayer::new().blocking_limit(limit);
     /// # drop((api, admin));
     /// ```
-    pub fn blocking_limit(mut self, limit: crate::BlockingLimit) -> Self {
+    pub fn blocking_limit(mut self, limit: crate::blocking::BlockingLimit) -> Self {
         self.config().limit = limit;
         self
     }
 
-    /// The [`BlockingLimit`](crate::BlockingLimit) this layer's rewrites
+    /// The [`BlockingLimit`](crate::settings::BlockingLimit) this layer's rewrites
     /// take their slots from: for work of a service inside the layer (a
     /// proxy inflating its upstream's answers) to share it.
     ///
     /// ```
-    /// use tower_terse::{BlockingLimit, TerseLayer};
+    /// use tower_terse::TerseLayer;
+    /// use tower_terse::settings::BlockingLimit;
     ///
     /// let layer = TerseLayer::new().blocking_limit(BlockingLimit::new(3));
     /// assert_eq!(layer.limit().slots(), 3);
     /// ```
-    pub fn limit(&self) -> &crate::BlockingLimit {
+    pub fn limit(&self) -> &crate::blocking::BlockingLimit {
         &self.config.limit
     }
 
@@ -208,21 +216,22 @@ impl TerseLayer {
     /// Default: none.
     ///
     /// ```
-    /// use tower_terse::{MemoryBudget, TerseLayer};
+    /// use tower_terse::TerseLayer;
+    /// use tower_terse::settings::MemoryBudget;
     ///
     /// let budget = MemoryBudget::new(256 << 20);
     /// let layer = TerseLayer::new().memory_budget(budget.clone());
     /// assert_eq!(budget.in_use(), 0);
     /// ```
     ///
-    /// [`MemoryBudget::refused`]: crate::MemoryBudget::refused
-    pub fn memory_budget(mut self, budget: crate::MemoryBudget) -> Self {
+    /// [`MemoryBudget::refused`]: crate::settings::MemoryBudget::refused
+    pub fn memory_budget(mut self, budget: crate::budget::MemoryBudget) -> Self {
         self.config().budget = Some(budget);
         self
     }
 
     /// How many bytes the rewrite memo may hold; `0` turns it off.
-    /// Default: [`DEFAULT_REWRITE_MEMO_BYTES`](crate::DEFAULT_REWRITE_MEMO_BYTES), 4 MiB.
+    /// Default: [`defaults::REWRITE_MEMO_BYTES`](crate::defaults::REWRITE_MEMO_BYTES), 4 MiB.
     ///
     /// Agents read the same lists again and again (polling, retries,
     /// several agents on one resource). The memo keeps recent rewrites
@@ -386,7 +395,7 @@ impl TerseLayer {
 
     /// The keys under which an object body holds its list of records, tried
     /// in order. Default: `data`, `results`, `items`, `records`, `rows`, `entries`
-    /// ([`DEFAULT_LIST_KEYS`](crate::compact::DEFAULT_LIST_KEYS)).
+    /// ([`defaults::LIST_KEYS`](crate::defaults::LIST_KEYS)).
     pub fn list_keys<I, K>(mut self, keys: I) -> Self
     where
         I: IntoIterator<Item = K>,
@@ -397,7 +406,7 @@ impl TerseLayer {
     }
 
     /// The key that identifies a record; `?fields=` always keeps it. Default:
-    /// `id` ([`DEFAULT_ID_KEY`](crate::compact::DEFAULT_ID_KEY)).
+    /// `id` ([`defaults::ID_KEY`](crate::defaults::ID_KEY)).
     pub fn id_key(mut self, key: impl Into<String>) -> Self {
         self.config().id_key = key.into();
         self
@@ -565,9 +574,9 @@ impl TerseLayer {
     /// When `pattern` is not a valid route pattern, as for
     /// [`resource`](Self::resource).
     #[track_caller]
-    pub fn compact_resource(self, pattern: &str, resource: CompactResource) -> Self {
+    pub fn compact_resource(mut self, pattern: &str, resource: CompactResource) -> Self {
         match self.try_compact_resource(pattern, resource) {
-            Ok(layer) => layer,
+            Ok(_) => self,
             #[allow(
                 clippy::panic,
                 reason = "documented: a bad pattern in code is a bug, like axum's"
@@ -583,9 +592,12 @@ impl TerseLayer {
     /// use tower_terse::TerseLayer;
     /// use tower_terse::compact::{CompactResource, Template};
     ///
+    /// let mut layer = TerseLayer::new();
     /// let notes = CompactResource::new("note", Template::parse("{title}")?);
-    /// let err = TerseLayer::new().try_compact_resource("notes/{", notes).unwrap_err();
+    /// let err = layer.try_compact_resource("notes/{", notes.clone()).unwrap_err();
     /// assert!(err.to_string().contains("notes/{"));
+    /// // The layer is still there, unchanged by the refused call.
+    /// layer.try_compact_resource("/notes", notes).unwrap();
     /// # Ok::<(), tower_terse::compact::TemplateError>(())
     /// ```
     ///
@@ -593,10 +605,10 @@ impl TerseLayer {
     ///
     /// A [`RouteError`] when `pattern` is not a valid route pattern.
     pub fn try_compact_resource(
-        mut self,
+        &mut self,
         pattern: &str,
         resource: CompactResource,
-    ) -> Result<Self, RouteError> {
+    ) -> Result<&mut Self, RouteError> {
         self.config().resources.insert(pattern, resource)?;
         Ok(self)
     }
@@ -612,7 +624,8 @@ impl TerseLayer {
     ///
     /// ```
     /// use axum::{Json, Router, body::Body, routing::get};
-    /// use tower_terse::{Format, RouteSettings, TerseLayer};
+    /// use tower_terse::{Format, TerseLayer};
+    /// use tower_terse::settings::RouteSettings;
     /// use tower::ServiceExt;
     ///
     /// # #[tokio::main(flavor = "current_thread")]
@@ -635,9 +648,9 @@ impl TerseLayer {
     /// [`resource`](Self::resource); [`try_route`](Self::try_route) answers
     /// an error instead.
     #[track_caller]
-    pub fn route(self, pattern: &str, settings: RouteSettings) -> Self {
+    pub fn route(mut self, pattern: &str, settings: RouteSettings) -> Self {
         match self.try_route(pattern, settings) {
-            Ok(layer) => layer,
+            Ok(_) => self,
             #[allow(
                 clippy::panic,
                 reason = "documented: a bad pattern in code is a bug, like axum's"
@@ -646,12 +659,29 @@ impl TerseLayer {
         }
     }
 
-    /// [`route`](Self::route) for a pattern that comes from configuration.
+    /// [`route`](Self::route) for a pattern that comes from configuration:
+    /// an invalid pattern is an error, and the layer stays as it was.
+    ///
+    /// ```
+    /// use tower_terse::TerseLayer;
+    /// use tower_terse::settings::RouteSettings;
+    ///
+    /// let mut layer = TerseLayer::new();
+    /// for pattern in ["/api/logs", "/api/{"] {
+    ///     if let Err(err) = layer.try_route(pattern, RouteSettings::new().enabled(false)) {
+    ///         assert!(err.to_string().contains("/api/{"));
+    ///     }
+    /// }
+    /// ```
     ///
     /// # Errors
     ///
     /// A [`RouteError`] when `pattern` is not a valid route pattern.
-    pub fn try_route(mut self, pattern: &str, settings: RouteSettings) -> Result<Self, RouteError> {
+    pub fn try_route(
+        &mut self,
+        pattern: &str,
+        settings: RouteSettings,
+    ) -> Result<&mut Self, RouteError> {
         self.config().routes.register(pattern, settings)?;
         Ok(self)
     }

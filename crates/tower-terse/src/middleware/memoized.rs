@@ -40,9 +40,6 @@ use crate::render::{Outcome, Rendered};
 /// The layer's table of finished rewrites.
 pub(crate) type RewriteMemo = Memo<Key, Memoized>;
 
-/// The default for [`TerseLayer::rewrite_memo_bytes`](crate::TerseLayer::rewrite_memo_bytes): 4 MiB.
-pub const DEFAULT_REWRITE_MEMO_BYTES: usize = 4 << 20;
-
 /// What an entry is counted as beyond its body and output: the key and
 /// the table's own bookkeeping, roughly.
 const ENTRY_OVERHEAD: usize = 256;

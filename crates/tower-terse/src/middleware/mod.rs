@@ -27,15 +27,14 @@ mod toon_shape;
 pub use body::TerseBody;
 pub use future::ResponseFuture;
 pub use layer::TerseLayer;
-pub use memoized::DEFAULT_REWRITE_MEMO_BYTES;
 pub use request_body::TerseRequestBody;
 pub use service::Terse;
-pub use toon_request::{PendingRequest, RequestTokens};
+pub use toon_request::RequestTokens;
 
 use http::{HeaderName, HeaderValue};
 use terse_toon::EncodeOptions;
 
-use crate::compact::{CompactResource, DEFAULT_ID_KEY, DEFAULT_LIST_KEYS, RouteTable};
+use crate::compact::{CompactResource, RouteTable};
 use crate::fields::FieldsLimits;
 use crate::format::Format;
 use headers::VaryNames;
@@ -56,9 +55,9 @@ pub(crate) struct Config {
     /// blocking pool.
     pub(crate) offload_threshold: usize,
     /// How many of those rewrites may run at once, and how long one waits.
-    pub(crate) limit: crate::BlockingLimit,
+    pub(crate) limit: crate::blocking::BlockingLimit,
     /// The bound on the bytes all rewrites in flight hold, if any.
-    pub(crate) budget: Option<crate::MemoryBudget>,
+    pub(crate) budget: Option<crate::budget::MemoryBudget>,
     /// The bound on the bytes the rewrite memo holds; 0 for none.
     pub(crate) rewrite_memo_bytes: usize,
     /// The table of finished rewrites, made when the layer wraps a service.
@@ -110,24 +109,18 @@ impl Config {
     }
 }
 
-/// The default for [`TerseLayer::max_body_bytes`]: 8 MiB.
-pub const DEFAULT_MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
-
-/// The default for [`TerseLayer::offload_threshold`]: 256 KiB.
-pub const DEFAULT_OFFLOAD_THRESHOLD: usize = 256 * 1024;
-
 impl Default for Config {
     fn default() -> Self {
         Config {
             enabled: true,
             routes: route_settings::RouteConfigs::default(),
             default_format: Format::Json,
-            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            max_body_bytes: crate::defaults::MAX_BODY_BYTES,
             max_output_bytes: None,
-            offload_threshold: DEFAULT_OFFLOAD_THRESHOLD,
-            limit: crate::BlockingLimit::per_core(),
+            offload_threshold: crate::defaults::OFFLOAD_THRESHOLD,
+            limit: crate::blocking::BlockingLimit::per_core(),
             budget: None,
-            rewrite_memo_bytes: DEFAULT_REWRITE_MEMO_BYTES,
+            rewrite_memo_bytes: crate::defaults::REWRITE_MEMO_BYTES,
             memo: memoized::MemoSlot::default(),
             fields_limits: FieldsLimits::default(),
             fields_enabled: true,
@@ -135,11 +128,11 @@ impl Default for Config {
             count_plain: true,
             toon_options: EncodeOptions::default(),
             smart_fallback: true,
-            list_keys: DEFAULT_LIST_KEYS
+            list_keys: crate::defaults::LIST_KEYS
                 .iter()
                 .map(|&key| key.to_owned())
                 .collect(),
-            id_key: DEFAULT_ID_KEY.to_owned(),
+            id_key: crate::defaults::ID_KEY.to_owned(),
             format_param: "format".to_owned(),
             fields_param: "fields".to_owned(),
             prefer_header: HeaderName::from_static("x-prefer-format"),

@@ -1,5 +1,5 @@
 //! Rewrites that cost too much for an async worker, on tokio's blocking
-//! pool under the layer's [`BlockingLimit`](crate::BlockingLimit).
+//! pool under the layer's [`BlockingLimit`](crate::settings::BlockingLimit).
 //!
 //! Encoding and counting takes CPU in proportion to what is written and
 //! counted, not to the body read: 80 KB nested 60 levels writes a megabyte

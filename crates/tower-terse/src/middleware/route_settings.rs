@@ -24,7 +24,7 @@ impl Config {
             max_output_bytes,
             offload_threshold,
             max_concurrent_rewrites,
-            max_rewrite_wait_ms,
+            max_rewrite_wait,
             count_plain_responses,
             smart_fallback,
             exact_token_count,
@@ -50,7 +50,7 @@ impl Config {
         set(&mut self.offload_threshold, offload_threshold);
         // `max_concurrent_rewrites` makes a limit of its own: its slots are
         // not shared with the layer's (or with other layers given the same).
-        let _ = (max_concurrent_rewrites, max_rewrite_wait_ms);
+        let _ = (max_concurrent_rewrites, max_rewrite_wait);
         self.limit = self.limit.clone().with_settings(settings);
         set(&mut self.count_plain, count_plain_responses);
         set(&mut self.rewrite_memo_bytes, rewrite_memo_bytes);

@@ -58,13 +58,13 @@ impl<S> Terse<S> {
 
 impl<S, B, ResBody> Service<Request<B>> for Terse<S>
 where
-    S: Service<Request<TerseRequestBody<B>>, Response = Response<ResBody>> + Clone,
-    B: Body,
+    S: Service<Request<TerseRequestBody<B>>, Response = Response<ResBody>> + Clone + Send + 'static,
+    B: Body + Send + 'static,
     ResBody: Body,
 {
     type Response = Response<TerseBody<ResBody>>;
     type Error = S::Error;
-    type Future = ResponseFuture<S::Future, ResBody, PendingRequest<S, B>>;
+    type Future = ResponseFuture<S::Future, ResBody>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
@@ -98,7 +98,7 @@ where
             let fresh = self.inner.clone();
             let ready = std::mem::replace(&mut self.inner, fresh);
             let pending = PendingRequest::new(ready, req, config.clone());
-            return ResponseFuture::decode(pending, plan, config);
+            return ResponseFuture::decode(Box::new(pending), plan, config);
         }
         let future = self.inner.call(req.map(TerseRequestBody::new));
         ResponseFuture::call(future, plan, config)

@@ -83,7 +83,7 @@ async fn a_body_error_while_reading_answers_502_in_the_envelope() {
 
 /// The layer with `budget` around a handler answering `body` as JSON.
 fn budgeted(
-    budget: &crate::MemoryBudget,
+    budget: &crate::budget::MemoryBudget,
     body: &'static str,
 ) -> impl tower::Service<
     Request<String>,
@@ -117,7 +117,7 @@ fn content_length<B>(response: &Response<B>) -> usize {
 
 #[tokio::test]
 async fn a_rewrite_past_the_budget_is_not_started() {
-    let budget = crate::MemoryBudget::new(8);
+    let budget = crate::budget::MemoryBudget::new(8);
     let response = budgeted(&budget, r#"[{"a":1},{"a":2}]"#)
         .oneshot(Request::get("/?format=toon").body(String::new()).unwrap())
         .await
@@ -133,7 +133,7 @@ async fn a_rewrite_past_the_budget_is_not_started() {
 
 #[tokio::test]
 async fn a_rewritten_body_is_held_against_the_budget_until_dropped() {
-    let budget = crate::MemoryBudget::new(1 << 20);
+    let budget = crate::budget::MemoryBudget::new(1 << 20);
     let response = budgeted(&budget, r#"[{"a":1},{"a":2}]"#)
         .oneshot(Request::get("/?format=toon").body(String::new()).unwrap())
         .await
@@ -154,8 +154,8 @@ async fn the_budget_holds_what_rendering_may_take_not_only_the_body() {
         .collect();
     let big = format!("[{}]", records.join(","));
     let big: &'static str = Box::leak(big.into_boxed_str());
-    let budget = crate::MemoryBudget::new(12 << 20);
-    let max_output = super::DEFAULT_MAX_BODY_BYTES;
+    let budget = crate::budget::MemoryBudget::new(12 << 20);
+    let max_output = crate::defaults::MAX_BODY_BYTES;
     let bound = |format, projected| {
         let options = crate::toon::EncodeOptions::default();
         crate::render::working_bytes(big.as_bytes(), format, projected, &options, max_output)
@@ -199,7 +199,7 @@ async fn the_budget_holds_what_rendering_may_take_not_only_the_body() {
 async fn a_large_body_goes_out_in_bounded_frames() {
     let big = format!("[{}1]", "1,".repeat(100_000));
     let big: &'static str = Box::leak(big.into_boxed_str());
-    let budget = crate::MemoryBudget::default();
+    let budget = crate::budget::MemoryBudget::default();
     let response = budgeted(&budget, big)
         .oneshot(Request::get("/?format=json").body(String::new()).unwrap())
         .await

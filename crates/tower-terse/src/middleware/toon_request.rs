@@ -22,7 +22,7 @@ use tower_service::Service;
 use super::Config;
 use super::request_body::TerseRequestBody;
 use super::toon_shape::{Shape, shape};
-use crate::OffWorkers;
+use crate::blocking::OffWorkers;
 use crate::bounded::Bounded;
 use crate::budget::Reservation;
 use crate::error_envelope::ErrorEnvelope;
@@ -81,7 +81,7 @@ pub(crate) fn decodes<B: Body>(config: &Config, req: &Request<B>) -> bool {
 
 /// A request whose TOON body is being read and decoded, with the service
 /// (ready) that will be called with the JSON.
-pub struct PendingRequest<S, B> {
+pub(crate) struct PendingRequest<S, B> {
     service: Option<S>,
     parts: Option<Parts>,
     body: Pin<Box<B>>,
@@ -104,6 +104,24 @@ pub(crate) enum Called<F> {
     Service(F, RequestTokens),
     /// The layer answers for it.
     Refused(ErrorEnvelope),
+}
+
+/// A request being read and decoded before its service is called, with
+/// the service's type erased: what [`ResponseFuture`](super::ResponseFuture)
+/// holds, so that its type names only the service's future.
+pub(crate) trait Decoding<F>: Send {
+    /// Reads the body to its end, decodes it, and calls the service.
+    fn poll_call(&mut self, cx: &mut Context<'_>) -> Poll<Called<F>>;
+}
+
+impl<S, B> Decoding<S::Future> for PendingRequest<S, B>
+where
+    S: Service<Request<TerseRequestBody<B>>> + Send,
+    B: Body + Send,
+{
+    fn poll_call(&mut self, cx: &mut Context<'_>) -> Poll<Called<S::Future>> {
+        PendingRequest::poll_call(self, cx)
+    }
 }
 
 impl<S, B> PendingRequest<S, B>
@@ -491,7 +509,7 @@ mod tests {
     #[test]
     fn the_budget_holds_the_decoding() {
         let mut config = Config::default();
-        let budget = crate::MemoryBudget::new(64);
+        let budget = crate::budget::MemoryBudget::new(64);
         config.budget = Some(budget.clone());
         let mut held = budget.try_reserve(10).unwrap();
         let err = decode_here(b"a: 1", &config, Some(&mut held)).unwrap_err();

@@ -4,7 +4,7 @@
 //!
 //! Every path that serves TOON, compact lines or projected JSON calls it:
 //! the HTTP layer (`middleware`), the MCP layer's text blocks (`mcp`),
-//! [`crate::render`] / [`crate::render_json`], and through them the `terse`
+//! [`crate::render`] / [`crate::format::render_json`], and through them the `terse`
 //! command and the gateway. So one body renders to the same bytes, with the
 //! same TOON-or-JSON choice, whichever way it came.
 

@@ -65,7 +65,7 @@ pub struct Outcome {
 /// and in its logs, by the names [`as_str`](Self::as_str) gives:
 ///
 /// ```
-/// use tower_terse::Fallback;
+/// use tower_terse::outcome::Fallback;
 ///
 /// assert_eq!(Fallback::NotCheaper.as_str(), "not-cheaper");
 /// assert_eq!(Fallback::Compressed.to_string(), "compressed");
@@ -143,7 +143,8 @@ impl fmt::Display for Fallback {
 /// header from it:
 ///
 /// ```
-/// use tower_terse::{Fallback, Format, ResponseFormat};
+/// use tower_terse::Format;
+/// use tower_terse::outcome::{Fallback, ResponseFormat};
 ///
 /// let served = ResponseFormat::new(Format::Json, Some(Fallback::NotCheaper));
 /// assert_eq!(served.to_string(), "json; fallback=not-cheaper");

@@ -29,7 +29,7 @@ use crate::toon::{self, EncodeOptions};
 ///
 /// ```
 /// use serde_json::json;
-/// use tower_terse::{Format, render};
+/// use tower_terse::format::{Format, render};
 ///
 /// let users = json!({"users": [
 ///     {"id": 1, "name": "Ada", "role": "admin"},
@@ -60,7 +60,7 @@ pub fn render(value: &Value, format: Format) -> String {
 /// configuration.
 ///
 /// ```
-/// use tower_terse::{Format, render_json};
+/// use tower_terse::format::{Format, render_json};
 ///
 /// let json = r#"[{"id":1,"name":"Ada"},{"id":2,"name":"Linus"},{"id":3,"name":"Grace"}]"#;
 /// let text = render_json(json, Format::Toon).unwrap();
@@ -82,7 +82,8 @@ pub fn render_json(json: &str, format: Format) -> Result<String, toon::Error> {
 /// given.
 ///
 /// ```
-/// use tower_terse::{Format, Settings, render_json_with};
+/// use tower_terse::Settings;
+/// use tower_terse::format::{Format, render_json_with};
 /// use tower_terse::toon::{Delimiter, EncodeOptions};
 ///
 /// let settings = Settings::new()
@@ -113,7 +114,7 @@ pub fn render_json_with(
         id_key: settings
             .id_key
             .as_deref()
-            .unwrap_or(crate::compact::DEFAULT_ID_KEY),
+            .unwrap_or(crate::defaults::ID_KEY),
         log_gate: None,
         count_json: false,
     };

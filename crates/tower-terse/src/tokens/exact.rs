@@ -209,7 +209,7 @@ fn ascii_till(text: &str, limit: usize) -> Option<usize> {
 }
 
 /// Whether `bytes` has a run that may form a pre-tokenizer piece longer
-/// than [`LONG_RUN`]; it may say yes where there is none, never no where
+/// than `LONG_RUN`; it may say yes where there is none, never no where
 /// there is one.
 ///
 /// An o200k_base piece is a run of letters (with one character before it

@@ -1,0 +1,78 @@
+//! Every default of the layers, in one place.
+//!
+//! Each builder method of [`TerseLayer`](crate::TerseLayer) (and of
+//! `McpLayer`, with the `mcp` feature) says which of these it starts from;
+//! a configuration file's key left out keeps the same value.
+//!
+//! ```
+//! use std::time::Duration;
+//! use tower_terse::defaults;
+//!
+//! assert_eq!(defaults::MAX_BODY_BYTES, 8 << 20);
+//! assert_eq!(defaults::REWRITE_WAIT, Duration::from_millis(500));
+//! assert_eq!(defaults::ID_KEY, "id");
+//! ```
+
+use std::time::Duration;
+
+/// [`TerseLayer::max_body_bytes`](crate::TerseLayer::max_body_bytes): 8 MiB.
+pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
+
+/// [`TerseLayer::offload_threshold`](crate::TerseLayer::offload_threshold): 256 KiB.
+pub const OFFLOAD_THRESHOLD: usize = 256 * 1024;
+
+/// [`TerseLayer::max_rewrite_wait`](crate::TerseLayer::max_rewrite_wait):
+/// half a second.
+pub const REWRITE_WAIT: Duration = Duration::from_millis(500);
+
+/// [`TerseLayer::rewrite_memo_bytes`](crate::TerseLayer::rewrite_memo_bytes): 4 MiB.
+pub const REWRITE_MEMO_BYTES: usize = 4 << 20;
+
+/// [`TerseLayer::max_fields`](crate::TerseLayer::max_fields): 64 paths.
+pub const MAX_FIELDS: usize = 64;
+
+/// [`TerseLayer::max_field_depth`](crate::TerseLayer::max_field_depth): 8 segments.
+pub const MAX_FIELD_DEPTH: usize = 8;
+
+/// [`TerseLayer::max_fields_length`](crate::TerseLayer::max_fields_length): 1 KiB.
+pub const MAX_FIELDS_LENGTH: usize = 1024;
+
+/// The keys a list is looked for under in an object body, in order:
+/// [`TerseLayer::list_keys`](crate::TerseLayer::list_keys).
+pub const LIST_KEYS: &[&str] = &["data", "results", "items", "records", "rows", "entries"];
+
+/// The key a record's id is read from unless the type or resource names
+/// another: [`TerseLayer::id_key`](crate::TerseLayer::id_key), the derive's
+/// and [`CompactResource::new`](crate::compact::CompactResource::new)'s.
+pub const ID_KEY: &str = terse_template::DEFAULT_ID_KEY;
+
+/// [`TerseLayer::format_param`](crate::TerseLayer::format_param).
+pub const FORMAT_PARAM: &str = "format";
+
+/// [`TerseLayer::fields_param`](crate::TerseLayer::fields_param).
+pub const FIELDS_PARAM: &str = "fields";
+
+/// [`TerseLayer::prefer_header`](crate::TerseLayer::prefer_header), as
+/// written in `Vary`.
+pub const PREFER_HEADER: &str = "X-Prefer-Format";
+
+/// `McpLayer::max_request_bytes` (the `mcp` feature): 1 MiB.
+pub const MCP_MAX_REQUEST_BYTES: usize = 1024 * 1024;
+
+/// `McpLayer::max_message_bytes` (the `mcp` feature): 8 MiB.
+pub const MCP_MAX_MESSAGE_BYTES: usize = 8 * 1024 * 1024;
+
+/// `McpLayer::verbatim_tools` (the `mcp` feature): the tool name patterns
+/// left verbatim, the read tools of the reference filesystem server, git's
+/// `git_show` and diffs, fetch's `fetch`, and the common `*_file_contents`
+/// (GitHub's `get_file_contents`). `*` matches any run of characters.
+pub const MCP_VERBATIM_TOOLS: &[&str] = &[
+    "read_file",
+    "read_text_file",
+    "read_multiple_files",
+    "read_media_file",
+    "*_file_contents",
+    "git_show",
+    "git_diff*",
+    "fetch",
+];
