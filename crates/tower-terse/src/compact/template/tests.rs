@@ -450,8 +450,7 @@ fn warnings_of(f: impl FnOnce()) -> Vec<String> {
     }
     let logged = Arc::new(Mutex::new(Vec::new()));
     tracing::subscriber::with_default(Capture(logged.clone()), f);
-    let logged = logged.lock().unwrap().clone();
-    logged
+    logged.lock().unwrap().clone()
 }
 
 #[test]
