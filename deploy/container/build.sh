@@ -39,3 +39,16 @@ echo "== $engine build -t $image"
 "$engine" build --quiet -t "$image" -f "$context/Containerfile" "$context" >/dev/null
 bytes="$("$engine" image inspect --format '{{.Size}}' "$image")"
 echo "built $image with $engine: $bytes bytes (binary $(stat -c %s "$context/terse") bytes)"
+
+# The run line for this host. podman's default limits (descriptors and
+# processes) are above what many hosts allow, and runc then refuses to start
+# the container (`error setting rlimit type 7: operation not permitted`):
+# ask for this shell's hard limits instead, processes at most 4096 (runc is
+# refused at some hosts' hard limit too).
+nofile="$(ulimit -Hn)"
+nproc="$(ulimit -Hu)"
+if [ "$nproc" = unlimited ] || [ "$nproc" -gt 4096 ]; then nproc=4096; fi
+if [ "$nofile" = unlimited ]; then nofile=1048576; fi
+echo "run it in front of a service on 127.0.0.1:8000 (agents reach port 3000):"
+echo "  $engine run --rm --network host --ulimit nofile=$nofile --ulimit nproc=$nproc \\"
+echo "    -v \"\$PWD/deploy/container/terse.toml:/etc/terse/terse.toml:ro\" $image"

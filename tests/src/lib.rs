@@ -3,6 +3,7 @@
 pub mod api_values;
 pub mod bomb;
 pub mod corpus;
+pub mod docs;
 pub mod fixtures;
 pub mod held_slot;
 pub mod json_formats;

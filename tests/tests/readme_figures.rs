@@ -1,6 +1,6 @@
-//! Every token figure the README quotes, recomputed: a figure that no longer
-//! matches what the code counts fails here, with the figure the README
-//! should say.
+//! Every token figure the README and the `docs/` pages quote, recomputed:
+//! a figure that no longer matches what the code counts fails here, with the
+//! figure they should say.
 //!
 //! The figures come from the bodies the README shows (counted with
 //! `tokens::estimate` and `tokens::exact`), from agent-api on a real server
@@ -12,8 +12,9 @@ use terse_tests::server::{TestServer, raw_client};
 use terse_toon::{Delimiter, EncodeOptions};
 use tower_terse::tokens::{estimate, exact};
 
+/// The README and the `docs/` pages, as one text.
 fn readme() -> &'static str {
-    include_str!("../../README.md")
+    terse_tests::docs::text()
 }
 
 /// The README with every run of whitespace made one space, so that a
@@ -37,18 +38,18 @@ impl Check {
     fn finish(self) {
         assert!(
             self.0.is_empty(),
-            "the README should say:\n{}",
+            "the README or a docs/ page should say:\n{}",
             self.0.join("\n")
         );
     }
 }
 
-/// The README line that starts with `start`.
+/// The first line of the README or a `docs/` page that starts with `start`.
 fn line_starting(start: &str) -> &'static str {
     readme()
         .lines()
         .find(|line| line.starts_with(start))
-        .unwrap_or_else(|| panic!("no README line starts with {start}"))
+        .unwrap_or_else(|| panic!("no README or docs/ line starts with {start}"))
 }
 
 /// The body of the console block whose command line contains `command`:

@@ -158,10 +158,9 @@ fn token_corpus_cases() -> Vec<Case> {
         .collect()
 }
 
-/// Every JSON body the README shows in a console block.
+/// Every JSON body the README and the `docs/` pages show in a console block.
 fn readme_cases() -> Vec<Case> {
-    let readme = include_str!("../../README.md");
-    readme
+    terse_tests::docs::text()
         .lines()
         .filter(|line| line.starts_with('{') || line.starts_with('['))
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())

@@ -243,11 +243,10 @@ fn the_error_per_json_formatting_is_what_the_readme_shows() {
         );
     }
     println!("{table}");
-    let readme = include_str!("../../README.md");
-    let shown = readme
+    let shown = terse_tests::docs::text()
         .split("<!-- json_formattings -->\n")
         .nth(1)
         .and_then(|rest| rest.split("<!-- /json_formattings -->").next())
-        .expect("the README's JSON formatting table");
+        .expect("the JSON formatting table of the README or docs/tokens.md");
     assert_eq!(shown, table, "README table differs from the measurement");
 }

@@ -37,6 +37,28 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// The README and every `docs/*.md` page (in name order) as one text: the
+/// figures the tests check may sit on any of them.
+pub fn documentation() -> String {
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .map(|entries| {
+            entries
+                .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+                .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+                .collect()
+        })
+        .unwrap_or_default();
+    pages.sort();
+    std::iter::once(root().join("README.md"))
+        .chain(pages)
+        .map(|path| {
+            std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Every sample of every family, in a fixed order.
 pub fn samples() -> Vec<Sample> {
     let data = root().join("crates/tower-terse/tests/data");

@@ -33,10 +33,13 @@ pub fn expand(checked: &Checked, shape: Option<(Ident, TokenStream)>) -> TokenSt
         None => (quote!(#ident), TokenStream::new()),
     };
     let to_value = quote_spanned!(ident.span()=> #private::serde_json::to_value::<&#ident>);
+    let paths = crate::nested::checks(ident, &checked.nested);
 
     quote! {
         const _: () = {
             #shape_definition
+
+            #paths
 
             // The template was parsed and checked at compile time; it is built
             // once, on first use, from the checked syntax tree.

@@ -40,6 +40,18 @@ pub struct Field {
     pub skipped: bool,
     /// `#[serde(flatten)]`: its keys are the inner type's, unknown here.
     pub flatten: bool,
+    /// The field as Rust names it (raw identifiers kept), for the generated
+    /// code that checks nested template paths.
+    pub ident: Ident,
+    /// The field's type.
+    pub ty: syn::Type,
+    /// `#[serde(with, serialize_with, getter, ...)]`: serialized by code of
+    /// its own, so its JSON need not have the type's fields.
+    pub custom: bool,
+    /// `#[compact(unchecked)]`: template paths into this field are not
+    /// checked at compile time (a nested type that renames its fields, an
+    /// enum serialized as an object); a missing key warns at run time.
+    pub unchecked: bool,
 }
 
 const TYPE_KEYS: &[&str] = &["noun", "plural", "line", "list"];
@@ -118,6 +130,10 @@ pub fn parse(input: &DeriveInput, errors: &mut Errors) -> Option<Input> {
             id: None,
             skipped: false,
             flatten: false,
+            ident: ident.clone(),
+            ty: field.ty.clone(),
+            custom: false,
+            unchecked: false,
         };
         if let Some(rule) = &rename_all {
             if let Some(name) = rename::apply(rule, &out.rust_name) {
@@ -133,6 +149,7 @@ pub fn parse(input: &DeriveInput, errors: &mut Errors) -> Option<Input> {
                     "rename" => renamed = Some(value),
                     "skip" | "skip_serializing" => out.skipped = true,
                     "flatten" => out.flatten = true,
+                    "with" | "serialize_with" | "getter" => out.custom = true,
                     _ => {}
                 });
             }
@@ -204,11 +221,23 @@ fn field_attribute(attr: &Attribute, field: &mut Field, errors: &mut Errors) {
             field.id = Some(meta.path.span());
             return Ok(());
         }
+        if meta.path.is_ident("unchecked") {
+            if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+                errors.at(
+                    meta.path.span(),
+                    "`unchecked` takes no value: write `#[compact(unchecked)]`",
+                );
+                return skip_value(&meta);
+            }
+            field.unchecked = true;
+            return Ok(());
+        }
         let key = path_text(&meta);
         let hint = if TYPE_KEYS.contains(&key.as_str()) {
             "`noun`, `plural`, `line` and `list` go on the type".to_owned()
         } else {
-            did_you_mean(&key, &["id"]).unwrap_or_else(|| "expected `id`".to_owned())
+            did_you_mean(&key, &["id", "unchecked"])
+                .unwrap_or_else(|| "expected `id` or `unchecked`".to_owned())
         };
         errors.at(
             meta.path.span(),

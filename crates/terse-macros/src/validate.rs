@@ -21,6 +21,20 @@ pub struct Checked {
     /// The parsed template, with every field path rewritten to JSON names.
     pub ast: Ast,
     pub id_key: String,
+    /// The paths that go below one of the type's fields, for the generated
+    /// code that names them (see `nested`).
+    pub nested: Vec<NestedPath>,
+}
+
+/// A template path that goes below one of the type's fields (`{reporter.name}`).
+pub struct NestedPath {
+    /// The field, as Rust names it.
+    pub field: Ident,
+    /// Its type.
+    pub ty: syn::Type,
+    /// The segments below the field, each with where it is written in the
+    /// template.
+    pub segments: Vec<(String, Span)>,
 }
 
 pub fn validate(input: &Input, errors: &mut Errors) -> Option<Checked> {
@@ -66,7 +80,8 @@ pub fn validate(input: &Input, errors: &mut Errors) -> Option<Checked> {
         .as_ref()
         .filter(|lit| non_empty(lit, "line", errors));
     let id_key = id_key(input, errors);
-    let ast = line.and_then(|lit| template(lit, input, errors));
+    let mut nested = Vec::new();
+    let ast = line.and_then(|lit| template(lit, input, &mut nested, errors));
     Some(Checked {
         ident: input.ident.clone(),
         noun: noun?.value(),
@@ -75,6 +90,7 @@ pub fn validate(input: &Input, errors: &mut Errors) -> Option<Checked> {
         source: line?.value(),
         ast: ast?,
         id_key: id_key?,
+        nested,
     })
 }
 
@@ -149,7 +165,12 @@ fn id_key(input: &Input, errors: &mut Errors) -> Option<String> {
     Some(id.json_name.clone())
 }
 
-fn template(lit: &LitStr, input: &Input, errors: &mut Errors) -> Option<Ast> {
+fn template(
+    lit: &LitStr,
+    input: &Input,
+    nested: &mut Vec<NestedPath>,
+    errors: &mut Errors,
+) -> Option<Ast> {
     let source = lit.value();
     // Every syntax error of the template in one build, each pointing into
     // the string where the compiler allows.
@@ -170,7 +191,7 @@ fn template(lit: &LitStr, input: &Input, errors: &mut Errors) -> Option<Ast> {
         }
     };
     let open = input.fields.iter().any(|f| f.flatten);
-    let ok = resolve(&mut ast, &source, lit, input, open, errors);
+    let ok = resolve(&mut ast, &source, lit, input, open, nested, errors);
     ok.then_some(ast)
 }
 
@@ -182,10 +203,12 @@ fn resolve(
     lit: &LitStr,
     input: &Input,
     open: bool,
+    nested: &mut Vec<NestedPath>,
     errors: &mut Errors,
 ) -> bool {
     let mut ok = true;
     for placeholder in ast.placeholders_mut() {
+        let below = below_first(&placeholder.path, placeholder.span.start, source, lit);
         let Some(name) = placeholder.path.first_mut() else {
             continue;
         };
@@ -207,7 +230,18 @@ fn resolve(
                     ),
                 );
             }
-            Some(field) => *name = field.json_name.clone(),
+            Some(field) => {
+                *name = field.json_name.clone();
+                // A field serialized by code of its own, flattened, or
+                // marked `unchecked` has JSON the derive cannot foresee.
+                if !below.is_empty() && !field.custom && !field.flatten && !field.unchecked {
+                    nested.push(NestedPath {
+                        field: field.ident.clone(),
+                        ty: field.ty.clone(),
+                        segments: below,
+                    });
+                }
+            }
             None if open => {}
             None => {
                 ok = false;
@@ -223,6 +257,29 @@ fn resolve(
         }
     }
     ok
+}
+
+/// The segments of `path` after the first, each with its span in the
+/// template: `path` is written from byte `start` of `source`, segments
+/// joined by `.`; the whole literal where it is written otherwise.
+fn below_first(path: &[String], start: usize, source: &str, lit: &LitStr) -> Vec<(String, Span)> {
+    let written = source
+        .get(start..)
+        .is_some_and(|rest| rest.starts_with(&path.join(".")));
+    let mut at = start;
+    let mut out = Vec::new();
+    for (i, segment) in path.iter().enumerate() {
+        if i > 0 {
+            let span = if written {
+                span_in(lit, at..at + segment.len())
+            } else {
+                lit.span()
+            };
+            out.push((segment.clone(), span));
+        }
+        at += segment.len() + 1;
+    }
+    out
 }
 
 fn suggestion(name: &str, input: &Input) -> String {

@@ -100,7 +100,7 @@
 //!
 //! # Minimum supported Rust version
 //!
-//! Rust 1.85 (edition 2024), checked by clippy's `incompatible_msrv` lint.
+//! Rust 1.87 (edition 2024), checked by clippy's `incompatible_msrv` lint.
 
 // The token estimator's AVX2 kernel (`tokens/avx2.rs`) and the calls into
 // code compiled for AVX2, in `tokens/dispatch.rs`, taken on CPUs that have

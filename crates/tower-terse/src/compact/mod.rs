@@ -31,14 +31,32 @@
 //! (optional, for irregular nouns) and `line` (required, the template; see
 //! [`Template`] for the language). On a field, `#[compact(id)]` marks the
 //! id; without it a field whose JSON name is `id` is the id.
+//! `#[compact(unchecked)]` on a field leaves the paths below it
+//! (`{payment.type}`) to the run-time check described below.
 //!
 //! Templates name fields by their JSON names, after `#[serde(rename)]` and
 //! `#[serde(rename_all)]`, so a template reads the same as at run time; the
 //! Rust field name is accepted too. At compile time the derive checks that the
-//! template parses, that every field it names exists (only the first segment
-//! of `{a.b}`) and is not skipped by serde, and that every filter is known
-//! and has the right argument. A type with a `#[serde(flatten)]` field may
-//! name keys the derive cannot see, so unknown names are allowed there.
+//! template parses, that every field it names exists and is not skipped by
+//! serde, and that every filter is known and has the right argument. A type
+//! with a `#[serde(flatten)]` field may name keys the derive cannot see, so
+//! unknown names are allowed there.
+//!
+//! A path below a field (`{reporter.name}`) is checked as Rust field
+//! access, so rustc reports a segment the field's type lacks (``no field
+//! `nme` on type `Reporter` ``). The check goes through `Option`, `Box`,
+//! `Rc`, `Arc`, references and lists by index (`{watchers.0.name}`) down to
+//! the first struct below the type, and names only segments written as
+//! Rust names (snake_case). What it cannot see is left to the run time: a
+//! camelCase key (the nested type's own serde rename), a path into
+//! `serde_json::Value`, a map or another generic type, segments below the
+//! first nested struct, and fields serialized by code of their own
+//! (`with`, `serialize_with`). There, a record whose object lacks the key
+//! renders it empty and logs one `tracing` warning per resource and path,
+//! naming the key meant when one is close. A nested type that renames a
+//! field to another snake_case name, or an enum serialized as an object
+//! (`#[serde(tag = "type")]`), fails the compile-time check although the
+//! key exists: mark that field `#[compact(unchecked)]`.
 //!
 //! The type must implement `Serialize` (for [`CompactLine::line`]) and
 //! `Deserialize` (to check that a record has the type's shape). Generic

@@ -5,6 +5,8 @@ use std::cell::Cell;
 use terse_toon::document::Node;
 
 use super::hints::Hints;
+use super::missing::Missing;
+use super::render::Line;
 use crate::compact::RenderContext;
 use crate::compact::lines::find_json_special;
 use crate::rfc3339::{self, DateTime, Leniency};
@@ -16,6 +18,8 @@ use crate::rfc3339::{self, DateTime, Leniency};
 pub(super) struct LineContext<'c> {
     pub(super) cx: &'c RenderContext,
     hints: &'c Hints,
+    source: &'c str,
+    missing: &'c Missing,
     /// The number of the next step of a placeholder's path, counted over
     /// the placeholders in the order they render (every placeholder
     /// renders, optional groups included, so the numbers hold from line to
@@ -34,10 +38,12 @@ pub(super) struct LineContext<'c> {
 impl<'c> LineContext<'c> {
     /// A line rendered at `cx`'s clock, with the template's `hints`;
     /// `json_text` when the template's own text needs no JSON escape.
-    pub(super) fn new(cx: &'c RenderContext, hints: &'c Hints, json_text: bool) -> Self {
+    pub(super) fn new(cx: &'c RenderContext, template: Line<'c>, json_text: bool) -> Self {
         LineContext {
             cx,
-            hints,
+            hints: template.hints,
+            source: template.source,
+            missing: template.missing,
             step: Cell::new(0),
             last_timestamp: Cell::new(None),
             verbatim: Cell::new(json_text),
@@ -76,7 +82,13 @@ impl<'c> LineContext<'c> {
         let mut node = record;
         for (i, key) in path.iter().enumerate() {
             node = if node.is_object() {
-                self.hints.get(first + i, node, key)?
+                match self.hints.get(first + i, node, key) {
+                    Some(found) => found,
+                    None => {
+                        self.missing.report(self.source, path, i, node);
+                        return None;
+                    }
+                }
             } else {
                 node.item(key.parse::<usize>().ok()?)?
             };

@@ -47,12 +47,14 @@
 mod filters;
 mod hints;
 mod line;
+mod missing;
 mod render;
 mod text;
 mod value;
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde_json::Value;
 use terse_template::Ast;
@@ -94,7 +96,23 @@ pub struct Template {
     ast: Ast,
     traits: render::Traits,
     hints: hints::Hints,
+    /// The paths already reported missing (shared by clones: one template,
+    /// one resource, one warning per path).
+    missing: Reported,
 }
+
+/// [`missing::Missing`] behind an `Arc`; never part of a template's
+/// equality.
+#[derive(Debug, Clone)]
+struct Reported(Arc<missing::Missing>);
+
+impl PartialEq for Reported {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Reported {}
 
 impl Template {
     /// Parses a template.
@@ -109,12 +127,14 @@ impl Template {
     /// recurses, so hostile input costs time and memory in proportion to
     /// its length, never the call stack.
     pub fn parse(source: &str) -> Result<Self, TemplateError> {
-        Ok(Self::new(source, terse_template::parse(source)?))
+        Ok(Self::new(source, terse_template::parse(source)?, false))
     }
 
-    fn new(source: &str, ast: Ast) -> Self {
+    /// `checked` when the derive checked the first segment of every path.
+    fn new(source: &str, ast: Ast, checked: bool) -> Self {
         Template {
             source: source.to_owned(),
+            missing: Reported(Arc::new(missing::Missing::new(checked))),
             hints: hints::Hints::new(
                 ast.placeholders()
                     .into_iter()
@@ -161,7 +181,12 @@ impl Template {
         cx: &RenderContext,
         out: &mut String,
     ) -> bool {
-        render::render(&self.ast, self.traits, &self.hints, record, cx, out)
+        let line = render::Line {
+            hints: &self.hints,
+            source: &self.source,
+            missing: &self.missing.0,
+        };
+        render::render(&self.ast, self.traits, line, record, cx, out)
     }
 
     /// The template text as written.
@@ -180,7 +205,7 @@ impl Template {
     /// A template checked at compile time by `#[derive(CompactLine)]`.
     #[doc(hidden)]
     pub fn __from_checked(source: &str, ast: Ast) -> Self {
-        Self::new(source, ast)
+        Self::new(source, ast, true)
     }
 }
 

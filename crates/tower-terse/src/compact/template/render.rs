@@ -13,6 +13,7 @@ use terse_toon::document::Node;
 use super::filters;
 use super::hints::Hints;
 use super::line::LineContext;
+use super::missing::Missing;
 use super::value::{Val, push_node_verbatim};
 use crate::compact::RenderContext;
 use crate::compact::lines::find_json_special;
@@ -59,18 +60,27 @@ impl Traits {
     }
 }
 
+/// What a template keeps for rendering besides its segments.
+#[derive(Clone, Copy)]
+pub(super) struct Line<'c> {
+    pub(super) hints: &'c Hints,
+    /// The template as written, for the warning of a missing path.
+    pub(super) source: &'c str,
+    pub(super) missing: &'c Missing,
+}
+
 /// Renders one line onto the end of `out`; returns whether what it wrote
 /// is JSON string text as it stands (no `"`, `\` or control byte), which
 /// the envelope then copies without escaping.
 pub(super) fn render(
     ast: &Ast,
     traits: Traits,
-    hints: &Hints,
+    template: Line<'_>,
     record: Node<'_>,
     cx: &RenderContext,
     out: &mut String,
 ) -> bool {
-    let line = LineContext::new(cx, hints, traits.json_text);
+    let line = LineContext::new(cx, template, traits.json_text);
     if traits.flat {
         // Nothing to drop: no frames to keep.
         for segment in &ast.segments {

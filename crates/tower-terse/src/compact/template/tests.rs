@@ -416,3 +416,114 @@ fn nested_paths_follow_keys_wherever_they_stand_from_record_to_record() {
         ]
     );
 }
+
+/// The warnings logged while `f` runs, on this thread only (a scoped
+/// subscriber: tests running beside it log elsewhere).
+fn warnings_of(f: impl FnOnce()) -> Vec<String> {
+    use std::fmt::Write as _;
+    use std::sync::{Arc, Mutex};
+    use tracing::field::{Field, Visit};
+
+    struct Message(String);
+    impl Visit for Message {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            let _ = write!(self.0, " {}={:?}", field.name(), value);
+        }
+    }
+    struct Capture(Arc<Mutex<Vec<String>>>);
+    impl tracing::Subscriber for Capture {
+        fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
+            *metadata.level() <= tracing::Level::WARN
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, event: &tracing::Event<'_>) {
+            let mut message = Message(event.metadata().level().to_string());
+            event.record(&mut message);
+            self.0.lock().unwrap().push(message.0);
+        }
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+    let logged = Arc::new(Mutex::new(Vec::new()));
+    tracing::subscriber::with_default(Capture(logged.clone()), f);
+    logged.lock().unwrap().clone()
+}
+
+#[test]
+fn a_path_into_an_object_without_its_key_warns_once_per_template_and_path() {
+    let template = Template::parse("{title} by {reporter.nme}{? ({reporter.team.nam})}").unwrap();
+    let cx = RenderContext::at_unix(NOW);
+    let record = |n: u32| json!({"title": format!("bug {n}"), "reporter": {"name": "Ada", "team": {"name": "core"}}});
+    let warnings = warnings_of(|| {
+        for n in 0..3 {
+            assert_eq!(template.render(&record(n), &cx), format!("bug {n} by "));
+        }
+        // A clone is the same resource's template: nothing new to say.
+        assert_eq!(template.clone().render(&record(3), &cx), "bug 3 by ");
+    });
+    assert_eq!(warnings.len(), 2, "{warnings:#?}");
+    assert!(
+        warnings[0].starts_with("WARN message=compact template `{title} by {reporter.nme}{? ({reporter.team.nam})}`: `reporter` has no key `nme`, so `{reporter.nme}` renders empty")
+            && warnings[0].contains("did you mean `name`?")
+            && warnings[0].contains(r#"path=reporter.nme"#),
+        "{warnings:#?}"
+    );
+    assert!(
+        warnings[1].contains("`reporter.team` has no key `nam`")
+            && warnings[1].contains("did you mean `name`?"),
+        "{warnings:#?}"
+    );
+    // Another template (another resource) reports its own paths.
+    let other = Template::parse("{reporter.nme}").unwrap();
+    assert_eq!(
+        warnings_of(|| {
+            other.render(&record(0), &cx);
+        })
+        .len(),
+        1
+    );
+}
+
+#[test]
+fn values_that_are_null_absent_parents_or_short_arrays_do_not_warn() {
+    let template = Template::parse("{title}{? by {reporter.name}}{? {tags.3}}").unwrap();
+    let cx = RenderContext::at_unix(NOW);
+    let warnings = warnings_of(|| {
+        for record in [
+            json!({"title": "a", "reporter": null, "tags": []}),
+            json!({"title": "b", "tags": ["x"]}),
+            json!({"title": "c", "reporter": "someone", "tags": "x"}),
+            json!({"title": "d", "reporter": {"name": null}, "tags": [1, 2, 3, 4]}),
+        ] {
+            template.render(&record, &cx);
+        }
+    });
+    // `reporter` missing from record b is a top-level key of a run-time
+    // template: reported; nothing else is.
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    assert!(
+        warnings[0].contains("the record has no key `reporter`"),
+        "{warnings:#?}"
+    );
+}
+
+#[test]
+fn a_checked_template_reports_only_the_paths_below_its_fields() {
+    let ast = terse_template::parse("{title}{? {due}} by {reporter.nme}").unwrap();
+    let template = Template::__from_checked("{title}{? {due}} by {reporter.nme}", ast);
+    let cx = RenderContext::at_unix(NOW);
+    let warnings = warnings_of(|| {
+        // `due` is skipped by serde when empty: the derive checked the field
+        // exists, so its absence is no typo.
+        template.render(&json!({"title": "a", "reporter": {"name": "Ada"}}), &cx);
+    });
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    assert!(
+        warnings[0].contains("`reporter` has no key `nme`"),
+        "{warnings:#?}"
+    );
+}
