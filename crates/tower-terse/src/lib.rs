@@ -126,7 +126,7 @@ pub use middleware::{
     TerseLayer, TerseRequestBody,
 };
 pub use passthrough::Passthrough;
-pub use render::public::{render, render_json, render_json_with};
+pub use render::public::{minify_json, render, render_json, render_json_with};
 pub use render::{Fallback, Outcome, ResponseFormat, is_identity_coding, is_json_media_type};
 #[cfg(feature = "metrics")]
 pub use report::record_metrics;
