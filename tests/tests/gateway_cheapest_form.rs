@@ -49,6 +49,7 @@ impl Answer {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs python3; run with --include-ignored (.ci/run does)"]
 async fn toon_requests_get_the_cheapest_of_json_minified_and_toon() {
     let upstream =
         PythonUpstream::start_framework(Path::new("python3"), "formatted_upstream.py", &[]);
@@ -150,11 +151,10 @@ async fn toon_requests_get_the_cheapest_of_json_minified_and_toon() {
             ] {
                 assert_eq!(head.header(name), got.header(name), "{path}: HEAD {name}");
             }
-            if name.starts_with("list-") {
+            if let Some(list) = name.strip_prefix("list-") {
                 let before = written.min(toon_tokens);
                 table.push_str(&format!(
-                    "| {} | {style} | {written} | {min} | {toon_tokens} | {before} | {served} |\n",
-                    &name[5..]
+                    "| {list} | {style} | {written} | {min} | {toon_tokens} | {before} | {served} |\n"
                 ));
             }
         }
