@@ -11,7 +11,9 @@
 //! Arguments: a JSON file, what to run (`read`: nothing but reading it;
 //! `minify`: `minify_json`; `estimate`: the estimate of the body as read;
 //! `estimate-minified`: minifying it and estimating that; `toon`: the
-//! whole rendering of a `?format=toon` request, `render_json`) and how many
+//! whole rendering of a `?format=toon` request, `render_json`; `exact`: the
+//! exact o200k_base count of the file's text, which need not be JSON) and
+//! how many
 //! rounds (default 10). Instructions per round are the total less `read`'s,
 //! divided by the rounds.
 
@@ -25,6 +27,10 @@ fn main() {
     let what = args.next().unwrap_or_else(|| "read".to_owned());
     let rounds: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(10);
     let body = std::fs::read_to_string(&path).expect("a UTF-8 file");
+    if what == "exact" {
+        println!("{}", tokens::exact(&body));
+        return;
+    }
     let mut out = 0usize;
     for _ in 0..rounds {
         let body = black_box(body.as_str());
