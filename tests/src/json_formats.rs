@@ -86,3 +86,26 @@ impl Formatter for Spaced {
         Ok(())
     }
 }
+
+/// `json` with the whitespace between its tokens dropped (RFC 8259 §2) and
+/// every other character kept: the minified form the layer weighs TOON
+/// against, written here a character at a time as the rules say it.
+pub fn minify(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            in_string = c == '"';
+            out.push(c);
+        }
+    }
+    out
+}

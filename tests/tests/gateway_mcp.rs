@@ -1,14 +1,16 @@
 //! `[mcp]`: the gateway in front of an MCP server written with the official
 //! Python SDK (FastMCP, Streamable HTTP), called by the same SDK's client,
-//! both as real processes. Tool results come as TOON (by default, where
-//! cheaper) or compact lines when asked, and as the server's own when JSON
-//! is asked; the server answering with
+//! both as real processes. Tool results come as the cheapest of the
+//! server's JSON (which FastMCP writes with `indent=2`) minified and TOON
+//! (by default), or compact lines when asked, and as the server's own when
+//! JSON is asked; the server answering with
 //! event streams and with plain JSON.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use terse_tests::json_formats::minify;
 use terse_tests::python::{
     PythonUpstream, mcp_python, mcp_session, session_calls, spawn_gateway, text_of,
 };
@@ -98,8 +100,9 @@ async fn asking_json_the_sdk_gets_the_servers_own_results() {
 async fn toon_and_compact_through_the_gateway() {
     let Some(setup) = setup().await else { return };
     let mut cases = Vec::new();
-    let mut table =
-        String::from("| tool call | JSON | TOON | compact |\n| --- | ---: | ---: | ---: |\n");
+    let mut table = String::from(
+        "| tool call | JSON | minified | TOON | served | compact |\n| --- | ---: | ---: | ---: | ---: | ---: |\n",
+    );
     for (mode, server, through) in &setup.servers {
         let own = session(&setup.python, format!("{}/mcp", server.url()), "").await;
         let toon = session(&setup.python, through.clone(), "toon").await;
@@ -124,10 +127,22 @@ async fn toon_and_compact_through_the_gateway() {
             let json: Value = serde_json::from_str(text_of(own)).unwrap();
             let text = text_of(toon);
             assert_ne!(text, text_of(own), "{mode} {tool} is rewritten");
-            let decoded = terse_toon::decode(text, &Default::default())
-                .unwrap_or_else(|err| panic!("{mode} {tool}: {err}\n{text}"));
-            assert_eq!(difference(&decoded, &json), None, "{mode} {tool}");
-            cases.push(json!({"name": format!("{mode} {tool}"), "toon": text, "json": json}));
+            // The cheapest of the server's JSON minified and its TOON.
+            let minified = minify(text_of(own));
+            let toon_text = terse_toon::encode(&json, &Default::default());
+            let count = |text: &str| tower_terse::tokens::exact(text);
+            assert!(
+                count(text) <= count(&minified).min(count(&toon_text)),
+                "{mode} {tool}: {text}"
+            );
+            if text == minified {
+                assert_eq!(serde_json::from_str::<Value>(text).unwrap(), json);
+            } else {
+                let decoded = terse_toon::decode(text, &Default::default())
+                    .unwrap_or_else(|err| panic!("{mode} {tool}: {err}\n{text}"));
+                assert_eq!(difference(&decoded, &json), None, "{mode} {tool}");
+                cases.push(json!({"name": format!("{mode} {tool}"), "toon": text, "json": json}));
+            }
 
             if tool == "list_events" {
                 check_compact(text_of(compact), &json);
@@ -136,12 +151,13 @@ async fn toon_and_compact_through_the_gateway() {
                 assert_eq!(text_of(compact), text, "{mode} {tool}");
             }
             if *mode == "sse" {
-                let count = |call: &Value| tower_terse::tokens::exact(text_of(call));
-                let (json, toon, compact) = (count(own), count(toon), count(compact));
-                assert!(toon < json && compact <= toon, "{tool}");
+                let (json, served, compact) =
+                    (count(text_of(own)), count(text), count(text_of(compact)));
+                assert!(served < json && compact <= served, "{tool}");
                 let arguments = own_arguments(tool, &table);
+                let (minified, toon) = (count(&minified), count(&toon_text));
                 table.push_str(&format!(
-                    "| {tool}{arguments} | {json} | {toon} | {compact} |\n"
+                    "| {tool}{arguments} | {json} | {minified} | {toon} | {served} | {compact} |\n"
                 ));
             }
         }

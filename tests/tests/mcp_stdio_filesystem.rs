@@ -85,3 +85,124 @@ fn a_json_file_read_through_terse_mcp_comes_back_byte_identical() {
     assert!(status.success() || status.code() == Some(143), "{status}");
     let _ = std::fs::remove_dir_all(root);
 }
+
+/// The results of `calls` (`(tool, arguments)`) from the filesystem server
+/// serving `root`, started as `program` (`terse mcp -- node ...`, or node
+/// alone), over stdio as a client speaks to it.
+fn call_tools(mut program: Command, calls: &[(&str, Value)]) -> Vec<Value> {
+    let mut child = program
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut send = |message: Value| writeln!(stdin, "{message}").expect("write");
+    let mut answer = |id: usize| loop {
+        let mut line = String::new();
+        assert!(
+            stdout.read_line(&mut line).expect("read") > 0,
+            "no answer {id}"
+        );
+        let message: Value = serde_json::from_str(&line).expect("JSON");
+        if message["id"] == id {
+            return message;
+        }
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}}),
+    );
+    answer(0);
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut results = Vec::new();
+    for (index, (tool, arguments)) in calls.iter().enumerate() {
+        let id = index + 1;
+        send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}}));
+        results.push(answer(id)["result"].clone());
+    }
+    drop(stdin);
+    let _ = child.wait();
+    results
+}
+
+/// `directory_tree` answers `JSON.stringify(tree, null, 2)`: behind `terse
+/// mcp` the text block is the cheapest of that JSON minified and its TOON,
+/// and reads back to the same tree; the file read beside it stays byte for
+/// byte.
+#[test]
+#[ignore = "needs node/npm; run with --include-ignored (.ci/run does)"]
+fn a_pretty_directory_tree_comes_back_in_its_cheapest_form() {
+    let Some(home) = installed(PACKAGE, VERSION) else {
+        return;
+    };
+    let root = std::env::temp_dir().join(format!("terse-fs-tree-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    for dir in ["src/render", "src/mcp", "tests/corpus", "docs"] {
+        std::fs::create_dir_all(root.join(dir)).expect("dir");
+    }
+    for file in [
+        "src/lib.rs",
+        "src/render/minify.rs",
+        "src/render/decide.rs",
+        "src/mcp/body.rs",
+        "tests/corpus/orders.json",
+        "docs/headers.md",
+        "README.md",
+    ] {
+        std::fs::write(root.join(file), FILE).expect("file");
+    }
+    let root = root.canonicalize().expect("root");
+    let calls = [
+        ("directory_tree", json!({"path": root})),
+        ("read_text_file", json!({"path": root.join("README.md")})),
+    ];
+    let mut node = Command::new("node");
+    node.arg(script(&home, PACKAGE)).arg(&root);
+    let own = call_tools(node, &calls);
+    let mut terse = Command::new(env!("CARGO_BIN_EXE_terse-mcp"));
+    terse
+        .arg("--")
+        .arg("node")
+        .arg(script(&home, PACKAGE))
+        .arg(&root);
+    let through = call_tools(terse, &calls);
+    let text = |result: &Value| {
+        result["content"][0]["text"]
+            .as_str()
+            .expect("text")
+            .to_owned()
+    };
+
+    let pretty = text(&own[0]);
+    assert!(
+        pretty.contains("\n  "),
+        "the server pretty-prints: {pretty}"
+    );
+    let tree: Value = serde_json::from_str(&pretty).expect("JSON");
+    let served = text(&through[0]);
+    let minified = terse_tests::json_formats::minify(&pretty);
+    let toon = terse_toon::encode(&tree, &Default::default());
+    let count = |text: &str| tower_terse::tokens::exact(text);
+    assert!(
+        count(&served) <= count(&minified).min(count(&toon)),
+        "served {} tokens, minified {}, TOON {}",
+        count(&served),
+        count(&minified),
+        count(&toon)
+    );
+    assert!(count(&served) < count(&pretty));
+    let read: Value = if served == minified {
+        serde_json::from_str(&served).expect("JSON")
+    } else {
+        terse_toon::decode(&served, &Default::default()).expect("TOON")
+    };
+    assert_eq!(read, tree);
+    // A file's content is never touched.
+    assert_eq!(text(&through[1]), FILE);
+    assert_eq!(through[1], own[1]);
+    let _ = std::fs::remove_dir_all(root);
+}

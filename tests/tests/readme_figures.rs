@@ -111,7 +111,8 @@ fn stats_rows(path: &std::path::Path) -> Vec<String> {
     let toon =
         |delimiter| terse_toon::encode(&value, &EncodeOptions::new().with_delimiter(delimiter));
     let rows = [
-        ("JSON (compact)", value.to_string()),
+        ("JSON (minified)", terse_tests::json_formats::minify(&text)),
+        ("JSON (as read)", text.clone()),
         (
             "JSON (pretty)",
             serde_json::to_string_pretty(&value).unwrap(),

@@ -6,15 +6,20 @@
 //! Python's and Django's default separators, with and without their ASCII
 //! escapes, pretty-printed with 2 or 4 spaces or tabs, CRLF line ends).
 //!
-//! Each document is checked twice: `tokens::choose` against the exact
-//! counts, and the layer on a real server on loopback, asked with
-//! `?format=toon` by a real client, whose answer must be the cheaper text
-//! (the JSON exactly as the handler wrote it, or the TOON).
+//! There are three candidates: the JSON as written, the same JSON minified
+//! (its insignificant whitespace dropped, every other byte kept) and TOON.
+//! Each document is checked twice: `tokens::choose` of the minified JSON
+//! and the TOON against the exact counts (with the minified JSON never
+//! taking more exact tokens than the JSON as written, which is why the
+//! layer weighs TOON against it), and the layer on a real server on
+//! loopback, asked with `?format=toon` by a real client, whose answer must
+//! be the cheapest text: the JSON exactly as the handler wrote it when it
+//! has nothing to drop, else the same minified, or the TOON.
 
 use axum::Router;
 use axum::routing::get;
 use serde_json::Value;
-use terse_tests::json_formats::FORMATTINGS;
+use terse_tests::json_formats::{FORMATTINGS, minify};
 use terse_tests::server::{TestServer, raw_client};
 use terse_toon::EncodeOptions;
 use tower_terse::TerseLayer;
@@ -24,16 +29,29 @@ use tower_terse::tokens::{Counting, Served, choose, estimates, exact};
 struct Case {
     name: String,
     formatting: &'static str,
+    /// The JSON as the handler writes it.
     json: String,
+    /// The same minified.
+    minified: String,
     toon: String,
 }
 
 impl Case {
+    /// TOON, or the minified JSON (a tie goes to JSON).
     fn cheaper(&self) -> Served {
-        if exact(&self.toon) < exact(&self.json) {
+        if exact(&self.toon) < exact(&self.minified) {
             Served::Toon
         } else {
             Served::Json
+        }
+    }
+
+    /// The text the layer must serve: the fewest exact tokens of the
+    /// three, the JSON as written when minifying drops nothing.
+    fn cheapest(&self) -> &str {
+        match self.cheaper() {
+            Served::Toon => &self.toon,
+            Served::Json => &self.minified,
         }
     }
 }
@@ -43,11 +61,15 @@ fn cases(name: &str, value: &Value) -> Vec<Case> {
     let toon = terse_toon::encode(value, &EncodeOptions::default());
     FORMATTINGS
         .iter()
-        .map(|&(formatting, write)| Case {
-            name: name.to_owned(),
-            formatting,
-            json: write(value),
-            toon: toon.clone(),
+        .map(|&(formatting, write)| {
+            let json = write(value);
+            Case {
+                name: name.to_owned(),
+                formatting,
+                minified: minify(&json),
+                json,
+                toon: toon.clone(),
+            }
         })
         .collect()
 }
@@ -67,19 +89,20 @@ fn check_choices(cases: &[Case]) {
     for (formatting, _) in FORMATTINGS {
         let (mut docs, mut counted, mut paired) = (0, 0, 0f64);
         for case in cases.iter().filter(|c| c.formatting == formatting) {
-            let choice = choose(&case.json, &case.toon, Counting::Estimate);
+            let choice = choose(&case.minified, &case.toon, Counting::Estimate);
             docs += 1;
             counted += usize::from(choice.decided_exactly);
-            let (json, toon) = estimates(&case.json, &case.toon);
+            let (json, toon) = estimates(&case.minified, &case.toon);
             let estimated = toon as f64 - json as f64;
-            let exactly = exact(&case.toon) as f64 - exact(&case.json) as f64;
+            let exactly = exact(&case.toon) as f64 - exact(&case.minified) as f64;
             paired = paired.max((estimated - exactly).abs() / json.max(toon).max(1) as f64);
-            if choice.served != case.cheaper() {
+            let (written, minified, toon) =
+                (exact(&case.json), exact(&case.minified), exact(&case.toon));
+            if choice.served != case.cheaper() || minified > written {
                 wrong.push(format!(
-                    "{} ({formatting}): JSON {} exact tokens, TOON {} ({choice:?})",
+                    "{} ({formatting}): JSON {written} exact tokens, minified {minified}, \
+                     TOON {toon} ({choice:?})",
                     case.name,
-                    exact(&case.json),
-                    exact(&case.toon),
                 ));
             }
         }
@@ -111,22 +134,30 @@ async fn check_served(cases: &[Case]) {
     let server = TestServer::spawn(router.layer(TerseLayer::new())).await;
     let client = raw_client();
     for (index, case) in cases.iter().enumerate() {
-        let body = client
+        let response = client
             .get(server.url(&format!("/doc/{index}?format=toon")))
             .send()
             .await
-            .expect("GET")
-            .text()
-            .await
-            .expect("body");
-        let want = match case.cheaper() {
-            Served::Toon => &case.toon,
-            Served::Json => &case.json,
-        };
+            .expect("GET");
+        let format = response.headers()["x-response-format"]
+            .to_str()
+            .expect("ASCII")
+            .to_owned();
+        let body = response.text().await.expect("body");
         assert_eq!(
-            &body, want,
+            body,
+            case.cheapest(),
             "{} ({}): served the costlier format",
-            case.name, case.formatting
+            case.name,
+            case.formatting
+        );
+        let minified = body != case.json && case.cheaper() == Served::Json;
+        assert_eq!(
+            format.contains("; minified"),
+            minified,
+            "{} ({}): {format}",
+            case.name,
+            case.formatting
         );
     }
 }

@@ -1,11 +1,13 @@
 //! `terse report`: what a running service's list endpoints cost an agent,
-//! in tokens, as JSON, as TOON and as compact lines.
+//! in tokens, as JSON (as sent, and minified), as TOON and as compact lines.
 //!
 //! Each endpoint is requested three times with `limit=10` and
 //! `format=json|toon|compact`, and each body is counted exactly (o200k_base)
-//! as it arrived. A format the layer declined (TOON not cheaper, compact not
-//! registered) arrives as JSON and is counted as such, so the table shows
-//! what an agent would really pay.
+//! as it arrived; the JSON body is also counted minified
+//! ([`tower_terse::format::minify_json`]), the form the layer serves a TOON request
+//! when that is the cheapest. A format the layer declined (TOON not
+//! cheaper, compact not registered) arrives as JSON and is counted as such,
+//! so the table shows what an agent would really pay.
 //!
 //! The HTTP client is `ureq` without TLS: blocking calls fit a command that
 //! makes 21 requests in a row, it needs no async runtime, and it reads
@@ -154,6 +156,8 @@ pub struct Row {
     pub path: String,
     /// `format=json`.
     pub json: Sample,
+    /// The `format=json` body minified.
+    pub minified: Sample,
     /// `format=toon` (JSON again when the layer found TOON not cheaper).
     pub toon: Sample,
     /// `format=compact` (JSON again when compact does not apply).
@@ -215,16 +219,17 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "{:<10} {:>6} {:>6} {:>8} {:>10} {:>13}",
-            "resource", "JSON", "TOON", "compact", "TOON saves", "compact saves"
+            "{:<10} {:>6} {:>8} {:>6} {:>8} {:>10} {:>13}",
+            "resource", "JSON", "minified", "TOON", "compact", "TOON saves", "compact saves"
         );
         for r in &self.rows {
             let fell_back = if r.toon.is_json() { "*" } else { " " };
             let _ = writeln!(
                 out,
-                "{:<10} {:>6} {:>6} {:>8} {:>9.1}%{fell_back} {:>12.1}%",
+                "{:<10} {:>6} {:>8} {:>6} {:>8} {:>9.1}%{fell_back} {:>12.1}%",
                 r.name,
                 r.json.tokens,
+                r.minified.tokens,
                 r.toon.tokens,
                 r.compact.tokens,
                 r.toon_reduction(),
@@ -232,11 +237,13 @@ impl Report {
             );
         }
         let (j, t, c) = self.totals();
+        let m: usize = self.rows.iter().map(|r| r.minified.tokens).sum();
         let _ = writeln!(
             out,
-            "{:<10} {:>6} {:>6} {:>8} {:>9.1}%  {:>12.1}%",
+            "{:<10} {:>6} {:>8} {:>6} {:>8} {:>9.1}%  {:>12.1}%",
             "total",
             j,
+            m,
             t,
             c,
             reduction(j, t),
@@ -244,8 +251,9 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "{:<10} {:>6} {:>6} {:>8} {:>9.1}%  {:>12.1}%",
+            "{:<10} {:>6} {:>8} {:>6} {:>8} {:>9.1}%  {:>12.1}%",
             "mean",
+            "",
             "",
             "",
             "",
@@ -253,7 +261,9 @@ impl Report {
             self.mean_compact_reduction()
         );
         if self.rows.iter().any(|r| r.toon.is_json()) {
-            out.push_str("\n* TOON was not cheaper: the layer served the JSON\n");
+            out.push_str(
+                "\n* TOON was not cheaper: the layer served the JSON (minified when it had whitespace to drop)\n",
+            );
         }
         out
     }
@@ -262,6 +272,7 @@ impl Report {
     pub fn to_json(&self) -> Value {
         let sample = |s: &Sample| json!({"tokens": s.tokens, "bytes": s.bytes, "content_type": s.content_type});
         let (j, t, c) = self.totals();
+        let m: usize = self.rows.iter().map(|r| r.minified.tokens).sum();
         json!({
             "url": self.url,
             "limit": LIMIT,
@@ -269,12 +280,13 @@ impl Report {
                 "name": r.name,
                 "path": r.path,
                 "json": sample(&r.json),
+                "json_minified": sample(&r.minified),
                 "toon": sample(&r.toon),
                 "compact": sample(&r.compact),
                 "toon_reduction_pct": round1(r.toon_reduction()),
                 "compact_reduction_pct": round1(r.compact_reduction()),
             })).collect::<Vec<_>>(),
-            "total": {"json": j, "toon": t, "compact": c,
+            "total": {"json": j, "json_minified": m, "toon": t, "compact": c,
                       "toon_reduction_pct": round1(reduction(j, t)),
                       "compact_reduction_pct": round1(reduction(j, c))},
             "mean_toon_reduction_pct": round1(self.mean_toon_reduction()),
@@ -318,7 +330,7 @@ pub fn measure(base: &str, endpoints: &[(String, String)]) -> Result<Report, Rep
         .timeout_global(Some(Duration::from_secs(30)))
         .build()
         .into();
-    let fetch = |path: &str, asked: Asked| -> Result<Sample, ReportError> {
+    let fetch = |path: &str, asked: Asked| -> Result<(Sample, String), ReportError> {
         let url = url(base, path, asked);
         let fail = |message: String| ReportError::Http {
             url: url.clone(),
@@ -341,21 +353,30 @@ pub fn measure(base: &str, endpoints: &[(String, String)]) -> Result<Report, Rep
             .body_mut()
             .read_to_string()
             .map_err(|e| fail(e.to_string()))?;
-        Ok(Sample {
+        let sample = Sample {
             content_type,
             bytes: body.len(),
             tokens: tower_terse::tokens::exact(&body),
-        })
+        };
+        Ok((sample, body))
     };
     let rows = endpoints
         .iter()
         .map(|(name, path)| {
+            let (json, body) = fetch(path, Asked::Json)?;
+            let minified = tower_terse::format::minify_json(&body);
+            let minified = Sample {
+                bytes: minified.len(),
+                tokens: tower_terse::tokens::exact(&minified),
+                ..json.clone()
+            };
             Ok(Row {
                 name: name.clone(),
                 path: path.clone(),
-                json: fetch(path, Asked::Json)?,
-                toon: fetch(path, Asked::Toon)?,
-                compact: fetch(path, Asked::Compact)?,
+                json,
+                minified,
+                toon: fetch(path, Asked::Toon)?.0,
+                compact: fetch(path, Asked::Compact)?.0,
             })
         })
         .collect::<Result<Vec<_>, ReportError>>()?;
@@ -402,6 +423,7 @@ mod tests {
             name: name.to_owned(),
             path: format!("/{name}"),
             json: sample(j, "application/json"),
+            minified: sample(j, "application/json"),
             toon: sample(t, "text/toon; charset=utf-8"),
             compact: sample(c, "application/json"),
         };

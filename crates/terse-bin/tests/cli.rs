@@ -398,9 +398,13 @@ fn encode_then_decode_gives_the_input_back() {
 // ---- stats ----
 
 /// The five renderings `stats` measures, computed here independently.
-fn renderings(value: &Value) -> Vec<(&'static str, String)> {
+/// What `terse stats` measures of `value` read as `text`: the text minified
+/// (whitespace dropped between tokens: serde_json's compact text, for text
+/// serde_json wrote), the text as read, then the renderings of the value.
+fn renderings(value: &Value, text: &str) -> Vec<(&'static str, String)> {
     vec![
         ("json", serde_json::to_string(value).unwrap()),
+        ("json_as_read", text.to_owned()),
         ("json_pretty", serde_json::to_string_pretty(value).unwrap()),
         ("toon", toon(value, Delimiter::Comma, 2)),
         ("toon_tab", toon(value, Delimiter::Tab, 2)),
@@ -408,9 +412,9 @@ fn renderings(value: &Value) -> Vec<(&'static str, String)> {
     ]
 }
 
-fn expected_stats(value: &Value) -> Value {
+fn expected_stats(value: &Value, text: &str) -> Value {
     let mut object = serde_json::Map::new();
-    for (key, text) in renderings(value) {
+    for (key, text) in renderings(value, text) {
         object.insert(
             key.to_owned(),
             json!({
@@ -439,9 +443,16 @@ fn stats_json_reads_stdin() {
         .collect();
     assert_eq!(
         keys,
-        ["json", "json_pretty", "toon", "toon_tab", "toon_pipe"]
+        [
+            "json",
+            "json_as_read",
+            "json_pretty",
+            "toon",
+            "toon_tab",
+            "toon_pipe"
+        ]
     );
-    assert_eq!(stats, expected_stats(&users()));
+    assert_eq!(stats, expected_stats(&users(), USERS_JSON));
     assert_eq!(stats["json"]["bytes"], USERS_JSON.len());
 }
 
@@ -451,10 +462,11 @@ fn stats_json_reads_a_file_and_normalises_the_input() {
     let file = TempFile::new("stats-file", "users.json", pretty.as_bytes());
     let out = success(&terse(&["stats", "--json", file.arg()], b""));
     let stats: Value = serde_json::from_str(&out).unwrap();
-    // Whatever the input's layout, "json" is its compact form.
+    // Whatever the input's layout, "json" is its minified form.
     assert_eq!(stats["json"]["bytes"], USERS_JSON.len());
+    assert_eq!(stats["json_as_read"]["bytes"], pretty.len());
     assert_eq!(stats["json_pretty"]["bytes"], pretty.len());
-    assert_eq!(stats, expected_stats(&users()));
+    assert_eq!(stats, expected_stats(&users(), &pretty));
 }
 
 #[test]
@@ -467,14 +479,17 @@ fn stats_table_shows_every_rendering_with_savings() {
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with("format"), "{out}");
     let labels = [
-        "JSON (compact)",
+        "JSON (minified)",
+        "JSON (as read)",
         "JSON (pretty)",
         "TOON (comma)",
         "TOON (tab)",
         "TOON (pipe)",
     ];
     let base_tokens = tower_terse::tokens::exact(&value.to_string()) as f64;
-    for ((label, (_, text)), line) in labels.iter().zip(renderings(&value)).zip(&lines[1..]) {
+    let written = value.to_string();
+    let rows = renderings(&value, &written);
+    for ((label, (_, text)), line) in labels.iter().zip(rows).zip(&lines[1..]) {
         assert!(
             line.starts_with(label),
             "{line:?} should start with {label:?}"
@@ -488,7 +503,7 @@ fn stats_table_shows_every_rendering_with_savings() {
         );
         let exact = tower_terse::tokens::exact(&text);
         assert_eq!(cells[3], exact.to_string(), "exact tokens in {line:?}");
-        if *label == "JSON (compact)" {
+        if *label == "JSON (minified)" {
             assert_eq!((cells[1], cells[4]), ("-", "-"));
         } else {
             let saved = (base_tokens - exact as f64) / base_tokens * 100.0;
@@ -500,13 +515,13 @@ fn stats_table_shows_every_rendering_with_savings() {
         }
     }
     // A uniform list is the case TOON exists for: it must show a saving.
-    let toon_saved = lines[3].split_whitespace().last().unwrap();
+    let toon_saved = lines[4].split_whitespace().last().unwrap();
     assert!(
         !toon_saved.starts_with('-'),
         "TOON should save tokens here: {}",
-        lines[3]
+        lines[4]
     );
-    assert_eq!(lines.len(), 7, "header, five rows and a legend: {out}");
+    assert_eq!(lines.len(), 8, "header, six rows and a legend: {out}");
 }
 
 #[test]

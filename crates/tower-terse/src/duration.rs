@@ -39,7 +39,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 /// Writes `duration` the way [`parse_duration`] reads it.
 pub(crate) fn display(duration: Duration) -> String {
     let ms = duration.as_millis();
-    if ms % 1000 == 0 && ms > 0 {
+    if ms.is_multiple_of(1000) && ms > 0 {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")

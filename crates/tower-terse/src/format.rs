@@ -95,4 +95,4 @@ impl<'de> serde::Deserialize<'de> for Format {
     }
 }
 
-pub use crate::render::public::{render, render_json, render_json_with};
+pub use crate::render::public::{minify_json, render, render_json, render_json_with};

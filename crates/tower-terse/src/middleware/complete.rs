@@ -216,7 +216,7 @@ impl Complete {
                     parts.headers.insert(CONTENT_TYPE, content_type);
                 }
                 let fields = plan.fields.as_ref().map(Fields::fingerprint);
-                mark_rewritten(&mut parts.headers, served, fields);
+                mark_rewritten(&mut parts.headers, served, outcome.minified, fields);
                 body
             }
         };

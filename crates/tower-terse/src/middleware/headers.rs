@@ -167,9 +167,9 @@ pub(crate) fn mark_format(parts: &mut Parts, format: ResponseFormat, vary: &Vary
 /// The `X-Response-Format` value of `format`: a format served as planned
 /// (nearly every response) names itself, with no text to build.
 fn response_format_value(format: ResponseFormat) -> Option<HeaderValue> {
-    match format.fallback {
-        None => Some(HeaderValue::from_static(format.served.as_str())),
-        Some(_) => HeaderValue::try_from(format.to_string()).ok(),
+    match (format.fallback, format.minified) {
+        (None, false) => Some(HeaderValue::from_static(format.served.as_str())),
+        _ => HeaderValue::try_from(format.to_string()).ok(),
     }
 }
 
@@ -212,13 +212,19 @@ fn decimal_value(digits: &[u8], n: usize) -> HeaderValue {
 /// `Accept-Ranges` (ranges would be of the handler's bytes).
 ///
 /// `"v1"` served as TOON becomes `W/"v1-toon"`; with `fields` it also
-/// carries the fingerprint of the list: `W/"v1-json-f1a2b3c4d"`.
-pub(crate) fn mark_rewritten(headers: &mut HeaderMap, served: Format, fields: Option<u32>) {
+/// carries the fingerprint of the list: `W/"v1-json-f1a2b3c4d"`; served as
+/// the handler's JSON `minified`, `W/"v1-json-min"`.
+pub(crate) fn mark_rewritten(
+    headers: &mut HeaderMap,
+    served: Format,
+    minified: bool,
+    fields: Option<u32>,
+) {
     if headers.contains_key(ETAG) {
         let retagged: Vec<HeaderValue> = headers
             .get_all(ETAG)
             .iter()
-            .filter_map(|tag| representation_tag(tag.as_bytes(), served, fields))
+            .filter_map(|tag| representation_tag(tag.as_bytes(), served, minified, fields))
             .collect();
         headers.remove(ETAG);
         for tag in retagged {
@@ -242,10 +248,18 @@ const STALE_WHEN_REWRITTEN: [HeaderName; 5] = [
 
 /// The weak tag of one representation of the entity tagged `tag`; `None`
 /// for a malformed tag, which is dropped rather than passed on as a lie.
-fn representation_tag(tag: &[u8], served: Format, fields: Option<u32>) -> Option<HeaderValue> {
+fn representation_tag(
+    tag: &[u8],
+    served: Format,
+    minified: bool,
+    fields: Option<u32>,
+) -> Option<HeaderValue> {
     let opaque = tag.strip_prefix(b"W/").unwrap_or(tag);
     let inner = opaque.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-    let suffix = representation_suffix(served, fields);
+    let mut suffix = representation_suffix(served, fields);
+    if minified {
+        suffix.push_str("-min");
+    }
     let mut weak = Vec::with_capacity(inner.len() + suffix.len() + 4);
     weak.extend_from_slice(b"W/\"");
     weak.extend_from_slice(inner);
@@ -368,8 +382,9 @@ mod tests {
             Some(Fallback::Gone),
         ];
         for served in [Format::Json, Format::Toon, Format::Compact] {
-            for fallback in fallbacks {
-                let format = ResponseFormat::new(served, fallback);
+            for (fallback, minified) in fallbacks.into_iter().flat_map(|f| [(f, false), (f, true)])
+            {
+                let format = ResponseFormat::new(served, fallback).with_minified(minified);
                 let value = response_format_value(format).unwrap();
                 assert_eq!(value.to_str().unwrap(), format.to_string());
             }
@@ -484,15 +499,20 @@ mod tests {
         headers.insert(ETAG, HeaderValue::from_static("\"v1\""));
         headers.insert("content-digest", HeaderValue::from_static("sha-256=:x:"));
         headers.insert("accept-ranges", HeaderValue::from_static("bytes"));
-        mark_rewritten(&mut headers, Format::Toon, None);
+        mark_rewritten(&mut headers, Format::Toon, false, None);
         assert_eq!(headers[ETAG], "W/\"v1-toon\"");
         assert!(!headers.contains_key("content-digest"));
         assert!(!headers.contains_key("accept-ranges"));
+        // The handler's JSON minified is a representation of its own.
+        let mut headers = HeaderMap::new();
+        headers.insert(ETAG, HeaderValue::from_static("\"v1\""));
+        mark_rewritten(&mut headers, Format::Json, true, None);
+        assert_eq!(headers[ETAG], "W/\"v1-json-min\"");
 
         let tag = |etag: &'static str, served, fields| {
             let mut headers = HeaderMap::new();
             headers.insert(ETAG, HeaderValue::from_static(etag));
-            mark_rewritten(&mut headers, served, fields);
+            mark_rewritten(&mut headers, served, false, fields);
             headers
                 .get(ETAG)
                 .map(|tag| tag.to_str().unwrap().to_owned())
@@ -558,7 +578,7 @@ mod tests {
         // What `mark_rewritten` makes, `untag_if_none_match` takes back.
         let mut headers = HeaderMap::new();
         headers.insert(ETAG, HeaderValue::from_static("\"abc\""));
-        mark_rewritten(&mut headers, Format::Compact, Some(7));
+        mark_rewritten(&mut headers, Format::Compact, false, Some(7));
         let tag = headers[ETAG].to_str().unwrap().to_owned();
         let mut request = HeaderMap::new();
         request.insert(IF_NONE_MATCH, HeaderValue::try_from(tag).unwrap());

@@ -24,7 +24,7 @@ pub(super) fn relabel_not_modified(headers: &mut HeaderMap, plan: &Plan) {
         return;
     }
     let fields = plan.fields.as_ref().map(Fields::fingerprint);
-    mark_rewritten(headers, plan.format, fields);
+    mark_rewritten(headers, plan.format, false, fields);
     if headers.contains_key(CONTENT_TYPE) {
         if let Some(content_type) = plan.format.rewritten_content_type() {
             headers.insert(CONTENT_TYPE, content_type);

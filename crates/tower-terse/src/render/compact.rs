@@ -6,7 +6,7 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Fallback, LineStyle, Lines, Rendering, Source, json, toon};
+use super::{Fallback, LineStyle, Lines, Rendering, Source, json_as, toon};
 use crate::compact::envelope::Envelope;
 use crate::compact::{CompactResource, NotCompact, RenderContext};
 use crate::format::Format;
@@ -55,11 +55,12 @@ pub(super) fn compact(source: &Source<'_>) -> Rendering {
     }
 }
 
-/// The plan's format for bodies without lines.
+/// The plan's format for bodies without lines: compact was asked for
+/// fewer tokens, so JSON goes out minified when that drops anything.
 fn otherwise(source: &Source<'_>, reason: Fallback) -> Rendering {
     match source.plan.otherwise {
         Format::Toon => toon(source, Some(reason)),
-        _ => json(source, Some(reason)).into(),
+        _ => json_as(source, Some(reason), true).into(),
     }
 }
 

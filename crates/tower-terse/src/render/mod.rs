@@ -12,6 +12,7 @@ mod compact;
 mod decide;
 pub(crate) mod log_gate;
 mod media;
+mod minify;
 mod outcome;
 pub(crate) mod public;
 mod shape_scan;
@@ -154,11 +155,42 @@ pub(crate) struct Rendered {
 pub(crate) struct Tie {
     /// The TOON.
     toon: String,
-    /// The JSON to weigh it against: the projection's, or `None` for the
-    /// body as it came.
-    json: Option<String>,
+    /// The JSON to weigh it against.
+    json: Candidate,
     /// Why TOON was tried, when another format was planned.
     fallback: Option<Fallback>,
+}
+
+/// The JSON a token-saving choice weighs TOON against: the cheapest JSON
+/// of the document, which is the minified one. Dropping the whitespace
+/// between JSON's tokens does not add o200k_base tokens (whitespace is a
+/// piece of its own there, or a space glued to the piece after it; the
+/// decision test checks it on every corpus document in every formatting),
+/// so the JSON as written is served as it came only when it has no such
+/// whitespace.
+#[derive(Debug)]
+enum Candidate {
+    /// The handler's body as it came: it has no insignificant whitespace.
+    Body,
+    /// The handler's body without its insignificant whitespace.
+    Minified(String),
+    /// A `?fields=` projection, written minified.
+    Projected(String),
+}
+
+impl Candidate {
+    /// The handler's JSON `body`, minified when that drops anything.
+    fn of(body: &str) -> Self {
+        minify::minify(body).map_or(Candidate::Body, Candidate::Minified)
+    }
+
+    /// The text weighed: its own, or the `body` as it came.
+    fn text<'a>(&'a self, body: &'a str) -> &'a str {
+        match self {
+            Candidate::Body => body,
+            Candidate::Minified(json) | Candidate::Projected(json) => json,
+        }
+    }
 }
 
 impl Tie {
@@ -168,7 +200,10 @@ impl Tie {
     /// settles the tie there when it fits.
     #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
     pub(crate) fn count_work(&self, body: &[u8]) -> usize {
-        let json = self.json.as_ref().map_or(body.len(), String::len);
+        let json = match &self.json {
+            Candidate::Body => body.len(),
+            Candidate::Minified(json) | Candidate::Projected(json) => json.len(),
+        };
         working::exact_count_work(json.saturating_add(self.toon.len()))
     }
 }
@@ -238,14 +273,11 @@ pub(crate) fn settle(body: &[u8], plan: &Plan<'_>, settings: &Settings<'_>, tie:
         json,
         fallback,
     } = tie;
-    let choice = match &json {
-        Some(json) => crate::tokens::settle(json, &toon),
-        None => match std::str::from_utf8(body) {
-            Ok(json) => crate::tokens::settle(json, &toon),
-            // It was read as UTF-8 before it was encoded.
-            Err(_) => return source.not_json(),
-        },
+    let Ok(text) = std::str::from_utf8(body) else {
+        // It was read as UTF-8 before it was encoded.
+        return source.not_json();
     };
+    let choice = crate::tokens::settle(json.text(text), &toon);
     source.served(choice, toon, json, fallback)
 }
 
@@ -303,6 +335,7 @@ impl Source<'_> {
             planned,
             asked: self.plan.asked,
             served,
+            minified: false,
             // A plan served as planned has no reason to give, unless the
             // fields it asked for were not applied.
             fallback: fallback.filter(|_| served != Some(planned) || self.plan.fields.is_some()),
@@ -333,28 +366,54 @@ impl Source<'_> {
     }
 
     /// What the smart fallback's `choice` serves: the `toon`, or the JSON
-    /// (the projection's `json`, or the body as it came).
+    /// it was weighed against (the projection's, the body minified, or the
+    /// body as it came).
     fn served(
         &self,
         choice: Choice,
         toon: String,
-        json: Option<String>,
+        json: Candidate,
         fallback: Option<Fallback>,
     ) -> Rendered {
-        if json.is_none() {
+        if let Candidate::Body = json {
             self.tokens.set(Some(choice.json_tokens));
         }
+        let not_toon = Some(fallback.unwrap_or(Fallback::NotCheaper));
         match (choice.served, json) {
             (Served::Toon, _) => {
                 self.rewritten(toon, Format::Toon, Some(choice.toon_tokens), fallback)
             }
-            (Served::Json, Some(json)) => self.rewritten(
-                json,
-                Format::Json,
-                Some(choice.json_tokens),
-                Some(fallback.unwrap_or(Fallback::NotCheaper)),
-            ),
-            (Served::Json, None) => self.unchanged(Some(fallback.unwrap_or(Fallback::NotCheaper))),
+            (Served::Json, Candidate::Projected(json)) => {
+                self.rewritten(json, Format::Json, Some(choice.json_tokens), not_toon)
+            }
+            (Served::Json, Candidate::Minified(json)) => {
+                self.minified(json, Some(choice.json_tokens), not_toon)
+            }
+            (Served::Json, Candidate::Body) => self.unchanged(not_toon),
+        }
+    }
+
+    /// The body minified, `tokens` when already counted.
+    fn minified(
+        &self,
+        json: String,
+        tokens: Option<usize>,
+        fallback: Option<Fallback>,
+    ) -> Rendered {
+        let mut rendered = self.rewritten(json, Format::Json, tokens, fallback);
+        rendered.outcome.minified = rendered.outcome.rewritten;
+        rendered
+    }
+
+    /// The handler's JSON `body` for a token-saving plan that serves JSON:
+    /// minified when that drops anything and stays within the output
+    /// bound, else as it came.
+    fn cheapest_json(&self, body: &str, fallback: Option<Fallback>) -> Rendered {
+        match Candidate::of(body) {
+            Candidate::Minified(json) if json.len() <= self.settings.max_output_bytes => {
+                self.minified(json, None, fallback)
+            }
+            _ => self.unchanged(fallback),
         }
     }
 
@@ -433,18 +492,25 @@ fn projected(source: &Source<'_>) -> Option<Result<Value, ()>> {
 /// The JSON, projected when `?fields=` asked; `fallback` says why JSON is
 /// served when another format was planned.
 fn json(source: &Source<'_>, fallback: Option<Fallback>) -> Rendered {
+    json_as(source, fallback, false)
+}
+
+/// [`json`], and when `cheapest` (a plan that asked for fewer tokens and
+/// serves JSON after all), the body minified ([`Source::cheapest_json`]).
+fn json_as(source: &Source<'_>, fallback: Option<Fallback>, cheapest: bool) -> Rendered {
     match projected(source) {
         Some(Ok(value)) => source.rewritten(value.to_string(), Format::Json, None, fallback),
         Some(Err(())) => source.not_json(),
         // Nobody asked: counted as sent, without the cost of checking that
         // it parses (the bytes go out as they are either way).
-        None if !source.plan.asked => source.unchanged(fallback),
+        None if !source.plan.asked && !cheapest => source.unchanged(fallback),
         // Skipping a document does not check the UTF-8 inside its strings,
         // so the text is checked first.
         None => match std::str::from_utf8(source.body)
-            .map(serde_json::from_str::<serde::de::IgnoredAny>)
+            .map(|text| (text, serde_json::from_str::<serde::de::IgnoredAny>(text)))
         {
-            Ok(Ok(_)) => source.unchanged(fallback),
+            Ok((text, Ok(_))) if cheapest => source.cheapest_json(text, fallback),
+            Ok((_, Ok(_))) => source.unchanged(fallback),
             _ => source.not_json(),
         },
     }
@@ -475,10 +541,12 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
             }
             let json = json();
             match source.choose(&json, &text) {
-                Some(choice) => source.served(choice, text, Some(json), fallback).into(),
+                Some(choice) => source
+                    .served(choice, text, Candidate::Projected(json), fallback)
+                    .into(),
                 None => Rendering::Tie(Tie {
                     toon: text,
-                    json: Some(json),
+                    json: Candidate::Projected(json),
                     fallback,
                 }),
             }
@@ -491,7 +559,11 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
             let text = match toon::encode_json_limited(json, settings.toon_options, limit) {
                 Ok(text) => text,
                 Err(err) if err.is_output_limit() => {
-                    return source.unchanged(reason(Fallback::OutputLimit)).into();
+                    // The encoder read the whole document before it
+                    // stopped: this is JSON.
+                    return source
+                        .cheapest_json(json, reason(Fallback::OutputLimit))
+                        .into();
                 }
                 Err(_) => return source.not_json().into(),
             };
@@ -501,11 +573,15 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
             if gone() {
                 return source.gone().into();
             }
-            match source.choose(json, &text) {
-                Some(choice) => source.served(choice, text, None, fallback).into(),
+            // Three candidates: the JSON as written, the same minified, and
+            // TOON. The minified JSON takes no more tokens than the JSON as
+            // written (see `Candidate`), so TOON is weighed against it.
+            let candidate = Candidate::of(json);
+            match source.choose(candidate.text(json), &text) {
+                Some(choice) => source.served(choice, text, candidate, fallback).into(),
                 None => Rendering::Tie(Tie {
                     toon: text,
-                    json: None,
+                    json: candidate,
                     fallback,
                 }),
             }

@@ -41,6 +41,10 @@ pub struct Outcome {
     /// The format of the body sent; `None` when the body was not JSON after
     /// all and went out exactly as it came.
     pub served: Option<Format>,
+    /// Whether the JSON sent is the handler's minified: its insignificant
+    /// whitespace dropped, every other byte as written, because that took
+    /// fewer tokens than TOON and than the JSON as written.
+    pub minified: bool,
     /// Why `served` is not `planned`, when it is not.
     pub fallback: Option<Fallback>,
     /// Whether the body sent is new (rewritten or projected), not the
@@ -133,9 +137,16 @@ impl fmt::Display for Fallback {
     }
 }
 
-/// The format a response went out in, and why it is not the one the
-/// request asked for: what `X-Response-Format` says (`toon`,
-/// `json; fallback=not-cheaper`).
+/// The format a response went out in, whether its JSON was minified, and
+/// why it is not the one the request asked for: what `X-Response-Format`
+/// says (`toon`, `json; fallback=not-cheaper`,
+/// `json; minified; fallback=not-cheaper`).
+///
+/// The header's grammar: the format served (`json`, `toon`, `compact`),
+/// then `; minified` when the JSON is the handler's with its insignificant
+/// whitespace dropped (RFC 8259 §2; keys, escapes and numbers byte for
+/// byte), then `; fallback=REASON` when another format was asked for
+/// ([`Fallback::as_str`]). Parameters come in that order, each at most once.
 ///
 /// [`TerseLayer`](crate::TerseLayer) decides it once per response it could
 /// have rewritten (a successful JSON answer), puts it in the response's
@@ -148,6 +159,10 @@ impl fmt::Display for Fallback {
 ///
 /// let served = ResponseFormat::new(Format::Json, Some(Fallback::NotCheaper));
 /// assert_eq!(served.to_string(), "json; fallback=not-cheaper");
+/// assert_eq!(
+///     served.with_minified(true).to_string(),
+///     "json; minified; fallback=not-cheaper"
+/// );
 /// assert_eq!(ResponseFormat::new(Format::Toon, None).to_string(), "toon");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -155,20 +170,35 @@ impl fmt::Display for Fallback {
 pub struct ResponseFormat {
     /// The format of the body sent.
     pub served: Format,
+    /// Whether the JSON sent is the handler's minified ([`Outcome::minified`]).
+    pub minified: bool,
     /// Why the format asked for was not served; `None` when it was.
     pub fallback: Option<Fallback>,
 }
 
 impl ResponseFormat {
-    /// `served`, and the reason another format asked for was not.
+    /// `served`, and the reason another format asked for was not; the body
+    /// not minified.
     pub const fn new(served: Format, fallback: Option<Fallback>) -> Self {
-        ResponseFormat { served, fallback }
+        ResponseFormat {
+            served,
+            minified: false,
+            fallback,
+        }
+    }
+
+    /// This format, saying whether its JSON was minified.
+    pub const fn with_minified(self, minified: bool) -> Self {
+        ResponseFormat { minified, ..self }
     }
 }
 
 impl fmt::Display for ResponseFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.served.as_str())?;
+        if self.minified {
+            f.write_str("; minified")?;
+        }
         match self.fallback {
             Some(reason) => write!(f, "; fallback={reason}"),
             None => Ok(()),
@@ -181,6 +211,7 @@ impl Outcome {
     /// JSON after all went out as the handler's bytes, under its JSON type.
     pub fn response_format(&self) -> ResponseFormat {
         ResponseFormat::new(self.served.unwrap_or(Format::Json), self.fallback)
+            .with_minified(self.minified)
     }
 
     /// The report of this decision for a body under `route`; `None` for a

@@ -53,8 +53,11 @@ pub fn render(value: &Value, format: Format) -> String {
 
 /// Renders JSON text in `format`, the way the layer renders a response body.
 ///
-/// JSON comes back as it was given (after checking that it is JSON); TOON is
-/// used only when it takes fewer tokens. Text that is not JSON is an error.
+/// JSON comes back as it was given (after checking that it is JSON). TOON
+/// is used only when it takes fewer tokens than the same JSON minified;
+/// otherwise that JSON comes back, minified when it had whitespace between
+/// its tokens (see [`minify_json`]), since that is then the cheapest.
+/// Text that is not JSON is an error.
 /// `Compact` returns the JSON, as [`render`] does. Like [`render`], it uses
 /// the default TOON options and the token estimate, not a layer's
 /// configuration.
@@ -66,6 +69,9 @@ pub fn render(value: &Value, format: Format) -> String {
 /// let text = render_json(json, Format::Toon).unwrap();
 /// assert_eq!(text, "[3]{id,name}:\n  1,Ada\n  2,Linus\n  3,Grace");
 /// assert_eq!(render_json(r#"{ "a": 1 }"#, Format::Json).unwrap(), r#"{ "a": 1 }"#);
+/// // Nested records cost more as TOON than as JSON minified.
+/// let pretty = "{\n  \"a\": {\n    \"b\": [1.0, {\"c\": 2}]\n  }\n}";
+/// assert_eq!(render_json(pretty, Format::Toon).unwrap(), r#"{"a":{"b":[1.0,{"c":2}]}}"#);
 /// assert!(render_json("{oops", Format::Toon).is_err());
 /// ```
 pub fn render_json(json: &str, format: Format) -> Result<String, toon::Error> {
@@ -79,7 +85,8 @@ pub fn render_json(json: &str, format: Format) -> Result<String, toon::Error> {
 /// [`render_json`] is this with the default settings. The `terse encode`
 /// command calls it with the smart fallback off, so it always writes TOON.
 /// A JSON answer (the smart fallback, or a limit) comes back as the text
-/// given.
+/// given, or that text minified when that takes fewer tokens
+/// ([`Outcome::minified`] says which).
 ///
 /// ```
 /// use tower_terse::Settings;
@@ -126,4 +133,30 @@ pub fn render_json_with(
     }
     let text = rendered.body.unwrap_or_else(|| json.to_owned());
     Ok((text, rendered.outcome))
+}
+
+/// `json` minified as the layer minifies a body it serves to save tokens:
+/// the whitespace RFC 8259 §2 allows between tokens dropped, every other
+/// byte kept (keys, key order, string escapes, and numbers digit for digit:
+/// no value is parsed and written again). Borrowed when there is nothing
+/// to drop.
+///
+/// The text is read as JSON, not checked: text that is not JSON still
+/// only loses blanks outside what reads as its strings.
+///
+/// ```
+/// use tower_terse::format::minify_json;
+///
+/// let pretty = "{\n  \"price\": 1.0,\n  \"big\": 12345678901234567890,\n  \"name\": \"a  b\"\n}\n";
+/// assert_eq!(
+///     minify_json(pretty),
+///     r#"{"price":1.0,"big":12345678901234567890,"name":"a  b"}"#
+/// );
+/// assert!(matches!(minify_json("[1,2]"), std::borrow::Cow::Borrowed(_)));
+/// ```
+pub fn minify_json(json: &str) -> std::borrow::Cow<'_, str> {
+    match super::minify::minify(json) {
+        Some(minified) => std::borrow::Cow::Owned(minified),
+        None => std::borrow::Cow::Borrowed(json),
+    }
 }

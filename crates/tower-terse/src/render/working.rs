@@ -339,6 +339,40 @@ pub(crate) mod tests {
         }
     }
 
+    /// With the smart fallback on, a TOON request of a pretty-printed body
+    /// holds its TOON and the same JSON minified at once: still within the
+    /// bound. The tokenizer a near tie is settled with is warmed first (it
+    /// is built once per process, its caches once per thread).
+    #[test]
+    fn weighing_the_minified_json_stays_within_the_bound() {
+        let options = EncodeOptions::default();
+        let list_keys: [String; 0] = [];
+        let settings = Settings {
+            smart_fallback: true,
+            ..unbounded_settings(&options, &list_keys)
+        };
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+        let mut minified = 0;
+        for entry in std::fs::read_dir(corpus).expect("tests/corpus") {
+            let path = entry.expect("entry").path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let body = std::fs::read(&path).expect("read");
+            let plan = Plan::new(Format::Toon, true);
+            let warm = render(&body, None, &plan, &settings);
+            minified += usize::from(warm.outcome.minified);
+            let bound = working_bytes(&body, Format::Toon, false, &options, usize::MAX);
+            let peak = peak_of(|| drop(render(&body, None, &plan, &settings)));
+            assert!(
+                peak <= bound,
+                "{}: {peak} bytes held, bound {bound}",
+                path.display()
+            );
+        }
+        assert!(minified > 0, "some corpus document is served minified");
+    }
+
     /// Renders `body` as compact lines (the envelope, and the text an MCP
     /// block gets, whose `otherwise` is TOON) and holds the peak of each
     /// under the bound of `Format::Compact`.
