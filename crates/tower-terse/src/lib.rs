@@ -117,6 +117,8 @@
     warn(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+#[cfg(test)]
+mod api_tests;
 mod blocking;
 mod bounded;
 mod budget;
