@@ -85,8 +85,12 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 ///   `"250ms"`, `"5s"`, `"2m"`), `max_request_headers`, `max_header_bytes`;
 ///   against hostile clients `header_read_timeout`, `keep_alive_timeout`,
 ///   `send_timeout`, `max_connections`, `max_concurrent_streams` (see
-///   [`ServerOptions`]), `max_buffered_bytes` ([`memory_budget`](Self::memory_budget))
+///   [`ServerOptions`]), `request_body_timeout` and `request_body_min_rate`
+///   (bytes a second) for TOON request bodies (see
+///   [`TerseLayer::request_body_timeout`]), `max_buffered_bytes` ([`memory_budget`](Self::memory_budget))
 ///   and `trusted_proxies` (a list of CIDR blocks, [`TrustedProxies`]);
+///   `untrusted_headers` (more header names only a trusted proxy may send,
+///   besides [`UNTRUSTED_HEADERS`](crate::UNTRUSTED_HEADERS));
 ///   `preserve_host` (see [`Upstream::preserve_host`]); `public_origin`
 ///   (see [`Upstream::public_origin`]); `request_log` (`false` writes no
 ///   line per request, see [`request_log`](Self::request_log)). The upstream never
@@ -284,10 +288,15 @@ struct GatewaySection {
     header_read_timeout: Option<Spanned<String>>,
     keep_alive_timeout: Option<Spanned<String>>,
     send_timeout: Option<Spanned<String>>,
+    // How slowly a TOON request body the layer decodes may arrive.
+    request_body_timeout: Option<Spanned<String>>,
+    request_body_min_rate: Option<Spanned<u64>>,
     max_connections: Option<Spanned<usize>>,
     max_concurrent_streams: Option<Spanned<usize>>,
     max_buffered_bytes: Option<Spanned<usize>>,
     trusted_proxies: Option<Spanned<Vec<String>>>,
+    // Dropped from untrusted clients besides `UNTRUSTED_HEADERS`.
+    untrusted_headers: Option<Spanned<Vec<String>>>,
     // What reaches the upstream: its own `Host` or the client's.
     preserve_host: Option<bool>,
     // The origin of rewritten URLs instead of the client's `Host`.
@@ -424,6 +433,7 @@ impl Checker<'_> {
         self.duration(&g.header_read_timeout, "header_read_timeout")?;
         self.duration(&g.keep_alive_timeout, "keep_alive_timeout")?;
         self.duration(&g.send_timeout, "send_timeout")?;
+        self.duration(&g.request_body_timeout, "request_body_timeout")?;
         self.range(&g.max_connections, "max_connections", 1..=1 << 20)?;
         self.range(
             &g.max_concurrent_streams,
@@ -438,6 +448,18 @@ impl Checker<'_> {
         if let Some(list) = &g.trusted_proxies {
             if let Err(err) = TrustedProxies::new(list.get_ref().iter().map(String::as_str)) {
                 return self.error(list.span(), format!("`trusted_proxies`: {err}"));
+            }
+        }
+        if let Some(names) = &g.untrusted_headers {
+            if let Some(bad) = names
+                .get_ref()
+                .iter()
+                .find(|name| http::HeaderName::from_bytes(name.as_bytes()).is_err())
+            {
+                return self.error(
+                    names.span(),
+                    format!("`untrusted_headers`: {bad:?} is not a header name"),
+                );
             }
         }
         if let Some(origin) = &g.public_origin {
@@ -772,6 +794,13 @@ impl Config {
             .settings(&self.file.layer)
             .memory_budget(self.budget.clone())
             .blocking_limit(self.limit.clone());
+        let g = &self.file.gateway;
+        if let Some(timeout) = duration_of(&g.request_body_timeout) {
+            layer = layer.request_body_timeout(timeout);
+        }
+        if let Some(rate) = &g.request_body_min_rate {
+            layer = layer.request_body_min_rate(*rate.get_ref());
+        }
         for (route, resource) in &self.resources {
             // Every route was checked by `parse`; a failure here cannot
             // happen, and would only leave the route out.
@@ -1062,7 +1091,14 @@ impl Config {
             .as_ref()
             .and_then(|origin| origin.get_ref().parse().ok());
         let upstream = set(upstream, origin, Upstream::public_origin);
+        let untrusted = g.untrusted_headers.iter().flat_map(|names| {
+            names
+                .get_ref()
+                .iter()
+                .filter_map(|name| http::HeaderName::from_bytes(name.as_bytes()).ok())
+        });
         Ok(upstream
+            .untrusted_headers(untrusted)
             .trusted_proxies(self.trusted_proxies())
             .consume(self.consumed()))
     }

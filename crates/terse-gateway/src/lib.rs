@@ -114,7 +114,7 @@ use tower_terse::{Terse, TerseLayer};
 pub use boxed::{BoxResponseBody, BoxResponseBodyFuture};
 pub use config::{Config, ConfigError};
 pub use consume::Consumed;
-pub use forwarded::{CidrError, MAX_TRUSTED_PROXIES, TrustedProxies};
+pub use forwarded::{CidrError, MAX_TRUSTED_PROXIES, TrustedProxies, UNTRUSTED_HEADERS};
 pub use headers::{remove_hop_by_hop, remove_underscored};
 pub use inflate::{
     BATCH_BYTES, Inflate, InflateFuture, Inflated, READY_BYTES, REWIND_BYTES, Taping, Tee,

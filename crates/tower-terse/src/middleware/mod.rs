@@ -67,6 +67,12 @@ pub(crate) struct Config {
     pub(crate) count_plain: bool,
     /// Decode request bodies sent as TOON into JSON for the service.
     pub(crate) decode_toon_requests: bool,
+    /// The longest wait between two reads of a TOON request body (and its
+    /// grace before `request_body_min_rate` applies); zero for none.
+    pub(crate) request_body_timeout: std::time::Duration,
+    /// The slowest a TOON request body may arrive, in bytes a second, after
+    /// its first `request_body_timeout`; 0 for no minimum.
+    pub(crate) request_body_min_rate: u64,
     /// Whether the layer reads `?fields=` at all.
     pub(crate) fields_enabled: bool,
     /// How large a `?fields=` list may be.
@@ -113,6 +119,15 @@ impl Config {
 /// The default for [`TerseLayer::max_body_bytes`]: 8 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 
+/// The default for [`TerseLayer::request_body_timeout`]: 20 seconds (as
+/// Apache's `RequestReadTimeout body=20`).
+pub(crate) const DEFAULT_REQUEST_BODY_TIMEOUT: std::time::Duration =
+    std::time::Duration::from_secs(20);
+
+/// The default for [`TerseLayer::request_body_min_rate`]: 500 bytes a
+/// second (as Apache's `MinRate=500`).
+pub(crate) const DEFAULT_REQUEST_BODY_MIN_RATE: u64 = 500;
+
 /// The default for [`TerseLayer::offload_threshold`]: 256 KiB.
 pub const DEFAULT_OFFLOAD_THRESHOLD: usize = 256 * 1024;
 
@@ -132,6 +147,8 @@ impl Default for Config {
             fields_limits: FieldsLimits::default(),
             fields_enabled: true,
             decode_toon_requests: true,
+            request_body_timeout: DEFAULT_REQUEST_BODY_TIMEOUT,
+            request_body_min_rate: DEFAULT_REQUEST_BODY_MIN_RATE,
             count_plain: true,
             toon_options: EncodeOptions::default(),
             smart_fallback: true,

@@ -8,10 +8,13 @@
 //! Malformed TOON is a 400 with its line and column, and the service is
 //! never called. Every other request passes on untouched and streamed.
 
+#[cfg(feature = "tokio")]
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes};
 use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING};
@@ -87,6 +90,7 @@ pub struct PendingRequest<S, B> {
     body: Pin<Box<B>>,
     buffer: Option<Bounded>,
     held: Option<Reservation>,
+    deadline: ReadDeadline,
     config: Arc<Config>,
 }
 
@@ -113,24 +117,23 @@ where
 {
     pub(crate) fn new(service: S, req: Request<B>, config: Arc<Config>) -> Self {
         let (parts, body) = req.into_parts();
-        // Never trust a declared length: reserve at most the limit, and
-        // grow as bytes arrive.
-        let expected = body.size_hint().lower().min(config.max_body_bytes as u64) as usize;
-        let held = config
-            .budget
-            .as_ref()
-            .map(|budget| budget.try_reserve(expected));
+        // A declared length is only a ceiling (checked against the limit
+        // as bytes arrive): nothing is reserved or allocated for it, so a
+        // client that declares megabytes and goes quiet holds nothing.
+        let held = config.budget.as_ref().map(|budget| budget.try_reserve(0));
         let (held, buffer) = match held {
             Some(None) => (None, None),
-            Some(held) => (held, Some(Bounded::new(config.max_body_bytes, expected))),
-            None => (None, Some(Bounded::new(config.max_body_bytes, expected))),
+            Some(held) => (held, Some(Bounded::new(config.max_body_bytes, 0))),
+            None => (None, Some(Bounded::new(config.max_body_bytes, 0))),
         };
+        let deadline = ReadDeadline::new(config.request_body_timeout, config.request_body_min_rate);
         PendingRequest {
             service: Some(service),
             parts: Some(parts),
             body: Box::pin(body),
             buffer,
             held,
+            deadline,
             config,
         }
     }
@@ -142,7 +145,12 @@ where
         };
         loop {
             match self.body.as_mut().poll_frame(cx) {
-                Poll::Pending => return Poll::Pending,
+                Poll::Pending => {
+                    if self.deadline.poll_expired(cx) {
+                        return Poll::Ready(Called::Refused(timed_out(&self.config)));
+                    }
+                    return Poll::Pending;
+                }
                 Poll::Ready(None) => break,
                 Poll::Ready(Some(Err(_))) => {
                     return Poll::Ready(Called::Refused(
@@ -160,6 +168,7 @@ where
                         continue;
                     };
                     let len = data.remaining();
+                    self.deadline.progress(len);
                     let needed = buffer.len().saturating_add(len);
                     if let Some(held) = &mut self.held {
                         if needed > held.bytes() && !held.try_grow(needed - held.bytes()) {
@@ -225,6 +234,130 @@ where
         body.hold(held);
         Called::Service(service.call(Request::from_parts(parts, body)), tokens)
     }
+}
+
+/// How long the layer waits for a TOON body, as nginx's
+/// `client_body_timeout` and Apache's `RequestReadTimeout body=20,MinRate=500`
+/// do: at most `timeout` between two reads, and in all `timeout` plus one
+/// second for every `min_rate` bytes received. A client that declares a
+/// large body and sends it slowly, or not at all, is answered 408 and
+/// holds nothing after.
+///
+/// The deadline needs a timer to end a wait on a body that has gone quiet:
+/// tokio's (the `tokio` feature, in a runtime built with its time driver).
+/// Without one, the deadline is checked only when the body wakes the
+/// request (a slow drip is still refused once it is late), and a body
+/// that stops for good is left to the server's own timeouts; it holds only
+/// the bytes it has sent, never what it declared.
+struct ReadDeadline {
+    /// `None`: no deadline (`request_body_timeout` of zero).
+    timeout: Option<Duration>,
+    min_rate: u64,
+    started: Instant,
+    last: Instant,
+    received: u64,
+    #[cfg(feature = "tokio")]
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// Whether a timer was tried (once: without a time driver, never).
+    #[cfg(feature = "tokio")]
+    armed: bool,
+}
+
+impl ReadDeadline {
+    fn new(timeout: Duration, min_rate: u64) -> Self {
+        let now = Instant::now();
+        ReadDeadline {
+            timeout: (!timeout.is_zero()).then_some(timeout),
+            min_rate,
+            started: now,
+            last: now,
+            received: 0,
+            #[cfg(feature = "tokio")]
+            timer: None,
+            #[cfg(feature = "tokio")]
+            armed: false,
+        }
+    }
+
+    /// `bytes` more arrived.
+    fn progress(&mut self, bytes: usize) {
+        if bytes > 0 {
+            self.last = Instant::now();
+            self.received = self.received.saturating_add(bytes as u64);
+        }
+    }
+
+    /// When the body is late: `timeout` after the last bytes, or after the
+    /// time its bytes so far allow at the minimum rate.
+    fn due(&self, timeout: Duration) -> Instant {
+        let idle = self.last.checked_add(timeout);
+        let allowed = if self.min_rate == 0 {
+            None
+        } else {
+            let earned = Duration::from_secs_f64(self.received as f64 / self.min_rate as f64);
+            self.started
+                .checked_add(timeout)
+                .and_then(|at| at.checked_add(earned))
+        };
+        match (idle, allowed) {
+            (Some(idle), Some(allowed)) => idle.min(allowed),
+            (Some(at), None) | (None, Some(at)) => at,
+            // Far beyond any clock: never.
+            (None, None) => self.last + Duration::from_secs(u32::MAX as u64),
+        }
+    }
+
+    /// Whether the body is late; otherwise the timer (if there is one) will
+    /// wake `cx` when it would be.
+    fn poll_expired(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(timeout) = self.timeout else {
+            return false;
+        };
+        let due = self.due(timeout);
+        if Instant::now() >= due {
+            return true;
+        }
+        #[cfg(feature = "tokio")]
+        {
+            if !self.armed {
+                self.armed = true;
+                // A runtime built without its time driver panics on
+                // `sleep`; there the deadline is checked only when the
+                // body wakes the request (see above).
+                self.timer = std::panic::catch_unwind(|| {
+                    Box::pin(tokio::time::sleep_until(tokio::time::Instant::from_std(
+                        due,
+                    )))
+                })
+                .ok();
+            }
+            if let Some(timer) = &mut self.timer {
+                let due = tokio::time::Instant::from_std(due);
+                if timer.deadline() != due {
+                    timer.as_mut().reset(due);
+                }
+                if timer.as_mut().poll(cx).is_ready() {
+                    return true;
+                }
+            }
+        }
+        #[cfg(not(feature = "tokio"))]
+        let _ = cx;
+        false
+    }
+}
+
+/// The body came too slowly, or stopped.
+fn timed_out(config: &Config) -> ErrorEnvelope {
+    ErrorEnvelope::new(
+        StatusCode::REQUEST_TIMEOUT,
+        "request_body_timeout",
+        format!(
+            "the TOON request body did not arrive in time (at most {:?} between reads, and at least {} bytes a second after the first {:?})",
+            config.request_body_timeout, config.request_body_min_rate, config.request_body_timeout
+        ),
+    )
+    .with_hint("Send the whole body at once")
 }
 
 /// The headers of a request whose body is now `length` bytes of JSON.

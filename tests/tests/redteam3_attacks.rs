@@ -1,0 +1,331 @@
+//! The third red team's findings, each against `terse_gateway::serve` on
+//! loopback with a real client: idle TOON uploads and the memory budget,
+//! decoding TOON requests within the budget, compressed answers kept for a
+//! rewind, numbers that do not fit 64 bits, and the client-address,
+//! scheme and URL-override headers an untrusted client sends.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::http::HeaderMap;
+use axum::routing::{any, get};
+use bytes::Bytes;
+use serde_json::{Value, json};
+use terse_gateway::Config;
+use terse_tests::server::{TestServer, raw_client, status_of};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// A gateway in the background and the config it was made from.
+struct Gateway {
+    addr: SocketAddr,
+    config: Config,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Gateway {
+    async fn start(config: &str, upstream: &str) -> Gateway {
+        let config = Config::parse("redteam3.toml", config).expect("test config");
+        let service = config.gateway(config.upstream(upstream).expect("upstream URL"));
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("local address");
+        let task = tokio::spawn(terse_gateway::serve(
+            listener,
+            service,
+            config.server_options(),
+            std::future::pending(),
+        ));
+        Gateway { addr, config, task }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+}
+
+/// `records` uniform records of about 100 bytes, as JSON.
+fn list(records: usize) -> Bytes {
+    let rows: Vec<Value> = (0..records)
+        .map(|i| json!({"id": i, "name": format!("user {i:08}"), "email": format!("u{i}@example.com"), "active": i % 2 == 0}))
+        .collect();
+    Bytes::from(serde_json::to_vec(&rows).expect("JSON"))
+}
+
+/// An upstream answering `/list` (a list worth rewriting) and `/echo`
+/// (anything: the headers and body it received).
+async fn upstream() -> TestServer {
+    async fn echo(headers: HeaderMap, body: Bytes) -> axum::Json<Value> {
+        let headers: serde_json::Map<String, Value> = headers
+            .iter()
+            .map(|(name, value)| {
+                (
+                    name.as_str().to_owned(),
+                    Value::String(String::from_utf8_lossy(value.as_bytes()).into_owned()),
+                )
+            })
+            .collect();
+        axum::Json(json!({
+            "headers": headers,
+            "body": String::from_utf8_lossy(&body),
+        }))
+    }
+    let rows = list(200);
+    let router = Router::new()
+        .route(
+            "/list",
+            get(move || {
+                let rows = rows.clone();
+                async move { ([("content-type", "application/json")], rows) }
+            }),
+        )
+        .route("/echo", any(echo));
+    TestServer::spawn(router).await
+}
+
+/// Reads what the gateway answers on `stream` until it closes or `within`
+/// passes: the answer, and when it came.
+async fn answer_within(stream: &mut TcpStream, within: Duration) -> Option<(Duration, String)> {
+    let started = Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let left = within.checked_sub(started.elapsed())?;
+        match tokio::time::timeout(left, stream.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => break,
+            Ok(Ok(n)) => {
+                got.extend_from_slice(&buf[..n]);
+                if got.windows(4).any(|w| w == b"\r\n\r\n") {
+                    break;
+                }
+            }
+            Err(_) => return None,
+        }
+    }
+    Some((
+        started.elapsed(),
+        String::from_utf8_lossy(&got).into_owned(),
+    ))
+}
+
+/// A small TOON POST: its status, and the body the upstream saw.
+async fn post_toon(gateway: &Gateway, toon: &str) -> (u16, Value) {
+    let response = raw_client()
+        .post(gateway.url("/echo"))
+        .header("content-type", "text/toon")
+        .body(toon.to_owned())
+        .timeout(Duration::from_secs(20))
+        .send()
+        .await
+        .expect("answer");
+    let status = response.status().as_u16();
+    let text = response.text().await.expect("body");
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+/// Fault 1: with a 32 MiB budget, five connections that each declared an
+/// 8 MiB TOON body, sent 40 bytes and went quiet used to hold the whole
+/// budget (every `?format=toon` fell back, every TOON POST got 503) for as
+/// long as they stayed. Now a declared length reserves nothing, and the
+/// quiet bodies are answered 408 at `request_body_timeout`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_toon_uploads_hold_nothing_and_time_out() {
+    let upstream = upstream().await;
+    let config = "[gateway]\nmax_buffered_bytes = 33554432\nrequest_body_timeout = \"2s\"\n";
+    let gateway = Gateway::start(config, &format!("http://{}", upstream.addr())).await;
+    let budget = gateway.config.memory_budget().clone();
+
+    let mut idle = Vec::new();
+    for _ in 0..5 {
+        let mut stream = TcpStream::connect(gateway.addr).await.expect("connect");
+        let head = format!(
+            "POST /echo HTTP/1.1\r\nHost: {}\r\nContent-Type: text/toon\r\nContent-Length: {}\r\n\r\n",
+            gateway.addr,
+            8 << 20
+        );
+        stream.write_all(head.as_bytes()).await.expect("head");
+        stream
+            .write_all(b"rows[1000]{id,name}:\n  1,Ada\n  2,Bob\n  3")
+            .await
+            .expect("40 bytes");
+        idle.push(stream);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let held = budget.in_use();
+    eprintln!("budget in use under 5 idle 8 MiB uploads: {held} bytes");
+    assert!(held < 64 << 10, "{held} bytes held for 200 bytes received");
+
+    // Everyone else is served meanwhile.
+    let (status, seen) = post_toon(&gateway, "id: 7\nname: Ada").await;
+    assert_eq!(status, 200, "{seen}");
+    assert_eq!(seen["body"], r#"{"id":7,"name":"Ada"}"#);
+    let toon = raw_client()
+        .get(gateway.url("/list?format=toon"))
+        .send()
+        .await
+        .expect("list");
+    assert_eq!(
+        toon.headers()["content-type"].to_str().unwrap(),
+        "text/toon; charset=utf-8",
+        "{:?}",
+        toon.headers().get("x-terse-format")
+    );
+
+    // And the quiet bodies are refused at their deadline.
+    for mut stream in idle {
+        let (after, answer) = answer_within(&mut stream, Duration::from_secs(8))
+            .await
+            .expect("answered in time");
+        assert_eq!(status_of(&answer), 408, "{answer}");
+        assert!(after <= Duration::from_secs(4), "{after:?}");
+    }
+    // What is left is the rewrite memo's, held only while there is room.
+    let left = budget.in_use();
+    eprintln!("budget in use after the 408s: {left} bytes");
+    assert!(left < 64 << 10, "{left}");
+}
+
+/// A body dripped a byte a second never finishes at 500 bytes a second:
+/// refused once the grace and what its bytes earned have passed, though
+/// it never stops for `request_body_timeout`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dripped_toon_body_is_refused_at_the_minimum_rate() {
+    let upstream = upstream().await;
+    let config = "[gateway]\nrequest_body_timeout = \"2s\"\nrequest_body_min_rate = 500\n";
+    let gateway = Gateway::start(config, &format!("http://{}", upstream.addr())).await;
+    let mut stream = TcpStream::connect(gateway.addr).await.expect("connect");
+    let head = format!(
+        "POST /echo HTTP/1.1\r\nHost: {}\r\nContent-Type: text/toon\r\nContent-Length: 100000\r\n\r\n",
+        gateway.addr
+    );
+    stream.write_all(head.as_bytes()).await.expect("head");
+    let started = Instant::now();
+    let mut answer = String::new();
+    while started.elapsed() < Duration::from_secs(8) {
+        if stream.write_all(b"a").await.is_err() {
+            break;
+        }
+        if let Some((_, got)) = answer_within(&mut stream, Duration::from_millis(700)).await {
+            answer = got;
+            break;
+        }
+    }
+    let after = started.elapsed();
+    assert_eq!(status_of(&answer), 408, "{answer:?} after {after:?}");
+    assert!(
+        after >= Duration::from_secs(2) && after < Duration::from_secs(4),
+        "{after:?}"
+    );
+}
+
+/// The client-address, scheme and URL-override headers an untrusted
+/// client sent used to reach the upstream unchanged (`X-Original-URL`
+/// makes IIS, Symfony and Zend route by a path the gateway never saw).
+const OVERRIDES: [&str; 8] = [
+    "Akamai-Client-IP",
+    "X-ProxyUser-Ip",
+    "X-Azure-ClientIP",
+    "X-Envoy-External-Address",
+    "Front-End-Https",
+    "X-Url-Scheme",
+    "X-Original-URL",
+    "X-Rewrite-URL",
+];
+
+async fn headers_seen(gateway: &Gateway, extra: &[(&str, &str)]) -> serde_json::Map<String, Value> {
+    let mut request = raw_client().get(gateway.url("/echo"));
+    for name in OVERRIDES {
+        let value = if name.ends_with("URL") {
+            "/admin/users"
+        } else if name.contains("IP") || name.contains("Ip") || name.contains("Address") {
+            "10.0.0.1"
+        } else {
+            "https"
+        };
+        request = request.header(name, value);
+    }
+    for (name, value) in extra {
+        request = request.header(*name, *value);
+    }
+    let text = request
+        .send()
+        .await
+        .expect("answer")
+        .text()
+        .await
+        .expect("body");
+    let seen: Value = serde_json::from_str(&text).expect("JSON");
+    seen["headers"].as_object().cloned().expect("headers")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn address_scheme_and_url_overrides_reach_the_upstream_only_from_trusted_proxies() {
+    let upstream = upstream().await;
+    let url = format!("http://{}", upstream.addr());
+    let untrusted =
+        Gateway::start("[gateway]\nuntrusted_headers = [\"X-Remote-User\"]\n", &url).await;
+    let seen = headers_seen(&untrusted, &[("X-Remote-User", "admin"), ("X-Kept", "1")]).await;
+    let arrived: Vec<&str> = OVERRIDES
+        .iter()
+        .copied()
+        .filter(|name| seen.contains_key(&name.to_ascii_lowercase()))
+        .collect();
+    eprintln!("from an untrusted client, arrived: {arrived:?}");
+    assert!(arrived.is_empty(), "{arrived:?}");
+    assert!(!seen.contains_key("x-remote-user"), "added to the list");
+    assert_eq!(seen["x-kept"], "1");
+
+    // A trusted proxy's are its own to send.
+    let trusted = Gateway::start("[gateway]\ntrusted_proxies = [\"127.0.0.1\"]\n", &url).await;
+    let seen = headers_seen(&trusted, &[]).await;
+    for name in OVERRIDES {
+        assert!(seen.contains_key(&name.to_ascii_lowercase()), "{name}");
+    }
+}
+
+async fn raw(addr: SocketAddr, request: &str) -> String {
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    stream.write_all(request.as_bytes()).await.expect("write");
+    answer_within(&mut stream, Duration::from_secs(5))
+        .await
+        .map(|(_, answer)| answer)
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_content_types_and_a_port_past_65535_are_400() {
+    let upstream = upstream().await;
+    let gateway = Gateway::start("[gateway]\n", &format!("http://{}", upstream.addr())).await;
+    let two = raw(
+        gateway.addr,
+        "POST /echo HTTP/1.1\r\nHost: example.com\r\nContent-Type: application/json\r\nContent-Type: text/toon\r\nContent-Length: 4\r\nConnection: close\r\n\r\na: 1",
+    )
+    .await;
+    eprintln!("two Content-Types: {}", two.lines().next().unwrap_or(""));
+    assert_eq!(status_of(&two), 400, "{two}");
+    let port = raw(
+        gateway.addr,
+        "GET /echo HTTP/1.1\r\nHost: example.com:65536\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    eprintln!(
+        "Host example.com:65536: {}",
+        port.lines().next().unwrap_or("")
+    );
+    assert_eq!(status_of(&port), 400, "{port}");
+    let fine = raw(
+        gateway.addr,
+        "GET /echo HTTP/1.1\r\nHost: example.com:65535\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    assert_eq!(status_of(&fine), 200, "{fine}");
+}
