@@ -213,7 +213,10 @@ pub(crate) fn build(
     upstream: Upstream,
     request_log: bool,
 ) -> Gateway {
-    let inner = Inflate::new(upstream, layer.limit().clone());
+    let mut inner = Inflate::new(upstream, layer.limit().clone());
+    if let Some(budget) = layer.budget() {
+        inner = inner.memory_budget(budget.clone());
+    }
     let http = ServiceBuilder::new().layer(layer).service(inner.clone());
     let mcp = mcp.map(|(path, mcp)| (path, ServiceBuilder::new().layer(mcp).service(inner)));
     ServiceBuilder::new()

@@ -221,6 +221,21 @@ impl TerseLayer {
         self
     }
 
+    /// The memory budget set with [`memory_budget`](Self::memory_budget),
+    /// for the services inside the layer that buffer too (a proxy keeping
+    /// its upstream's compressed bytes).
+    ///
+    /// ```
+    /// use tower_terse::{MemoryBudget, TerseLayer};
+    ///
+    /// assert!(TerseLayer::new().budget().is_none());
+    /// let layer = TerseLayer::new().memory_budget(MemoryBudget::new(1 << 20));
+    /// assert_eq!(layer.budget().map(MemoryBudget::limit), Some(1 << 20));
+    /// ```
+    pub fn budget(&self) -> Option<&crate::MemoryBudget> {
+        self.config.budget.as_ref()
+    }
+
     /// How many bytes the rewrite memo may hold; `0` turns it off.
     /// Default: [`DEFAULT_REWRITE_MEMO_BYTES`](crate::DEFAULT_REWRITE_MEMO_BYTES), 4 MiB.
     ///
