@@ -374,11 +374,11 @@ fn gzipped_records(bytes: usize) -> Bytes {
 }
 
 /// Fault 3: the compressed bytes kept to send an answer on as it came were
-/// held outside the budget. An upstream serving about 7 MiB of gzip
-/// (15 MiB of JSON, past `max_body_bytes`), 12 clients that take gzip and
-/// never read: the layer reads 8 MiB of each, then sends it on compressed
-/// from the copy it kept, about 4 MiB an answer, of which the sockets
-/// take a few. The copies used to be
+/// held outside the budget. An upstream serving about 10 MiB of gzip
+/// (20 MiB of JSON, past `max_body_bytes` of 15 MiB), 12 clients that take
+/// gzip and never read: the layer reads 15 MiB of each, then sends it on
+/// compressed from the copy it kept, about 7 MiB an answer, of which the
+/// sockets take 4. The copies used to be
 /// outside the budget (which counted nothing while the process held some
 /// 40 MiB of copies); now they are held against it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -386,8 +386,8 @@ async fn compressed_copies_kept_for_a_rewind_are_held_against_the_budget() {
     let _alone = PROCESS.write().await;
     const BUDGET: usize = 64 << 20;
     const CLIENTS: usize = 12;
-    let gzip = gzipped_records(15 << 20);
-    assert!(gzip.len() < terse_gateway::REWIND_BYTES);
+    let gzip = gzipped_records(20 << 20);
+    let up_len = gzip.len();
     eprintln!("upstream answer: {} bytes of gzip", gzip.len());
     let router = Router::new().route(
         "/records",
@@ -405,7 +405,12 @@ async fn compressed_copies_kept_for_a_rewind_are_held_against_the_budget() {
         }),
     );
     let up = TestServer::spawn(router).await;
-    let config = format!("[gateway]\nmax_buffered_bytes = {BUDGET}\nsend_timeout = \"30s\"\n");
+    // The layer reads 15 MiB of JSON before it gives up, by when the copy
+    // is some 7 MiB: more than the sockets take (4 MiB here).
+    let config = format!(
+        "[gateway]\nmax_buffered_bytes = {BUDGET}\nsend_timeout = \"30s\"\n\n[layer]\nmax_body_bytes = {}\n",
+        15 << 20
+    );
     let gateway = Gateway::start(&config, &format!("http://{}", up.addr())).await;
     let budget = gateway.config.memory_budget().clone();
     let before = rss_bytes();
@@ -426,7 +431,6 @@ async fn compressed_copies_kept_for_a_rewind_are_held_against_the_budget() {
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let held = budget.in_use();
     let grown = rss_bytes().saturating_sub(before);
-
     eprintln!(
         "{CLIENTS} non-reading clients: RSS grew {} MiB, the budget counts {} MiB (of {} MiB)",
         grown >> 20,
@@ -450,6 +454,7 @@ async fn compressed_copies_kept_for_a_rewind_are_held_against_the_budget() {
     assert_eq!(response.status(), 200);
     let body = response.bytes().await.expect("body");
     assert!(body.len() > 1 << 20);
+    assert_eq!(body.len(), up_len, "the whole answer, as it came");
     drop(clients);
     for _ in 0..50 {
         if budget.in_use() < 64 << 10 {
@@ -462,4 +467,119 @@ async fn compressed_copies_kept_for_a_rewind_are_held_against_the_budget() {
         "{} bytes still held",
         budget.in_use()
     );
+}
+
+/// Fault 4: numbers past 64 bits went through `f64`. A TOON request
+/// `id: 12345678901234567890123` reached the upstream as
+/// `1.2345678901234568e+22`; eight distinct upstream ids were all served
+/// as TOON `1.2345678901234568e+22`. Now the digits arrive as sent, TOON
+/// writes every digit, and `?fields=` (which reads a `serde_json` value)
+/// keeps the body as it came, saying why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn numbers_past_64_bits_keep_their_digits_both_ways() {
+    let _shared = PROCESS.read().await;
+    let ids: Vec<String> = (123..=130)
+        .map(|last| format!("12345678901234567890{last}"))
+        .collect();
+    let json = format!(
+        "[{}]",
+        ids.iter()
+            .map(|id| format!(r#"{{"id":{id},"name":"n{id}","score":0.30000000000000001}}"#))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let router = Router::new()
+        .route(
+            "/ids",
+            get(move || {
+                let json = json.clone();
+                async move { ([("content-type", "application/json")], json) }
+            }),
+        )
+        .route("/echo", any(|body: Bytes| async move { body }));
+    let up = TestServer::spawn(router).await;
+    let gateway = Gateway::start("[gateway]\n", &format!("http://{}", up.addr())).await;
+
+    let response = raw_client()
+        .post(gateway.url("/echo"))
+        .header("content-type", "text/toon")
+        .body("id: 12345678901234567890123\nratio: 0.30000000000000001")
+        .send()
+        .await
+        .expect("answer");
+    let arrived = response.text().await.expect("body");
+    eprintln!("TOON request arrived upstream as {arrived}");
+    assert_eq!(
+        arrived,
+        r#"{"id":12345678901234567890123,"ratio":0.30000000000000001}"#
+    );
+
+    let toon = raw_client()
+        .get(gateway.url("/ids?format=toon"))
+        .send()
+        .await
+        .expect("answer");
+    let format = toon.headers()["x-response-format"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let text = toon.text().await.expect("body");
+    eprintln!("served ({format}):\n{text}");
+    assert!(format.starts_with("toon"), "{format}");
+    for id in &ids {
+        assert!(
+            text.contains(&format!("{id},n{id},0.30000000000000001")),
+            "{id} in {text}"
+        );
+    }
+    // And an agent decoding it exactly gets the upstream's numbers back.
+    let back =
+        terse_toon::decode_to_json(text.as_bytes(), &Default::default(), 1 << 20).expect("TOON");
+    let back = String::from_utf8(back).expect("UTF-8");
+    for id in &ids {
+        assert!(back.contains(&format!(r#""id":{id}"#)), "{back}");
+    }
+
+    let projected = raw_client()
+        .get(gateway.url("/ids?format=toon&fields=id"))
+        .send()
+        .await
+        .expect("answer");
+    let format = projected.headers()["x-response-format"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let text = projected.text().await.expect("body");
+    assert_eq!(format, "json; fallback=number-precision", "{text}");
+    for id in &ids {
+        assert!(text.contains(&format!(r#""id":{id}"#)), "{text}");
+    }
+}
+
+/// Fault 2: a TOON body whose decoding takes more than the whole memory
+/// budget was answered 503 `busy`, as if a retry could help; it is a 413.
+/// A 1.8 MB table of 100k rows of 8 one-digit values decodes through a
+/// tree of some 180 MB.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_toon_body_that_can_never_fit_the_budget_is_413() {
+    let _shared = PROCESS.read().await;
+    let upstream = upstream().await;
+    let config = "[gateway]\nmax_buffered_bytes = 33554432\n\n[layer]\nmax_body_bytes = 4194304\nmax_output_bytes = 16777216\n";
+    let gateway = Gateway::start(config, &format!("http://{}", upstream.addr())).await;
+    let mut toon = String::from("rows[100000]{a,b,c,d,e,f,g,h}:\n");
+    for _ in 0..100_000 {
+        toon.push_str("  1,2,3,4,5,6,7,8\n");
+    }
+    eprintln!("table of {} bytes", toon.len());
+    let (status, answer) = post_toon(&gateway, &toon).await;
+    eprintln!("answered {status}: {answer}");
+    assert_eq!(status, 413, "{answer}");
+    assert_eq!(
+        answer["error"]["code"], "toon_request_too_large",
+        "{answer}"
+    );
+    // A small one is decoded as ever.
+    let (status, seen) = post_toon(&gateway, "rows[2]{a,b}:\n  1,2\n  3,4").await;
+    assert_eq!(status, 200, "{seen}");
+    assert_eq!(seen["body"], r#"{"rows":[{"a":1,"b":2},{"a":3,"b":4}]}"#);
 }

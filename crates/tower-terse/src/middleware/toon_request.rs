@@ -10,7 +10,6 @@
 
 #[cfg(feature = "tokio")]
 use std::future::Future;
-use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -30,7 +29,7 @@ use crate::bounded::Bounded;
 use crate::budget::Reservation;
 use crate::error_envelope::ErrorEnvelope;
 use crate::render::is_identity_coding;
-use crate::toon::{DecodeOptions, decode_slice};
+use crate::toon::DecodeOptions;
 
 /// The hint every refusal of a TOON request ends with.
 const HOW: &str = "Send the body as TOON (`Content-Type: text/toon`; `terse encode` writes it from JSON) or as JSON";
@@ -430,36 +429,44 @@ fn decode(
     if shape.repeated_key_bytes > limit {
         return Err(decoded_too_large(limit));
     }
+    let working = shape.working_bytes(toon.len(), limit);
     if let Some(held) = held {
-        if !held.try_grow(shape.working_bytes(toon.len(), limit)) {
+        // More than the whole budget: no wait makes room for it.
+        if held.bytes().saturating_add(working)
+            > config.budget.as_ref().map_or(usize::MAX, |b| b.limit())
+        {
+            return Err(never_fits(working));
+        }
+        if !held.try_grow(working) {
             return Err(busy());
         }
     }
-    let value = decode_slice(toon, &DecodeOptions::default()).map_err(|err| {
-        ErrorEnvelope::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_toon",
-            format!(
-                "the TOON request body does not decode: line {}, column {}: {}",
-                err.line(),
-                err.column(),
-                err.message()
-            ),
-        )
-        .with_hint(HOW)
-    })?;
-    let mut json = Limited {
-        out: Vec::new(),
-        limit,
-    };
-    serde_json::to_writer(&mut json, &value).map_err(|_| decoded_too_large(limit))?;
+    // Straight to JSON text, numbers with the digits they were sent with
+    // (one past 64 bits reaches the service as written, not as the
+    // nearest float).
+    let json = crate::toon::decode_to_json(toon, &DecodeOptions::default(), limit).map_err(
+        |err| match err {
+            crate::toon::DecodeToJsonError::Decode(err) => ErrorEnvelope::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_toon",
+                format!(
+                    "the TOON request body does not decode: line {}, column {}: {}",
+                    err.line(),
+                    err.column(),
+                    err.message()
+                ),
+            )
+            .with_hint(HOW),
+            _ => decoded_too_large(limit),
+        },
+    )?;
     let settings = config.render_settings();
     let tokens = RequestTokens {
         received: settings.count_tokens(toon),
-        forwarded: settings.count_tokens(&json.out),
+        forwarded: settings.count_tokens(&json),
     };
     tokens.emit();
-    Ok((Bytes::from(json.out), tokens))
+    Ok((Bytes::from(json), tokens))
 }
 
 impl RequestTokens {
@@ -484,26 +491,6 @@ impl RequestTokens {
     }
 }
 
-/// A buffer that refuses to grow past `limit` bytes.
-struct Limited {
-    out: Vec<u8>,
-    limit: usize,
-}
-
-impl io::Write for Limited {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.out.len().saturating_add(buf.len()) > self.limit {
-            return Err(io::ErrorKind::OutOfMemory.into());
-        }
-        self.out.extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 fn too_large(config: &Config) -> ErrorEnvelope {
     ErrorEnvelope::new(
         StatusCode::PAYLOAD_TOO_LARGE,
@@ -523,6 +510,17 @@ fn decoded_too_large(limit: usize) -> ErrorEnvelope {
         format!("the TOON request body decodes to more than {limit} bytes of JSON"),
     )
     .with_hint("Send fewer records per request")
+}
+
+/// Decoding the body takes more than the whole memory budget: it never
+/// fits, however long the client waits.
+fn never_fits(working: usize) -> ErrorEnvelope {
+    ErrorEnvelope::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "toon_request_too_large",
+        format!("decoding the TOON request body takes about {working} bytes, more than the server's memory budget"),
+    )
+    .with_hint("Send fewer records per request, or send them as JSON")
 }
 
 /// The memory budget cannot hold the body and its decoding now.
