@@ -621,9 +621,17 @@ mod tests {
 
     #[test]
     fn the_budget_holds_the_decoding() {
+        // More than the whole budget: never, 413.
         let mut config = Config::default();
         let budget = crate::MemoryBudget::new(64);
         config.budget = Some(budget.clone());
+        let mut held = budget.try_reserve(10).unwrap();
+        let err = decode_here(b"a: 1", &config, Some(&mut held)).unwrap_err();
+        assert_eq!(err.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        // Room taken by others: not now, 503.
+        let budget = crate::MemoryBudget::new(1 << 20);
+        config.budget = Some(budget.clone());
+        let _others = budget.try_reserve((1 << 20) - 100).unwrap();
         let mut held = budget.try_reserve(10).unwrap();
         let err = decode_here(b"a: 1", &config, Some(&mut held)).unwrap_err();
         assert_eq!(err.status(), StatusCode::SERVICE_UNAVAILABLE);
