@@ -197,7 +197,9 @@ pub fn number_is_exact(token: &str) -> bool {
 /// assert_eq!(exact_canonical("12345678901234567890123").as_deref(), Some("12345678901234567890123"));
 /// assert_eq!(exact_canonical("1.50E+3").as_deref(), Some("1500"));
 /// assert_eq!(exact_canonical("-0.000001000").as_deref(), Some("-0.000001"));
-/// assert_eq!(exact_canonical("1.0000000000000000000001e30").as_deref(), Some("1.0000000000000000000001e+30"));
+/// assert_eq!(exact_canonical("1.0000000000000000000001e30").as_deref(), Some("1000000000000000000000100000000"));
+/// assert_eq!(exact_canonical("1.0000000000000000000001e-30").as_deref(), Some("1.0000000000000000000001e-30"));
+/// assert_eq!(exact_canonical("1.5e99").as_deref(), Some("1.5e+99"));
 /// assert_eq!(exact_canonical("-0.0").as_deref(), Some("0"));
 /// ```
 pub fn exact_canonical(token: &str) -> Option<String> {
