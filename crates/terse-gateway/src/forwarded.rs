@@ -7,7 +7,7 @@
 //! named in [`TrustedProxies`], every client-sent `X-Forwarded-*`,
 //! `Forwarded` and `X-Real-IP` is dropped and replaced by what the gateway
 //! saw itself, and the other headers frameworks and libraries read a
-//! client's address from ([`CLIENT_ADDRESS`]) are dropped. Their
+//! client's address, scheme or URL from ([`UNTRUSTED_HEADERS`]) are dropped. Their
 //! underscore spellings (`X_Forwarded_For`) never get this far: see
 //! [`crate::remove_underscored`].
 
@@ -26,10 +26,23 @@ const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host")
 const X_REAL_IP: HeaderName = HeaderName::from_static("x-real-ip");
 
 /// The headers besides `X-Forwarded-*`, `Forwarded` and `X-Real-IP` that
-/// frameworks and libraries read a client's address from (Rails'
-/// `Client-IP`, the lists of Express's `request-ip` and PHP's usual
-/// `HTTP_*` checks, CDN headers), which only a trusted proxy may send.
-const CLIENT_ADDRESS: [HeaderName; 10] = [
+/// only a trusted proxy may send, dropped from every other client
+/// (`[gateway] untrusted_headers` adds names to the list, see
+/// [`Upstream::untrusted_headers`](crate::Upstream::untrusted_headers)):
+///
+/// - a client's address, read by frameworks and libraries (Rails'
+///   `Client-IP`, the lists of Express's `request-ip` and PHP's usual
+///   `HTTP_*` checks) and set by CDNs and cloud proxies (Cloudflare,
+///   Fastly, Akamai, Azure Front Door, App Engine, Envoy, Blue Coat's
+///   `X-ProxyUser-Ip`);
+/// - the scheme the client used (`Front-End-Https`, `X-Url-Scheme`,
+///   `X-Scheme`), which decides secure cookies and redirects to https;
+/// - the URL the client asked for, which IIS, Symfony, Zend and Laminas
+///   route by instead of the request line (`X-Original-URL`,
+///   `X-Rewrite-URL`, `X-Original-URI`, Envoy's `X-Envoy-Original-Path`):
+///   from a client, a path the gateway never saw, past any rule it keeps;
+/// - Envoy's `X-Envoy-Internal`, which marks a request as from inside.
+pub const UNTRUSTED_HEADERS: [HeaderName; 23] = [
     HeaderName::from_static("true-client-ip"),
     HeaderName::from_static("x-client-ip"),
     HeaderName::from_static("x-cluster-client-ip"),
@@ -40,6 +53,19 @@ const CLIENT_ADDRESS: [HeaderName; 10] = [
     HeaderName::from_static("fastly-client-ip"),
     HeaderName::from_static("x-appengine-user-ip"),
     HeaderName::from_static("x-original-forwarded-for"),
+    HeaderName::from_static("akamai-client-ip"),
+    HeaderName::from_static("x-proxyuser-ip"),
+    HeaderName::from_static("x-azure-clientip"),
+    HeaderName::from_static("x-azure-socketip"),
+    HeaderName::from_static("x-envoy-external-address"),
+    HeaderName::from_static("x-envoy-internal"),
+    HeaderName::from_static("front-end-https"),
+    HeaderName::from_static("x-url-scheme"),
+    HeaderName::from_static("x-scheme"),
+    HeaderName::from_static("x-original-url"),
+    HeaderName::from_static("x-rewrite-url"),
+    HeaderName::from_static("x-original-uri"),
+    HeaderName::from_static("x-envoy-original-path"),
 ];
 
 /// Most networks in a [`TrustedProxies`] list.
@@ -165,13 +191,14 @@ fn cidr(block: &str) -> Result<(IpAddr, u8), CidrError> {
 /// Sets the forwarding headers for a request from `client` (the peer)
 /// that asked for `host`. From a trusted proxy the client's chain is kept
 /// and the peer appended to `X-Forwarded-For`; from anyone else every
-/// forwarding header is replaced, and every [`CLIENT_ADDRESS`] header
-/// dropped.
+/// forwarding header is replaced, and every [`UNTRUSTED_HEADERS`] header
+/// and every one of `also` dropped.
 pub(crate) fn set_forwarded(
     headers: &mut HeaderMap,
     client: Option<IpAddr>,
     host: Option<HeaderValue>,
     trusted: &TrustedProxies,
+    also: &[HeaderName],
 ) {
     let from_proxy = client.is_some_and(|ip| trusted.contains(ip));
     if !from_proxy {
@@ -181,7 +208,8 @@ pub(crate) fn set_forwarded(
             name.as_str().starts_with("x-forwarded-")
                 || name == FORWARDED
                 || name == X_REAL_IP
-                || CLIENT_ADDRESS.contains(name)
+                || UNTRUSTED_HEADERS.contains(name)
+                || also.contains(name)
         });
     }
     if let Some(ip) = client {
@@ -234,7 +262,7 @@ mod tests {
         headers.insert("x-forwarded-user", HeaderValue::from_static("admin"));
         headers.insert(FORWARDED, HeaderValue::from_static("for=10.0.0.9"));
         headers.insert(X_REAL_IP, HeaderValue::from_static("10.0.0.9"));
-        for name in CLIENT_ADDRESS {
+        for name in UNTRUSTED_HEADERS {
             headers.insert(name, HeaderValue::from_static("10.6.6.6"));
         }
         headers
@@ -249,6 +277,7 @@ mod tests {
             Some([127, 0, 0, 1].into()),
             host,
             &TrustedProxies::default(),
+            &[],
         );
         assert_eq!(headers[X_FORWARDED_FOR], "127.0.0.1");
         assert_eq!(headers.get_all(X_FORWARDED_FOR).iter().count(), 1);
@@ -257,7 +286,7 @@ mod tests {
         assert_eq!(headers[X_REAL_IP], "127.0.0.1");
         assert!(!headers.contains_key("x-forwarded-user"));
         assert!(!headers.contains_key(FORWARDED));
-        for name in CLIENT_ADDRESS {
+        for name in UNTRUSTED_HEADERS {
             assert!(!headers.contains_key(&name), "{name}");
         }
     }
@@ -266,12 +295,18 @@ mod tests {
     fn a_trusted_proxy_has_its_chain_kept_and_extended() {
         let mut headers = forged();
         let trusted: TrustedProxies = "127.0.0.0/8".parse().unwrap();
-        set_forwarded(&mut headers, Some([127, 0, 0, 1].into()), None, &trusted);
+        set_forwarded(
+            &mut headers,
+            Some([127, 0, 0, 1].into()),
+            None,
+            &trusted,
+            &[],
+        );
         assert_eq!(headers[X_FORWARDED_FOR], "10.0.0.1, 10.0.0.2, 127.0.0.1");
         assert_eq!(headers[X_FORWARDED_PROTO], "https");
         assert_eq!(headers[X_REAL_IP], "10.0.0.9");
         assert_eq!(headers[FORWARDED], "for=10.0.0.9");
-        for name in CLIENT_ADDRESS {
+        for name in UNTRUSTED_HEADERS {
             assert_eq!(headers[&name], "10.6.6.6", "{name}");
         }
     }

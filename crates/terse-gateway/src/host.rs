@@ -81,7 +81,15 @@ pub(crate) fn is_authority(text: &[u8]) -> bool {
     };
     let port_ok = match port.split_first() {
         None => true,
-        Some((b':', digits)) => digits.iter().all(u8::is_ascii_digit),
+        // RFC 3986 lets a port be any run of digits; one past 65535 names
+        // no port TCP has, and a proxy and a service would read it apart.
+        Some((b':', digits)) => {
+            digits.iter().all(u8::is_ascii_digit)
+                && std::str::from_utf8(digits)
+                    .ok()
+                    .filter(|d| !d.is_empty())
+                    .is_none_or(|d| d.parse::<u16>().is_ok())
+        }
         Some(_) => false,
     };
     port_ok && !host.is_empty() && (host[0] == b'[' || is_reg_name(host))
@@ -157,6 +165,8 @@ mod tests {
             "host:",
             "[v1.fe80::a+en1]",
             "under_score.example",
+            "example.com:65535",
+            "[::1]:0",
         ] {
             assert!(is_authority(good.as_bytes()), "{good}");
         }
@@ -180,6 +190,8 @@ mod tests {
             "host#x",
             "[]",
             "[v.x]",
+            "example.com:65536",
+            "[::1]:99999999999999999999",
         ] {
             assert!(!is_authority(bad.as_bytes()), "{bad}");
         }

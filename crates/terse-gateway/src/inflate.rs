@@ -12,7 +12,10 @@
 //!   too large goes out compressed as it came, from its first byte (the
 //!   compressed bytes read so far are kept, up to [`REWIND_BYTES`], and
 //!   given back through [`tower_terse::proxy::Rewind`]): the rest is never
-//!   inflated;
+//!   inflated. What is kept is held against the memory budget (when a
+//!   compressed byte does not fit, the answer can no longer be rewound and
+//!   keeps nothing), and given back as soon as the layer has read the
+//!   whole body (it will not rewind it then) or drops it;
 //! - otherwise inflating is CPU work done under the layer's
 //!   [`BlockingLimit`]: past [`READY_BYTES`] inflated without waiting for
 //!   the upstream, each [`BATCH_BYTES`] more are inflated off the workers
@@ -32,8 +35,8 @@ use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower::Service;
 use tower_http::decompression::{Decompression, DecompressionBody};
-use tower_terse::proxy::{OffWorkers, Rewind};
-use tower_terse::settings::BlockingLimit;
+use tower_terse::proxy::{OffWorkers, Reservation, Rewind};
+use tower_terse::settings::{BlockingLimit, MemoryBudget};
 
 use crate::upstream::BoxError;
 
@@ -74,9 +77,31 @@ impl<S> Inflate<S> {
     /// Decompresses the answers of `inner`, inflating under `limit`.
     pub fn new(inner: S, limit: BlockingLimit) -> Self {
         Inflate {
-            inner: Decompression::new(Taping { inner }),
+            inner: Decompression::new(Taping {
+                inner,
+                budget: None,
+            }),
             limit,
         }
+    }
+
+    /// Holds the compressed bytes kept for a rewind against `budget` (the
+    /// layer's): an answer whose next bytes do not fit keeps none and is
+    /// no longer rewound. Default: no budget.
+    ///
+    /// ```
+    /// use terse_gateway::{Inflate, Upstream};
+    /// use tower_terse::{BlockingLimit, MemoryBudget};
+    ///
+    /// let upstream = Upstream::new("http://127.0.0.1:8000")?;
+    /// let inflate = Inflate::new(upstream, BlockingLimit::per_core())
+    ///     .memory_budget(MemoryBudget::new(64 << 20));
+    /// # drop(inflate);
+    /// # Ok::<(), terse_gateway::UpstreamError>(())
+    /// ```
+    pub fn memory_budget(mut self, budget: MemoryBudget) -> Self {
+        self.inner.get_mut().budget = Some(budget);
+        self
     }
 }
 
@@ -151,8 +176,9 @@ where
         }
         let body = Inflated {
             body,
-            tape,
+            tape: tape.map(Released),
             rewound: None,
+            rewound_held: None,
             queue: VecDeque::new(),
             ended: None,
             ready: 0,
@@ -197,12 +223,15 @@ fn accepts(accepted: &[HeaderValue], coding: &HeaderValue) -> bool {
 struct Tape {
     coding: HeaderValue,
     state: Mutex<TapeState>,
+    budget: Option<MemoryBudget>,
 }
 
 #[derive(Debug, Default)]
 struct TapeState {
     chunks: Vec<Bytes>,
     bytes: usize,
+    /// What `chunks` hold of the budget.
+    held: Option<Reservation>,
     /// Some bytes were not kept: the answer can no longer be rewound.
     lost: bool,
     rewound: bool,
@@ -219,15 +248,32 @@ impl Tape {
         if state.lost || state.rewound {
             return;
         }
+        let fits = match (&mut state.held, &self.budget) {
+            (Some(held), _) => held.try_grow(data.len()),
+            (None, Some(budget)) => match budget.try_reserve(data.len()) {
+                Some(held) => {
+                    state.held = Some(held);
+                    true
+                }
+                None => false,
+            },
+            (None, None) => true,
+        };
         match state.bytes.checked_add(data.len()) {
-            Some(bytes) if bytes <= REWIND_BYTES => {
+            Some(bytes) if fits && bytes <= REWIND_BYTES => {
                 state.bytes = bytes;
                 state.chunks.push(data.clone());
             }
-            _ => {
-                state.lost = true;
-                state.chunks = Vec::new();
-            }
+            _ => state.lose(),
+        }
+    }
+
+    /// Gives back what is kept unless the answer was rewound: the layer
+    /// read the whole body, or dropped it, and will not rewind it now.
+    fn release(&self) {
+        let mut state = self.state();
+        if !state.rewound {
+            state.lose();
         }
     }
 
@@ -240,13 +286,23 @@ impl Tape {
         !state.lost
     }
 
-    /// The bytes kept, once the answer was rewound.
-    fn take_rewound(&self) -> Option<Vec<Bytes>> {
+    /// The bytes kept, once the answer was rewound, with what they hold of
+    /// the budget.
+    fn take_rewound(&self) -> Option<(Vec<Bytes>, Option<Reservation>)> {
         let mut state = self.state();
-        state
-            .rewound
-            .then(|| std::mem::take(&mut state.chunks))
-            .filter(|_| !state.lost)
+        if !state.rewound || state.lost {
+            return None;
+        }
+        Some((std::mem::take(&mut state.chunks), state.held.take()))
+    }
+}
+
+impl TapeState {
+    /// Keeps nothing from now on: the answer can no longer be rewound.
+    fn lose(&mut self) {
+        self.lost = true;
+        self.chunks = Vec::new();
+        self.held = None;
     }
 }
 
@@ -259,6 +315,7 @@ struct Taped(Arc<Tape>);
 #[derive(Clone, Debug)]
 pub struct Taping<S> {
     inner: S,
+    budget: Option<MemoryBudget>,
 }
 
 impl<S, ReqB, ResB> Service<Request<ReqB>> for Taping<S>
@@ -277,6 +334,7 @@ where
 
     fn call(&mut self, request: Request<ReqB>) -> Self::Future {
         let future = self.inner.call(request);
+        let budget = self.budget.clone();
         Box::pin(async move {
             let (mut parts, body) = future.await?.into_parts();
             let json = parts.status.is_success()
@@ -293,6 +351,7 @@ where
                 Arc::new(Tape {
                     coding,
                     state: Mutex::default(),
+                    budget,
                 })
             });
             if let Some(tape) = &tape {
@@ -349,9 +408,11 @@ pin_project! {
     {
         #[pin]
         body: DecompressionBody<Tee<B>>,
-        tape: Option<Arc<Tape>>,
-        // The compressed bytes to send first, once rewound.
+        tape: Option<Released>,
+        // The compressed bytes to send first, once rewound, and what they
+        // hold of the budget until they are sent.
         rewound: Option<VecDeque<Bytes>>,
+        rewound_held: Option<Reservation>,
         // Frames inflated off the workers, not handed on yet.
         queue: VecDeque<Frame<Bytes>>,
         // How the inflating ended, after the queue.
@@ -376,14 +437,20 @@ where
     ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
         let mut this = self.project();
         if this.rewound.is_none() {
-            if let Some(chunks) = this.tape.as_ref().and_then(|tape| tape.take_rewound()) {
+            if let Some((chunks, held)) = this.tape.as_ref().and_then(|tape| tape.0.take_rewound())
+            {
                 *this.rewound = Some(chunks.into());
+                *this.rewound_held = held;
             }
         }
         if let Some(chunks) = this.rewound {
             if let Some(chunk) = chunks.pop_front() {
+                if let Some(held) = this.rewound_held {
+                    held.resize(held.bytes().saturating_sub(chunk.len()));
+                }
                 return Poll::Ready(Some(Ok(Frame::data(chunk))));
             }
+            *this.rewound_held = None;
             // The rest as it comes, past the decompression.
             let frame = ready!(this.body.get_pin_mut().poll_frame(cx));
             return Poll::Ready(frame.map(|frame| frame.map_err(Into::into)));
@@ -392,6 +459,9 @@ where
             return Poll::Ready(Some(Ok(frame)));
         }
         if let Some(ended) = this.ended.take() {
+            if ended.is_none() {
+                released(this.tape);
+            }
             return Poll::Ready(ended.map(Err));
         }
         if *this.ready < READY_BYTES {
@@ -402,6 +472,7 @@ where
                     let bytes = frame.data_ref().map_or(0, Buf::remaining);
                     *this.ready = this.ready.saturating_add(bytes);
                 }
+                Poll::Ready(None) => released(this.tape),
                 Poll::Ready(_) => {}
             }
             return frame;
@@ -442,14 +513,23 @@ where
             // No runtime that can move its other tasks: inflate here.
             OffWorkers::Here => {
                 *this.ready = 0;
-                return this.body.poll_frame(cx);
+                let frame = ready!(this.body.poll_frame(cx));
+                if frame.is_none() {
+                    released(this.tape);
+                }
+                return Poll::Ready(frame);
             }
         }
         if let Some(frame) = this.queue.pop_front() {
             return Poll::Ready(Some(Ok(frame)));
         }
         match this.ended.take() {
-            Some(ended) => Poll::Ready(ended.map(Err)),
+            Some(ended) => {
+                if ended.is_none() {
+                    released(this.tape);
+                }
+                Poll::Ready(ended.map(Err))
+            }
             // The upstream has nothing more yet; it wakes the task.
             None => Poll::Pending,
         }
@@ -469,6 +549,23 @@ where
             _ => SizeHint::default(),
         }
     }
+}
+
+/// The tape of an [`Inflated`] body, given back when the body is dropped
+/// without having been rewound (the layer read it whole, or gave up on it).
+#[derive(Debug)]
+struct Released(Arc<Tape>);
+
+impl Drop for Released {
+    fn drop(&mut self) {
+        self.0.release();
+    }
+}
+
+/// The layer has read the whole body: it will not rewind it.
+fn released(tape: &mut Option<Released>) {
+    // Dropping it releases what it kept.
+    tape.take();
 }
 
 #[cfg(test)]
@@ -500,16 +597,47 @@ mod tests {
         let tape = Tape {
             coding: HeaderValue::from_static("gzip"),
             state: Mutex::default(),
+            budget: None,
         };
         tape.keep(&Bytes::from_static(b"abc"));
         assert!(tape.rewind());
-        assert_eq!(tape.take_rewound(), Some(vec![Bytes::from_static(b"abc")]));
+        let (chunks, held) = tape.take_rewound().expect("rewound");
+        assert_eq!(
+            (chunks, held.is_none()),
+            (vec![Bytes::from_static(b"abc")], true)
+        );
         let tape = Tape {
             coding: HeaderValue::from_static("gzip"),
             state: Mutex::default(),
+            budget: None,
         };
         tape.keep(&Bytes::from(vec![0; REWIND_BYTES + 1]));
         assert!(!tape.rewind());
-        assert_eq!(tape.take_rewound(), None);
+        assert!(tape.take_rewound().is_none());
+    }
+
+    #[test]
+    fn a_tape_holds_its_bytes_against_the_budget_until_released() {
+        let budget = MemoryBudget::new(10);
+        let tape = Tape {
+            coding: HeaderValue::from_static("gzip"),
+            state: Mutex::default(),
+            budget: Some(budget.clone()),
+        };
+        tape.keep(&Bytes::from_static(b"abcdef"));
+        assert_eq!(budget.in_use(), 6);
+        tape.release();
+        assert_eq!(budget.in_use(), 0);
+        assert!(!tape.rewind(), "released: nothing to rewind to");
+
+        let tape = Tape {
+            coding: HeaderValue::from_static("gzip"),
+            state: Mutex::default(),
+            budget: Some(budget.clone()),
+        };
+        tape.keep(&Bytes::from_static(b"abcdef"));
+        tape.keep(&Bytes::from_static(b"ghijkl"));
+        assert_eq!(budget.in_use(), 0, "past the budget: nothing kept");
+        assert!(!tape.rewind());
     }
 }

@@ -114,7 +114,7 @@ use tower_terse::{Terse, TerseLayer};
 pub use boxed::{BoxResponseBody, BoxResponseBodyFuture};
 pub use config::{Config, ConfigError};
 pub use consume::Consumed;
-pub use forwarded::{CidrError, MAX_TRUSTED_PROXIES, TrustedProxies};
+pub use forwarded::{CidrError, MAX_TRUSTED_PROXIES, TrustedProxies, UNTRUSTED_HEADERS};
 pub use headers::{remove_hop_by_hop, remove_underscored};
 pub use inflate::{
     BATCH_BYTES, Inflate, InflateFuture, Inflated, READY_BYTES, REWIND_BYTES, Taping, Tee,
@@ -213,7 +213,10 @@ pub(crate) fn build(
     upstream: Upstream,
     request_log: bool,
 ) -> Gateway {
-    let inner = Inflate::new(upstream, layer.limit().clone());
+    let mut inner = Inflate::new(upstream, layer.limit().clone());
+    if let Some(budget) = layer.budget() {
+        inner = inner.memory_budget(budget.clone());
+    }
     let http = ServiceBuilder::new().layer(layer).service(inner.clone());
     let mcp = mcp.map(|(path, mcp)| (path, ServiceBuilder::new().layer(mcp).service(inner)));
     ServiceBuilder::new()

@@ -13,7 +13,7 @@ use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http::header::{ACCEPT_ENCODING, CONTENT_LENGTH, HOST};
+use http::header::{ACCEPT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderName};
 use http::uri::{Authority, PathAndQuery, Scheme};
 use http::{HeaderValue, Method, Request, Response, StatusCode, Uri, Version};
 use http_body::{Body, Frame, SizeHint};
@@ -172,6 +172,8 @@ struct Shared {
     response_timeout: Duration,
     idle_timeout: Duration,
     trusted_proxies: Arc<TrustedProxies>,
+    /// Dropped from untrusted clients besides [`UNTRUSTED_HEADERS`](crate::UNTRUSTED_HEADERS).
+    untrusted_headers: Arc<[HeaderName]>,
     consumed: Consumed,
     preserve_host: bool,
     public_origin: Option<Arc<PublicOrigin>>,
@@ -240,6 +242,7 @@ impl Upstream {
             response_timeout: RESPONSE_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
             trusted_proxies: Arc::default(),
+            untrusted_headers: Arc::new([]),
             consumed: Consumed::default(),
             preserve_host: false,
             public_origin: None,
@@ -347,6 +350,24 @@ impl Upstream {
     /// ```
     pub fn trusted_proxies(mut self, trusted: TrustedProxies) -> Self {
         self.settings().trusted_proxies = Arc::new(trusted);
+        self
+    }
+
+    /// More request headers that only a [trusted proxy](Self::trusted_proxies)
+    /// may send, dropped from every other client besides
+    /// [`UNTRUSTED_HEADERS`](crate::UNTRUSTED_HEADERS) (client addresses, schemes, URL overrides):
+    /// say a header an authenticating proxy in front sets, which the
+    /// service believes. Default: none.
+    ///
+    /// ```
+    /// use http::HeaderName;
+    ///
+    /// let upstream = terse_gateway::Upstream::new("http://127.0.0.1:8000")?
+    ///     .untrusted_headers([HeaderName::from_static("x-remote-user")]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn untrusted_headers(mut self, names: impl IntoIterator<Item = HeaderName>) -> Self {
+        self.settings().untrusted_headers = names.into_iter().collect();
         self
     }
 
@@ -495,6 +516,18 @@ where
             Ok(target) => target,
             Err(refusal) => return Box::pin(std::future::ready(Ok(refusal.into_http_response()))),
         };
+        // Two `Content-Type`s leave the gateway and the upstream each
+        // reading its own: the layer took the first for JSON, an upstream
+        // that reads the last would get TOON. Refused, as two `Host`s are.
+        if parts.headers.get_all(CONTENT_TYPE).iter().nth(1).is_some() {
+            let refusal = ErrorEnvelope::new(
+                StatusCode::BAD_REQUEST,
+                "bad_request_content_type",
+                "the request has more than one Content-Type header",
+            )
+            .with_hint("send one Content-Type");
+            return Box::pin(std::future::ready(Ok(refusal.into_http_response())));
+        }
         let client_addr = parts.extensions.get::<ClientAddr>().map(|c| c.0.ip());
         let host = match request_host(&parts) {
             Ok(host) => host,
@@ -515,6 +548,7 @@ where
             client_addr,
             host.clone(),
             &shared.trusted_proxies,
+            &shared.untrusted_headers,
         );
         let host = host
             .filter(|_| shared.preserve_host)

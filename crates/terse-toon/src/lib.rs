@@ -35,12 +35,14 @@ mod decode;
 pub mod document;
 mod encode;
 mod error;
+mod exact;
 #[cfg(test)]
 mod json_strategies;
 mod options;
 mod quoting;
 
 pub use error::{DecodeError, Error};
+pub use exact::{exact_canonical, has_inexact_number, number_is_exact};
 pub use options::{DecodeOptions, Delimiter, EncodeOptions};
 
 use serde::{Serialize, de::DeserializeOwned};
@@ -171,6 +173,56 @@ pub fn encode_json_limited(
 pub fn to_string<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
     let value = serde_json::to_value(value)?;
     Ok(encode(&value, &EncodeOptions::default()))
+}
+
+/// Why [`decode_to_json`] gave no JSON.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DecodeToJsonError {
+    /// The TOON does not decode.
+    Decode(DecodeError),
+    /// The JSON would be longer than the bound.
+    OutputLimit {
+        /// The bound, in bytes.
+        limit: usize,
+    },
+}
+
+impl std::fmt::Display for DecodeToJsonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeToJsonError::Decode(err) => err.fmt(f),
+            DecodeToJsonError::OutputLimit { limit } => {
+                write!(f, "the JSON would be longer than {limit} bytes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DecodeToJsonError {}
+
+/// Decodes TOON bytes straight to JSON text of at most `max_output_bytes`
+/// bytes, every number with the digits it was written with: one that no
+/// `f64` holds as written (`12345678901234567890123`) reaches the JSON
+/// exactly, where [`decode`] can only give the nearest float. Otherwise the
+/// same JSON `serde_json` writes for [`decode`]'s value.
+///
+/// ```
+/// let json = terse_toon::decode_to_json(b"id: 12345678901234567890123\nn: 1.50", &Default::default(), 1000)?;
+/// assert_eq!(json, br#"{"id":12345678901234567890123,"n":1.5}"#);
+/// # Ok::<(), terse_toon::DecodeToJsonError>(())
+/// ```
+///
+/// # Errors
+///
+/// [`DecodeToJsonError::Decode`] for TOON that does not decode (strictly,
+/// per `options`), [`DecodeToJsonError::OutputLimit`] past the bound.
+pub fn decode_to_json(
+    input: &[u8],
+    options: &DecodeOptions,
+    max_output_bytes: usize,
+) -> Result<Vec<u8>, DecodeToJsonError> {
+    decode::decode_exact(input, options, max_output_bytes)
 }
 
 /// Decodes TOON text into a JSON value.

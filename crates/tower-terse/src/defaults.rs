@@ -25,6 +25,14 @@ pub const OFFLOAD_THRESHOLD: usize = 256 * 1024;
 /// half a second.
 pub const REWRITE_WAIT: Duration = Duration::from_millis(500);
 
+/// [`TerseLayer::request_body_timeout`](crate::TerseLayer::request_body_timeout):
+/// 20 seconds, as Apache's `RequestReadTimeout body=20`.
+pub const REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// [`TerseLayer::request_body_min_rate`](crate::TerseLayer::request_body_min_rate):
+/// 500 bytes a second, as Apache's `MinRate=500`.
+pub const REQUEST_BODY_MIN_RATE: u64 = 500;
+
 /// [`TerseLayer::rewrite_memo_bytes`](crate::TerseLayer::rewrite_memo_bytes): 4 MiB.
 pub const REWRITE_MEMO_BYTES: usize = 4 << 20;
 

@@ -171,8 +171,9 @@ pub use settings::Settings;
 /// ```
 pub mod toon {
     pub use terse_toon::{
-        DecodeError, DecodeOptions, Delimiter, EncodeOptions, Error, decode, decode_slice, encode,
-        encode_json, encode_json_limited, encode_limited, from_str, to_string,
+        DecodeError, DecodeOptions, DecodeToJsonError, Delimiter, EncodeOptions, Error, decode,
+        decode_slice, decode_to_json, encode, encode_json, encode_json_limited, encode_limited,
+        from_str, has_inexact_number, to_string,
     };
 }
 

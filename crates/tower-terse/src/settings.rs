@@ -180,6 +180,14 @@ pub struct Settings {
     /// 0 (off) to [`MAX_BODY_BYTES`].
     #[serde(default, deserialize_with = "memo_bytes")]
     pub rewrite_memo_bytes: Option<usize>,
+    /// [`TerseLayer::request_body_timeout`](crate::TerseLayer::request_body_timeout),
+    /// `"0s"` (no deadline) to `"1h"`, written as [`parse_duration`] reads it.
+    #[serde(default, deserialize_with = "body_timeout")]
+    pub request_body_timeout: Option<Duration>,
+    /// [`TerseLayer::request_body_min_rate`](crate::TerseLayer::request_body_min_rate),
+    /// bytes a second; 0 for no minimum.
+    #[serde(default)]
+    pub request_body_min_rate: Option<u64>,
 }
 }
 
@@ -362,6 +370,17 @@ fn rewrites<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error>
 /// The longest [`Settings::max_rewrite_wait`]: a rewrite waiting longer
 /// holds its client longer than rewriting it would ever save.
 const MAX_REWRITE_WAIT: Duration = Duration::from_secs(60);
+
+fn body_timeout<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Duration>, D::Error> {
+    let text = String::deserialize(de)?;
+    let timeout = parse_duration(&text).map_err(D::Error::custom)?;
+    if timeout > Duration::from_secs(3600) {
+        return Err(D::Error::custom(format!(
+            "`request_body_timeout` must be at most \"1h\", not {text:?}"
+        )));
+    }
+    Ok(Some(timeout))
+}
 
 fn rewrite_wait<'de, D: Deserializer<'de>>(de: D) -> Result<Option<Duration>, D::Error> {
     let wait = de.deserialize_any(DurationVisitor("max_rewrite_wait"))?;

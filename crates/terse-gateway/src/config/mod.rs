@@ -94,6 +94,8 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 ///   `send_timeout`, `max_connections`, `max_concurrent_streams` (see
 ///   [`ServerOptions`]), `max_buffered_bytes` ([`memory_budget`](Self::memory_budget))
 ///   and `trusted_proxies` (a list of CIDR blocks, [`TrustedProxies`]);
+///   `untrusted_headers` (more header names only a trusted proxy may send,
+///   besides [`UNTRUSTED_HEADERS`](crate::UNTRUSTED_HEADERS));
 ///   `preserve_host` (see [`Upstream::preserve_host`]); `public_origin`
 ///   (see [`Upstream::public_origin`]); `request_log` (`false` writes no
 ///   line per request, see [`request_log`](Self::request_log)). The upstream never
@@ -110,7 +112,9 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 ///   `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`,
 ///   `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`,
 ///   `rewrite_memo_bytes` (the rewrite memo's bound, 0 for none; taken from
-///   the gateway's memory budget only while spare),
+///   the gateway's memory budget only while spare), `request_body_timeout`
+///   and `request_body_min_rate` (bytes a second) for TOON request bodies
+///   (see [`TerseLayer::request_body_timeout`]),
 ///   and `[layer.toon]` with `delimiter` (`"comma"`, `"tab"`, `"pipe"`) and
 ///   `indent`. `smart_fallback`, `exact_token_count`, `format_param`,
 ///   `prefer_header` and `[layer.toon]` apply to `[mcp]` too.
@@ -587,7 +591,9 @@ impl Config {
         let upstream = set(upstream, g.idle_timeout, Upstream::idle_timeout);
         let upstream = set(upstream, g.preserve_host, Upstream::preserve_host);
         let upstream = set(upstream, g.public_origin.clone(), Upstream::public_origin);
+        let untrusted = g.untrusted_headers.clone().unwrap_or_default();
         Ok(upstream
+            .untrusted_headers(untrusted)
             .trusted_proxies(self.trusted_proxies())
             .consume(self.consumed()))
     }

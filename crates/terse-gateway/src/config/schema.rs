@@ -70,6 +70,9 @@ pub(super) struct GatewaySection {
     pub max_buffered_bytes: Option<usize>,
     #[serde(default, deserialize_with = "trusted_proxies")]
     pub trusted_proxies: Option<TrustedProxies>,
+    // Dropped from untrusted clients besides `UNTRUSTED_HEADERS`.
+    #[serde(default, deserialize_with = "untrusted_headers")]
+    pub untrusted_headers: Option<Vec<http::HeaderName>>,
     // What reaches the upstream: its own `Host` or the client's.
     pub preserve_host: Option<bool>,
     // The origin of rewritten URLs instead of the client's `Host`.
@@ -203,6 +206,15 @@ keys! {
     max_output_bytes: usize => usize = |key, n| in_range(key, n, 1..=MAX_BODY_BYTES);
     trusted_proxies: Vec<String> => TrustedProxies = |key, blocks| {
         TrustedProxies::new(blocks.iter().map(String::as_str)).map_err(|err| format!("`{key}`: {err}"))
+    };
+    untrusted_headers: Vec<String> => Vec<http::HeaderName> = |key, names| {
+        names
+            .iter()
+            .map(|name| {
+                http::HeaderName::from_bytes(name.as_bytes())
+                    .map_err(|_| format!("`{key}`: {name:?} is not a header name"))
+            })
+            .collect()
     };
     public_origin: String => PublicOrigin =
         |key, text| text.parse().map_err(|err| format!("`{key}`: {err}"));

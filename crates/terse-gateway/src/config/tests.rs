@@ -82,7 +82,7 @@ fn the_hostile_client_keys_reach_the_server_and_the_upstream() {
 fn every_kind_of_mistake_names_its_line() {
     assert_eq!(
         error("[layer]\nsmart_fallback = true\nnope = 1\n"),
-        "t.toml:3: unknown field `nope`, expected one of `enabled`, `default_format`, `max_body_bytes`, `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`, `max_rewrite_wait`, `max_rewrite_wait_ms`, `count_plain_responses`, `smart_fallback`, `exact_token_count`, `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`, `toon`, `decode_toon_requests`, `rewrite_memo_bytes`"
+        "t.toml:3: unknown field `nope`, expected one of `enabled`, `default_format`, `max_body_bytes`, `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`, `max_rewrite_wait`, `max_rewrite_wait_ms`, `count_plain_responses`, `smart_fallback`, `exact_token_count`, `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`, `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`, `toon`, `decode_toon_requests`, `rewrite_memo_bytes`, `request_body_timeout`, `request_body_min_rate`"
     );
     assert!(error("[layer]\n\nmax_body_bytes = -1\n").starts_with("t.toml:3: "));
     assert_eq!(
@@ -304,4 +304,23 @@ fn an_empty_file_is_the_defaults() {
     let config = Config::parse("t.toml", "").unwrap();
     assert_eq!(config.upstream_url(), None);
     assert_eq!(config.server_options(), ServerOptions::default());
+}
+
+#[test]
+fn untrusted_headers_are_header_names() {
+    assert!(
+        error("[gateway]\nuntrusted_headers = [\"X-Remote-User\", \"bad header\"]\n")
+            .starts_with("t.toml:2: `untrusted_headers`: \"bad header\" is not a header name")
+    );
+    assert!(
+        Config::parse(
+            "t.toml",
+            "[gateway]\nuntrusted_headers = [\"X-Remote-User\"]\n"
+        )
+        .is_ok()
+    );
+    assert!(
+        error("[layer]\nrequest_body_timeout = \"2h\"\n")
+            .starts_with("t.toml:2: `request_body_timeout` must be at most")
+    );
 }

@@ -63,6 +63,83 @@ pub(crate) fn decode_str(text: &str, options: &DecodeOptions) -> Result<Value, D
         .map_err(|fail| locate(text.as_bytes(), fail.pos, fail.msg))
 }
 
+/// Decodes TOON bytes into JSON text of at most `limit` bytes, numbers
+/// with the digits they were written with (see [`crate::decode_to_json`]).
+pub(crate) fn decode_exact(
+    input: &[u8],
+    options: &DecodeOptions,
+    limit: usize,
+) -> Result<Vec<u8>, crate::DecodeToJsonError> {
+    scalar::record_exact(true);
+    let decoded = decode_bytes(input, options);
+    let exact = scalar::record_exact(false);
+    let value = decoded.map_err(crate::DecodeToJsonError::Decode)?;
+    let mut out = Vec::new();
+    write_json(&value, &exact, &mut out, limit)
+        .map_err(|()| crate::DecodeToJsonError::OutputLimit { limit })?;
+    Ok(out)
+}
+
+/// Writes `value` as JSON into `out`, without recursion; the strings whose
+/// text is at an address in `exact` are numbers, written as they are.
+fn write_json(
+    value: &Value,
+    exact: &std::collections::HashSet<usize>,
+    out: &mut Vec<u8>,
+    limit: usize,
+) -> Result<(), ()> {
+    enum Step<'v> {
+        Value(&'v Value),
+        Raw(&'static [u8]),
+        Key(&'v str),
+    }
+    let mut stack = vec![Step::Value(value)];
+    while let Some(step) = stack.pop() {
+        match step {
+            Step::Raw(text) => out.extend_from_slice(text),
+            Step::Key(key) => {
+                serde_json::to_writer(&mut *out, key).map_err(|_| ())?;
+                out.push(b':');
+            }
+            // The address alone could be a later string's where one was
+            // dropped (a key repeated in lenient mode): only number text
+            // is ever written bare.
+            Step::Value(Value::String(text))
+                if exact.contains(&(text.as_ptr() as usize))
+                    && crate::exact::is_number_token(text) =>
+            {
+                out.extend_from_slice(text.as_bytes());
+            }
+            Step::Value(Value::Array(items)) => {
+                out.push(b'[');
+                stack.push(Step::Raw(b"]"));
+                for (i, item) in items.iter().enumerate().rev() {
+                    stack.push(Step::Value(item));
+                    if i > 0 {
+                        stack.push(Step::Raw(b","));
+                    }
+                }
+            }
+            Step::Value(Value::Object(map)) => {
+                out.push(b'{');
+                stack.push(Step::Raw(b"}"));
+                for (i, (key, item)) in map.iter().enumerate().rev() {
+                    stack.push(Step::Value(item));
+                    stack.push(Step::Key(key));
+                    if i > 0 {
+                        stack.push(Step::Raw(b","));
+                    }
+                }
+            }
+            Step::Value(scalar) => serde_json::to_writer(&mut *out, scalar).map_err(|_| ())?,
+        }
+        if out.len() > limit {
+            return Err(());
+        }
+    }
+    Ok(())
+}
+
 /// The 1-based line and character column of byte offset `pos`.
 fn locate(bytes: &[u8], pos: usize, msg: String) -> DecodeError {
     let pos = pos.min(bytes.len());

@@ -679,7 +679,17 @@ impl<'a> Parser<'a> {
     fn formatted_number(&mut self, token: &str) -> Parsed<Slot> {
         let value = serde_json::Number::from_str(token).map_err(|_| Bail)?;
         let start = self.owned.len();
-        number::write_number(&mut self.owned, &value);
+        // A number no `f64` holds as written (an integer past 64 bits, more
+        // digits than a double keeps) is written with every digit, as the
+        // TOON grammar allows: never as the nearest float, which would
+        // change it (and make distinct ids one).
+        match crate::exact::number_is_exact(token) {
+            true => number::write_number(&mut self.owned, &value),
+            false => match crate::exact::exact_canonical(token) {
+                Some(exact) => self.owned.push_str(&exact),
+                None => return Err(Bail),
+            },
+        }
         Ok(Slot::Number(
             self.owned_text(start)?,
             NumberClass::of(&value),

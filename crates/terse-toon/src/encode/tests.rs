@@ -19,6 +19,21 @@ fn check_same(json: &str, options: &EncodeOptions) -> Option<String> {
     let via_value = serde_json::from_str::<Value>(json).map(|value| encode(&value, options));
     let via_text = encode_json(json, options);
     match (via_value, via_text) {
+        // A number no `f64` holds as written keeps its digits on the text
+        // path, where the value path has only the nearest float: the text
+        // reads back as the value path's floats (numbers compared by value,
+        // keys as the spec's equality allows).
+        (Ok(_), Ok(actual)) if crate::has_inexact_number(json.as_bytes()) => {
+            let decode_options = crate::DecodeOptions {
+                indent_size: options.indent_size,
+                ..Default::default()
+            };
+            let back = crate::decode(&actual, &decode_options)
+                .unwrap_or_else(|err| panic!("json: {json}: {actual}: {err}"));
+            let value: Value = serde_json::from_str(json).expect("read above");
+            assert!(same_value(&back, &value), "json: {json}: {actual}");
+            Some(actual)
+        }
         (Ok(expected), Ok(actual)) => {
             assert_eq!(actual, expected, "json: {json}");
             Some(actual)
@@ -27,6 +42,23 @@ fn check_same(json: &str, options: &EncodeOptions) -> Option<String> {
         (expected, actual) => {
             panic!("json: {json}\nvalue path: {expected:?}\ntext path: {actual:?}")
         }
+    }
+}
+
+/// JSON-model equality with numbers by value and object keys in any
+/// order (tables decode in their header's order).
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_value(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(key, v)| y.get(key).is_some_and(|w| same_value(v, w)))
+        }
+        _ => a == b,
     }
 }
 
@@ -69,21 +101,21 @@ fn numbers_are_canonical_on_both_paths() {
         ("0.0000012300", "0.00000123"),
         ("1.5e300", "1.5e+300"),
         ("1e21", "1e+21"),
-        ("999999999999999999999", "1e+21"),
+        ("999999999999999999999", "999999999999999999999"),
         ("123456789012345678", "123456789012345678"),
         ("18446744073709551615", "18446744073709551615"),
-        ("18446744073709551616", "18446744073709552000"),
+        ("18446744073709551616", "18446744073709551616"),
         ("-9223372036854775808", "-9223372036854775808"),
-        ("-9223372036854775809", "-9223372036854776000"),
+        ("-9223372036854775809", "-9223372036854775809"),
         ("100000000000000000000", "100000000000000000000"),
         ("0.1", "0.1"),
         ("0.30000000000000004", "0.30000000000000004"),
-        ("0.30000000000000001", "0.3"),
-        ("3.141592653589793238", "3.141592653589793"),
+        ("0.30000000000000001", "0.30000000000000001"),
+        ("3.141592653589793238", "3.141592653589793238"),
         ("0.0000000000000000000001", "1e-22"),
         ("99.99", "99.99"),
         ("123456789012345.6", "123456789012345.6"),
-        ("1234567890123456.7", "1234567890123456.8"),
+        ("1234567890123456.7", "1234567890123456.7"),
     ];
     for (json, expected) in cases {
         assert_eq!(toon(json), expected, "{json}");

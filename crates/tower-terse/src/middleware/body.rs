@@ -127,7 +127,8 @@ impl<B: Body> Body for TerseBody<B> {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, B::Error>>> {
-        match self.project().kind.project() {
+        let this = self.project();
+        match this.kind.project() {
             KindProj::Stream { body } => {
                 let frame = ready!(body.poll_frame(cx));
                 Poll::Ready(frame.map(|frame| frame.map(|frame| frame.map_data(into_bytes))))
@@ -145,6 +146,10 @@ impl<B: Body> Body for TerseBody<B> {
                 if let Some(data) = data.take() {
                     return Poll::Ready(Some(Ok(Frame::data(data))));
                 }
+                // Asked for more: the server has taken the bytes replayed
+                // (it asks only once its buffer has room), and what they
+                // held of the budget goes back.
+                *this.held = None;
                 if let Some(error) = error.take() {
                     return Poll::Ready(Some(Err(error)));
                 }

@@ -472,9 +472,16 @@ impl<B: Body> Reading<B> {
                     .remove::<Rewind>()
                     .is_some_and(|rewind| rewind.rewind(&mut parts.headers));
                 let read = if rewound { Bytes::new() } else { read };
+                // The bytes read go out first: held against the budget
+                // until the server has taken them, as a client that does
+                // not read keeps them here.
+                let held = held.map(|mut held| {
+                    held.resize(read.len());
+                    held
+                });
                 Read::Sent(Response::from_parts(
                     parts,
-                    TerseBody::replay(read, None, body),
+                    TerseBody::replay(read, None, body).holding(held),
                 ))
             }
             // Nothing was sent yet: the client learns that the answer

@@ -230,6 +230,21 @@ impl TerseLayer {
         self
     }
 
+    /// The memory budget set with [`memory_budget`](Self::memory_budget),
+    /// for the services inside the layer that buffer too (a proxy keeping
+    /// its upstream's compressed bytes).
+    ///
+    /// ```
+    /// use tower_terse::{TerseLayer, settings::MemoryBudget};
+    ///
+    /// assert!(TerseLayer::new().budget().is_none());
+    /// let layer = TerseLayer::new().memory_budget(MemoryBudget::new(1 << 20));
+    /// assert_eq!(layer.budget().map(MemoryBudget::limit), Some(1 << 20));
+    /// ```
+    pub fn budget(&self) -> Option<&crate::budget::MemoryBudget> {
+        self.config.budget.as_ref()
+    }
+
     /// How many bytes the rewrite memo may hold; `0` turns it off.
     /// Default: [`defaults::REWRITE_MEMO_BYTES`](crate::defaults::REWRITE_MEMO_BYTES), 4 MiB.
     ///
@@ -354,6 +369,39 @@ impl TerseLayer {
     /// ```
     pub fn decode_toon_requests(mut self, enabled: bool) -> Self {
         self.config().decode_toon_requests = enabled;
+        self
+    }
+
+    /// The longest the layer waits between two reads of a TOON request
+    /// body it decodes, and the grace before
+    /// [`request_body_min_rate`](Self::request_body_min_rate) applies.
+    /// Default: 20 seconds (as Apache's `RequestReadTimeout body=20`); zero for no deadline. A body that is late is answered
+    /// 408 and gives back what it held of the memory budget. The wait is
+    /// ended by tokio's timer (the `tokio` feature, in a runtime with its
+    /// time driver); without one a late body is refused only when it next
+    /// sends bytes, and one that stops for good is left to the server's
+    /// own timeouts (it holds only the bytes it sent).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let layer = tower_terse::TerseLayer::new().request_body_timeout(Duration::from_secs(5));
+    /// ```
+    pub fn request_body_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.config().request_body_timeout = timeout;
+        self
+    }
+
+    /// The slowest a TOON request body may arrive, in bytes a second: after
+    /// the first [`request_body_timeout`](Self::request_body_timeout), each
+    /// `rate` bytes received buy one more second. Default: 500 (as Apache's
+    /// `MinRate=500`); 0 for no minimum.
+    ///
+    /// ```
+    /// let layer = tower_terse::TerseLayer::new().request_body_min_rate(4096);
+    /// ```
+    pub fn request_body_min_rate(mut self, rate: u64) -> Self {
+        self.config().request_body_min_rate = rate;
         self
     }
 

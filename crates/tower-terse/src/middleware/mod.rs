@@ -66,6 +66,12 @@ pub(crate) struct Config {
     pub(crate) count_plain: bool,
     /// Decode request bodies sent as TOON into JSON for the service.
     pub(crate) decode_toon_requests: bool,
+    /// The longest wait between two reads of a TOON request body (and its
+    /// grace before `request_body_min_rate` applies); zero for none.
+    pub(crate) request_body_timeout: std::time::Duration,
+    /// The slowest a TOON request body may arrive, in bytes a second, after
+    /// its first `request_body_timeout`; 0 for no minimum.
+    pub(crate) request_body_min_rate: u64,
     /// Whether the layer reads `?fields=` at all.
     pub(crate) fields_enabled: bool,
     /// How large a `?fields=` list may be.
@@ -125,6 +131,8 @@ impl Default for Config {
             fields_limits: FieldsLimits::default(),
             fields_enabled: true,
             decode_toon_requests: true,
+            request_body_timeout: crate::defaults::REQUEST_BODY_TIMEOUT,
+            request_body_min_rate: crate::defaults::REQUEST_BODY_MIN_RATE,
             count_plain: true,
             toon_options: EncodeOptions::default(),
             smart_fallback: true,

@@ -40,6 +40,8 @@ impl Config {
             toon,
             decode_toon_requests,
             rewrite_memo_bytes,
+            request_body_timeout,
+            request_body_min_rate,
         } = settings;
         set(&mut self.enabled, enabled);
         set(&mut self.default_format, default_format);
@@ -61,6 +63,8 @@ impl Config {
         let _ = exact_token_count;
         set(&mut self.fields_enabled, fields_enabled);
         set(&mut self.decode_toon_requests, decode_toon_requests);
+        set(&mut self.request_body_timeout, request_body_timeout);
+        set(&mut self.request_body_min_rate, request_body_min_rate);
         set(&mut self.fields_limits.max_paths, max_fields);
         set(&mut self.fields_limits.max_depth, max_field_depth);
         set(&mut self.fields_limits.max_length, max_fields_length);

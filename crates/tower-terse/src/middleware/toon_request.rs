@@ -8,10 +8,11 @@
 //! Malformed TOON is a 400 with its line and column, and the service is
 //! never called. Every other request passes on untouched and streamed.
 
-use std::io;
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use bytes::{Buf, Bytes};
 use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, TRANSFER_ENCODING};
@@ -27,7 +28,7 @@ use crate::bounded::Bounded;
 use crate::budget::Reservation;
 use crate::error_envelope::ErrorEnvelope;
 use crate::render::is_identity_coding;
-use crate::toon::{DecodeOptions, decode_slice};
+use crate::toon::DecodeOptions;
 
 /// The hint every refusal of a TOON request ends with.
 const HOW: &str = "Send the body as TOON (`Content-Type: text/toon`; `terse encode` writes it from JSON) or as JSON";
@@ -87,6 +88,7 @@ pub(crate) struct PendingRequest<S, B> {
     body: Pin<Box<B>>,
     buffer: Option<Bounded>,
     held: Option<Reservation>,
+    deadline: ReadDeadline,
     config: Arc<Config>,
 }
 
@@ -131,24 +133,23 @@ where
 {
     pub(crate) fn new(service: S, req: Request<B>, config: Arc<Config>) -> Self {
         let (parts, body) = req.into_parts();
-        // Never trust a declared length: reserve at most the limit, and
-        // grow as bytes arrive.
-        let expected = body.size_hint().lower().min(config.max_body_bytes as u64) as usize;
-        let held = config
-            .budget
-            .as_ref()
-            .map(|budget| budget.try_reserve(expected));
+        // A declared length is only a ceiling (checked against the limit
+        // as bytes arrive): nothing is reserved or allocated for it, so a
+        // client that declares megabytes and goes quiet holds nothing.
+        let held = config.budget.as_ref().map(|budget| budget.try_reserve(0));
         let (held, buffer) = match held {
             Some(None) => (None, None),
-            Some(held) => (held, Some(Bounded::new(config.max_body_bytes, expected))),
-            None => (None, Some(Bounded::new(config.max_body_bytes, expected))),
+            Some(held) => (held, Some(Bounded::new(config.max_body_bytes, 0))),
+            None => (None, Some(Bounded::new(config.max_body_bytes, 0))),
         };
+        let deadline = ReadDeadline::new(config.request_body_timeout, config.request_body_min_rate);
         PendingRequest {
             service: Some(service),
             parts: Some(parts),
             body: Box::pin(body),
             buffer,
             held,
+            deadline,
             config,
         }
     }
@@ -160,7 +161,12 @@ where
         };
         loop {
             match self.body.as_mut().poll_frame(cx) {
-                Poll::Pending => return Poll::Pending,
+                Poll::Pending => {
+                    if self.deadline.poll_expired(cx) {
+                        return Poll::Ready(Called::Refused(timed_out(&self.config)));
+                    }
+                    return Poll::Pending;
+                }
                 Poll::Ready(None) => break,
                 Poll::Ready(Some(Err(_))) => {
                     return Poll::Ready(Called::Refused(
@@ -178,6 +184,7 @@ where
                         continue;
                     };
                     let len = data.remaining();
+                    self.deadline.progress(len);
                     let needed = buffer.len().saturating_add(len);
                     if let Some(held) = &mut self.held {
                         if needed > held.bytes() && !held.try_grow(needed - held.bytes()) {
@@ -243,6 +250,108 @@ where
         body.hold(held);
         Called::Service(service.call(Request::from_parts(parts, body)), tokens)
     }
+}
+
+/// How long the layer waits for a TOON body, as nginx's
+/// `client_body_timeout` and Apache's `RequestReadTimeout body=20,MinRate=500`
+/// do: at most `timeout` between two reads, and in all `timeout` plus one
+/// second for every `min_rate` bytes received. A client that declares a
+/// large body and sends it slowly, or not at all, is answered 408 and
+/// holds nothing after.
+///
+/// The deadline is timed by futures-timer's own thread, as the wait for a
+/// blocking slot is: it ends a wait on a body that has gone quiet under any
+/// runtime, with or without tokio's time driver.
+struct ReadDeadline {
+    /// `None`: no deadline (`request_body_timeout` of zero).
+    timeout: Option<Duration>,
+    min_rate: u64,
+    started: Instant,
+    last: Instant,
+    received: u64,
+    /// Set when the body first waits. Progress only moves the deadline
+    /// later, so the timer is reset only when it fires early (never once
+    /// a chunk).
+    timer: Option<futures_timer::Delay>,
+}
+
+impl ReadDeadline {
+    fn new(timeout: Duration, min_rate: u64) -> Self {
+        let now = Instant::now();
+        ReadDeadline {
+            timeout: (!timeout.is_zero()).then_some(timeout),
+            min_rate,
+            started: now,
+            last: now,
+            received: 0,
+            timer: None,
+        }
+    }
+
+    /// `bytes` more arrived.
+    fn progress(&mut self, bytes: usize) {
+        if bytes > 0 {
+            self.last = Instant::now();
+            self.received = self.received.saturating_add(bytes as u64);
+        }
+    }
+
+    /// When the body is late: `timeout` after the last bytes, or after the
+    /// time its bytes so far allow at the minimum rate.
+    fn due(&self, timeout: Duration) -> Instant {
+        let idle = self.last.checked_add(timeout);
+        let allowed = if self.min_rate == 0 {
+            None
+        } else {
+            let earned = Duration::from_secs_f64(self.received as f64 / self.min_rate as f64);
+            self.started
+                .checked_add(timeout)
+                .and_then(|at| at.checked_add(earned))
+        };
+        match (idle, allowed) {
+            (Some(idle), Some(allowed)) => idle.min(allowed),
+            (Some(at), None) | (None, Some(at)) => at,
+            // Far beyond any clock: never.
+            (None, None) => self.last + Duration::from_secs(u32::MAX as u64),
+        }
+    }
+
+    /// Whether the body is late; otherwise the timer will wake `cx` when it
+    /// may be.
+    fn poll_expired(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(timeout) = self.timeout else {
+            return false;
+        };
+        let due = self.due(timeout);
+        let timer = self.timer.get_or_insert_with(|| {
+            futures_timer::Delay::new(due.saturating_duration_since(Instant::now()))
+        });
+        loop {
+            let now = Instant::now();
+            if now >= due {
+                return true;
+            }
+            if Pin::new(&mut *timer).poll(cx).is_pending() {
+                return false;
+            }
+            // Fired for an earlier deadline: the body has made progress
+            // since; wait for the one it has now.
+            timer.reset(due - now);
+        }
+    }
+}
+
+/// The body came too slowly, or stopped.
+fn timed_out(config: &Config) -> ErrorEnvelope {
+    ErrorEnvelope::new(
+        StatusCode::REQUEST_TIMEOUT,
+        "request_body_timeout",
+        format!(
+            "the TOON request body did not arrive in time (at most {:?} between reads, and at least {} bytes a second after the first {:?})",
+            config.request_body_timeout, config.request_body_min_rate, config.request_body_timeout
+        ),
+    )
+    .with_hint("Send the whole body at once")
 }
 
 /// The headers of a request whose body is now `length` bytes of JSON.
@@ -315,36 +424,44 @@ fn decode(
     if shape.repeated_key_bytes > limit {
         return Err(decoded_too_large(limit));
     }
+    let working = shape.working_bytes(toon.len(), limit);
     if let Some(held) = held {
-        if !held.try_grow(shape.working_bytes(toon.len(), limit)) {
+        // More than the whole budget: no wait makes room for it.
+        if held.bytes().saturating_add(working)
+            > config.budget.as_ref().map_or(usize::MAX, |b| b.limit())
+        {
+            return Err(never_fits(working));
+        }
+        if !held.try_grow(working) {
             return Err(busy());
         }
     }
-    let value = decode_slice(toon, &DecodeOptions::default()).map_err(|err| {
-        ErrorEnvelope::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_toon",
-            format!(
-                "the TOON request body does not decode: line {}, column {}: {}",
-                err.line(),
-                err.column(),
-                err.message()
-            ),
-        )
-        .with_hint(HOW)
-    })?;
-    let mut json = Limited {
-        out: Vec::new(),
-        limit,
-    };
-    serde_json::to_writer(&mut json, &value).map_err(|_| decoded_too_large(limit))?;
+    // Straight to JSON text, numbers with the digits they were sent with
+    // (one past 64 bits reaches the service as written, not as the
+    // nearest float).
+    let json = crate::toon::decode_to_json(toon, &DecodeOptions::default(), limit).map_err(
+        |err| match err {
+            crate::toon::DecodeToJsonError::Decode(err) => ErrorEnvelope::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_toon",
+                format!(
+                    "the TOON request body does not decode: line {}, column {}: {}",
+                    err.line(),
+                    err.column(),
+                    err.message()
+                ),
+            )
+            .with_hint(HOW),
+            _ => decoded_too_large(limit),
+        },
+    )?;
     let settings = config.render_settings();
     let tokens = RequestTokens {
         received: settings.count_tokens(toon),
-        forwarded: settings.count_tokens(&json.out),
+        forwarded: settings.count_tokens(&json),
     };
     tokens.emit();
-    Ok((Bytes::from(json.out), tokens))
+    Ok((Bytes::from(json), tokens))
 }
 
 impl RequestTokens {
@@ -369,26 +486,6 @@ impl RequestTokens {
     }
 }
 
-/// A buffer that refuses to grow past `limit` bytes.
-struct Limited {
-    out: Vec<u8>,
-    limit: usize,
-}
-
-impl io::Write for Limited {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if self.out.len().saturating_add(buf.len()) > self.limit {
-            return Err(io::ErrorKind::OutOfMemory.into());
-        }
-        self.out.extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 fn too_large(config: &Config) -> ErrorEnvelope {
     ErrorEnvelope::new(
         StatusCode::PAYLOAD_TOO_LARGE,
@@ -408,6 +505,17 @@ fn decoded_too_large(limit: usize) -> ErrorEnvelope {
         format!("the TOON request body decodes to more than {limit} bytes of JSON"),
     )
     .with_hint("Send fewer records per request")
+}
+
+/// Decoding the body takes more than the whole memory budget: it never
+/// fits, however long the client waits.
+fn never_fits(working: usize) -> ErrorEnvelope {
+    ErrorEnvelope::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "toon_request_too_large",
+        format!("decoding the TOON request body takes about {working} bytes, more than the server's memory budget"),
+    )
+    .with_hint("Send fewer records per request, or send them as JSON")
 }
 
 /// The memory budget cannot hold the body and its decoding now.
@@ -508,9 +616,17 @@ mod tests {
 
     #[test]
     fn the_budget_holds_the_decoding() {
+        // More than the whole budget: never, 413.
         let mut config = Config::default();
         let budget = crate::budget::MemoryBudget::new(64);
         config.budget = Some(budget.clone());
+        let mut held = budget.try_reserve(10).unwrap();
+        let err = decode_here(b"a: 1", &config, Some(&mut held)).unwrap_err();
+        assert_eq!(err.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        // Room taken by others: not now, 503.
+        let budget = crate::budget::MemoryBudget::new(1 << 20);
+        config.budget = Some(budget.clone());
+        let _others = budget.try_reserve((1 << 20) - 100).unwrap();
         let mut held = budget.try_reserve(10).unwrap();
         let err = decode_here(b"a: 1", &config, Some(&mut held)).unwrap_err();
         assert_eq!(err.status(), StatusCode::SERVICE_UNAVAILABLE);

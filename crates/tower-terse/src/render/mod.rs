@@ -254,6 +254,16 @@ pub(crate) fn render_within(
     if gone() {
         return Rendering::Done(source.gone());
     }
+    // `?fields=` and compact lines read the body into a `serde_json`
+    // value, which holds a number past 64 bits (or of more digits than a
+    // double keeps) as the nearest float: such a body goes out as it came
+    // rather than with its numbers changed. TOON without `?fields=` is
+    // written from the text, every digit kept.
+    if (plan.fields.is_some() || plan.format == Format::Compact)
+        && crate::toon::has_inexact_number(body)
+    {
+        return Rendering::Done(source.unchanged(Some(Fallback::Precision)));
+    }
     match plan.format {
         Format::Json => json(&source, None).into(),
         Format::Toon => toon(&source, None),

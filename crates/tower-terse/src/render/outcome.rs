@@ -106,13 +106,17 @@ pub enum Fallback {
     /// The client went away while the body was being rewritten: the
     /// rewrite stopped where it was, and nothing was sent.
     Gone,
+    /// The body has a number no `f64` holds as written (an integer past
+    /// 64 bits, more digits than a double keeps), which `?fields=` or
+    /// compact lines would change: it goes out as it came.
+    Precision,
 }
 
 impl Fallback {
     /// The reason's name, as `X-Response-Format` and the logs write it:
     /// `not-cheaper`, `too-large` (output), `no-template`, `not-a-list`,
     /// `not-json`, `body-too-large`, `budget`, `busy`, `compressed`,
-    /// `no-transform`, `too-deep`, `gone`.
+    /// `no-transform`, `too-deep`, `gone`, `number-precision`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Fallback::NotCheaper => "not-cheaper",
@@ -127,6 +131,7 @@ impl Fallback {
             Fallback::NoTransform => "no-transform",
             Fallback::TooDeep => "too-deep",
             Fallback::Gone => "gone",
+            Fallback::Precision => "number-precision",
         }
     }
 }
