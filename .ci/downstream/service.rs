@@ -41,20 +41,32 @@ pub fn app() -> Router {
     Router::new()
         .route("/tickets", get(tickets))
         .route("/tickets/missing", get(missing))
+        // The body as the handler received it: JSON, decoded from TOON.
+        .route(
+            "/echo",
+            axum::routing::post(|body: String| async move {
+                ([(axum::http::header::CONTENT_TYPE, "application/json")], body)
+            }),
+        )
         .layer(
             TerseLayer::new()
                 .resource::<Ticket>("/tickets")
                 .offload_threshold(0)
-                .max_concurrent_rewrites(1),
+                .max_concurrent_rewrites(1)
+                .request_body_timeout(std::time::Duration::from_millis(300)),
         )
 }
 
 /// One request over a fresh connection: status line, headers (lowercase
 /// names) and body.
 fn fetch(addr: std::net::SocketAddr, path: &str) -> (u16, Vec<(String, String)>, String) {
+    send(addr, &format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"))
+}
+
+/// Sends `request` as written and reads the answer.
+fn send(addr: std::net::SocketAddr, request: &str) -> (u16, Vec<(String, String)>, String) {
     let mut stream = TcpStream::connect(addr).expect("connect");
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-        .expect("send");
+    stream.write_all(request.as_bytes()).expect("send");
     let mut answer = String::new();
     stream.read_to_string(&mut answer).expect("read");
     let (head, body) = answer.split_once("\r\n\r\n").expect("a complete answer");
@@ -102,5 +114,23 @@ pub fn check(addr: std::net::SocketAddr) {
         assert_eq!(status, 200, "{body}");
         assert!(header(&headers, "x-token-count").parse::<u64>().is_ok(), "{headers:?}");
     }
-    println!("ok: compact, TOON and an error served on {addr}");
+    // A TOON request body reaches the handler as JSON, with every digit.
+    let toon = "id: 12345678901234567890123\ntitle: Ticket 4";
+    let (status, _, body) = send(
+        addr,
+        &format!(
+            "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/toon\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{toon}",
+            toon.len()
+        ),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, r#"{"id":12345678901234567890123,"title":"Ticket 4"}"#);
+    // One that stops after its headers is answered 408 once its read
+    // deadline passes, which only a timer can tell.
+    let (status, _, body) = send(
+        addr,
+        "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/toon\r\nContent-Length: 100\r\nConnection: close\r\n\r\nid: 1\n",
+    );
+    assert_eq!(status, 408, "{body}");
+    println!("ok: compact, TOON, an error and TOON requests served on {addr}");
 }
