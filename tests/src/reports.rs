@@ -1,33 +1,50 @@
 //! What the layers report, caught for assertions: a `metrics` recorder that
 //! keeps every counter, and a `tracing` subscriber that keeps every event of
-//! target `terse`. Both are process-wide, so a test binary installs them
-//! once ([`install`]) and runs one test that reads them.
+//! target `terse`. Both are process-wide: they are installed once per test
+//! binary, and each test that reads them holds the binary's
+//! [`PROCESS`](crate::process::PROCESS) lock alone ([`install`]), so that
+//! what it reads is what it caused.
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use metrics::{
     Counter, CounterFn, Gauge, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit,
 };
+use tokio::sync::RwLockWriteGuard;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Subscriber};
 
-/// Installs a [`Counters`] recorder and an [`Events`] subscriber as the
-/// process's globals and returns them.
+/// Takes the process alone, installs a [`Counters`] recorder and an
+/// [`Events`] subscriber as the process's globals the first time, and
+/// returns the guard and both, every counter at zero and no event kept.
+///
+/// Hold the guard to the end of the test: every other test of the binary
+/// holds [`PROCESS`](crate::process::PROCESS) while it runs, so nothing
+/// else is counted meanwhile.
 ///
 /// # Panics
 ///
-/// When either global is already set.
-pub fn install() -> (Counters, Events) {
-    let counters = Counters::default();
-    metrics::set_global_recorder(counters.clone()).expect("one recorder per test binary");
-    let events = Events::default();
-    tracing::subscriber::set_global_default(events.clone())
-        .expect("one subscriber per test binary");
-    (counters, events)
+/// When another recorder or subscriber was installed first.
+pub async fn install() -> (RwLockWriteGuard<'static, ()>, Counters, Events) {
+    static INSTALLED: OnceLock<(Counters, Events)> = OnceLock::new();
+    let alone = crate::process::PROCESS.write().await;
+    let (counters, events) = INSTALLED
+        .get_or_init(|| {
+            let counters = Counters::default();
+            metrics::set_global_recorder(counters.clone()).expect("one recorder per process");
+            let events = Events::default();
+            tracing::subscriber::set_global_default(events.clone())
+                .expect("one subscriber per process");
+            (counters, events)
+        })
+        .clone();
+    counters.reset();
+    events.clear();
+    (alone, counters, events)
 }
 
 /// Every counter, by name and sorted labels.
@@ -62,6 +79,14 @@ impl Counters {
         let all = self.0.lock().unwrap();
         all.get(key)
             .map_or(0, |value| value.0.load(Ordering::Relaxed))
+    }
+
+    /// Every counter back to zero. The values stay registered: a handle
+    /// the layer took earlier still counts into them.
+    fn reset(&self) {
+        for value in self.0.lock().unwrap().values() {
+            value.0.store(0, Ordering::Relaxed);
+        }
     }
 }
 
@@ -106,6 +131,11 @@ impl Events {
     /// Every event so far, as `field=value ...`.
     pub fn lines(&self) -> Vec<String> {
         self.0.lock().unwrap().clone()
+    }
+
+    /// Forgets every event so far.
+    fn clear(&self) {
+        self.0.lock().unwrap().clear();
     }
 }
 

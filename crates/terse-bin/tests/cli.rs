@@ -156,7 +156,7 @@ fn encode_delimiter_options() {
 /// `terse encode` writes, for every corpus document and options, the TOON
 /// the layers serve: `render_json_with` with the same options (the smart
 /// fallback off, as encode always writes TOON), which
-/// tests/tests/consistency.rs holds the gateway, the layer and the MCP
+/// tests/it/consistency.rs holds the gateway, the layer and the MCP
 /// layer to.
 #[test]
 fn encode_writes_what_the_layers_serve() {

@@ -15,6 +15,8 @@ use bytes::Bytes;
 use serde_json::{Value, json};
 use terse_gateway::Config;
 use terse_tests::bomb::{bomb_router, gzip_bomb};
+// The tests that measure the whole process (CPU time, RSS) hold it alone.
+use terse_tests::process::PROCESS;
 use terse_tests::server::{TestServer, body_of, raw_client, status_of};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -31,9 +33,6 @@ idle_timeout = "2s"
 [layer]
 max_body_bytes = 4194304
 "#;
-
-/// The tests that measure the whole process (CPU time, RSS) run alone.
-static PROCESS: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
 
 /// The longest any test waits for a connection to be closed.
 const CLOSE_WITHIN: Duration = Duration::from_secs(6);
@@ -779,6 +778,7 @@ fn with_headers(count: usize) -> Vec<u8> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_header_count_limit_holds_named_or_not() {
+    let _shared = PROCESS.read().await;
     // hyper's own limit of 100 when none is named (the upstream, with the
     // forwarding headers added, has the same limit, so the default's edge
     // is checked from just past it), and a limit named in the config at

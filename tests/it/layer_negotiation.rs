@@ -6,7 +6,7 @@ use axum::response::IntoResponse;
 use axum::{Json, Router, routing::get};
 use http::HeaderName;
 use serde_json::{Value, json};
-use terse_tests::server::{TestServer, raw_client};
+use terse_tests::server::{TestServer, token_count};
 use tower::ServiceBuilder;
 use tower_terse::{Format, TerseLayer};
 
@@ -42,11 +42,7 @@ fn app(layer: TerseLayer) -> Router {
 }
 
 async fn fetch(server: &TestServer, path: &str, headers: &[(&str, &str)]) -> reqwest::Response {
-    let mut request = raw_client().get(server.url(path));
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    request.send().await.expect("request")
+    server.get(path, headers).await
 }
 
 /// Asserts a TOON answer: type, body and token count.
@@ -56,11 +52,7 @@ async fn assert_toon(response: reqwest::Response) {
         response.headers()["content-type"],
         "text/toon; charset=utf-8"
     );
-    let count: usize = response.headers()["x-token-count"]
-        .to_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let count = token_count(&response);
     let body = response.text().await.unwrap();
     assert_eq!(body, toon_users());
     assert_eq!(count, tower_terse::tokens::estimate(body.as_bytes()));
@@ -88,11 +80,7 @@ async fn without_a_request_json_is_counted_and_sent_as_it_came() {
     let server = TestServer::spawn(app(TerseLayer::new())).await;
     let response = fetch(&server, "/users", &[]).await;
     assert_eq!(response.headers()["vary"], "Accept, X-Prefer-Format");
-    let count: usize = response.headers()["x-token-count"]
-        .to_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let count = token_count(&response);
     let length: usize = response.headers()["content-length"]
         .to_str()
         .unwrap()

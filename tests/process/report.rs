@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use axum::{Json, Router, routing::get};
 use serde_json::json;
-use terse_tests::server::{TestServer, raw_client};
+use terse_tests::server::{TestServer, token_count};
 use tower_terse::TerseLayer;
 use tower_terse::compact::{CompactResource, Template};
 
@@ -41,7 +41,7 @@ fn app() -> Router {
 
 #[tokio::test]
 async fn each_counted_response_is_one_event_and_three_counters() {
-    let (counters, events) = terse_tests::reports::install();
+    let (_alone, counters, events) = terse_tests::reports::install().await;
     let server = TestServer::spawn(app()).await;
 
     let mut tokens = BTreeMap::<&str, u64>::new();
@@ -51,22 +51,12 @@ async fn each_counted_response_is_one_event_and_three_counters() {
         ("/teams/core/events?format=compact", "compact"),
         ("/tiny?format=toon", "json"),
     ] {
-        let response = raw_client().get(server.url(path)).send().await.unwrap();
-        let count: u64 = response.headers()["x-token-count"]
-            .to_str()
-            .unwrap()
-            .parse()
-            .unwrap();
-        *tokens.entry(served).or_default() += count;
+        let response = server.get(path, &[]).await;
+        *tokens.entry(served).or_default() += token_count(&response) as u64;
     }
     let json_tokens = tokens["json"] - {
         // `/tiny` fell back to its JSON: its count is its JSON's.
-        let tiny = raw_client().get(server.url("/tiny")).send().await.unwrap();
-        tiny.headers()["x-token-count"]
-            .to_str()
-            .unwrap()
-            .parse::<u64>()
-            .unwrap()
+        token_count(&server.get("/tiny", &[]).await) as u64
     };
 
     let route = "/teams/{team}/events";

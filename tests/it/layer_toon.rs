@@ -5,7 +5,7 @@ use axum::{
     routing::{get, post},
 };
 use serde_json::{Value, json};
-use terse_tests::server::{TestServer, raw_client};
+use terse_tests::server::{TestServer, header, raw_client, token_count};
 use tower_terse::TerseLayer;
 use tower_terse::tokens::estimate;
 use tower_terse::toon::{Delimiter, EncodeOptions};
@@ -44,16 +44,9 @@ fn app(layer: TerseLayer) -> Router {
 }
 
 async fn fetch(server: &TestServer, path: &str) -> (String, usize, String) {
-    let response = raw_client().get(server.url(path)).send().await.unwrap();
-    let content_type = response.headers()["content-type"]
-        .to_str()
-        .unwrap()
-        .to_owned();
-    let count = response.headers()["x-token-count"]
-        .to_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let response = server.get(path, &[]).await;
+    let content_type = header(&response, "content-type").unwrap();
+    let count = token_count(&response);
     (content_type, count, response.text().await.unwrap())
 }
 

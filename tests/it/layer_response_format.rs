@@ -1,8 +1,9 @@
 //! `X-Response-Format` on every path a successful JSON answer takes through
 //! the layer (each format, each fallback reason), `Vary` and `X-Token-Count`
 //! on deeply nested JSON, `?fields=` keeping a resource's own id, a resource
-//! pattern with a trailing slash, and the warning a compression layer inside
-//! the layer earns. All through a real server on loopback.
+//! pattern with a trailing slash. All through a real server on loopback.
+//! (The warning a compression layer inside the layer earns is once per
+//! process: it is tested in `once/`.)
 
 use std::convert::Infallible;
 
@@ -14,10 +15,7 @@ use futures_util::stream;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use terse_tests::python::spawn_gateway;
-use terse_tests::server::{TestServer, raw_client};
-use terse_tests::warnings::Warnings;
-use tower::ServiceBuilder;
-use tower_http::compression::CompressionLayer;
+use terse_tests::server::{TestServer, header, raw_client};
 use tower_terse::{CompactLine, MemoryBudget, TerseLayer};
 
 #[derive(Serialize, Deserialize, CompactLine)]
@@ -123,18 +121,11 @@ fn layer() -> TerseLayer {
 }
 
 async fn fetch(server: &TestServer, path: &str) -> reqwest::Response {
-    raw_client().get(server.url(path)).send().await.unwrap()
+    server.get(path, &[]).await
 }
 
 async fn body_json(response: reqwest::Response) -> Value {
     serde_json::from_slice(&response.bytes().await.unwrap()).unwrap()
-}
-
-fn header(response: &reqwest::Response, name: &str) -> Option<String> {
-    response
-        .headers()
-        .get(name)
-        .map(|v| v.to_str().unwrap().to_owned())
 }
 
 /// Asserts `X-Response-Format` of `path` and, where the header is there,
@@ -351,47 +342,4 @@ async fn a_resource_registered_with_a_trailing_slash_serves_the_route() {
     let server = TestServer::spawn(routes().layer(layer())).await;
     let response = expect(&server, "/api/tickets?format=compact", Some("compact")).await;
     assert_eq!(body_json(response).await["summary"], "12 events");
-}
-
-// The only test of this binary that sends a compressed body through the
-// layer: the warning is once per process.
-#[tokio::test]
-async fn compression_inside_the_layer_is_named_and_logged_once() {
-    let capture = Warnings::default();
-    tracing::subscriber::set_global_default(capture.clone()).unwrap();
-    let inside = ServiceBuilder::new()
-        .layer(layer())
-        .service(routes().layer(CompressionLayer::new()));
-    let server = TestServer::spawn(Router::new().fallback_service(inside)).await;
-    for _ in 0..3 {
-        let response = raw_client()
-            .get(server.url("/events?format=toon"))
-            .header("accept-encoding", "gzip")
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(
-            header(&response, "content-encoding").as_deref(),
-            Some("gzip")
-        );
-        assert_eq!(
-            header(&response, "x-response-format").as_deref(),
-            Some("json; fallback=compressed")
-        );
-    }
-    let logged: Vec<String> = capture.take();
-    let warnings: Vec<&String> = logged
-        .iter()
-        .filter(|line| line.contains("CompressionLayer"))
-        .collect();
-    assert_eq!(warnings.len(), 1, "{logged:?}");
-    assert!(warnings[0].starts_with("WARN "), "{}", warnings[0]);
-    assert!(
-        warnings[0].contains("outside"),
-        "the warning names the fix: {}",
-        warnings[0]
-    );
-    // A client that does not ask for compression gets the rewrite.
-    let plain = fetch(&server, "/events?format=toon").await;
-    assert_eq!(header(&plain, "x-response-format").as_deref(), Some("toon"));
 }

@@ -10,7 +10,7 @@ use axum::{Json, Router, routing::get};
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use terse_tests::server::{TestServer, raw_client};
+use terse_tests::server::TestServer;
 use tower::Layer;
 use tower_terse::changes::{ChangeKind, Changes, Timestamp};
 use tower_terse::compact::{CompactResource, Template};
@@ -70,11 +70,7 @@ impl Reply {
 }
 
 async fn fetch(server: &TestServer, path: &str, headers: &[(&str, &str)]) -> Reply {
-    let mut request = raw_client().get(server.url(path));
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    let response = request.send().await.unwrap();
+    let response = server.get(path, headers).await;
     Reply {
         status: response.status(),
         headers: response.headers().clone(),

@@ -1,7 +1,7 @@
 //! `tower_terse::record_metrics(false)`: a process whose counters nobody
 //! reads (`terse gateway` without `--metrics-listen`) records none, and
-//! records them again once turned back on. The switch is process-wide: this
-//! test has its binary to itself.
+//! records them again once turned back on. The switch is process-wide: the
+//! test holds the process alone (`reports::install`) and turns it back on.
 
 use axum::{Json, Router, routing::get};
 use serde_json::json;
@@ -10,7 +10,7 @@ use tower_terse::TerseLayer;
 
 #[tokio::test]
 async fn counters_turned_off_are_not_recorded_and_come_back_when_turned_on() {
-    let (counters, _events) = terse_tests::reports::install();
+    let (_alone, counters, _events) = terse_tests::reports::install().await;
     let app = Router::new()
         .route(
             "/users",

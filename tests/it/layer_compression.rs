@@ -3,7 +3,7 @@
 
 use axum::{Json, Router, routing::get};
 use serde_json::{Value, json};
-use terse_tests::server::{TestServer, raw_client};
+use terse_tests::server::{TestServer, raw_client, token_count};
 use tower::ServiceBuilder;
 use tower_http::compression::CompressionLayer;
 use tower_terse::TerseLayer;
@@ -35,11 +35,7 @@ async fn compressed_toon_is_correct_when_decompressed() {
         .unwrap();
     assert_eq!(raw.headers()["content-encoding"], "gzip");
     assert_eq!(raw.headers()["content-type"], "text/toon; charset=utf-8");
-    let count: usize = raw.headers()["x-token-count"]
-        .to_str()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let count = token_count(&raw);
     assert_eq!(count, tower_terse::tokens::estimate(expected.as_bytes()));
     let compressed = raw.bytes().await.unwrap();
     assert!(compressed.len() < expected.len());

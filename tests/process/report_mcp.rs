@@ -75,7 +75,7 @@ async fn call(server: &TestServer, id: u32, tool: &str, format: Option<&str>) ->
 
 #[tokio::test]
 async fn each_rewritten_tool_result_is_one_event_and_three_counters() {
-    let (counters, reported) = terse_tests::reports::install();
+    let (_alone, counters, reported) = terse_tests::reports::install().await;
     let layer = McpLayer::new().tool(
         "list_events",
         McpTool::from_template("events", "event", "{start} {title}").unwrap(),

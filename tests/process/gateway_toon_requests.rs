@@ -60,7 +60,7 @@ async fn seen(headers: HeaderMap, body: axum::body::Bytes) -> axum::Json<Value> 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_upstream_gets_json_with_its_length_and_the_tokens_are_counted() {
-    let (counters, events) = terse_tests::reports::install();
+    let (_alone, counters, events) = terse_tests::reports::install().await;
     let upstream = TestServer::spawn(Router::new().route("/tasks", routing::post(seen))).await;
     let (gateway, _task) =
         spawn_gateway("[gateway]\n", &format!("http://{}", upstream.addr())).await;
@@ -168,6 +168,7 @@ async fn check(framework: Framework) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs Python/PyPI; run with --include-ignored (.ci/run does)"]
 async fn django_rest_framework_creates_records_from_toon() {
+    let _shared = terse_tests::process::PROCESS.read().await;
     let Some(python) = frameworks_python() else {
         return;
     };
@@ -184,6 +185,7 @@ async fn django_rest_framework_creates_records_from_toon() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs Python/PyPI; run with --include-ignored (.ci/run does)"]
 async fn fastapi_creates_records_from_toon() {
+    let _shared = terse_tests::process::PROCESS.read().await;
     let Some(upstream) = PythonUpstream::start(None) else {
         return;
     };
@@ -200,6 +202,7 @@ async fn fastapi_creates_records_from_toon() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs node/npm; run with --include-ignored (.ci/run does)"]
 async fn express_creates_records_from_toon() {
+    let _shared = terse_tests::process::PROCESS.read().await;
     let Some(modules) = express_modules() else {
         return;
     };

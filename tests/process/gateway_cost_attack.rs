@@ -20,11 +20,10 @@ use bytes::Bytes;
 use serde_json::json;
 use terse_gateway::Config;
 use terse_tests::bomb::{bomb_router, gzip_bomb};
+// The floods measure the whole process: each holds it alone.
+use terse_tests::process::PROCESS;
 use terse_tests::server::{TestServer, raw_client};
 use tokio::net::TcpListener;
-
-/// The floods measure the whole process: they run one at a time.
-static PROCESS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// How many small requests each measurement takes.
 const SAMPLES: usize = 200;
@@ -253,18 +252,14 @@ fn deep_nesting_flood(method: reqwest::Method) -> f64 {
 
 #[test]
 fn a_flood_of_deeply_nested_toon_leaves_small_requests_fast() {
-    let _alone = PROCESS
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _alone = PROCESS.blocking_write();
     let ratio = deep_nesting_flood(reqwest::Method::GET);
     assert!(ratio < SMALL_MULTIPLE, "bystander p99 x{ratio:.1}");
 }
 
 #[test]
 fn a_flood_of_deeply_nested_toon_heads_leaves_small_requests_fast() {
-    let _alone = PROCESS
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _alone = PROCESS.blocking_write();
     let ratio = deep_nesting_flood(reqwest::Method::HEAD);
     assert!(ratio < SMALL_MULTIPLE, "bystander p99 x{ratio:.1}");
 }
@@ -290,9 +285,7 @@ fn gzip_bomb_flood(accept_encoding: Option<&'static str>) -> (Setup, Bytes) {
 
 #[test]
 fn a_flood_of_gzip_bombs_inflated_for_their_clients_leaves_small_requests_fast() {
-    let _alone = PROCESS
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _alone = PROCESS.blocking_write();
     let (setup, _) = gzip_bomb_flood(None);
     // The client takes no gzip: it gets the whole bomb inflated, past what
     // the layer reads, as JSON unchanged.
@@ -319,9 +312,7 @@ fn a_flood_of_gzip_bombs_inflated_for_their_clients_leaves_small_requests_fast()
 
 #[test]
 fn a_flood_of_gzip_bombs_sent_on_compressed_leaves_small_requests_fast() {
-    let _alone = PROCESS
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _alone = PROCESS.blocking_write();
     let (setup, bomb) = gzip_bomb_flood(Some("gzip, br"));
     // The client takes gzip: past what the layer reads, the bomb goes out
     // as it came, every compressed byte of it, never inflated whole.

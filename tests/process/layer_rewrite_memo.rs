@@ -4,8 +4,8 @@
 //!
 //! Whether a request rendered is read from the layer's counters
 //! (`terse_rewrite_memo_hits_total`, `terse_rewrite_memo_misses_total`),
-//! which are process-wide: this binary installs the recorder and runs one
-//! test, its parts one after the other.
+//! which are process-wide: the test holds the process alone
+//! (`reports::install`) and runs its parts one after the other.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -141,7 +141,7 @@ async fn moved<T>(counters: &Counters, request: impl Future<Output = T>) -> (T, 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_rewrite_memo() {
-    let (counters, _events) = terse_tests::reports::install();
+    let (_alone, counters, _events) = terse_tests::reports::install().await;
     let body = rows(120);
     let server = TestServer::spawn(routes(body.clone()).layer(layer())).await;
     // The same routes without a memo: what every answer must be.

@@ -18,10 +18,12 @@ struct Meeting {
     attendees: u32,
 }
 
+// The runtime is the test's own thread, where the layer runs: a
+// subscriber scoped to it hears the layer and no other test.
 #[tokio::test]
 async fn a_record_that_does_not_fit_is_logged_and_nothing_else_is() {
     let capture = Warnings::default();
-    tracing::subscriber::set_global_default(capture.clone()).unwrap();
+    let _scoped = tracing::subscriber::set_default(capture.clone());
     let router = Router::new()
         .route(
             "/teams/{team}/events",
