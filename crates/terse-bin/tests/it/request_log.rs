@@ -3,13 +3,11 @@
 //! C1 CSI, sent as raw UTF-8) logged with it escaped, on one line; none
 //! with `request_log = false`.
 
-mod support;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
 
-use support::{addresses, gateway_logging, json_upstream, stop_and_read_log};
+use crate::support::{addresses, gateway_logging, json_upstream, stop_and_read_log};
 
 /// Sends `target` as a request's target, raw, and reads the status.
 fn status_of(addr: &str, target: &[u8]) -> u16 {

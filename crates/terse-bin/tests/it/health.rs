@@ -3,8 +3,6 @@
 //! or SIGINT stop accepting at once, let the request in flight finish and
 //! exit 0.
 
-mod support;
-
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
@@ -12,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use support::{addresses, gateway_logging, json_upstream, read_head, stop_and_read_log};
+use crate::support::{addresses, gateway_logging, json_upstream, read_head, stop_and_read_log};
 
 /// A `terse gateway` process with a metrics listener; killed when dropped.
 struct Gateway {

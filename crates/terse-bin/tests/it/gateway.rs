@@ -1,15 +1,13 @@
 //! `terse gateway` as a process: a bad config stops it before it listens
 //! (one line naming file and line, exit code 2), and its metrics listener
-//! counts what it served. Its probes and stop: `tests/health.rs`.
-
-mod support;
+//! counts what it served. Its probes and stop: `health.rs`.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use support::{addresses, gateway_logging, json_upstream};
+use crate::support::{addresses, gateway_logging, json_upstream};
 
 /// Writes `config` to a file of its own and runs `terse gateway --config` on it.
 fn refused(name: &str, config: &str) -> (Option<i32>, String) {
