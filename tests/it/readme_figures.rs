@@ -177,7 +177,7 @@ fn the_bulk_request_table_is_what_terse_stats_prints() {
 /// held-out texts, and `tests/corpus` as JSON and as TOON.
 fn accuracy_documents() -> Vec<String> {
     let data =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/tower-terse/tests/data");
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/terse-tokens/tests/data");
     let mut texts = Vec::new();
     for folder in ["tokens", "tokens_heldout"] {
         let mut paths: Vec<_> = std::fs::read_dir(data.join(folder))

@@ -141,7 +141,7 @@ fn corpus_cases() -> Vec<Case> {
 /// The JSON samples of the estimator's corpus (eleven languages).
 fn token_corpus_cases() -> Vec<Case> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../crates/tower-terse/tests/data/tokens");
+        .join("../crates/terse-tokens/tests/data/tokens");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .expect("token corpus")
         .map(|entry| entry.expect("entry").path())

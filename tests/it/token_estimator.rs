@@ -1,10 +1,10 @@
 //! Accuracy of the token estimator against exact o200k_base counts.
 //!
-//! The corpus in `crates/tower-terse/tests/data/tokens/` holds JSON (compact and
+//! The corpus in `crates/terse-tokens/tests/data/tokens/` holds JSON (compact and
 //! pretty), TOON and line-per-record samples in several scripts; the exact
 //! counts are computed here with the real tokenizer, never stored.
 //!
-//! `crates/tower-terse/tests/data/tokens_heldout/` is text from outside the corpus
+//! `crates/terse-tokens/tests/data/tokens_heldout/` is text from outside the corpus
 //! (prose in eleven languages, emoji sequences, source code, URLs, ids,
 //! numbers, markup) that the weights are never fitted on: it shows how the
 //! estimator does on bodies unlike the ones it was tuned for.
@@ -34,7 +34,7 @@ fn held_out() -> Vec<Sample> {
 
 fn samples(folder: &str) -> Vec<Sample> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../crates/tower-terse/tests/data")
+        .join("../crates/terse-tokens/tests/data")
         .join(folder);
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))

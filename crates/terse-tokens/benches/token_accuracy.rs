@@ -4,7 +4,7 @@
 //! pieces) and `bpe-openai`, on speed and agreement.
 //!
 //! ```text
-//! cargo bench -p tower-terse --bench token_accuracy
+//! cargo bench -p terse-tokens --bench token_accuracy
 //! ```
 //!
 //! The documents: the estimator corpus (JSON, TOON and line-per-record text
@@ -47,10 +47,10 @@ fn counters() -> Vec<Counter> {
     vec![
         (
             "estimate",
-            Box::new(|t: &str| tower_terse::tokens::estimate(t.as_bytes())),
+            Box::new(|t: &str| terse_tokens::estimate(t.as_bytes())),
         ),
         ("bytes_over_4", Box::new(|t: &str| t.len().div_ceil(4))),
-        ("exact", Box::new(tower_terse::tokens::exact)),
+        ("exact", Box::new(terse_tokens::exact)),
         (
             "exact_bpe_openai",
             Box::new(|t: &str| bpe_openai::o200k_base().count(t)),
@@ -96,10 +96,7 @@ fn main() {
     group.finish();
     c.final_summary();
 
-    let truth: Vec<usize> = texts
-        .iter()
-        .map(|t| tower_terse::tokens::exact(t))
-        .collect();
+    let truth: Vec<usize> = texts.iter().map(|t| terse_tokens::exact(t)).collect();
     println!("{} documents, {bytes} bytes", texts.len());
     println!(
         "{:<18} {:>8} {:>8} {:>12} {:>10}",

@@ -113,10 +113,10 @@ fn linear() -> &'static Tokenizer {
 /// hot paths.
 ///
 /// ```
-/// assert_eq!(tower_terse::tokens::exact(""), 0);
-/// assert_eq!(tower_terse::tokens::exact("hello world"), 2);
+/// assert_eq!(terse_tokens::exact(""), 0);
+/// assert_eq!(terse_tokens::exact("hello world"), 2);
 /// let body = r#"{"id":1,"title":"Weekly sync"}"#;
-/// assert!(tower_terse::tokens::exact(body) > 5);
+/// assert!(terse_tokens::exact(body) > 5);
 /// ```
 pub fn exact(text: &str) -> usize {
     Counter::new().count(text)
@@ -128,9 +128,9 @@ pub fn exact(text: &str) -> usize {
 /// first near tie does not wait for them. Later calls return at once.
 ///
 /// ```
-/// tower_terse::tokens::warm();
+/// terse_tokens::warm();
 /// // A long run of one letter: counted by the linear encoder, built now.
-/// assert!(tower_terse::tokens::exact(&"a".repeat(1000)) > 100);
+/// assert!(terse_tokens::exact(&"a".repeat(1000)) > 100);
 /// ```
 pub fn warm() {
     linear();

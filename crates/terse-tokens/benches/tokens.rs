@@ -1,8 +1,8 @@
 //! Token counting throughput.
 //!
 //! ```text
-//! cargo bench -p tower-terse --bench tokens
-//! cargo bench -p tower-terse --bench tokens --features exact-tokens   # adds the BPE
+//! cargo bench -p terse-tokens --bench tokens
+//! cargo bench -p terse-tokens --bench tokens --features exact-tokens   # adds the BPE
 //! ```
 //!
 //! Four inputs: JSON bodies of 10 KB, 100 KB and 1 MB built from the
@@ -118,7 +118,7 @@ fn bench(c: &mut Criterion, input: &Input) {
         b.iter(|| {
             texts
                 .iter()
-                .map(|t| tower_terse::tokens::estimate(black_box(t)))
+                .map(|t| terse_tokens::estimate(black_box(t)))
                 .sum::<usize>()
         })
     });
@@ -128,7 +128,7 @@ fn bench(c: &mut Criterion, input: &Input) {
         b.iter(|| {
             texts
                 .iter()
-                .map(|t| tower_terse::tokens::estimate_portable(black_box(t)))
+                .map(|t| terse_tokens::estimate_portable(black_box(t)))
                 .sum::<usize>()
         })
     });
@@ -140,12 +140,12 @@ fn bench(c: &mut Criterion, input: &Input) {
             .collect();
         // Built before timing: the linear encoder builds its tables on the
         // first text with a long piece.
-        tower_terse::tokens::exact(&"a".repeat(100));
+        terse_tokens::exact(&"a".repeat(100));
         group.bench_function("exact", |b| {
             b.iter(|| {
                 strings
                     .iter()
-                    .map(|s| tower_terse::tokens::exact(black_box(s)))
+                    .map(|s| terse_tokens::exact(black_box(s)))
                     .sum::<usize>()
             })
         });

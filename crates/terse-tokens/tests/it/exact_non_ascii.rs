@@ -7,7 +7,7 @@
 //! numbers, whitespace and punctuation runs.
 
 use proptest::prelude::*;
-use tower_terse::tokens::exact;
+use terse_tokens::exact;
 
 fn tiktoken(text: &str) -> usize {
     tiktoken::get_encoding("o200k_base")

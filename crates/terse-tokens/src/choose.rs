@@ -85,7 +85,7 @@ pub const EXACT_TIE_MAX_BYTES: usize = 1 << 20;
 /// With [`Counting::Exact`] both are counted exactly.
 ///
 /// ```
-/// use tower_terse::tokens::{Counting, Served, choose};
+/// use terse_tokens::{Counting, Served, choose};
 ///
 /// let json = r#"[{"id":1,"name":"Ada"},{"id":2,"name":"Linus"},{"id":3,"name":"Grace"}]"#;
 /// let toon = "[3]{id,name}:\n  1,Ada\n  2,Linus\n  3,Grace";
@@ -122,7 +122,7 @@ pub fn choose(json: &str, toon: &str, counting: Counting) -> Choice {
 /// [`choose`]'s choice with [`Counting::Estimate`] when the estimates make
 /// it; `None` for a near tie that exact counts settle ([`settle`]), so that
 /// a caller can take that work elsewhere (off an async worker).
-pub(crate) fn on_estimates(json: &str, toon: &str) -> Option<Choice> {
+pub fn on_estimates(json: &str, toon: &str) -> Option<Choice> {
     let (json_tokens, toon_tokens) = estimates(json, toon);
     let countable =
         cfg!(feature = "exact-tokens") && json.len().max(toon.len()) <= EXACT_TIE_MAX_BYTES;
@@ -142,7 +142,7 @@ pub(crate) fn on_estimates(json: &str, toon: &str) -> Option<Choice> {
 /// counts: the JSON counted whole (reports want its count), the TOON only
 /// until it passes the JSON.
 #[cfg(feature = "exact-tokens")]
-pub(crate) fn settle(json: &str, toon: &str) -> Choice {
+pub fn settle(json: &str, toon: &str) -> Choice {
     // One counter for both: they share their whitespace pieces.
     let mut counter = super::exact::Counter::new();
     let json_tokens = counter.count(json);
@@ -166,7 +166,7 @@ pub(crate) fn settle(json: &str, toon: &str) -> Choice {
 /// Without exact counts, [`on_estimates`] leaves nothing open: the
 /// estimates decide.
 #[cfg(not(feature = "exact-tokens"))]
-pub(crate) fn settle(json: &str, toon: &str) -> Choice {
+pub fn settle(json: &str, toon: &str) -> Choice {
     let (json_tokens, toon_tokens) = estimates(json, toon);
     Choice {
         served: cheaper(json_tokens, toon_tokens),

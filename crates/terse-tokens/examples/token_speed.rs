@@ -3,7 +3,7 @@
 //! machine is not).
 //!
 //! ```text
-//! cargo build --release -p tower-terse --example token_speed
+//! cargo build --release -p terse-tokens --example token_speed
 //! valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
 //!     target/release/examples/token_speed 1000000 20
 //! callgrind_annotate /tmp/cg.out | head -30
@@ -55,7 +55,7 @@ fn main() {
     } else {
         for _ in 0..rounds {
             for text in &texts {
-                tokens += tower_terse::tokens::estimate(black_box(text));
+                tokens += terse_tokens::estimate(black_box(text));
             }
         }
     }
@@ -70,7 +70,7 @@ fn main() {
 
 #[cfg(feature = "exact-tokens")]
 fn count_exactly(text: &str) -> usize {
-    tower_terse::tokens::exact(text)
+    terse_tokens::exact(text)
 }
 
 #[cfg(not(feature = "exact-tokens"))]

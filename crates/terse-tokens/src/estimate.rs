@@ -56,7 +56,7 @@ use super::weights::SCALE_BITS;
 /// empty input is 0 tokens and any other input at least 1.
 ///
 /// ```
-/// use tower_terse::tokens::estimate;
+/// use terse_tokens::estimate;
 ///
 /// assert_eq!(estimate(b""), 0);
 /// let json = br#"[{"id":1,"name":"Ada Lovelace","born":"1815-12-10"},{"id":2,"name":"Grace Hopper","born":"1906-12-09"}]"#;
@@ -73,7 +73,7 @@ pub fn estimate(text: &[u8]) -> usize {
 /// against it. Not a stable API.
 ///
 /// ```
-/// use tower_terse::tokens::{estimate, estimate_portable};
+/// use terse_tokens::{estimate, estimate_portable};
 ///
 /// let body = br#"[{"id":1,"name":"Ada"},{"id":2,"name":"Grace"}]"#;
 /// assert_eq!(estimate_portable(body), estimate(body));

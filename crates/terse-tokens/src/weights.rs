@@ -2,7 +2,7 @@
 //!
 //! Regenerate after changing the classes, the ASCII features or the corpus with
 //! `cargo run --release -p terse-tools --bin fit_token_weights \
-//! > crates/tower-terse/src/tokens/weights.rs`
+//! > crates/terse-tokens/src/weights.rs`
 //! (the corpus itself comes from `cargo run -p terse-tools --bin token_corpus`).
 
 /// Fractional bits of the fixed-point class-pair weights.

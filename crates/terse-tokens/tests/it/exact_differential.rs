@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use tower_terse::tokens::exact;
+use terse_tokens::exact;
 
 fn reference(text: &str) -> usize {
     bpe_openai::o200k_base().count(text)
