@@ -37,7 +37,12 @@ impl Classes {
     pub(super) fn of(block: &[u8; BLOCK]) -> Self {
         #[cfg(target_arch = "x86_64")]
         {
-            super::sse2::classes(block)
+            let (digit, letter, word) = super::sse2::classes(block);
+            Self {
+                digit,
+                letter,
+                word,
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {

@@ -1,6 +1,7 @@
-//! The byte classes of a block of ASCII text (`bounds::Classes`) with SSE2,
-//! which every x86-64 CPU has: four 16-byte vectors, a few compares each,
-//! one `pmovmskb` per class and vector.
+//! The byte classes of a block of 64 bytes of ASCII text with SSE2, which
+//! every x86-64 CPU has: four 16-byte vectors, a few compares each, one
+//! `pmovmskb` per class and vector. `bounds::Classes` calls it; this file
+//! knows nothing of it, only the three masks it returns.
 
 #![allow(unsafe_code)]
 // `unsafe` blocks around intrinsics that newer compilers call safe where
@@ -13,19 +14,18 @@ use core::arch::x86_64::{
     _mm_or_si128, _mm_set1_epi8,
 };
 
-use super::bounds::{BLOCK, Classes};
+/// Bytes per block: one bit each in a `u64`.
+const BLOCK: usize = 64;
 
-/// The classes of `block`, as `Classes::portable` computes them for ASCII.
+/// The classes of `block` as three masks, one bit per byte (bit `i` for
+/// byte `i`): digits, letters, and letters, digits and the apostrophe; as
+/// `bounds::Classes::portable` computes them for ASCII.
 ///
 /// Bytes compare as signed: ASCII bytes are all positive, so `a > b` is
 /// their order.
 #[inline(always)]
-pub(super) fn classes(block: &[u8; BLOCK]) -> Classes {
-    let mut classes = Classes {
-        digit: 0,
-        letter: 0,
-        word: 0,
-    };
+pub(super) fn classes(block: &[u8; BLOCK]) -> (u64, u64, u64) {
+    let (mut all_digit, mut all_letter, mut all_word) = (0, 0, 0);
     for k in 0..BLOCK / 16 {
         // SAFETY: SSE2 is part of x86-64, so every x86-64 CPU runs these
         // intrinsics; the load reads bytes `16k..16k + 16` of `block`,
@@ -52,11 +52,11 @@ pub(super) fn classes(block: &[u8; BLOCK]) -> Classes {
         };
         // `pmovmskb` sets the low 16 bits only.
         let bits = |mask: i32| u64::from(mask as u16) << (16 * k);
-        classes.digit |= bits(digit);
-        classes.letter |= bits(letter);
-        classes.word |= bits(word);
+        all_digit |= bits(digit);
+        all_letter |= bits(letter);
+        all_word |= bits(word);
     }
-    classes
+    (all_digit, all_letter, all_word)
 }
 
 /// `b` in every byte of a vector.
