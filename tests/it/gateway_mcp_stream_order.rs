@@ -52,7 +52,6 @@ async fn on_post(State(server): State<Arc<Server>>, body: Bytes) -> Response {
         }
         Some("tools/call") => {
             server.arrived.lock().unwrap().push("call");
-            server.called.notify_one();
             let request = json!({"jsonrpc": "2.0", "id": 0, "method": "sampling/createMessage",
                 "params": {"messages": [], "maxTokens": 1}});
             let sent = server
@@ -64,6 +63,9 @@ async fn on_post(State(server): State<Arc<Server>>, body: Bytes) -> Response {
                     let event = format!("event: message\ndata: {request}\n\n");
                     stream.send(Ok(Bytes::from(event))).is_ok()
                 });
+            // Told only once the stream was looked for: a client that
+            // opens it on hearing of the call must not win that look.
+            server.called.notify_one();
             let text = if sent {
                 "asked"
             } else {
