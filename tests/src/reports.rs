@@ -3,11 +3,12 @@
 //! target `terse`. Both are process-wide: they are installed once per test
 //! binary, and each test that reads them holds the binary's
 //! [`PROCESS`](crate::process::PROCESS) lock alone ([`install`]), so that
-//! what it reads is what it caused.
+//! what it reads is what it caused. Between such tests both are inert, so
+//! the other tests of the binary run as in a process without them.
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use metrics::{
@@ -16,7 +17,25 @@ use metrics::{
 use tokio::sync::RwLockWriteGuard;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
+use tracing::subscriber::Interest;
 use tracing::{Event, Subscriber};
+
+/// Whether a test holding the process reads the recorder and subscriber:
+/// while it is off they count and keep nothing, and the layers' reporting
+/// sees no subscriber that wants its events.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// The process, held alone by a test that reads what the layers report;
+/// the recorder and subscriber go inert again when it is dropped.
+pub struct Alone {
+    _guard: RwLockWriteGuard<'static, ()>,
+}
+
+impl Drop for Alone {
+    fn drop(&mut self) {
+        ACTIVE.store(false, Ordering::SeqCst);
+    }
+}
 
 /// Takes the process alone, installs a [`Counters`] recorder and an
 /// [`Events`] subscriber as the process's globals the first time, and
@@ -29,7 +48,7 @@ use tracing::{Event, Subscriber};
 /// # Panics
 ///
 /// When another recorder or subscriber was installed first.
-pub async fn install() -> (RwLockWriteGuard<'static, ()>, Counters, Events) {
+pub async fn install() -> (Alone, Counters, Events) {
     static INSTALLED: OnceLock<(Counters, Events)> = OnceLock::new();
     let alone = crate::process::PROCESS.write().await;
     let (counters, events) = INSTALLED
@@ -44,7 +63,8 @@ pub async fn install() -> (RwLockWriteGuard<'static, ()>, Counters, Events) {
         .clone();
     counters.reset();
     events.clear();
-    (alone, counters, events)
+    ACTIVE.store(true, Ordering::SeqCst);
+    (Alone { _guard: alone }, counters, events)
 }
 
 /// Every counter, by name and sorted labels.
@@ -95,6 +115,9 @@ impl Recorder for Counters {
     fn describe_gauge(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
     fn describe_histogram(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
     fn register_counter(&self, key: &Key, _: &Metadata<'_>) -> Counter {
+        if !ACTIVE.load(Ordering::SeqCst) {
+            return Counter::noop();
+        }
         let value = self
             .0
             .lock()
@@ -140,8 +163,17 @@ impl Events {
 }
 
 impl Subscriber for Events {
+    // Asked at each event (never cached as always or never): whether it is
+    // wanted changes with `ACTIVE`.
+    fn register_callsite(&self, metadata: &'static tracing::Metadata<'static>) -> Interest {
+        if metadata.target() == "terse" {
+            Interest::sometimes()
+        } else {
+            Interest::never()
+        }
+    }
     fn enabled(&self, metadata: &tracing::Metadata<'_>) -> bool {
-        metadata.target() == "terse"
+        metadata.target() == "terse" && ACTIVE.load(Ordering::SeqCst)
     }
     fn new_span(&self, _: &Attributes<'_>) -> Id {
         Id::from_u64(1)
