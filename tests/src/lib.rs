@@ -11,6 +11,7 @@ pub mod mcp_conformance;
 pub mod mcp_everything;
 pub mod near_tie;
 pub mod prerequisite;
+pub mod process;
 pub mod python;
 pub mod reference;
 pub mod reports;

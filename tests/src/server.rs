@@ -35,6 +35,20 @@ impl TestServer {
     pub fn url(&self, path_and_query: &str) -> String {
         format!("http://{}{}", self.addr, path_and_query)
     }
+
+    /// GETs `path_and_query` with `headers` through [`raw_client`], so the
+    /// bytes are the server's.
+    ///
+    /// # Panics
+    ///
+    /// When the request fails.
+    pub async fn get(&self, path_and_query: &str, headers: &[(&str, &str)]) -> reqwest::Response {
+        let mut request = raw_client().get(self.url(path_and_query));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.send().await.expect("GET")
+    }
 }
 
 impl Drop for TestServer {
@@ -60,6 +74,30 @@ pub fn raw_h2c_client() -> reqwest::Client {
         .http2_prior_knowledge()
         .build()
         .expect("build HTTP/2 client")
+}
+
+/// The value of the header `name`, when there is one.
+///
+/// # Panics
+///
+/// When the value is not text.
+pub fn header(response: &reqwest::Response, name: &str) -> Option<String> {
+    response
+        .headers()
+        .get(name)
+        .map(|value| value.to_str().expect("a text header").to_owned())
+}
+
+/// The response's `X-Token-Count`.
+///
+/// # Panics
+///
+/// When the header is absent or not a number.
+pub fn token_count(response: &reqwest::Response) -> usize {
+    header(response, "x-token-count")
+        .expect("X-Token-Count")
+        .parse()
+        .expect("X-Token-Count is a number")
 }
 
 /// A response as the layer tests read it: status, the headers the layer

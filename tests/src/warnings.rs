@@ -10,8 +10,10 @@ use tracing::{Event, Metadata, Subscriber};
 
 /// Keeps every warning and error from the `tower_terse` crate as
 /// `LEVEL field=value ...`; the per-response report is a debug event and is
-/// not kept. Install it with `tracing::subscriber::set_global_default` and
-/// read what was logged with [`Warnings::take`].
+/// not kept. Install it for the test's own thread with
+/// `tracing::subscriber::set_default` (a current-thread runtime runs the
+/// server there too), so that tests sharing a binary do not hear each
+/// other, and read what was logged with [`Warnings::take`].
 #[derive(Clone, Default)]
 pub struct Warnings(Arc<Mutex<Vec<String>>>);
 

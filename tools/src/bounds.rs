@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
-use tower_terse::tokens::model::{BYTE_CLASS, CLASSES};
+use terse_tokens::model::{BYTE_CLASS, CLASSES};
 
 use crate::families::{FAMILIES, Sample, samples, validation_texts};
 use crate::fit::{

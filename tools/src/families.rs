@@ -3,7 +3,7 @@
 //!
 //! Every family is built from files in the repository, so the set is
 //! reproducible from a checkout: the generated corpus
-//! (`crates/tower-terse/tests/data/tokens`, from `token_corpus`), the
+//! (`crates/terse-tokens/tests/data/tokens`, from `token_corpus`), the
 //! hand-collected texts of `tokens_heldout`, and the realistic responses of
 //! `tests/corpus` (as JSON and as TOON).
 
@@ -61,7 +61,7 @@ pub fn documentation() -> String {
 
 /// Every sample of every family, in a fixed order.
 pub fn samples() -> Vec<Sample> {
-    let data = root().join("crates/tower-terse/tests/data");
+    let data = root().join("crates/terse-tokens/tests/data");
     let mut out = Vec::new();
     for (name, text) in read_dir(&data.join("tokens")) {
         let family = match name.split('-').nth(1) {

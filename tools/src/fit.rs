@@ -2,7 +2,7 @@
 //! ridge least-squares fit on relative error, the estimator's fixed point,
 //! and the generated `weights.rs`.
 
-use tower_terse::tokens::model::{
+use terse_tokens::model::{
     BYTE_CLASS, CLASS_NAMES as NAMES, CLASSES, FEATURE_NAMES, FEATURES as ASCII_FEATURES, RUN,
     features as ascii_features, lower,
 };
@@ -47,7 +47,7 @@ pub fn exact(text: &str) -> f64 {
     if let Some(count) = remembered(&mut COUNTS.lock().unwrap_or_else(PoisonError::into_inner)) {
         return count;
     }
-    let count = tower_terse::tokens::exact(text) as f64;
+    let count = terse_tokens::exact(text) as f64;
     COUNTS
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -359,7 +359,7 @@ pub fn render(fixed: &Fixed, ridge: f64) -> String {
          //!\n\
          //! Regenerate after changing the classes, the ASCII features or the corpus with\n\
          //! `cargo run --release -p terse-tools --bin fit_token_weights \\\n\
-         //! > crates/tower-terse/src/tokens/weights.rs`\n\
+         //! > crates/terse-tokens/src/weights.rs`\n\
          //! (the corpus itself comes from `cargo run -p terse-tools --bin token_corpus`).\n\n",
     );
     out.push_str(&format!(

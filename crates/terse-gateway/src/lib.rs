@@ -103,6 +103,7 @@ mod resource_metadata;
 mod server;
 mod shed;
 mod upstream;
+mod upstream_body;
 mod urls;
 mod www_authenticate;
 

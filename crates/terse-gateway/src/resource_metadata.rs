@@ -17,7 +17,7 @@ use http_body_util::BodyExt;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::upstream::UpstreamBody;
+use crate::upstream_body::UpstreamBody;
 use crate::urls::Redirects;
 
 /// The largest metadata document read to rewrite; a larger one streams on

@@ -1,5 +1,6 @@
 //! [`Upstream`]: the tower service that forwards a request to the upstream
-//! over hyper-util's pooled client, and its body.
+//! over hyper-util's pooled client. Its body is [`UpstreamBody`]
+//! (`upstream_body.rs`), which the metadata rewrite reads too.
 
 use std::borrow::Cow;
 use std::error::Error as StdError;
@@ -9,22 +10,19 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context, Poll, ready};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::header::{ACCEPT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderName};
 use http::uri::{Authority, PathAndQuery, Scheme};
 use http::{HeaderValue, Method, Request, Response, StatusCode, Uri, Version};
-use http_body::{Body, Frame, SizeHint};
+use http_body::Body;
 use http_body_util::BodyExt;
 use http_body_util::combinators::UnsyncBoxBody;
-use hyper::body::Incoming;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
-use pin_project_lite::pin_project;
-use tokio::time::Sleep;
 use tower_terse::ErrorEnvelope;
 
 use crate::consume::Consumed;
@@ -33,15 +31,8 @@ use crate::headers::{remove_hop_by_hop, remove_underscored};
 use crate::host::request_host;
 use crate::path;
 use crate::resource_metadata::{is_metadata_path, move_resource};
+pub use crate::upstream_body::{BoxError, IdleTimeout, UpstreamBody};
 use crate::urls::{PublicOrigin, Redirects};
-
-/// A boxed error, as bodies carry them.
-///
-/// ```
-/// let err: terse_gateway::BoxError = "upstream gone".into();
-/// assert_eq!(err.to_string(), "upstream gone");
-/// ```
-pub type BoxError = Box<dyn StdError + Send + Sync>;
 
 type ClientBody = UnsyncBoxBody<Bytes, BoxError>;
 
@@ -687,216 +678,5 @@ fn failure(err: &hyper_util::client::legacy::Error) -> ErrorEnvelope {
             "the upstream closed the connection without a complete answer",
         )
         .with_hint("retry later")
-    }
-}
-
-pin_project! {
-    /// A response body from [`Upstream`]: the upstream's stream, or a
-    /// body the gateway made itself (its 502 and 504).
-    ///
-    /// ```
-    /// use http_body::Body;
-    /// use terse_gateway::UpstreamBody;
-    ///
-    /// let body = UpstreamBody::from(bytes::Bytes::from_static(b"{}"));
-    /// assert_eq!(body.size_hint().exact(), Some(2));
-    /// ```
-    pub struct UpstreamBody {
-        #[pin]
-        kind: Kind,
-    }
-}
-
-pin_project! {
-    #[project = KindProj]
-    enum Kind {
-        Incoming {
-            #[pin]
-            body: Incoming,
-            // The idle deadline, made when the body first waits: a body
-            // that is ready when asked (most are) never touches the timer.
-            #[pin]
-            idle: Option<Sleep>,
-            // A frame came since `idle` was set: it is reset at the next wait.
-            stale: bool,
-            timeout: Duration,
-            // An error held back for one poll, until what was written
-            // before it has had a chance to go out.
-            failed: Option<BoxError>,
-        },
-        Full {
-            data: Option<Bytes>,
-        },
-        // What was read ahead, then the frame that stopped the reading,
-        // then the rest of the upstream's body.
-        Replayed {
-            head: Option<Bytes>,
-            next: Option<Result<Frame<Bytes>, BoxError>>,
-            rest: Pin<Box<UpstreamBody>>,
-        },
-    }
-}
-
-impl UpstreamBody {
-    fn incoming(body: Incoming, timeout: Duration) -> Self {
-        UpstreamBody {
-            kind: Kind::Incoming {
-                body,
-                idle: None,
-                stale: false,
-                timeout,
-                failed: None,
-            },
-        }
-    }
-}
-
-impl UpstreamBody {
-    /// `head`, then `next`, then what `rest` still holds: a body read
-    /// ahead in part, given back whole.
-    pub(crate) fn replayed(
-        head: Bytes,
-        next: Option<Result<Frame<Bytes>, BoxError>>,
-        rest: Pin<Box<UpstreamBody>>,
-    ) -> Self {
-        UpstreamBody {
-            kind: Kind::Replayed {
-                head: (!head.is_empty()).then_some(head),
-                next,
-                rest,
-            },
-        }
-    }
-}
-
-impl From<Bytes> for UpstreamBody {
-    fn from(data: Bytes) -> Self {
-        UpstreamBody {
-            kind: Kind::Full {
-                data: (!data.is_empty()).then_some(data),
-            },
-        }
-    }
-}
-
-impl fmt::Debug for UpstreamBody {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("UpstreamBody")
-    }
-}
-
-/// `timeout` from now, or about thirty years ahead when that overflows.
-fn deadline(timeout: Duration) -> tokio::time::Instant {
-    let now = tokio::time::Instant::now();
-    now.checked_add(timeout)
-        .unwrap_or_else(|| now + Duration::from_secs(30 * 365 * 86_400))
-}
-
-/// The upstream paused mid-body for longer than the idle timeout: the
-/// error that ends such a body (see [`Upstream::idle_timeout`]).
-///
-/// ```
-/// fn cut_for_silence(err: &terse_gateway::BoxError) -> bool {
-///     err.is::<terse_gateway::IdleTimeout>()
-/// }
-/// ```
-#[derive(Debug)]
-pub struct IdleTimeout(Duration);
-
-impl fmt::Display for IdleTimeout {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the upstream sent nothing for {:?} mid-body", self.0)
-    }
-}
-
-impl StdError for IdleTimeout {}
-
-impl Body for UpstreamBody {
-    type Data = Bytes;
-    type Error = BoxError;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
-        match self.project().kind.project() {
-            KindProj::Incoming {
-                body,
-                mut idle,
-                stale,
-                timeout,
-                failed,
-            } => {
-                if let Some(err) = failed.take() {
-                    return Poll::Ready(Some(Err(err)));
-                }
-                let frame = match body.poll_frame(cx) {
-                    Poll::Ready(frame) => {
-                        *stale = true;
-                        frame.map(|f| f.map_err(Into::into))
-                    }
-                    Poll::Pending => {
-                        // The silence starts now: the first wait, or the
-                        // first since a frame came.
-                        match idle.as_mut().as_pin_mut() {
-                            Some(sleep) if *stale => sleep.reset(deadline(*timeout)),
-                            Some(_) => {}
-                            None => idle.set(Some(tokio::time::sleep_until(deadline(*timeout)))),
-                        }
-                        *stale = false;
-                        if let Some(sleep) = idle.as_pin_mut() {
-                            ready!(sleep.poll(cx));
-                        }
-                        Some(Err(Box::new(IdleTimeout(*timeout)) as BoxError))
-                    }
-                };
-                match frame {
-                    // A server writes the response head with the first
-                    // data and flushes when the body is pending; a body
-                    // error closes the connection with whatever is still
-                    // buffered unsent. One pending poll before the error
-                    // lets the head and the bytes read so far out, so a
-                    // client sees the status and then the cut, never an
-                    // empty reply.
-                    Some(Err(err)) => {
-                        *failed = Some(err);
-                        cx.waker().wake_by_ref();
-                        Poll::Pending
-                    }
-                    other => Poll::Ready(other),
-                }
-            }
-            KindProj::Full { data } => Poll::Ready(data.take().map(|d| Ok(Frame::data(d)))),
-            KindProj::Replayed { head, next, rest } => {
-                if let Some(head) = head.take() {
-                    return Poll::Ready(Some(Ok(Frame::data(head))));
-                }
-                if let Some(next) = next.take() {
-                    return Poll::Ready(Some(next));
-                }
-                rest.as_mut().poll_frame(cx)
-            }
-        }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        match &self.kind {
-            Kind::Incoming { body, failed, .. } => failed.is_none() && body.is_end_stream(),
-            Kind::Full { data } => data.is_none(),
-            Kind::Replayed { head, next, rest } => {
-                head.is_none() && next.is_none() && rest.is_end_stream()
-            }
-        }
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        match &self.kind {
-            Kind::Incoming { body, .. } => body.size_hint(),
-            Kind::Full { data } => {
-                SizeHint::with_exact(data.as_ref().map_or(0, |d| d.len() as u64))
-            }
-            // Unknown: the frame held back may be trailers or an error.
-            Kind::Replayed { .. } => SizeHint::default(),
-        }
     }
 }

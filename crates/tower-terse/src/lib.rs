@@ -102,11 +102,10 @@
 //!
 //! Rust 1.87 (edition 2024), checked by clippy's `incompatible_msrv` lint.
 
-// The token estimator's AVX2 kernel (`tokens/avx2.rs`) and the calls into
-// code compiled for AVX2, in `tokens/dispatch.rs`, taken on CPUs that have
-// AVX2 (`cpu.rs` asks), the exact counter's SSE2 byte classes (`tokens/sse2.rs`), and the
-// rewrite's shape scan, SSE2 or AVX2 (`render/shape_scan.rs`), use
-// `unsafe`; nothing else may (but a test's counting allocator).
+// The rewrite's shape scan, SSE2 or AVX2 (`render/shape_scan.rs`, AVX2 on
+// CPUs that have it: `terse_tokens::cpu` asks), uses `unsafe`; nothing else
+// may (but a test's counting allocator). The token counters' SIMD kernels
+// are in the terse-tokens crate.
 #![deny(unsafe_code)]
 // docs.rs marks what each cargo feature adds.
 #![cfg_attr(docsrs, feature(doc_cfg))]

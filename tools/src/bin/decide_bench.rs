@@ -15,9 +15,9 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use terse_tokens::model::has_long_run;
+use terse_tokens::{Counting, choose, estimates, exact};
 use terse_toon::EncodeOptions;
-use tower_terse::tokens::model::has_long_run;
-use tower_terse::tokens::{Counting, choose, estimates, exact};
 
 /// One way of counting, timed.
 type Counted<'a> = Box<dyn Fn() -> usize + 'a>;

@@ -4,8 +4,8 @@ use std::time::Instant;
 fn main() {
     let mut texts = Vec::new();
     for dir in [
-        "crates/tower-terse/tests/data/tokens",
-        "crates/tower-terse/tests/data/tokens_heldout",
+        "crates/terse-tokens/tests/data/tokens",
+        "crates/terse-tokens/tests/data/tokens_heldout",
         "tests/corpus",
     ] {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -20,7 +20,7 @@ fn main() {
     }
     let bytes: usize = texts.iter().map(|t| t.1.len()).sum();
     let t = Instant::now();
-    let _ = tower_terse::tokens::exact("warm");
+    let _ = terse_tokens::exact("warm");
     println!("tiktoken init {:?}", t.elapsed());
     let t = Instant::now();
     let _ = bpe_openai::o200k_base().count("warm");
@@ -37,7 +37,7 @@ fn main() {
         "Hello  world\r\n\r\n  ".repeat(3000),
     ] {
         let t = Instant::now();
-        let x = tower_terse::tokens::exact(&adv);
+        let x = terse_tokens::exact(&adv);
         let tx = t.elapsed();
         let t = Instant::now();
         let y = bpe_openai::o200k_base().count(adv.as_str());
@@ -48,10 +48,7 @@ fn main() {
         );
     }
     let t = Instant::now();
-    let a: Vec<usize> = texts
-        .iter()
-        .map(|t| tower_terse::tokens::exact(&t.1))
-        .collect();
+    let a: Vec<usize> = texts.iter().map(|t| terse_tokens::exact(&t.1)).collect();
     let ta = t.elapsed();
     let t = Instant::now();
     let b: Vec<usize> = texts

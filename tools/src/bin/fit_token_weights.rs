@@ -2,12 +2,12 @@
 //!
 //! ```text
 //! cargo run --release -p terse-tools --bin fit_token_weights \
-//!     > crates/tower-terse/src/tokens/weights.rs
+//!     > crates/terse-tokens/src/weights.rs
 //! ```
 //!
 //! The estimator adds one weight per pair of adjacent bytes: for two ASCII
 //! bytes a base weight plus the weights of the features the pair has
-//! (`crates/tower-terse/src/tokens/features.rs`), for any other pair the weight of its (class of
+//! (`crates/terse-tokens/src/features.rs`), for any other pair the weight of its (class of
 //! previous byte, class of this byte); and one weight for each window of
 //! `RUN` lowercase letters. Its estimate is therefore linear in the feature,
 //! class-pair and run counts of a text. This tool counts those on the
@@ -82,7 +82,7 @@ fn check(paths: &[PathBuf], fixed: &Fixed) -> std::io::Result<()> {
 }
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/tower-terse/tests/data/tokens")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/terse-tokens/tests/data/tokens")
 }
 
 /// The samples in file-name order, which is the order of their index prefix.

@@ -2,13 +2,20 @@
 //! body, as the server reads it, and the response body: the session that
 //! read the request, for the rewrite of the answer.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::Config;
-use super::mode::Readings;
 use super::read::Measured;
 use super::session::Session;
 use crate::format::Format;
+
+/// The measurements of the messages a step completes (the held answer,
+/// or each event's data), in order: each rewrite goes on from the next
+/// one's reading rather than reading its message again. Empty when the
+/// step was not measured; a message without one is read as it is
+/// rewritten.
+pub(crate) type Readings = VecDeque<Measured>;
 
 /// What one exchange (a POST and its answer) shares between the request
 /// body, as the server reads it, and the response body.

@@ -1,12 +1,12 @@
 //! How a response body is read ([`Mode`]), and the two steps every way of
 //! reading it takes, here or on the blocking pool: [`push`] and [`finish`].
 
-use std::collections::VecDeque;
-
 use bytes::Bytes;
 
 use super::exchange::Exchange;
-use super::read::Measured;
+// `Readings` is the exchange's; the body and the offload name it here, with
+// the steps that take it.
+pub(crate) use super::exchange::Readings;
 use super::sse::{Splitter, rewrite_event};
 use crate::bounded::Bounded;
 
@@ -51,13 +51,6 @@ impl Mode {
         out
     }
 }
-
-/// The measurements of the messages a step completes (the held answer,
-/// or each event's data), in order: each rewrite goes on from the next
-/// one's reading rather than reading its message again. Empty when the
-/// step was not measured; a message without one is read as it is
-/// rewritten.
-pub(crate) type Readings = VecDeque<Measured>;
 
 /// Feeds `data` to the mode; what may go out now.
 pub(crate) fn push(

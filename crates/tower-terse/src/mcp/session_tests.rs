@@ -1,6 +1,6 @@
 //! Unit tests of [`Session`]: the format argument, the hint, per-tool
 //! formats, the `_meta` counts and the bound on pending requests. The same
-//! through real processes are in `tests/tests/mcp_stdio*.rs`.
+//! through real processes are in `tests/it/mcp_stdio*.rs`.
 
 use serde_json::{Value, json};
 

@@ -8,6 +8,7 @@ use http::{Request, Response};
 use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
 use tower::{ServiceExt, service_fn};
+use tower_layer::Layer;
 
 use super::*;
 

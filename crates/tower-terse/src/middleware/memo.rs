@@ -20,6 +20,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use bytes::Bytes;
+use http::HeaderMap;
+use http::header::{AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION};
 
 use crate::budget::{MemoryBudget, Reservation, Yield};
 
@@ -119,10 +121,22 @@ where
         self.held.load(Ordering::Relaxed)
     }
 
-    /// The table's seeded hasher, for the caller to hash what else it keys
-    /// on (the credentials a partition is made of).
-    pub(crate) fn hasher(&self) -> impl Hasher {
-        self.seed.build_hasher()
+    /// The partition of a request's credentials (`headers`' authorization
+    /// and cookies) in this table: a hash keyed per process, so equal
+    /// credentials land together and nothing about them can be read back.
+    pub(crate) fn partition(&self, headers: &HeaderMap) -> u64 {
+        let mut hasher = self.seed.build_hasher();
+        for name in [AUTHORIZATION, PROXY_AUTHORIZATION, COOKIE] {
+            // Each value with its length and each header's count: no two
+            // different sets of values hash the same input.
+            let values = headers.get_all(&name);
+            hasher.write_usize(values.iter().count());
+            for value in values {
+                hasher.write_usize(value.len());
+                hasher.write(value.as_bytes());
+            }
+        }
+        hasher.finish()
     }
 
     /// The hash of `key_part` and `input`: the input's length and a few

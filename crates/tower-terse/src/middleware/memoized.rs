@@ -23,11 +23,11 @@
 //! rewrite, so `ETag`, `Content-Length` and the rest follow the response
 //! at hand.
 
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::header::{AUTHORIZATION, CONTENT_TYPE, COOKIE, PROXY_AUTHORIZATION};
+use http::header::CONTENT_TYPE;
 use http::{HeaderMap, HeaderValue};
 
 use super::Config;
@@ -170,27 +170,6 @@ impl Key {
             && self.route.matched() == view.route.matched()
             && self.content_type.as_ref() == view.content_type
     }
-}
-
-/// The partition of a request's credentials in `memo`'s table: a hash
-/// keyed per process, so equal credentials land together and nothing about
-/// them can be read back.
-pub(crate) fn partition(config: &Config, headers: &HeaderMap) -> u64 {
-    let Some(table) = &config.memo.table else {
-        return 0;
-    };
-    let mut hasher = table.hasher();
-    for name in [AUTHORIZATION, PROXY_AUTHORIZATION, COOKIE] {
-        // Each value with its length and each header's count: no two
-        // different sets of values hash the same input.
-        let values = headers.get_all(&name);
-        hasher.write_usize(values.iter().count());
-        for value in values {
-            hasher.write_usize(value.len());
-            hasher.write(value.as_bytes());
-        }
-    }
-    hasher.finish()
 }
 
 /// A lookup that missed: where to keep what the rewrite will give.

@@ -32,8 +32,8 @@ pub(crate) struct Plan {
     /// what the layer reports about the response.
     pub(crate) route: Route,
     /// The request's credentials' partition of the rewrite memo
-    /// ([`partition`](super::memoized::partition)); 0 when there is no
-    /// memo.
+    /// ([`Memo::partition`](super::memo::Memo::partition)); 0 when there
+    /// is no memo.
     pub(crate) partition: u64,
 }
 
@@ -177,7 +177,11 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
             )),
         );
     }
-    let partition = super::memoized::partition(config, req.headers());
+    let partition = config
+        .memo
+        .table
+        .as_ref()
+        .map_or(0, |table| table.partition(req.headers()));
     Planned::Serve(Plan {
         format,
         asked,

@@ -1,4 +1,5 @@
-//! Token counting for response bodies.
+//! Token counting for response bodies: the [`terse_tokens`] crate,
+//! re-exported so that `tower_terse::tokens::...` paths keep working.
 //!
 //! [`estimate`] is the fast default: one pass over the bytes, no tokenizer,
 //! within a few percent of the o200k_base count on JSON, TOON and
@@ -22,57 +23,18 @@
 //! assert!((15..=30).contains(&tokens));
 //! ```
 
+pub use terse_tokens::{
+    Choice, Counting, EXACT_AVAILABLE, EXACT_TIE_MAX_BYTES, Served, choose, estimate,
+    estimate_portable, estimates,
+};
 #[cfg(feature = "exact-tokens")]
-mod ascii;
-#[cfg(target_arch = "x86_64")]
-mod avx2;
-#[cfg(feature = "exact-tokens")]
-mod bounds;
-mod choose;
-mod classes;
-mod dispatch;
-mod estimate;
-#[cfg(feature = "exact-tokens")]
-mod exact;
-mod features;
-mod kernel;
-#[cfg(feature = "exact-tokens")]
-mod mixed;
-#[cfg(feature = "exact-tokens")]
-mod pieces;
-#[cfg(all(feature = "exact-tokens", target_arch = "x86_64"))]
-mod sse2;
-mod weights;
-
-pub use choose::{Choice, Counting, EXACT_TIE_MAX_BYTES, Served, choose, estimates};
-pub(crate) use choose::{on_estimates, settle};
-pub use estimate::{estimate, estimate_portable};
+pub use terse_tokens::{exact, warm};
+// The smart fallback decides on the estimates first and settles a near tie
+// on exact counts apart from it (off an async worker).
+pub(crate) use terse_tokens::{on_estimates, settle};
 
 /// The estimator's byte classes and pair features, for the weight-fitting
-/// tool in `tools/`: it counts them on texts and fits one weight each.
-/// Not a stable API.
+/// tool in `tools/`. Not a stable API.
 #[cfg(feature = "fitting")]
 #[doc(hidden)]
-pub mod model {
-    pub use super::classes::{BYTE_CLASS, CLASSES, NAMES as CLASS_NAMES};
-    /// The exact counter's test for text that goes to the linear encoder,
-    /// for the decision bench's baseline.
-    #[cfg(feature = "exact-tokens")]
-    pub use super::exact::has_long_run;
-    pub use super::features::{FEATURES, NAMES as FEATURE_NAMES, RUN, features, lower};
-}
-#[cfg(feature = "exact-tokens")]
-pub use exact::{exact, warm};
-
-/// Whether this build counts exact tokens: the `exact-tokens` feature is on,
-/// so `exact_token_count` settings take effect rather than falling back to
-/// the estimate. A configuration that asks for exact counts can check it
-/// and refuse, rather than estimate silently.
-///
-/// ```
-/// let wanted = true;
-/// if wanted && !tower_terse::tokens::EXACT_AVAILABLE {
-///     eprintln!("exact counts need the `exact-tokens` feature");
-/// }
-/// ```
-pub const EXACT_AVAILABLE: bool = cfg!(feature = "exact-tokens");
+pub use terse_tokens::model;

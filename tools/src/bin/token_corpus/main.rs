@@ -61,7 +61,7 @@ fn main() -> std::io::Result<()> {
 }
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/tower-terse/tests/data/tokens")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/terse-tokens/tests/data/tokens")
 }
 
 struct Sample {
