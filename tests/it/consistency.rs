@@ -102,8 +102,9 @@ async fn over_mcp(base: &str, name: &str, json: &str) -> Served {
         .expect("a text block")
         .to_owned();
     Served {
-        // A block keeps its JSON text exactly when TOON was not chosen.
-        toon: text != json,
+        // A block keeps its JSON text, or the same minified, exactly when
+        // TOON was not chosen.
+        toon: text != json && text != tower_terse::format::minify_json(json),
         text,
     }
 }

@@ -137,6 +137,7 @@ fn toon_decodes_to_the_servers_json_in_fewer_exact_tokens() {
     );
     assert_eq!(toon["tools"], own["tools"]);
     let mut rewritten = Vec::new();
+    let mut minified = Vec::new();
     let mut table = String::from(
         "| tool call (stdio, FastMCP) | JSON | TOON | compact |\n| --- | ---: | ---: | ---: |\n",
     );
@@ -153,7 +154,12 @@ fn toon_decodes_to_the_servers_json_in_fewer_exact_tokens() {
         );
         assert_eq!(with_own_text(compact, own), *own, "{name}");
         let (json, served) = (text_of(own), text_of(toon));
-        if served != json {
+        if served == tower_terse::format::minify_json(json) && served != json {
+            // The same JSON without its whitespace, where that is cheaper
+            // than TOON.
+            minified.push(name);
+            rewritten.push((name, json, served));
+        } else if served != json {
             rewritten.push((name, json, served));
         }
         let count = |text: &str| tokens::exact(text);
@@ -178,13 +184,25 @@ fn toon_decodes_to_the_servers_json_in_fewer_exact_tokens() {
     for name in ["greet", "fail", "convert"] {
         assert!(!names.contains(&name), "{name} is not JSON or an error");
     }
-    let texts: Vec<&str> = rewritten.iter().map(|(_, _, toon)| *toon).collect();
-    for ((name, json, toon), decoded) in rewritten.iter().zip(reference.decode_all(&texts)) {
+    eprintln!("served minified: {minified:?}");
+    let toon_only: Vec<_> = rewritten
+        .iter()
+        .filter(|(name, _, _)| !minified.contains(name))
+        .collect();
+    let texts: Vec<&str> = toon_only.iter().map(|(_, _, toon)| *toon).collect();
+    for ((name, json, _), decoded) in toon_only.iter().zip(reference.decode_all(&texts)) {
         let json_value: Value = serde_json::from_str(json).expect("the server's JSON");
         assert_eq!(
             decoded, json_value,
             "{name}: the reference reads the TOON back"
         );
+    }
+    for (name, json, toon) in &rewritten {
+        let json_value: Value = serde_json::from_str(json).expect("the server's JSON");
+        if minified.contains(name) {
+            let served: Value = serde_json::from_str(toon).expect("minified JSON");
+            assert_eq!(served, json_value, "{name}: the same JSON, minified");
+        }
         assert!(
             tokens::exact(toon) < tokens::exact(json),
             "{name}: TOON only where it costs fewer tokens"
