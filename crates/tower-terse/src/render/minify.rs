@@ -25,9 +25,20 @@ const BLOCK: usize = 64;
 /// `json` without its insignificant whitespace, or `None` when it has none
 /// (the text is then its own minified form, and nothing is allocated).
 ///
-/// The text is taken to be JSON already read by a parser: every byte
-/// outside a string is a token's or whitespace. On text that is not JSON
-/// it still only drops blanks outside what it reads as strings.
+/// The text need not be JSON: on text that is not, it still only drops
+/// blanks outside what it reads as strings, as the byte-by-byte pass does.
+pub(crate) fn minify(json: &str) -> Option<String> {
+    minify_with::<true>(json)
+}
+
+/// [`minify`] of text a JSON parser has read whole: outside its strings it
+/// has no byte below `!` but the four blanks (a parser skips those and no
+/// other), so the bytes dropped need no second look.
+pub(crate) fn minify_parsed(json: &str) -> Option<String> {
+    minify_with::<false>(json)
+}
+
+/// [`minify`], the bytes dropped checked to be blanks when `CHECKED`.
 ///
 /// A block of 64 bytes at a time: its quotes, backslashes and bytes below
 /// `!` become bit masks (eight bytes per word, in plain safe Rust), the
@@ -36,16 +47,16 @@ const BLOCK: usize = 64;
 /// drop. Most upstreams write minified JSON, and then that is all it costs;
 /// otherwise the runs between blanks are copied whole, those of up to 16
 /// bytes as one fixed-size copy.
-pub(crate) fn minify(json: &str) -> Option<String> {
+fn minify_with<const CHECKED: bool>(json: &str) -> Option<String> {
     let bytes = json.as_bytes();
     let mut state = State::default();
     let mut out: Option<Output> = None;
     let mut at = 0;
     while at < bytes.len() {
-        let (drop, valid) = match bytes.get(at..at + BLOCK) {
+        let mut drop = match bytes.get(at..at + BLOCK) {
             Some(block) => {
                 let block: &[u8; BLOCK] = block.try_into().unwrap_or(&[0; BLOCK]);
-                (state.drop(&masks(block), u64::MAX), u64::MAX)
+                state.drop(&masks(block), u64::MAX)
             }
             None => {
                 // The last bytes, padded with zeros that no mask keeps.
@@ -53,26 +64,31 @@ pub(crate) fn minify(json: &str) -> Option<String> {
                 let mut block = [0; BLOCK];
                 block[..tail.len()].copy_from_slice(tail);
                 let valid = u64::MAX >> (BLOCK - tail.len());
-                (state.drop(&masks(&block), valid), valid)
+                state.drop(&masks(&block), valid) & valid
             }
         };
-        let mut drop = drop & valid;
-        while drop != 0 {
-            let start = drop.trailing_zeros() as usize;
-            let end = start + (!(drop >> start)).trailing_zeros() as usize;
-            drop = if end >= BLOCK {
-                0
-            } else {
-                drop & (u64::MAX << end)
-            };
-            let run = &bytes[at + start..at + end];
-            // A byte below `!` outside a string that is not a blank: only
-            // in text that is not JSON, which the byte-by-byte pass reads.
-            if !run.iter().all(|&byte| BLANKS >> (byte & 63) & 1 == 1) {
-                return minify_bytewise(json);
+        if drop != 0 {
+            let out = out.get_or_insert_with(|| Output::new(bytes.len()));
+            while drop != 0 {
+                let start = drop.trailing_zeros() as usize;
+                let end = start + (!(drop >> start)).trailing_zeros() as usize;
+                drop = if end >= BLOCK {
+                    0
+                } else {
+                    drop & (u64::MAX << end)
+                };
+                // A byte below `!` outside a string that is not a blank:
+                // only in text that is not JSON, which the byte-by-byte
+                // pass reads.
+                if CHECKED
+                    && !bytes[at + start..at + end]
+                        .iter()
+                        .all(|&byte| BLANKS >> (byte & 63) & 1 == 1)
+                {
+                    return minify_bytewise(json);
+                }
+                out.skip(bytes, at + start, at + end);
             }
-            out.get_or_insert_with(|| Output::new(bytes.len()))
-                .skip(bytes, at + start, at + end);
         }
         at += BLOCK;
     }
@@ -379,6 +395,7 @@ mod tests {
                 "1".repeat(pad % 7 + 1)
             );
             assert_eq!(minify(&text), minify_bytewise(&text), "{text:?}");
+            assert_eq!(minify_parsed(&text), minify_bytewise(&text), "{text:?}");
         }
     }
 
@@ -389,7 +406,9 @@ mod tests {
         fn the_block_pass_is_the_bytewise_pass(value in json_value(), style in 0usize..STYLES.len()) {
             let mut written = String::new();
             write_styled(&value, &STYLES[style], 0, &mut written);
-            proptest::prop_assert_eq!(minify(&written), minify_bytewise(&written));
+            let bytewise = minify_bytewise(&written);
+            proptest::prop_assert_eq!(minify(&written), bytewise.clone());
+            proptest::prop_assert_eq!(minify_parsed(&written), bytewise);
         }
 
         /// And on any text, JSON or not: blanks, controls, quotes and
