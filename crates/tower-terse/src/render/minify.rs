@@ -232,7 +232,9 @@ const fn gather(flags: u64) -> u64 {
     ((flags >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
-/// [`Masks`] of a block, a word at a time.
+/// [`Masks`] of a block, a word at a time (inlined: its masks then stay in
+/// registers).
+#[inline(always)]
 fn masks(block: &[u8; BLOCK]) -> Masks {
     let mut masks = Masks::default();
     let mut any_backslash = 0;
