@@ -9,7 +9,11 @@
 //! ```
 //!
 //! Arguments: a JSON file, what to run (`read`: nothing but reading it;
-//! `minify`: `minify_json`; `estimate`: the estimate of the body as read;
+//! `minify`: `minify_json`, which checks every byte it drops, as it must
+//! on text that may not be JSON (the rendering minifies text its parser has
+//! read, without that check: see its share of `toon` under
+//! `callgrind_annotate --inclusive=yes`); `estimate`: the estimate of the
+//! body as read;
 //! `estimate-minified`: minifying it and estimating that; `toon`: the
 //! whole rendering of a `?format=toon` request, `render_json`; `exact`: the
 //! exact o200k_base count of the file's text, which need not be JSON) and

@@ -16,13 +16,258 @@ const fn is_blank(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// Bit `b` set for each blank byte `b` (all below 64).
+const BLANKS: u64 = 1 << b' ' | 1 << b'\t' | 1 << b'\n' | 1 << b'\r';
+
+/// Bytes per block: one bit of a `u64` mask each.
+const BLOCK: usize = 64;
+
 /// `json` without its insignificant whitespace, or `None` when it has none
 /// (the text is then its own minified form, and nothing is allocated).
 ///
-/// The text is taken to be JSON already read by a parser: every byte
-/// outside a string is a token's or whitespace. On text that is not JSON
-/// it still only drops blanks outside what it reads as strings.
+/// The text need not be JSON: on text that is not, it still only drops
+/// blanks outside what it reads as strings, as the byte-by-byte pass does.
 pub(crate) fn minify(json: &str) -> Option<String> {
+    minify_with::<true>(json)
+}
+
+/// [`minify`] of text a JSON parser has read whole: outside its strings it
+/// has no byte below `!` but the four blanks (a parser skips those and no
+/// other), so the bytes dropped need no second look.
+pub(crate) fn minify_parsed(json: &str) -> Option<String> {
+    minify_with::<false>(json)
+}
+
+/// [`minify`], the bytes dropped checked to be blanks when `CHECKED`.
+///
+/// A block of 64 bytes at a time: its quotes, backslashes and bytes below
+/// `!` become bit masks (eight bytes per word, in plain safe Rust), the
+/// bytes inside strings are the prefix XOR of the quotes that open or close
+/// one, and what is left of the low bytes outside strings are the blanks to
+/// drop. Most upstreams write minified JSON, and then that is all it costs;
+/// otherwise the runs between blanks are copied whole, those of up to 16
+/// bytes as one fixed-size copy.
+fn minify_with<const CHECKED: bool>(json: &str) -> Option<String> {
+    let bytes = json.as_bytes();
+    let mut state = State::default();
+    let mut out: Option<Output> = None;
+    let mut at = 0;
+    while at < bytes.len() {
+        let mut drop = match bytes.get(at..at + BLOCK) {
+            Some(block) => {
+                let block: &[u8; BLOCK] = block.try_into().unwrap_or(&[0; BLOCK]);
+                state.drop(&masks(block), u64::MAX)
+            }
+            None => {
+                // The last bytes, padded with zeros that no mask keeps.
+                let tail = &bytes[at..];
+                let mut block = [0; BLOCK];
+                block[..tail.len()].copy_from_slice(tail);
+                let valid = u64::MAX >> (BLOCK - tail.len());
+                state.drop(&masks(&block), valid) & valid
+            }
+        };
+        if drop != 0 {
+            let out = out.get_or_insert_with(|| Output::new(bytes.len()));
+            while drop != 0 {
+                let start = drop.trailing_zeros() as usize;
+                let end = start + (!(drop >> start)).trailing_zeros() as usize;
+                drop = if end >= BLOCK {
+                    0
+                } else {
+                    drop & (u64::MAX << end)
+                };
+                // A byte below `!` outside a string that is not a blank:
+                // only in text that is not JSON, which the byte-by-byte
+                // pass reads.
+                if CHECKED
+                    && !bytes[at + start..at + end]
+                        .iter()
+                        .all(|&byte| BLANKS >> (byte & 63) & 1 == 1)
+                {
+                    return minify_bytewise(json);
+                }
+                out.skip(bytes, at + start, at + end);
+            }
+        }
+        at += BLOCK;
+    }
+    let mut out = out?;
+    out.finish(bytes);
+    // Only ASCII bytes were dropped, each a character of its own: the rest
+    // is the same UTF-8.
+    String::from_utf8(out.buf).ok()
+}
+
+/// Where the scan stands between blocks.
+#[derive(Default)]
+struct State {
+    /// The next byte is inside a string (after its opening quote).
+    in_string: bool,
+    /// The next byte is inside a string and escaped: text, whatever it is.
+    escaped: bool,
+}
+
+impl State {
+    /// The blanks outside strings among the bytes of a block with these
+    /// `masks` (only the `valid` ones); the state moves past the block.
+    fn drop(&mut self, masks: &Masks, valid: u64) -> u64 {
+        let quote = masks.quote & valid;
+        let backslash = masks.backslash & valid;
+        let toggles = if backslash == 0 && !self.escaped {
+            // Every quote opens or closes a string.
+            quote
+        } else {
+            self.string_quotes(quote, backslash)
+        };
+        // Bit i set: byte i is inside a string (an opening quote counts as
+        // inside, a closing one as outside; a blank is neither).
+        let mut inside = prefix_xor(toggles);
+        if self.in_string {
+            inside = !inside;
+        }
+        self.in_string = inside >> 63 == 1;
+        masks.low & !inside
+    }
+
+    /// The quotes of a block with backslashes that open or close a string,
+    /// read in order as the rules say: a backslash inside a string makes
+    /// the byte after it text (which may be the next block's first); one
+    /// outside a string is a byte like any other.
+    fn string_quotes(&mut self, quote: u64, backslash: u64) -> u64 {
+        let mut inside = self.in_string;
+        let mut specials = quote | backslash;
+        if self.escaped {
+            specials &= !1;
+            self.escaped = false;
+        }
+        let mut toggles = 0;
+        while specials != 0 {
+            let bit = specials & specials.wrapping_neg();
+            specials &= specials - 1;
+            if quote & bit != 0 {
+                toggles |= bit;
+                inside = !inside;
+            } else if inside {
+                match bit << 1 {
+                    0 => self.escaped = true,
+                    next => specials &= !next,
+                }
+            }
+        }
+        toggles
+    }
+}
+
+/// The minified text being written.
+struct Output {
+    /// The bytes kept so far. Its capacity is the text's own size and 16
+    /// bytes more, reserved once: the output never grows past the text, and
+    /// a short run is copied as 16 bytes whatever its length (cut back to
+    /// it at once: the next run goes where it ends).
+    buf: Vec<u8>,
+    /// The start of the bytes of the text not yet copied.
+    kept: usize,
+}
+
+impl Output {
+    fn new(size: usize) -> Self {
+        Output {
+            buf: Vec::with_capacity(size + 16),
+            kept: 0,
+        }
+    }
+
+    /// Copies the text up to `start` and skips it to `end`.
+    fn skip(&mut self, bytes: &[u8], start: usize, end: usize) {
+        let len = self.buf.len() + (start - self.kept);
+        match bytes.get(self.kept..self.kept + 16) {
+            Some(chunk) if start - self.kept <= 16 => {
+                let chunk: &[u8; 16] = chunk.try_into().unwrap_or(&[0; 16]);
+                self.buf.extend_from_slice(chunk);
+                self.buf.truncate(len);
+            }
+            _ => self.buf.extend_from_slice(&bytes[self.kept..start]),
+        }
+        self.kept = end;
+    }
+
+    /// Copies the rest of the text.
+    fn finish(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(&bytes[self.kept..]);
+    }
+}
+
+/// Bit i of each mask is set when byte i of a block is that byte.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Masks {
+    quote: u64,
+    backslash: u64,
+    /// A byte below `!`: the blanks, and controls that JSON has nowhere.
+    low: u64,
+}
+
+/// `byte` in every byte of a word.
+const fn splat(byte: u8) -> u64 {
+    0x0101_0101_0101_0101 * byte as u64
+}
+
+const LOW7: u64 = splat(0x7f);
+const HIGH: u64 = splat(0x80);
+
+/// The high bit of every byte of `word` equal to `byte`, and of no other
+/// (exact, unlike the borrow trick, which may flag bytes above a match).
+const fn equal(word: u64, byte: u8) -> u64 {
+    let word = word ^ splat(byte);
+    !(((word & LOW7) + LOW7) | word) & HIGH
+}
+
+/// The high bit of every byte of `word` below `bound` (at most 0x80).
+const fn below(word: u64, bound: u8) -> u64 {
+    !(((word & LOW7) + splat(0x80 - bound)) | word) & HIGH
+}
+
+/// The high bits of a word's bytes as eight bits, byte i's as bit i.
+const fn gather(flags: u64) -> u64 {
+    ((flags >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
+/// [`Masks`] of a block, a word at a time (inlined: its masks then stay in
+/// registers).
+#[inline(always)]
+fn masks(block: &[u8; BLOCK]) -> Masks {
+    let mut masks = Masks::default();
+    let mut any_backslash = 0;
+    for (i, chunk) in block.chunks_exact(8).enumerate() {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let shift = 8 * i;
+        masks.quote |= gather(equal(word, b'"')) << shift;
+        masks.low |= gather(below(word, b'!')) << shift;
+        any_backslash |= equal(word, b'\\');
+    }
+    if any_backslash != 0 {
+        for (i, chunk) in block.chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+            masks.backslash |= gather(equal(word, b'\\')) << (8 * i);
+        }
+    }
+    masks
+}
+
+/// Bit i set when an odd number of the bits 0 to i of `bits` are set.
+fn prefix_xor(mut bits: u64) -> u64 {
+    bits ^= bits << 1;
+    bits ^= bits << 2;
+    bits ^= bits << 4;
+    bits ^= bits << 8;
+    bits ^= bits << 16;
+    bits ^= bits << 32;
+    bits
+}
+
+/// [`minify`] a byte at a time, as the rules say it: what text that is not
+/// JSON is read with, and what the block pass is held to.
+fn minify_bytewise(json: &str) -> Option<String> {
     let bytes = json.as_bytes();
     let mut out: Option<Vec<u8>> = None;
     // The start of the bytes not yet copied.
@@ -47,8 +292,6 @@ pub(crate) fn minify(json: &str) -> Option<String> {
     }
     let mut out = out?;
     out.extend_from_slice(&bytes[kept..]);
-    // Only ASCII bytes were dropped, each a character of its own: the rest
-    // is the same UTF-8.
     String::from_utf8(out).ok()
 }
 
@@ -133,6 +376,148 @@ mod tests {
         }
     }
 
+    #[test]
+    fn gather_takes_each_high_bit_to_its_byte() {
+        for bits in 0u64..256 {
+            let flags = (0..8).fold(0, |flags, i| flags | ((bits >> i) & 1) << (8 * i + 7));
+            assert_eq!(gather(flags), bits);
+        }
+    }
+
+    #[test]
+    fn escapes_and_strings_across_blocks() {
+        // A backslash as the last byte of a block escapes the next block's
+        // first; strings and blank runs that cross a block's end.
+        for pad in 0..70 {
+            let text = format!(
+                "[ {:pad$}\"{}\\\" \",  \"{}\" ,\n\t{}  ]",
+                "",
+                "a".repeat(pad),
+                " ".repeat(pad),
+                "1".repeat(pad % 7 + 1)
+            );
+            assert_eq!(minify(&text), minify_bytewise(&text), "{text:?}");
+            assert_eq!(minify_parsed(&text), minify_bytewise(&text), "{text:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The block pass writes what the byte-by-byte pass writes, on
+        /// JSON pretty-printed in several styles.
+        #[test]
+        fn the_block_pass_is_the_bytewise_pass(value in json_value(), style in 0usize..STYLES.len()) {
+            let mut written = String::new();
+            write_styled(&value, &STYLES[style], 0, &mut written);
+            let bytewise = minify_bytewise(&written);
+            proptest::prop_assert_eq!(minify(&written), bytewise.clone());
+            proptest::prop_assert_eq!(minify_parsed(&written), bytewise);
+        }
+
+        /// And on any text, JSON or not: blanks, controls, quotes and
+        /// backslashes anywhere.
+        #[test]
+        fn the_block_pass_is_the_bytewise_pass_on_any_text(bytes in proptest::collection::vec(
+            proptest::sample::select(b"  \t\n\r\x00\x01\x0b\x1f!\"\\[]{},:a1".to_vec()),
+            0..300))
+        {
+            let text = String::from_utf8(bytes).expect("ASCII");
+            proptest::prop_assert_eq!(minify(&text), minify_bytewise(&text));
+        }
+    }
+
+    /// How JSON is written: the indent per level, the line break, and what
+    /// follows a key and separates values.
+    struct Style {
+        indent: &'static str,
+        newline: &'static str,
+        colon: &'static str,
+        comma: &'static str,
+    }
+
+    const STYLES: [Style; 6] = [
+        // Minified.
+        Style {
+            indent: "",
+            newline: "",
+            colon: ":",
+            comma: ",",
+        },
+        // Python's default separators.
+        Style {
+            indent: "",
+            newline: "",
+            colon: ": ",
+            comma: ", ",
+        },
+        // indent=2.
+        Style {
+            indent: "  ",
+            newline: "\n",
+            colon: ": ",
+            comma: ",",
+        },
+        // Tabs and CRLF.
+        Style {
+            indent: "\t",
+            newline: "\r\n",
+            colon: ": ",
+            comma: ",",
+        },
+        // Four spaces, spaced both sides.
+        Style {
+            indent: "    ",
+            newline: "\n",
+            colon: " : ",
+            comma: " ,",
+        },
+        // Odd but legal.
+        Style {
+            indent: " \t",
+            newline: " \r\n ",
+            colon: "\t:\n",
+            comma: "\r,\t",
+        },
+    ];
+
+    /// `value` written in `style` (recursive: test values are shallow).
+    fn write_styled(value: &Value, style: &Style, depth: usize, out: &mut String) {
+        let line = |depth: usize, out: &mut String| {
+            out.push_str(style.newline);
+            for _ in 0..depth {
+                out.push_str(style.indent);
+            }
+        };
+        match value {
+            Value::Array(items) if !items.is_empty() => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(style.comma);
+                    }
+                    line(depth + 1, out);
+                    write_styled(item, style, depth + 1, out);
+                }
+                line(depth, out);
+                out.push(']');
+            }
+            Value::Object(entries) if !entries.is_empty() => {
+                out.push('{');
+                for (i, (key, item)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(style.comma);
+                    }
+                    line(depth + 1, out);
+                    out.push_str(&Value::from(key.as_str()).to_string());
+                    out.push_str(style.colon);
+                    write_styled(item, style, depth + 1, out);
+                }
+                line(depth, out);
+                out.push('}');
+            }
+            leaf => out.push_str(&leaf.to_string()),
+        }
+    }
+
     fn json_value() -> impl proptest::strategy::Strategy<Value = Value> {
         use proptest::prelude::*;
         let leaf = prop_oneof![
@@ -140,7 +525,7 @@ mod tests {
             any::<bool>().prop_map(Value::Bool),
             any::<i64>().prop_map(Value::from),
             any::<f64>().prop_map(Value::from),
-            "[a-z \t\n,:\"\\\\é]{0,12}".prop_map(Value::String),
+            "[a-z \t\n,:\"\\\\é\u{1}]{0,12}".prop_map(Value::String),
         ];
         leaf.prop_recursive(4, 64, 6, |inner| {
             prop_oneof![

@@ -179,9 +179,10 @@ enum Candidate {
 }
 
 impl Candidate {
-    /// The handler's JSON `body`, minified when that drops anything.
+    /// The handler's JSON `body`, minified when that drops anything. Every
+    /// caller has had the body read whole by a parser first.
     fn of(body: &str) -> Self {
-        minify::minify(body).map_or(Candidate::Body, Candidate::Minified)
+        minify::minify_parsed(body).map_or(Candidate::Body, Candidate::Minified)
     }
 
     /// The text weighed: its own, or the `body` as it came.
