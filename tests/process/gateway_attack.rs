@@ -3,6 +3,7 @@
 //! test config. Each case asserts the gateway's answer (or that it closed
 //! the connection in time) and that the next ordinary request succeeds.
 
+use crate::common::{Gateway, rss_bytes};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -13,7 +14,6 @@ use axum::response::Response;
 use axum::routing::{any, get};
 use bytes::Bytes;
 use serde_json::{Value, json};
-use terse_gateway::Config;
 use terse_tests::bomb::{bomb_router, gzip_bomb};
 // The tests that measure the whole process (CPU time, RSS) hold it alone.
 use terse_tests::process::PROCESS;
@@ -37,38 +37,7 @@ max_body_bytes = 4194304
 /// The longest any test waits for a connection to be closed.
 const CLOSE_WITHIN: Duration = Duration::from_secs(6);
 
-/// A gateway in the background and the config it was made from.
-struct Gateway {
-    addr: SocketAddr,
-    config: Config,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Gateway {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
 impl Gateway {
-    async fn start(config: &str, upstream: &str) -> Gateway {
-        let config = Config::parse("attack.toml", config).expect("test config");
-        let service = config.gateway(config.upstream(upstream).expect("upstream URL"));
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("local address");
-        let task = tokio::spawn(terse_gateway::serve(
-            listener,
-            service,
-            config.server_options(),
-            std::future::pending(),
-        ));
-        Gateway { addr, config, task }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
     /// An ordinary request still gets its ordinary answer.
     async fn assert_alive(&self) {
         let response = raw_client()
@@ -378,14 +347,6 @@ async fn at_the_connection_cap_with_every_connection_busy_clients_wait_and_are_s
         served >= first.min(second),
         "served before any busy connection ended"
     );
-}
-
-/// Resident memory of this process, from `/proc/self/status`.
-fn rss_bytes() -> Option<usize> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

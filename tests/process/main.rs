@@ -5,6 +5,7 @@
 //! or installs, shared otherwise, so that no test runs beside one that
 //! measures or counts what the whole process does.
 
+mod common;
 mod gateway_attack;
 mod gateway_cost_attack;
 mod gateway_toon_requests;

@@ -4,6 +4,7 @@
 //! rewind, numbers that do not fit 64 bits, and the client-address,
 //! scheme and URL-override headers an untrusted client sends.
 
+use crate::common::{Gateway, rss_bytes};
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -12,55 +13,12 @@ use axum::http::HeaderMap;
 use axum::routing::{any, get};
 use bytes::Bytes;
 use serde_json::{Value, json};
-use terse_gateway::Config;
 use terse_tests::server::{TestServer, raw_client, status_of};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
 // The tests that measure the whole process (RSS) hold it alone.
 use terse_tests::process::PROCESS;
-
-fn rss_bytes() -> usize {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|line| line.split_whitespace().nth(1)?.parse::<usize>().ok())
-        .map_or(0, |kib| kib * 1024)
-}
-
-/// A gateway in the background and the config it was made from.
-struct Gateway {
-    addr: SocketAddr,
-    config: Config,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Gateway {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl Gateway {
-    async fn start(config: &str, upstream: &str) -> Gateway {
-        let config = Config::parse("redteam3.toml", config).expect("test config");
-        let service = config.gateway(config.upstream(upstream).expect("upstream URL"));
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("local address");
-        let task = tokio::spawn(terse_gateway::serve(
-            listener,
-            service,
-            config.server_options(),
-            std::future::pending(),
-        ));
-        Gateway { addr, config, task }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-}
 
 /// `records` uniform records of about 100 bytes, as JSON.
 fn list(records: usize) -> Bytes {
@@ -414,7 +372,7 @@ async fn compressed_copies_kept_for_a_rewind_are_held_against_the_budget() {
     );
     let gateway = Gateway::start(&config, &format!("http://{}", up.addr())).await;
     let budget = gateway.config.memory_budget().clone();
-    let before = rss_bytes();
+    let before = rss_bytes().unwrap_or(0);
     let mut clients = Vec::new();
     for _ in 0..CLIENTS {
         let mut stream = TcpStream::connect(gateway.addr).await.expect("connect");
@@ -437,7 +395,7 @@ async fn compressed_copies_kept_for_a_rewind_are_held_against_the_budget() {
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     let held = budget.in_use();
-    let grown = rss_bytes().saturating_sub(before);
+    let grown = rss_bytes().unwrap_or(0).saturating_sub(before);
     eprintln!(
         "{CLIENTS} non-reading clients: RSS grew {} MiB, the budget counts {} MiB (of {} MiB)",
         grown >> 20,
