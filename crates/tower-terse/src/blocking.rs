@@ -513,7 +513,7 @@ mod tests {
     #[test]
     fn a_rewrite_whose_client_has_gone_stops_before_it_encodes_or_counts() {
         use crate::format::Format;
-        use crate::render::{Fallback, Plan, render, test_settings};
+        use crate::render::{Fallback, RenderPlan, render, test_settings};
 
         let runtime = two_workers();
         let limit = BlockingLimit::new(1);
@@ -530,7 +530,7 @@ mod tests {
             let outcome = render(
                 body,
                 None,
-                &Plan::new(Format::Toon, true),
+                &RenderPlan::new(Format::Toon, true),
                 &test_settings(&options),
             );
             done.send((outcome.body, outcome.outcome)).expect("send");

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::Config;
+use super::McpConfig;
 use super::read::Measured;
 use super::session::Session;
 use crate::format::Format;
@@ -21,7 +21,7 @@ pub(crate) type Readings = VecDeque<Measured>;
 /// body, as the server reads it, and the response body.
 #[derive(Debug)]
 pub(crate) struct Exchange {
-    pub(crate) config: Arc<Config>,
+    pub(crate) config: Arc<McpConfig>,
     pub(crate) format: Format,
     /// Whether the client named the format (not only the layer's default).
     pub(crate) asked: bool,
@@ -42,7 +42,7 @@ struct Capture {
 }
 
 impl Exchange {
-    pub(crate) fn new(config: Arc<Config>, format: Format, asked: bool) -> Self {
+    pub(crate) fn new(config: Arc<McpConfig>, format: Format, asked: bool) -> Self {
         Exchange {
             config,
             format,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use http::HeaderName;
 use tower_layer::Layer;
 
-use super::{Config, Mcp, McpHint, McpTool};
+use super::{Mcp, McpConfig, McpHint, McpTool};
 use crate::format::Format;
 use crate::toon::EncodeOptions;
 
@@ -31,7 +31,7 @@ use crate::toon::EncodeOptions;
 pub struct McpLayer {
     // Read by `Session::new` (a stdio session takes the layer's settings)
     // and the module's tests.
-    pub(super) config: Arc<Config>,
+    pub(super) config: Arc<McpConfig>,
 }
 
 impl McpLayer {
@@ -43,7 +43,7 @@ impl McpLayer {
         Self::default()
     }
 
-    fn config(&mut self) -> &mut Config {
+    fn config(&mut self) -> &mut McpConfig {
         Arc::make_mut(&mut self.config)
     }
 

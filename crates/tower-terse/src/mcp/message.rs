@@ -7,10 +7,12 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{Config, McpTool};
+use super::{McpConfig, McpTool};
 use crate::budget::Reservation;
 use crate::format::Format;
-use crate::render::{self, Cost, LineStyle, Lines, Outcome, Plan, Rendered, Rendering, Settings};
+use crate::render::{
+    self, Cost, LineStyle, Outcome, RecordLines, RenderPlan, RenderSettings, Rendered, Rendering,
+};
 use crate::report;
 
 /// The messages of a body: its elements when it is a batch.
@@ -74,7 +76,7 @@ impl Counts {
 
 /// What the answer to one `tools/call` is rewritten with.
 pub(crate) struct Rewrite<'c> {
-    pub(crate) config: &'c Config,
+    pub(crate) config: &'c McpConfig,
     pub(crate) format: Format,
     /// Whether the client named `format`, for reports.
     pub(crate) asked: bool,
@@ -246,8 +248,8 @@ impl Rewrite<'_> {
         &self,
         json: &[u8],
         cost: Option<(Format, Cost)>,
-        plan: &Plan<'_>,
-        settings: &Settings<'_>,
+        plan: &RenderPlan<'_>,
+        settings: &RenderSettings<'_>,
     ) -> Option<Option<Reservation>> {
         let working = match cost {
             Some((format, cost)) if format == self.format => cost.memory,
@@ -270,23 +272,23 @@ impl Rewrite<'_> {
     fn with_core<T>(
         &self,
         tool: Option<(&String, &McpTool)>,
-        f: impl FnOnce(&Plan<'_>, &Settings<'_>, &str) -> T,
+        f: impl FnOnce(&RenderPlan<'_>, &RenderSettings<'_>, &str) -> T,
     ) -> T {
         let label = tool.map_or(Cow::Borrowed("mcp:other"), |(name, _)| {
             Cow::Owned(format!("mcp:{name}"))
         });
-        let lines = tool.map(|(_, tool)| Lines {
+        let lines = tool.map(|(_, tool)| RecordLines {
             resource: &tool.resource,
             list_keys: &tool.list_keys,
             label: &label,
             path: None,
             style: LineStyle::Text,
         });
-        let plan = Plan {
+        let plan = RenderPlan {
             lines: lines.filter(|_| self.format == Format::Compact),
             // Where no lines apply, a block gets TOON's rule.
             otherwise: Format::Toon,
-            ..Plan::new(self.format, self.asked)
+            ..RenderPlan::new(self.format, self.asked)
         };
         let settings = self.config.render_settings();
         f(&plan, &settings, &label)

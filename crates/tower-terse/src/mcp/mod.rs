@@ -205,7 +205,7 @@ impl McpTool {
 
 /// Everything the builder sets, shared by every clone of the service.
 #[derive(Debug, Clone)]
-pub(crate) struct Config {
+pub(crate) struct McpConfig {
     pub(crate) default_format: Format,
     pub(crate) format_param: String,
     pub(crate) prefer_header: HeaderName,
@@ -236,15 +236,15 @@ pub(crate) struct Config {
     pub(crate) limit: crate::blocking::BlockingLimit,
 }
 
-impl Config {
+impl McpConfig {
     pub(crate) fn max_output_bytes(&self) -> usize {
         self.max_output_bytes.unwrap_or(self.max_message_bytes)
     }
 
     /// The settings the rendering core reads, borrowed: the same rules as
     /// the HTTP layer's, so a block renders as a response body would.
-    pub(crate) fn render_settings(&self) -> crate::render::Settings<'_> {
-        crate::render::Settings {
+    pub(crate) fn render_settings(&self) -> crate::render::RenderSettings<'_> {
+        crate::render::RenderSettings {
             toon_options: &self.toon_options,
             smart_fallback: self.smart_fallback,
             // `_meta` counts are exact with the `exact-tokens` feature: the
@@ -260,9 +260,9 @@ impl Config {
     }
 }
 
-impl Default for Config {
+impl Default for McpConfig {
     fn default() -> Self {
-        Config {
+        McpConfig {
             default_format: Format::Toon,
             format_param: "format".to_owned(),
             prefer_header: HeaderName::from_static("x-prefer-format"),

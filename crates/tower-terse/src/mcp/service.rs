@@ -14,7 +14,7 @@ use tower_service::Service;
 
 use super::body::{McpBody, McpRequestBody};
 use super::exchange::Exchange;
-use super::{Config, McpHint};
+use super::{McpConfig, McpHint};
 use crate::format::Format;
 use crate::negotiate::{Negotiated, negotiate};
 use crate::render::{is_identity_coding, is_json_media_type};
@@ -33,7 +33,7 @@ use crate::render::{is_identity_coding, is_json_media_type};
 #[derive(Debug, Clone)]
 pub struct Mcp<S> {
     inner: S,
-    config: Arc<Config>,
+    config: Arc<McpConfig>,
 }
 
 impl<S> Mcp<S> {
@@ -42,7 +42,7 @@ impl<S> Mcp<S> {
         Self::from_parts(inner, Arc::default())
     }
 
-    pub(crate) fn from_parts(inner: S, config: Arc<Config>) -> Self {
+    pub(crate) fn from_parts(inner: S, config: Arc<McpConfig>) -> Self {
         Mcp { inner, config }
     }
 
@@ -94,7 +94,7 @@ where
 
 /// The format a POST asks its tool results in, and whether the client named
 /// it; `None` when they pass as the server makes them.
-fn wanted_format<B>(config: &Config, req: &Request<B>) -> Option<(Format, bool)> {
+fn wanted_format<B>(config: &McpConfig, req: &Request<B>) -> Option<(Format, bool)> {
     if req.method() != Method::POST {
         return None;
     }

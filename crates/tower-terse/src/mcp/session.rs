@@ -10,7 +10,7 @@ use super::format_argument::{self, Offer};
 use super::hint::{self, McpHint};
 use super::message::{Block, Rewrite, value_id_key};
 use super::read::{self, Answer, Call, Measured, Read};
-use super::{Config, McpLayer, meta, verbatim};
+use super::{McpConfig, McpLayer, meta, verbatim};
 use crate::format::Format;
 
 /// The most requests a session waits on at once; past it, the oldest
@@ -120,7 +120,7 @@ impl Table {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Session {
-    config: Arc<Config>,
+    config: Arc<McpConfig>,
     format: Format,
     asked: bool,
     table: Arc<Mutex<Table>>,
@@ -146,7 +146,7 @@ impl Session {
 
     /// A session serving `format` to calls that name none; `asked` when the
     /// client named it (for reports).
-    pub(crate) fn with_format(config: Arc<Config>, format: Format, asked: bool) -> Session {
+    pub(crate) fn with_format(config: Arc<McpConfig>, format: Format, asked: bool) -> Session {
         Session {
             config,
             format,

@@ -31,7 +31,7 @@ fn result(id: Value, text: &str) -> String {
     .to_string()
 }
 
-fn rewrite(config: &Config, format: Format, request: &str, response: &str) -> Option<String> {
+fn rewrite(config: &McpConfig, format: Format, request: &str, response: &str) -> Option<String> {
     let session = Session::with_format(Arc::new(config.clone()), format, true);
     assert_eq!(session.client_message(request), None);
     session.server_message(response)
@@ -73,7 +73,7 @@ fn tool_calls_are_read_from_single_requests_and_batches() {
 
 #[test]
 fn json_text_blocks_become_toon_and_everything_else_is_kept_byte_for_byte() {
-    let config = Config::default();
+    let config = McpConfig::default();
     let response = format!(
         r#"{{ "jsonrpc" : "2.0", "result": {{"content": [{{"type":"text","text":{}}}, {{"type":"text","text":"plain words"}}, {{"type":"image","data":"AAAA","mimeType":"image/png"}}], "structuredContent": {{"a": [1, 2]}}, "_meta": {{"x": 1}}}}, "id": 3 }}"#,
         Value::String(users())
@@ -91,7 +91,7 @@ fn json_text_blocks_become_toon_and_everything_else_is_kept_byte_for_byte() {
 
 #[test]
 fn toon_only_where_it_costs_fewer_tokens() {
-    let config = Config::default();
+    let config = McpConfig::default();
     // Nesting costs TOON a line and an indent per level.
     let out = rewrite(&config, Format::Toon, CALL, &result(json!(3), "[[[[1]]]]"));
     assert_eq!(out, None);
@@ -106,7 +106,7 @@ fn toon_only_where_it_costs_fewer_tokens() {
 
 #[test]
 fn errors_and_other_messages_pass() {
-    let config = Config::default();
+    let config = McpConfig::default();
     let mut error_result: Value = serde_json::from_str(&result(json!(3), &users())).unwrap();
     error_result["result"]["isError"] = json!(true);
     let cases = [
@@ -385,7 +385,7 @@ async fn an_answer_past_the_memory_budget_streams_through_unchanged() {
         Format::Toon,
         false,
         &crate::toon::EncodeOptions::default(),
-        crate::mcp::Config::default().max_output_bytes(),
+        crate::mcp::McpConfig::default().max_output_bytes(),
     );
     let budget = crate::budget::MemoryBudget::new(answer.len() * 2 + rendering);
     let layer = McpLayer::new().memory_budget(budget.clone());

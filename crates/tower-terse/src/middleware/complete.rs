@@ -11,7 +11,7 @@ use super::headers::{mark_format, mark_rewritten, set_length_and_count};
 use super::memoized::{Memoized, Miss, recall};
 use super::plan::Plan;
 use super::rewrite::{rewrite, rewrite_within, settle};
-use super::{Config, TerseBody};
+use super::{LayerConfig, TerseBody};
 use crate::budget::Reservation;
 use crate::fields::Fields;
 use crate::format::Format;
@@ -27,7 +27,7 @@ pub(super) struct Complete {
     pub(super) held: Option<Reservation>,
     pub(super) trailers: Option<HeaderMap>,
     pub(super) plan: Plan,
-    pub(super) config: Arc<Config>,
+    pub(super) config: Arc<LayerConfig>,
     /// Where the rewrite memo keeps this rewrite once it is done, when the
     /// lookup missed.
     pub(super) miss: Option<Miss>,
@@ -127,13 +127,13 @@ impl Complete {
     /// [`Outcome`]: crate::Outcome
     #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
     pub(super) fn busy<B: Body>(self) -> Response<TerseBody<B>> {
-        let settings = render::Settings {
+        let settings = render::RenderSettings {
             exact_tokens: false,
             smart_fallback: false,
             ..self.config.render_settings()
         };
         // Not asked: counted as sent, not parsed.
-        let plan = render::Plan::new(Format::Json, false);
+        let plan = render::RenderPlan::new(Format::Json, false);
         // The headers said JSON before the body was read (`rewritable`).
         let mut rendered = render::render(&self.read, None, &plan, &settings);
         if rendered.outcome.served.is_some() {

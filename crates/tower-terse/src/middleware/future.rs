@@ -18,7 +18,7 @@ use super::not_modified::relabel_not_modified;
 use super::offload::Offload;
 use super::plan::Plan;
 use super::toon_request::{Called, Decoding, RequestTokens};
-use super::{Config, TerseBody};
+use super::{LayerConfig, TerseBody};
 use crate::blocking::OffWorkers;
 use crate::bounded::Bounded;
 use crate::budget::Reservation;
@@ -52,14 +52,14 @@ pin_project! {
             // The service's type is erased here, so that the future's
             // type does not name it.
             pending: Box<dyn Decoding<F>>,
-            then: Option<(Option<Plan>, Arc<Config>)>,
+            then: Option<(Option<Plan>, Arc<LayerConfig>)>,
         },
         // Waiting for the handler; the plan is `None` when the layer steps
         // aside. Taken when the response arrives.
         Call {
             #[pin]
             future: F,
-            plan: Option<(Option<Plan>, Arc<Config>)>,
+            plan: Option<(Option<Plan>, Arc<LayerConfig>)>,
             // The tokens of a decoded request body, for the response.
             request: Option<RequestTokens>,
         },
@@ -79,7 +79,7 @@ pin_project! {
 impl<F, B: Body> ResponseFuture<F, B> {
     /// The service's answer to come, served as `plan` says (`None`: the
     /// layer steps aside).
-    pub(crate) fn call(future: F, plan: Option<Plan>, config: Arc<Config>) -> Self {
+    pub(crate) fn call(future: F, plan: Option<Plan>, config: Arc<LayerConfig>) -> Self {
         ResponseFuture {
             state: State::Call {
                 future,
@@ -93,7 +93,7 @@ impl<F, B: Body> ResponseFuture<F, B> {
     pub(crate) fn decode(
         pending: Box<dyn Decoding<F>>,
         plan: Option<Plan>,
-        config: Arc<Config>,
+        config: Arc<LayerConfig>,
     ) -> Self {
         ResponseFuture {
             state: State::Decode {
@@ -103,7 +103,7 @@ impl<F, B: Body> ResponseFuture<F, B> {
         }
     }
 
-    pub(crate) fn refuse(refusal: ErrorEnvelope, config: &Config) -> Self {
+    pub(crate) fn refuse(refusal: ErrorEnvelope, config: &LayerConfig) -> Self {
         ResponseFuture {
             state: refused(refusal, config),
         }
@@ -111,7 +111,7 @@ impl<F, B: Body> ResponseFuture<F, B> {
 }
 
 /// The state that answers `refusal` in the error envelope.
-fn refused<F, B: Body>(refusal: ErrorEnvelope, config: &Config) -> State<F, B> {
+fn refused<F, B: Body>(refusal: ErrorEnvelope, config: &LayerConfig) -> State<F, B> {
     let mut response = refusal.into_http_response();
     add_vary(response.headers_mut(), &config.vary);
     State::Refused {
@@ -238,7 +238,7 @@ enum Started<B: Body> {
 
 /// The response to a request whose format the handler owns, streamed: it
 /// varies on the format headers as any response the layer could rewrite.
-fn step_aside<B: Body>(response: Response<B>, config: &Config) -> Response<TerseBody<B>> {
+fn step_aside<B: Body>(response: Response<B>, config: &LayerConfig) -> Response<TerseBody<B>> {
     let (mut parts, body) = response.into_parts();
     // A route the layer is turned off for gets nothing, not even `Vary`.
     let could_rewrite = rewritable(&parts, config.max_body_bytes) == Rewritable::Yes;
@@ -250,7 +250,7 @@ fn step_aside<B: Body>(response: Response<B>, config: &Config) -> Response<Terse
 
 /// Marks a response sent as the handler made it: JSON, and why, when the
 /// request asked for something else.
-fn as_it_came(parts: &mut Parts, plan: &Plan, reason: Fallback, config: &Config) {
+fn as_it_came(parts: &mut Parts, plan: &Plan, reason: Fallback, config: &LayerConfig) {
     let fallback = plan.rewrites().then_some(reason);
     mark_format(
         parts,
@@ -260,7 +260,7 @@ fn as_it_came(parts: &mut Parts, plan: &Plan, reason: Fallback, config: &Config)
 }
 
 /// Decides from the headers: the response as it goes out, or the body to read.
-fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<Config>) -> Started<B> {
+fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<LayerConfig>) -> Started<B> {
     let (mut parts, body) = response.into_parts();
     if parts.status == StatusCode::NOT_MODIFIED {
         // What was not modified is the representation the request chose,
@@ -331,7 +331,7 @@ struct Reading<B: Body> {
     held: Option<Reservation>,
     trailers: Option<HeaderMap>,
     plan: Plan,
-    config: Arc<Config>,
+    config: Arc<LayerConfig>,
 }
 
 /// What one frame did.

@@ -7,7 +7,7 @@ use http::{HeaderName, HeaderValue};
 use tower_layer::Layer;
 
 use super::headers::VaryNames;
-use super::{Config, Terse};
+use super::{LayerConfig, Terse};
 use crate::compact::{CompactLine, CompactResource, RouteError};
 use crate::format::Format;
 use crate::settings::{RouteSettings, Settings};
@@ -29,11 +29,11 @@ use crate::toon::EncodeOptions;
 /// Cloning is cheap: the configuration sits behind an `Arc`.
 #[derive(Debug, Clone, Default)]
 pub struct TerseLayer {
-    config: Arc<Config>,
+    config: Arc<LayerConfig>,
     /// The configuration services are made with, resolved once: axum's
     /// `Router::layer` wraps every route, and they share one rewrite memo.
     /// A builder call starts a new one.
-    resolved: Arc<OnceLock<Arc<Config>>>,
+    resolved: Arc<OnceLock<Arc<LayerConfig>>>,
 }
 
 impl TerseLayer {
@@ -44,7 +44,7 @@ impl TerseLayer {
         Self::default()
     }
 
-    fn config(&mut self) -> &mut Config {
+    fn config(&mut self) -> &mut LayerConfig {
         self.resolved = Arc::default();
         Arc::make_mut(&mut self.config)
     }

@@ -30,7 +30,7 @@ use bytes::Bytes;
 use http::header::CONTENT_TYPE;
 use http::{HeaderMap, HeaderValue};
 
-use super::Config;
+use super::LayerConfig;
 use super::memo::Memo;
 use super::plan::{Plan, Route};
 use crate::fields::Fields;
@@ -184,7 +184,7 @@ pub(crate) struct Miss {
 /// `headers`, or the [`Miss`] to keep it under once it is done (`None` with
 /// no memo).
 pub(crate) fn recall(
-    config: &Config,
+    config: &LayerConfig,
     plan: &Plan,
     headers: &HeaderMap,
     body: &Bytes,
@@ -224,7 +224,7 @@ pub(crate) fn recall(
 
 impl Miss {
     /// Keeps `rendered`, the rewrite of `body`, for the next equal read.
-    pub(crate) fn keep(self, config: &Config, body: Bytes, rendered: &Memoized) {
+    pub(crate) fn keep(self, config: &LayerConfig, body: Bytes, rendered: &Memoized) {
         let Some(table) = &config.memo.table else {
             return;
         };

@@ -41,7 +41,7 @@ use headers::VaryNames;
 
 /// Everything the builder sets, shared by every clone of the service.
 #[derive(Debug, Clone)]
-pub(crate) struct Config {
+pub(crate) struct LayerConfig {
     /// Off for routes registered with `RouteSettings::enabled(false)`.
     pub(crate) enabled: bool,
     /// Settings of chosen routes.
@@ -94,7 +94,7 @@ pub(crate) struct Config {
     pub(crate) exact_tokens: bool,
 }
 
-impl Config {
+impl LayerConfig {
     /// The settings for `req`: those of the route it matches, if it has any
     /// of its own.
     pub(crate) fn for_request<'a, B>(
@@ -115,9 +115,9 @@ impl Config {
     }
 }
 
-impl Default for Config {
+impl Default for LayerConfig {
     fn default() -> Self {
-        Config {
+        LayerConfig {
             enabled: true,
             routes: route_settings::RouteConfigs::default(),
             default_format: Format::Json,

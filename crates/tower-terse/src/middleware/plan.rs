@@ -3,7 +3,7 @@
 use http::{Method, Request, StatusCode};
 use http_body::SizeHint;
 
-use super::Config;
+use super::LayerConfig;
 use crate::error_envelope::ErrorEnvelope;
 use crate::fields::{Fields, FieldsError};
 use crate::format::Format;
@@ -96,7 +96,7 @@ impl Plan {
     /// most [`MAX_COUNTED_PLAIN_BYTES`] and `max_body_bytes`. Any other
     /// plain body may be a stream (NDJSON, a long poll) and is sent on as
     /// it comes, without a count.
-    pub(crate) fn reads_body(&self, config: &Config, hint: &SizeHint) -> bool {
+    pub(crate) fn reads_body(&self, config: &LayerConfig, hint: &SizeHint) -> bool {
         let small = config.max_body_bytes.min(MAX_COUNTED_PLAIN_BYTES) as u64;
         self.rewrites()
             || (config.count_plain || self.asked) && hint.exact().is_some_and(|len| len <= small)
@@ -111,7 +111,7 @@ impl Plan {
     /// The route to report the response under: the router's pattern, or the
     /// registered resource pattern the path matches; never the raw path,
     /// which would give metrics a label per id.
-    pub(crate) fn route_label<'c>(&'c self, config: &'c Config) -> &'c str {
+    pub(crate) fn route_label<'c>(&'c self, config: &'c LayerConfig) -> &'c str {
         if let Some(matched) = self.route.matched() {
             return matched;
         }
@@ -130,7 +130,7 @@ pub(crate) enum Planned {
     Serve(Plan),
 }
 
-pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
+pub(crate) fn plan<B>(config: &LayerConfig, req: &Request<B>) -> Planned {
     let query = req.uri().query();
     let (format, asked) = match negotiate(
         query,
@@ -197,7 +197,7 @@ pub(crate) fn plan<B>(config: &Config, req: &Request<B>) -> Planned {
 }
 
 /// The 400 for a `fields` list that is wrong or too large.
-fn fields_refusal(config: &Config, err: &FieldsError) -> ErrorEnvelope {
+fn fields_refusal(config: &LayerConfig, err: &FieldsError) -> ErrorEnvelope {
     let param = &config.fields_param;
     let limits = config.fields_limits;
     let hint = match err {

@@ -3,10 +3,10 @@
 
 use http::HeaderValue;
 
-use super::Config;
+use super::LayerConfig;
 use super::plan::Plan;
 use crate::format::Format;
-use crate::render::{self, LineStyle, Lines, Rendered, Rendering, Settings, Tie};
+use crate::render::{self, LineStyle, RecordLines, RenderSettings, Rendered, Rendering, Tie};
 
 impl Format {
     /// The content type of a body rewritten to this format; `None` keeps
@@ -20,10 +20,10 @@ impl Format {
     }
 }
 
-impl Config {
+impl LayerConfig {
     /// The settings the rendering core reads, borrowed.
-    pub(crate) fn render_settings(&self) -> Settings<'_> {
-        Settings {
+    pub(crate) fn render_settings(&self) -> RenderSettings<'_> {
+        RenderSettings {
             toon_options: &self.toon_options,
             smart_fallback: self.smart_fallback,
             #[cfg(feature = "exact-tokens")]
@@ -42,7 +42,7 @@ impl Config {
 /// Renders `body` in the plan's format. Its content type is not asked
 /// again: the layer reads only bodies its headers say are JSON
 /// (`rewritable`).
-pub(crate) fn rewrite(config: &Config, plan: &Plan, body: &[u8]) -> Rendered {
+pub(crate) fn rewrite(config: &LayerConfig, plan: &Plan, body: &[u8]) -> Rendered {
     with_core(config, plan, |core_plan, settings| {
         render::render(body, None, core_plan, settings)
     })
@@ -51,7 +51,7 @@ pub(crate) fn rewrite(config: &Config, plan: &Plan, body: &[u8]) -> Rendered {
 /// [`rewrite`], leaving a near tie whose exact counts take more than
 /// `count_here` work ([`render::render_within`]) for [`settle`].
 pub(crate) fn rewrite_within(
-    config: &Config,
+    config: &LayerConfig,
     plan: &Plan,
     body: &[u8],
     count_here: usize,
@@ -62,7 +62,7 @@ pub(crate) fn rewrite_within(
 }
 
 /// Settles a near tie [`rewrite_within`] left ([`render::settle`]).
-pub(crate) fn settle(config: &Config, plan: &Plan, body: &[u8], tie: Tie) -> Rendered {
+pub(crate) fn settle(config: &LayerConfig, plan: &Plan, body: &[u8], tie: Tie) -> Rendered {
     with_core(config, plan, |core_plan, settings| {
         render::settle(body, core_plan, settings, tie)
     })
@@ -70,9 +70,9 @@ pub(crate) fn settle(config: &Config, plan: &Plan, body: &[u8], tie: Tie) -> Ren
 
 /// Calls `f` with the core's plan and settings for this request's route.
 fn with_core<T>(
-    config: &Config,
+    config: &LayerConfig,
     plan: &Plan,
-    f: impl FnOnce(&render::Plan<'_>, &Settings<'_>) -> T,
+    f: impl FnOnce(&render::RenderPlan<'_>, &RenderSettings<'_>) -> T,
 ) -> T {
     let route = &plan.route;
     // The route's resource, for compact lines and for what a `fields`
@@ -84,7 +84,7 @@ fn with_core<T>(
         _ => None,
     };
     let lines = match plan.format {
-        Format::Compact => resource.map(|(pattern, resource)| Lines {
+        Format::Compact => resource.map(|(pattern, resource)| RecordLines {
             resource,
             list_keys: &config.list_keys,
             label: pattern.as_str(),
@@ -93,12 +93,12 @@ fn with_core<T>(
         }),
         _ => None,
     };
-    let core_plan = render::Plan {
+    let core_plan = render::RenderPlan {
         fields: plan.fields.as_ref(),
         #[cfg(feature = "changes")]
         since: plan.since,
         lines,
-        ..render::Plan::new(plan.format, plan.asked)
+        ..render::RenderPlan::new(plan.format, plan.asked)
     };
     let mut settings = config.render_settings();
     let own_list_key: [String; 1];

@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use http::HeaderValue;
 
-use super::Config;
+use super::LayerConfig;
 use super::headers::VaryNames;
 use super::memoized::{MemoSlot, RewriteMemo};
 use crate::compact::{RoutePattern, RouteTable};
 use crate::settings::Settings;
 
-impl Config {
+impl LayerConfig {
     /// This configuration with `settings` laid over it. The destructuring
     /// names every field, so a new setting does not compile until it
     /// applies here.
@@ -87,14 +87,14 @@ fn set<T: Clone>(field: &mut T, value: &Option<T>) {
 }
 
 /// The layer's settings per route, resolved once when the layer wraps a
-/// service: each registered pattern maps to a whole [`Config`], so a request
+/// service: each registered pattern maps to a whole [`LayerConfig`], so a request
 /// looks its settings up once and reads them as it reads the layer's.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RouteConfigs {
     /// As registered, in order; validated on registration.
     registered: Vec<(String, Settings)>,
-    /// Filled by [`resolve`](Config::resolve); empty on the builder's copy.
-    resolved: RouteTable<Arc<Config>>,
+    /// Filled by [`resolve`](LayerConfig::resolve); empty on the builder's copy.
+    resolved: RouteTable<Arc<LayerConfig>>,
 }
 
 impl RouteConfigs {
@@ -115,19 +115,19 @@ impl RouteConfigs {
 
     /// The settings for a request: those of the most specific registered
     /// pattern it matches, if any.
-    pub(crate) fn lookup(&self, matched: Option<&str>, path: &str) -> Option<&Arc<Config>> {
+    pub(crate) fn lookup(&self, matched: Option<&str>, path: &str) -> Option<&Arc<LayerConfig>> {
         self.resolved
             .lookup_route(matched, path)
             .map(|(_, config)| config)
     }
 }
 
-impl Config {
+impl LayerConfig {
     /// This configuration with each route's settings resolved against it,
     /// and a rewrite memo of its own, shared by the routes whose
     /// `rewrite_memo_bytes` is the layer's (each route's entries kept
     /// apart by a scope of its own).
-    pub(crate) fn resolve(&self) -> Config {
+    pub(crate) fn resolve(&self) -> LayerConfig {
         let mut base = self.clone();
         base.routes = RouteConfigs::default();
         base.memo = MemoSlot {

@@ -11,7 +11,7 @@ use super::headers::untag_if_none_match;
 use super::plan::{Planned, plan};
 use super::request_body::TerseRequestBody;
 use super::toon_request::{PendingRequest, decodes, refusal_before_reading};
-use super::{Config, ResponseFuture, TerseBody};
+use super::{LayerConfig, ResponseFuture, TerseBody};
 use crate::fields::Fields;
 
 /// Middleware that negotiates a format and rewrites eligible JSON
@@ -27,16 +27,16 @@ use crate::fields::Fields;
 #[derive(Debug, Clone)]
 pub struct Terse<S> {
     inner: S,
-    config: Arc<Config>,
+    config: Arc<LayerConfig>,
 }
 
 impl<S> Terse<S> {
     /// Wraps `inner` with the default configuration.
     pub fn new(inner: S) -> Self {
-        Self::from_parts(inner, Arc::new(Config::default().resolve()))
+        Self::from_parts(inner, Arc::new(LayerConfig::default().resolve()))
     }
 
-    pub(crate) fn from_parts(inner: S, config: Arc<Config>) -> Self {
+    pub(crate) fn from_parts(inner: S, config: Arc<LayerConfig>) -> Self {
         Terse { inner, config }
     }
 

@@ -20,7 +20,7 @@ use http::{HeaderMap, HeaderValue, Request, StatusCode, request::Parts};
 use http_body::Body;
 use tower_service::Service;
 
-use super::Config;
+use super::LayerConfig;
 use super::request_body::TerseRequestBody;
 use super::toon_shape::{Shape, shape};
 use crate::blocking::OffWorkers;
@@ -70,7 +70,7 @@ pub(crate) fn is_toon_media_type(value: &HeaderValue) -> bool {
 
 /// Whether the layer decodes this request's body: decoding is on, the body
 /// is labelled TOON, and there is a body (one declared empty passes as it is).
-pub(crate) fn decodes<B: Body>(config: &Config, req: &Request<B>) -> bool {
+pub(crate) fn decodes<B: Body>(config: &LayerConfig, req: &Request<B>) -> bool {
     config.decode_toon_requests
         && req
             .headers()
@@ -89,7 +89,7 @@ pub(crate) struct PendingRequest<S, B> {
     buffer: Option<Bounded>,
     held: Option<Reservation>,
     deadline: ReadDeadline,
-    config: Arc<Config>,
+    config: Arc<LayerConfig>,
 }
 
 impl<S, B> std::fmt::Debug for PendingRequest<S, B> {
@@ -131,7 +131,7 @@ where
     S: Service<Request<TerseRequestBody<B>>>,
     B: Body,
 {
-    pub(crate) fn new(service: S, req: Request<B>, config: Arc<Config>) -> Self {
+    pub(crate) fn new(service: S, req: Request<B>, config: Arc<LayerConfig>) -> Self {
         let (parts, body) = req.into_parts();
         // A declared length is only a ceiling (checked against the limit
         // as bytes arrive): nothing is reserved or allocated for it, so a
@@ -342,7 +342,7 @@ impl ReadDeadline {
 }
 
 /// The body came too slowly, or stopped.
-fn timed_out(config: &Config) -> ErrorEnvelope {
+fn timed_out(config: &LayerConfig) -> ErrorEnvelope {
     ErrorEnvelope::new(
         StatusCode::REQUEST_TIMEOUT,
         "request_body_timeout",
@@ -390,7 +390,7 @@ pub(crate) fn refusal_before_reading<B>(req: &Request<B>) -> Option<ErrorEnvelop
 /// counts the TOON it will write; the worst case of every byte escaped,
 /// which the memory budget holds ([`Shape::json_bytes`](super::toon_shape::Shape::json_bytes)),
 /// would send every small body off the workers.
-fn decode_work(shape: &Shape, toon_bytes: usize, config: &Config) -> usize {
+fn decode_work(shape: &Shape, toon_bytes: usize, config: &LayerConfig) -> usize {
     let written = toon_bytes
         .saturating_add(shape.repeated_key_bytes.saturating_mul(2))
         .saturating_add(shape.values.saturating_mul(2))
@@ -417,7 +417,7 @@ fn decode_work(shape: &Shape, toon_bytes: usize, config: &Config) -> usize {
 fn decode(
     toon: &[u8],
     shape: &Shape,
-    config: &Config,
+    config: &LayerConfig,
     held: Option<&mut Reservation>,
 ) -> Result<(Bytes, RequestTokens), ErrorEnvelope> {
     let limit = config.max_output_bytes();
@@ -486,7 +486,7 @@ impl RequestTokens {
     }
 }
 
-fn too_large(config: &Config) -> ErrorEnvelope {
+fn too_large(config: &LayerConfig) -> ErrorEnvelope {
     ErrorEnvelope::new(
         StatusCode::PAYLOAD_TOO_LARGE,
         "toon_request_too_large",
@@ -534,7 +534,7 @@ mod tests {
 
     fn decode_here(
         toon: &[u8],
-        config: &Config,
+        config: &LayerConfig,
         held: Option<&mut Reservation>,
     ) -> Result<(Bytes, RequestTokens), ErrorEnvelope> {
         decode(toon, &shape(toon), config, held)
@@ -561,7 +561,8 @@ mod tests {
 
     #[test]
     fn malformed_toon_names_its_line_and_column() {
-        let err = decode_here(b"a: 1\nusers[2]{id}:\n  1", &Config::default(), None).unwrap_err();
+        let err =
+            decode_here(b"a: 1\nusers[2]{id}:\n  1", &LayerConfig::default(), None).unwrap_err();
         assert_eq!(err.status(), StatusCode::BAD_REQUEST);
         assert!(
             err.message().contains("line 2, column "),
@@ -572,9 +573,9 @@ mod tests {
 
     #[test]
     fn keys_repeated_past_the_bound_are_refused_before_decoding() {
-        let config = Config {
+        let config = LayerConfig {
             max_output_bytes: Some(1000),
-            ..Config::default()
+            ..LayerConfig::default()
         };
         let toon = format!("t[100]{{{}}}:\n{}", "k".repeat(50), "  x\n".repeat(100));
         let err = decode_here(toon.as_bytes(), &config, None).unwrap_err();
@@ -583,7 +584,7 @@ mod tests {
 
     #[test]
     fn decoding_costs_what_it_writes_not_what_it_reads() {
-        let config = Config::default();
+        let config = LayerConfig::default();
         let work = |toon: &str| decode_work(&shape(toon.as_bytes()), toon.len(), &config);
         // The body read and the JSON written, give or take a half: what
         // decoding does, whatever the body's size.
@@ -606,9 +607,9 @@ mod tests {
         assert!(work(&repeated) >= 1000 * 512, "{}", work(&repeated));
         near(&repeated);
         // Never past what the output bound lets it write.
-        let bounded = Config {
+        let bounded = LayerConfig {
             max_output_bytes: Some(10_000),
-            ..Config::default()
+            ..LayerConfig::default()
         };
         let capped = decode_work(&shape(repeated.as_bytes()), repeated.len(), &bounded);
         assert!(capped <= repeated.len() + 10_000, "{capped}");
@@ -617,7 +618,7 @@ mod tests {
     #[test]
     fn the_budget_holds_the_decoding() {
         // More than the whole budget: never, 413.
-        let mut config = Config::default();
+        let mut config = LayerConfig::default();
         let budget = crate::budget::MemoryBudget::new(64);
         config.budget = Some(budget.clone());
         let mut held = budget.try_reserve(10).unwrap();

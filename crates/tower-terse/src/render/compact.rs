@@ -6,7 +6,7 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Fallback, LineStyle, Lines, Rendering, Source, json_as, toon};
+use super::{Fallback, LineStyle, RecordLines, Rendering, Source, json_as, toon};
 use crate::compact::envelope::Envelope;
 use crate::compact::{CompactResource, NotCompact, RenderContext};
 use crate::format::Format;
@@ -66,7 +66,7 @@ fn otherwise(source: &Source<'_>, reason: Fallback) -> Rendering {
 
 /// Logs why a body's records did not render, at most once a minute per
 /// route when the settings hold a gate.
-fn warn(source: &Source<'_>, lines: &Lines<'_>, err: &NotCompact) {
+fn warn(source: &Source<'_>, lines: &RecordLines<'_>, err: &NotCompact) {
     if !err.should_log() {
         return;
     }

@@ -4,9 +4,9 @@
 
 use crate::tokens::{self, Choice, Counting};
 
-use super::Settings;
+use super::RenderSettings;
 
-impl Settings<'_> {
+impl RenderSettings<'_> {
     /// How `X-Token-Count` and the smart fallback count, for these settings.
     pub(crate) fn counting(&self) -> Counting {
         #[cfg(feature = "exact-tokens")]
@@ -19,7 +19,7 @@ impl Settings<'_> {
 
 /// The cheaper of two renderings of one document, counted as the settings
 /// count. A tie goes to JSON, which every client reads.
-pub(crate) fn toon_or_json(settings: &Settings<'_>, json: &str, toon: &str) -> Choice {
+pub(crate) fn toon_or_json(settings: &RenderSettings<'_>, json: &str, toon: &str) -> Choice {
     tokens::choose(json, toon, settings.counting())
 }
 
@@ -29,7 +29,7 @@ pub(crate) fn toon_or_json(settings: &Settings<'_>, json: &str, toon: &str) -> C
 ///
 /// [`exact_count_work`]: super::working::exact_count_work
 pub(crate) fn toon_or_json_within(
-    settings: &Settings<'_>,
+    settings: &RenderSettings<'_>,
     json: &str,
     toon: &str,
     count_here: usize,

@@ -1,5 +1,5 @@
 //! The rendering core: one function, [`render`], from a JSON body, its
-//! content type, the request's [`Plan`] and the [`Settings`] to the body
+//! content type, the request's [`RenderPlan`] and the [`RenderSettings`] to the body
 //! sent and its [`Outcome`].
 //!
 //! Every path that serves TOON, compact lines or projected JSON calls it:
@@ -44,7 +44,7 @@ use log_gate::LogGate;
 /// How a body renders, whoever asks: the layer's settings that shape
 /// output, borrowed from the layer's (or route's) configuration.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Settings<'a> {
+pub(crate) struct RenderSettings<'a> {
     pub(crate) toon_options: &'a EncodeOptions,
     /// Serve TOON only when it takes fewer tokens than the JSON.
     pub(crate) smart_fallback: bool,
@@ -64,7 +64,7 @@ pub(crate) struct Settings<'a> {
     pub(crate) count_json: bool,
 }
 
-impl Settings<'_> {
+impl RenderSettings<'_> {
     /// The tokens of `body` as `X-Token-Count` counts them.
     pub(crate) fn count_tokens(&self, body: &[u8]) -> usize {
         #[cfg(feature = "exact-tokens")]
@@ -86,7 +86,7 @@ impl Settings<'_> {
 
 /// What the request asked for, as far as rendering goes.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Plan<'a> {
+pub(crate) struct RenderPlan<'a> {
     pub(crate) format: Format,
     /// The client named the format.
     pub(crate) asked: bool,
@@ -94,16 +94,16 @@ pub(crate) struct Plan<'a> {
     /// A `?since=` request: the body is read as a change set for lines.
     pub(crate) since: bool,
     /// The compact lines of the route or tool, if it has any.
-    pub(crate) lines: Option<Lines<'a>>,
+    pub(crate) lines: Option<RecordLines<'a>>,
     /// What `compact` renders where no lines apply: JSON on HTTP, TOON's
     /// rule in an MCP text block.
     pub(crate) otherwise: Format,
 }
 
-impl<'a> Plan<'a> {
+impl<'a> RenderPlan<'a> {
     /// A plan for `format` alone: no projection, no lines.
     pub(crate) fn new(format: Format, asked: bool) -> Self {
-        Plan {
+        RenderPlan {
             format,
             asked,
             fields: None,
@@ -116,7 +116,7 @@ impl<'a> Plan<'a> {
 
 /// The resource a body's records render with.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Lines<'a> {
+pub(crate) struct RecordLines<'a> {
     pub(crate) resource: &'a CompactResource,
     /// The keys that may hold the records of an object body.
     pub(crate) list_keys: &'a [String],
@@ -229,8 +229,8 @@ impl From<Rendered> for Rendering {
 pub(crate) fn render(
     body: &[u8],
     content_type: Option<&HeaderValue>,
-    plan: &Plan<'_>,
-    settings: &Settings<'_>,
+    plan: &RenderPlan<'_>,
+    settings: &RenderSettings<'_>,
 ) -> Rendered {
     match render_within(body, content_type, plan, settings, usize::MAX) {
         Rendering::Done(rendered) => rendered,
@@ -244,8 +244,8 @@ pub(crate) fn render(
 pub(crate) fn render_within(
     body: &[u8],
     content_type: Option<&HeaderValue>,
-    plan: &Plan<'_>,
-    settings: &Settings<'_>,
+    plan: &RenderPlan<'_>,
+    settings: &RenderSettings<'_>,
     count_here: usize,
 ) -> Rendering {
     let source = Source::new(settings, plan, body, count_here);
@@ -274,7 +274,12 @@ pub(crate) fn render_within(
 
 /// Settles a near tie [`render_within`] left, on exact counts, and renders
 /// what it chose: the same answer [`render`] gives for the same body.
-pub(crate) fn settle(body: &[u8], plan: &Plan<'_>, settings: &Settings<'_>, tie: Tie) -> Rendered {
+pub(crate) fn settle(
+    body: &[u8],
+    plan: &RenderPlan<'_>,
+    settings: &RenderSettings<'_>,
+    tie: Tie,
+) -> Rendered {
     let source = Source::new(settings, plan, body, usize::MAX);
     if gone() {
         return source.gone();
@@ -305,8 +310,8 @@ const MAX_PARSED_DEPTH: usize = 127;
 
 /// The handler's body, with its token count worked out at most once.
 pub(crate) struct Source<'b> {
-    settings: &'b Settings<'b>,
-    plan: &'b Plan<'b>,
+    settings: &'b RenderSettings<'b>,
+    plan: &'b RenderPlan<'b>,
     body: &'b [u8],
     tokens: Cell<Option<usize>>,
     /// The most work a near tie's exact counts may take in this call.
@@ -315,8 +320,8 @@ pub(crate) struct Source<'b> {
 
 impl<'b> Source<'b> {
     fn new(
-        settings: &'b Settings<'b>,
-        plan: &'b Plan<'b>,
+        settings: &'b RenderSettings<'b>,
+        plan: &'b RenderPlan<'b>,
         body: &'b [u8],
         count_here: usize,
     ) -> Self {
@@ -600,10 +605,10 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
     }
 }
 
-/// Settings with every default, for the render module's unit tests.
+/// RenderSettings with every default, for the render module's unit tests.
 #[cfg(test)]
-pub(crate) fn test_settings(options: &crate::toon::EncodeOptions) -> Settings<'_> {
-    Settings {
+pub(crate) fn test_settings(options: &crate::toon::EncodeOptions) -> RenderSettings<'_> {
+    RenderSettings {
         toon_options: options,
         smart_fallback: true,
         exact_tokens: false,

@@ -239,7 +239,7 @@ impl Outcome {
 mod tests {
     use super::*;
     use crate::render::test_settings as settings;
-    use crate::render::{Plan, render};
+    use crate::render::{RenderPlan, render};
     use crate::toon::EncodeOptions;
 
     #[test]
@@ -254,7 +254,12 @@ mod tests {
                 (Format::Toon, true),
                 (Format::Compact, true),
             ] {
-                let rendered = render(deep.as_bytes(), None, &Plan::new(format, asked), &settings);
+                let rendered = render(
+                    deep.as_bytes(),
+                    None,
+                    &RenderPlan::new(format, asked),
+                    &settings,
+                );
                 let outcome = rendered.outcome;
                 assert!(outcome.tokens.is_some(), "{levels} {format:?}: {outcome:?}");
                 assert_eq!(outcome.served, Some(outcome.response_format().served));
@@ -266,7 +271,7 @@ mod tests {
         }
         // A body that is not JSON stays uncounted.
         for (format, asked) in [(Format::Json, true), (Format::Toon, true)] {
-            let rendered = render(b"[1, 2", None, &Plan::new(format, asked), &settings);
+            let rendered = render(b"[1, 2", None, &RenderPlan::new(format, asked), &settings);
             assert_eq!(rendered.outcome.tokens, None);
             assert_eq!(rendered.outcome.fallback, Some(Fallback::NotJson));
         }

@@ -112,7 +112,7 @@ pub fn render_json_with(
     settings: &Settings,
 ) -> Result<(String, Outcome), toon::Error> {
     let options = settings.toon.over(EncodeOptions::default());
-    let core = super::Settings {
+    let core = super::RenderSettings {
         toon_options: &options,
         smart_fallback: settings.smart_fallback.unwrap_or(true),
         exact_tokens: settings.exact_token_count.unwrap_or(false),
@@ -125,7 +125,7 @@ pub fn render_json_with(
         log_gate: None,
         count_json: false,
     };
-    let plan = super::Plan::new(format, true);
+    let plan = super::RenderPlan::new(format, true);
     let rendered = super::render(json.as_bytes(), None, &plan, &core);
     if rendered.outcome.served.is_none() {
         // The core says only that it is not JSON; the parser says where.

@@ -183,7 +183,7 @@ pub(super) fn shape(body: &[u8]) -> Shape {
 pub(crate) mod tests {
     use super::*;
     use crate::fields::{Fields, FieldsLimits};
-    use crate::render::{Plan, Settings, render};
+    use crate::render::{RenderPlan, RenderSettings, render};
     use std::alloc::{GlobalAlloc, Layout, System};
     use std::cell::Cell;
 
@@ -251,9 +251,12 @@ pub(crate) mod tests {
         }
     }
 
-    /// Settings whose output is not bounded, without the smart fallback.
-    fn unbounded_settings<'a>(options: &'a EncodeOptions, list_keys: &'a [String]) -> Settings<'a> {
-        Settings {
+    /// RenderSettings whose output is not bounded, without the smart fallback.
+    fn unbounded_settings<'a>(
+        options: &'a EncodeOptions,
+        list_keys: &'a [String],
+    ) -> RenderSettings<'a> {
+        RenderSettings {
             toon_options: options,
             smart_fallback: false,
             exact_tokens: false,
@@ -277,9 +280,9 @@ pub(crate) mod tests {
             (Format::Toon, fields.as_ref()),
             (Format::Json, fields.as_ref()),
         ] {
-            let plan = Plan {
+            let plan = RenderPlan {
                 fields,
-                ..Plan::new(format, true)
+                ..RenderPlan::new(format, true)
             };
             let bound = working_bytes(body, format, fields.is_some(), &options, usize::MAX);
             let peak = peak_of(|| drop(render(body, None, &plan, &settings)));
@@ -347,7 +350,7 @@ pub(crate) mod tests {
     fn weighing_the_minified_json_stays_within_the_bound() {
         let options = EncodeOptions::default();
         let list_keys: [String; 0] = [];
-        let settings = Settings {
+        let settings = RenderSettings {
             smart_fallback: true,
             ..unbounded_settings(&options, &list_keys)
         };
@@ -359,7 +362,7 @@ pub(crate) mod tests {
                 continue;
             }
             let body = std::fs::read(&path).expect("read");
-            let plan = Plan::new(Format::Toon, true);
+            let plan = RenderPlan::new(Format::Toon, true);
             let warm = render(&body, None, &plan, &settings);
             minified += usize::from(warm.outcome.minified);
             let bound = working_bytes(&body, Format::Toon, false, &options, usize::MAX);
@@ -378,7 +381,7 @@ pub(crate) mod tests {
     /// under the bound of `Format::Compact`.
     fn lines_within_bound(name: &str, body: &[u8], lines: bool) {
         use crate::compact::{CompactResource, Template};
-        use crate::render::{LineStyle, Lines};
+        use crate::render::{LineStyle, RecordLines};
         let options = EncodeOptions::default();
         let list_keys = ["data".to_owned()];
         let settings = unbounded_settings(&options, &list_keys);
@@ -388,8 +391,8 @@ pub(crate) mod tests {
             (LineStyle::Envelope, Format::Json),
             (LineStyle::Text, Format::Toon),
         ] {
-            let plan = Plan {
-                lines: Some(Lines {
+            let plan = RenderPlan {
+                lines: Some(RecordLines {
                     resource: &resource,
                     list_keys: &list_keys,
                     label: "/items",
@@ -397,7 +400,7 @@ pub(crate) mod tests {
                     style,
                 }),
                 otherwise,
-                ..Plan::new(Format::Compact, true)
+                ..RenderPlan::new(Format::Compact, true)
             };
             let bound = working_bytes(body, Format::Compact, false, &options, usize::MAX);
             let mut served = None;
