@@ -91,7 +91,7 @@ impl<S> Inflate<S> {
     ///
     /// ```
     /// use terse_gateway::{Inflate, Upstream};
-    /// use tower_terse::{BlockingLimit, MemoryBudget};
+    /// use tower_terse::settings::{BlockingLimit, MemoryBudget};
     ///
     /// let upstream = Upstream::new("http://127.0.0.1:8000")?;
     /// let inflate = Inflate::new(upstream, BlockingLimit::per_core())

@@ -38,13 +38,16 @@
 //!    rewritten; a body too large to rewrite goes out compressed as it
 //!    came to a client that takes the coding, and inflating is CPU work
 //!    under the layer's `BlockingLimit` otherwise;
-//! 5. [`Upstream`], the forwarding itself over hyper-util's pooled client:
+//! 5. [`ResourceMetadata`]: the `resource` of an OAuth protected-resource
+//!    metadata answer (RFC 9728) moved to the gateway, with the URLs the
+//!    upstream worked out for it;
+//! 6. [`Upstream`], the forwarding itself over hyper-util's pooled client:
 //!    `Host` validated, hop-by-hop and underscored headers dropped,
 //!    dot segments resolved,
 //!    forwarding headers replaced ([`TrustedProxies`]), the gateway's own
 //!    parameters and media types consumed ([`Consumed`]), `HEAD` sent as
-//!    `GET`, redirect and `Link` URLs and OAuth protected-resource URLs
-//!    (RFC 9728) pointed back at the gateway, timeouts
+//!    `GET`, redirect, `Link` and `WWW-Authenticate` metadata URLs
+//!    pointed back at the gateway, timeouts
 //!    answered with 502/504 in [`tower_terse::ErrorEnvelope`].
 //!
 //! Request bodies stream to the upstream unbuffered. Response bodies stream
@@ -123,6 +126,7 @@ pub use inflate::{
 pub use log::{LogBody, LogFuture, RequestLog, RequestLogLayer};
 pub use mcp::{McpSplit, SplitFuture};
 pub use mcp_access::McpAccess;
+pub use resource_metadata::{ResourceMetadata, ResourceMetadataLayer};
 pub use server::{ServerOptions, serve, shutdown_signal};
 pub use upstream::{
     BoxError, ClientAddr, IdleTimeout, Upstream, UpstreamBody, UpstreamError, UpstreamLatency,
@@ -137,7 +141,14 @@ pub use urls::{OriginError, PublicOrigin};
 /// }
 /// ```
 pub type Gateway = BoxResponseBody<
-    Compression<RequestLog<McpSplit<Terse<Inflate<Upstream>>, Mcp<Inflate<Upstream>>>>>,
+    Compression<
+        RequestLog<
+            McpSplit<
+                Terse<Inflate<ResourceMetadata<Upstream>>>,
+                Mcp<Inflate<ResourceMetadata<Upstream>>>,
+            >,
+        >,
+    >,
 >;
 
 /// `layer` in front of `upstream`, with decompression inside it and
@@ -214,6 +225,7 @@ pub(crate) fn build(
     upstream: Upstream,
     request_log: bool,
 ) -> Gateway {
+    let upstream = ResourceMetadataLayer.layer(upstream);
     let mut inner = Inflate::new(upstream, layer.limit().clone());
     if let Some(budget) = layer.budget() {
         inner = inner.memory_budget(budget.clone());

@@ -8,17 +8,79 @@
 //! hosts and stay as they are.
 
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use bytes::{Bytes, BytesMut};
 use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, ETAG};
-use http::{HeaderMap, HeaderValue};
+use http::{HeaderMap, HeaderValue, Method, Request, Response};
 use http_body::Body;
 use http_body_util::BodyExt;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
+use tower::{Layer, Service};
 
 use crate::upstream_body::UpstreamBody;
-use crate::urls::Redirects;
+use crate::urls::{Redirects, RedirectsWanted};
+
+/// Moves the `resource` of OAuth protected-resource metadata answers to
+/// the gateway; every other request passes through untouched. It wraps
+/// [`Upstream`](crate::Upstream), which works out the answer's URLs for a
+/// metadata request and leaves them on the answer.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ResourceMetadataLayer;
+
+impl<S> Layer<S> for ResourceMetadataLayer {
+    type Service = ResourceMetadata<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        ResourceMetadata { inner }
+    }
+}
+
+/// The service [`ResourceMetadataLayer`] makes.
+#[derive(Debug, Clone)]
+pub struct ResourceMetadata<S> {
+    inner: S,
+}
+
+impl<S, B> Service<Request<B>> for ResourceMetadata<S>
+where
+    S: Service<Request<B>, Response = Response<UpstreamBody>>,
+    S::Future: Send + 'static,
+{
+    type Response = Response<UpstreamBody>;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut req: Request<B>) -> Self::Future {
+        // A GET (or HEAD, answered as the GET) for the metadata, whose
+        // answer names the resource.
+        let metadata = matches!(*req.method(), Method::GET | Method::HEAD)
+            && is_metadata_path(req.uri().path());
+        if metadata {
+            req.extensions_mut().insert(RedirectsWanted);
+        }
+        let answer = self.inner.call(req);
+        Box::pin(async move {
+            let response = answer.await?;
+            if !metadata || !response.status().is_success() {
+                return Ok(response);
+            }
+            let (mut parts, body) = response.into_parts();
+            let body = match parts.extensions.remove::<Redirects>() {
+                Some(redirects) => move_resource(&mut parts.headers, body, &redirects).await,
+                None => body,
+            };
+            Ok(Response::from_parts(parts, body))
+        })
+    }
+}
 
 /// The largest metadata document read to rewrite; a larger one streams on
 /// as it came. Real ones are a few hundred bytes.
@@ -29,7 +91,7 @@ pub(crate) const MAX_DOCUMENT_BYTES: usize = 64 * 1024;
 const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
 /// Whether a request for `path` asks for protected-resource metadata.
-pub(crate) fn is_metadata_path(path: &str) -> bool {
+fn is_metadata_path(path: &str) -> bool {
     path.strip_prefix(WELL_KNOWN)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
@@ -40,7 +102,7 @@ pub(crate) fn is_metadata_path(path: &str) -> bool {
 /// `resource` points under the upstream (a strong `ETag` then weakened).
 /// Anything else goes on unchanged and complete, what was read first
 /// replayed ahead of the rest.
-pub(crate) async fn move_resource(
+async fn move_resource(
     headers: &mut HeaderMap,
     body: UpstreamBody,
     redirects: &Redirects,

@@ -30,9 +30,8 @@ use crate::forwarded::{TrustedProxies, set_forwarded};
 use crate::headers::{remove_hop_by_hop, remove_underscored};
 use crate::host::request_host;
 use crate::path;
-use crate::resource_metadata::{is_metadata_path, move_resource};
 pub use crate::upstream_body::{BoxError, IdleTimeout, UpstreamBody};
-use crate::urls::{PublicOrigin, Redirects};
+use crate::urls::{PublicOrigin, Redirects, RedirectsWanted};
 
 type ClientBody = UnsyncBoxBody<Bytes, BoxError>;
 
@@ -524,10 +523,9 @@ where
             Ok(host) => host,
             Err(refusal) => return Box::pin(std::future::ready(Ok(refusal.into_http_response()))),
         };
-        // A GET (or HEAD, sent as GET) for OAuth protected-resource
-        // metadata, whose answer names the resource.
-        let metadata = matches!(parts.method, Method::GET | Method::HEAD)
-            && is_metadata_path(parts.uri.path());
+        // A layer outside (the OAuth metadata's) reads the answer's
+        // redirects, whatever its headers.
+        let metadata = parts.extensions.get::<RedirectsWanted>().is_some();
         // The client's host, should the answer have redirects to point back.
         let client_host = host.clone();
         let shared = self.shared.clone();
@@ -594,7 +592,7 @@ where
                     // an HTTP/1.0 upstream must not make the gateway answer
                     // its clients in 1.0 and close their connections.
                     parts.version = Version::default();
-                    let mut body = UpstreamBody::incoming(body, shared.idle_timeout);
+                    let body = UpstreamBody::incoming(body, shared.idle_timeout);
                     let redirects = (metadata || Redirects::wanted(&parts.headers))
                         .then(|| {
                             Redirects::new(
@@ -605,10 +603,10 @@ where
                             )
                         })
                         .flatten();
-                    if let Some(redirects) = &redirects {
+                    if let Some(redirects) = redirects {
                         redirects.apply(&mut parts.headers);
-                        if metadata && parts.status.is_success() {
-                            body = move_resource(&mut parts.headers, body, redirects).await;
+                        if metadata {
+                            parts.extensions.insert(redirects);
                         }
                     }
                     Response::from_parts(parts, body)

@@ -91,6 +91,12 @@ impl FromStr for PublicOrigin {
 }
 
 /// Rewrites absolute URLs from one origin and path prefix to another.
+/// A request extension: the answer's URLs are to be worked out whatever
+/// its headers, and the [`Redirects`] left on it as a response extension
+/// (set by the OAuth metadata layer, which rewrites the body with them).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RedirectsWanted;
+
 #[derive(Debug, Clone)]
 pub(crate) struct Redirects {
     /// `http://host:port/prefix`, the upstream as configured.
