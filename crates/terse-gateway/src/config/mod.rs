@@ -104,7 +104,7 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 ///   the layer another name (`format_param = "terse_format"`).
 ///   Every byte limit is checked against a range (at most
 ///   [`MAX_BODY_BYTES`] per body).
-/// - `[layer]`: every [`Settings`] key, each named as the [`TerseLayer`]
+/// - `[layer]`: every [`Settings`](tower_terse::Settings) key, each named as the [`TerseLayer`]
 ///   builder method it sets: `enabled`, `default_format`, `max_body_bytes`,
 ///   `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`,
 ///   `max_rewrite_wait`,
@@ -121,7 +121,7 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 /// - `[[route]]`: `path` (axum syntax) and any `[layer]` key, which replaces
 ///   the layer's for the requests that path matches.
 /// - `[[resource]]`: `route` (axum syntax), `noun`, `plural`, `line` (a
-///   [`Template`]), `id`, `list` (the one key its list sits under, instead
+///   [`Template`](tower_terse::compact::Template)), `id`, `list` (the one key its list sits under, instead
 ///   of `list_keys`), `total_key` (where its total is, a dotted path such
 ///   as `meta.hits`, instead of the common places).
 /// - `[mcp]`, an MCP endpoint on the upstream ([`McpLayer`]): `path`
@@ -137,7 +137,7 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 ///   `default_format` is `"toon"` unless set (TOON where cheaper); it shares
 ///   `format_param`, `prefer_header` and `[layer.toon]` with the layer.
 /// - `[[mcp.tool]]`: one tool's `name`, and its `format` (`"json"` leaves
-///   it alone) and/or compact lines for its results ([`McpTool`]): `list`
+///   it alone) and/or compact lines for its results ([`McpTool`](tower_terse::mcp::McpTool)): `list`
 ///   (the key the records sit under), `noun`, `plural`, `line`, `id`.
 ///
 /// ```
