@@ -2,7 +2,9 @@
 //!
 //! `Document::parse` must accept exactly the text `serde_json` accepts, hold
 //! the same data (written back out the same way, read back as the same
-//! `Value`), and encode to the same TOON as that `Value`; never panic.
+//! `Value`), and encode to the same TOON as that `Value` (or, where a number
+//! keeps digits no `f64` holds, TOON that reads back as the same `Value`);
+//! never panic.
 
 #![no_main]
 
@@ -32,8 +34,14 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(root.to_value(), expected);
     assert_eq!(Value::deserialize(root).unwrap(), expected);
     let options = Default::default();
-    assert_eq!(
-        terse_toon::encode_json(text, &options).unwrap(),
-        terse_toon::encode(&expected, &options)
-    );
+    let toon = terse_toon::encode_json(text, &options).unwrap();
+    if terse_toon::has_inexact_number(text.as_bytes()) {
+        // A number no `f64` holds as written keeps its digits in the
+        // document's TOON, where the value's can only have the nearest
+        // float: the same data, read back as the same `Value`.
+        let decoded = terse_toon::decode(&toon, &Default::default()).unwrap();
+        assert_eq!(decoded, terse_toon::decode(&terse_toon::encode(&expected, &options), &Default::default()).unwrap());
+    } else {
+        assert_eq!(toon, terse_toon::encode(&expected, &options));
+    }
 });
