@@ -76,6 +76,7 @@ pub fn run(args: &Args) -> ExitCode {
     let health = Health::new(upstream.clone());
     let service = config.gateway_on(upstream, listen);
     let options = config.server_options();
+    crate::malloc::trim_when_idle(config.memory_budget().clone());
     let code = runtime.block_on(async move {
         // Before the address is printed: whoever reads it may signal at once.
         let signal = shutdown_signal();

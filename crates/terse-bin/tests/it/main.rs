@@ -10,3 +10,4 @@ mod health;
 mod mcp;
 mod quick_start;
 mod request_log;
+mod rss;
