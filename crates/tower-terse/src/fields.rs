@@ -22,9 +22,9 @@ pub(crate) struct FieldsLimits {
 impl Default for FieldsLimits {
     fn default() -> Self {
         FieldsLimits {
-            max_paths: 64,
-            max_depth: 8,
-            max_length: 1024,
+            max_paths: crate::defaults::MAX_FIELDS,
+            max_depth: crate::defaults::MAX_FIELD_DEPTH,
+            max_length: crate::defaults::MAX_FIELDS_LENGTH,
         }
     }
 }

@@ -264,7 +264,7 @@ impl Default for McpConfig {
     fn default() -> Self {
         McpConfig {
             default_format: Format::Toon,
-            format_param: "format".to_owned(),
+            format_param: crate::defaults::FORMAT_PARAM.to_owned(),
             prefer_header: HeaderName::from_static("x-prefer-format"),
             max_request_bytes: crate::defaults::MCP_MAX_REQUEST_BYTES,
             max_message_bytes: crate::defaults::MCP_MAX_MESSAGE_BYTES,

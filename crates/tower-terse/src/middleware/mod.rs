@@ -141,10 +141,10 @@ impl Default for LayerConfig {
                 .map(|&key| key.to_owned())
                 .collect(),
             id_key: crate::defaults::ID_KEY.to_owned(),
-            format_param: "format".to_owned(),
-            fields_param: "fields".to_owned(),
+            format_param: crate::defaults::FORMAT_PARAM.to_owned(),
+            fields_param: crate::defaults::FIELDS_PARAM.to_owned(),
             prefer_header: HeaderName::from_static("x-prefer-format"),
-            vary: VaryNames::new(HeaderValue::from_static("X-Prefer-Format")),
+            vary: VaryNames::new(HeaderValue::from_static(crate::defaults::PREFER_HEADER)),
             resources: RouteTable::new(),
             log_gate: crate::render::log_gate::LogGate::default(),
             #[cfg(feature = "exact-tokens")]
