@@ -29,17 +29,23 @@ fuzz_target!(|data: &[u8]| {
 
     let Ok(value) = terse_toon::decode_slice(
         input,
-        &DecodeOptions::new().with_indent_size(indent_size).with_strict(strict),
+        &DecodeOptions::new()
+            .with_indent_size(indent_size)
+            .with_strict(strict),
     ) else {
         return;
     };
     let text = terse_toon::encode(
         &value,
-        &EncodeOptions::new().with_delimiter(delimiter).with_indent_size(indent_size),
+        &EncodeOptions::new()
+            .with_delimiter(delimiter)
+            .with_indent_size(indent_size),
     );
     let again = terse_toon::decode(
         &text,
-        &DecodeOptions::new().with_indent_size(indent_size).with_strict(true),
+        &DecodeOptions::new()
+            .with_indent_size(indent_size)
+            .with_strict(true),
     )
     .unwrap_or_else(|err| panic!("our own output does not decode: {err}\n{text}"));
     assert!(
@@ -48,7 +54,9 @@ fuzz_target!(|data: &[u8]| {
     );
     let text_again = terse_toon::encode(
         &again,
-        &EncodeOptions::new().with_delimiter(delimiter).with_indent_size(indent_size),
+        &EncodeOptions::new()
+            .with_delimiter(delimiter)
+            .with_indent_size(indent_size),
     );
     assert_eq!(text_again, text, "encoding what came back changed the text");
 });

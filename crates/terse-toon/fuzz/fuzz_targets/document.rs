@@ -13,25 +13,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use terse_toon::document::Document;
 
-/// The spec's equality of numbers (§2): by value, whatever `serde_json`'s
-/// representation (a long decimal's digits read back as a float whose
-/// nearest integer `u64` holds, against the float's shortest digits read
-/// back as that integer).
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((kx, vx), (ky, vy))| kx == ky && same(vx, vy))
-        }
-        _ => a == b,
-    }
-}
+mod same_value;
+use same_value::same;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
