@@ -126,7 +126,7 @@ pub use inflate::{
 pub use log::{LogBody, LogFuture, RequestLog, RequestLogLayer};
 pub use mcp::{McpSplit, SplitFuture};
 pub use mcp_access::McpAccess;
-pub use resource_metadata::{ResourceMetadata, ResourceMetadataLayer};
+pub use resource_metadata::{MetadataFuture, ResourceMetadata, ResourceMetadataLayer};
 pub use server::{ServerOptions, serve, shutdown_signal};
 pub use upstream::{
     BoxError, ClientAddr, IdleTimeout, Upstream, UpstreamBody, UpstreamError, UpstreamLatency,

@@ -17,6 +17,7 @@ use http::header::{CONTENT_ENCODING, CONTENT_LENGTH, ETAG};
 use http::{HeaderMap, HeaderValue, Method, Request, Response};
 use http_body::Body;
 use http_body_util::BodyExt;
+use pin_project_lite::pin_project;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use tower::{Layer, Service};
@@ -52,7 +53,7 @@ where
 {
     type Response = Response<UpstreamBody>;
     type Error = S::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
+    type Future = MetadataFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
@@ -63,13 +64,17 @@ where
         // answer names the resource.
         let metadata = matches!(*req.method(), Method::GET | Method::HEAD)
             && is_metadata_path(req.uri().path());
-        if metadata {
-            req.extensions_mut().insert(RedirectsWanted);
+        if !metadata {
+            let future = self.inner.call(req);
+            return MetadataFuture {
+                state: State::Passing { future },
+            };
         }
+        req.extensions_mut().insert(RedirectsWanted);
         let answer = self.inner.call(req);
-        Box::pin(async move {
+        let future = Box::pin(async move {
             let response = answer.await?;
-            if !metadata || !response.status().is_success() {
+            if !response.status().is_success() {
                 return Ok(response);
             }
             let (mut parts, body) = response.into_parts();
@@ -78,7 +83,41 @@ where
                 None => body,
             };
             Ok(Response::from_parts(parts, body))
-        })
+        });
+        MetadataFuture {
+            state: State::Rewriting { future },
+        }
+    }
+}
+
+pin_project! {
+    /// Response future of [`ResourceMetadata`]: every other request's
+    /// answer is the inner future itself, and only a metadata request pays
+    /// for a boxed one.
+    pub struct MetadataFuture<F: Future> {
+        #[pin]
+        state: State<F>,
+    }
+}
+
+pin_project! {
+    #[project = StateProj]
+    enum State<F: Future> {
+        // Not a metadata request: the inner answer as it comes.
+        Passing { #[pin] future: F },
+        // A metadata request: the answer with its `resource` moved.
+        Rewriting { future: Pin<Box<dyn Future<Output = F::Output> + Send>> },
+    }
+}
+
+impl<F: Future> Future for MetadataFuture<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        match self.project().state.project() {
+            StateProj::Passing { future } => future.poll(cx),
+            StateProj::Rewriting { future } => future.as_mut().poll(cx),
+        }
     }
 }
 
