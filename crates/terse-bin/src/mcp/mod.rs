@@ -19,6 +19,7 @@
 //! it, so nothing the server started outlives the proxy.
 
 pub mod child;
+pub mod config;
 pub mod relay;
 
 use std::ffi::OsString;
@@ -98,11 +99,7 @@ pub fn run(args: &Args) -> ExitCode {
 
 /// The layer of `--config`, with the flags over it.
 fn layer(args: &Args) -> Result<McpLayer, String> {
-    let config = match &args.config {
-        Some(path) => terse_gateway::Config::load(path).map_err(|err| err.to_string())?,
-        None => terse_gateway::Config::default(),
-    };
-    let mut layer = config.stdio_mcp_layer();
+    let mut layer = config::layer(args.config.as_deref())?;
     if let Some(format) = args.format {
         layer = layer.default_format(format);
     }

@@ -7,8 +7,6 @@
 //! the problem, such as
 //! ``terse.toml:4: line template, column 8: unknown filter `nosuchfilter`; known filters: ...``.
 
-mod build;
-mod checks;
 mod schema;
 #[cfg(test)]
 mod tests;
@@ -17,15 +15,14 @@ use std::fmt;
 use std::ops::Range;
 use std::path::Path;
 
-use tower_terse::TerseLayer;
-use tower_terse::mcp::McpLayer;
-use tower_terse::settings::{BlockingLimit, MemoryBudget};
-
 use std::net::SocketAddr;
 
-use build::set;
-use schema::File;
+use tower_terse::TerseLayer;
 use tower_terse::defaults;
+use tower_terse::mcp::{McpLayer, McpSettings};
+use tower_terse::settings::{BlockingLimit, MemoryBudget, Settings};
+
+use schema::{File, GatewaySection};
 
 use crate::Gateway;
 use crate::consume::Consumed;
@@ -84,89 +81,28 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 /// # Ok::<(), terse_gateway::ConfigError>(())
 /// ```
 ///
-/// The sections and keys (all optional; `examples/gateway/terse.toml` is a
-/// commented example of every one):
-///
-/// - `[gateway]`: `upstream`, `listen`, `metrics_listen`, `connect_timeout`,
-///   `response_timeout`, `idle_timeout`, `shutdown_timeout` (durations as
-///   `"250ms"`, `"5s"`, `"2m"`), `max_request_headers`, `max_header_bytes`;
-///   against hostile clients `header_read_timeout`, `keep_alive_timeout`,
-///   `send_timeout`, `max_connections`, `max_concurrent_streams` (see
-///   [`ServerOptions`]), `max_buffered_bytes` ([`memory_budget`](Self::memory_budget))
-///   and `trusted_proxies` (a list of CIDR blocks, [`TrustedProxies`]);
-///   `untrusted_headers` (more header names only a trusted proxy may send,
-///   besides [`UNTRUSTED_HEADERS`](crate::UNTRUSTED_HEADERS));
-///   `preserve_host` (see [`Upstream::preserve_host`]); `public_origin`
-///   (see [`Upstream::public_origin`]); `request_log` (`false` writes no
-///   line per request, see [`request_log`](Self::request_log)). The upstream never
-///   sees the layer's `format_param`, `fields_param` and `prefer_header`
-///   (see [`Consumed`]): a service that owns `?format=` keeps it by giving
-///   the layer another name (`format_param = "terse_format"`).
-///   Every byte limit is checked against a range (at most
-///   [`MAX_BODY_BYTES`] per body).
-/// - `[layer]`: every [`Settings`](tower_terse::Settings) key, each named as the [`TerseLayer`]
-///   builder method it sets: `enabled`, `default_format`, `max_body_bytes`,
-///   `max_output_bytes`, `offload_threshold`, `max_concurrent_rewrites`,
-///   `max_rewrite_wait`,
-///   `smart_fallback`, `exact_token_count`, `count_plain_responses`,
-///   `fields_enabled`, `max_fields`, `max_field_depth`, `max_fields_length`,
-///   `list_keys`, `id_key`, `format_param`, `fields_param`, `prefer_header`,
-///   `rewrite_memo_bytes` (the rewrite memo's bound, 0 for none; taken from
-///   the gateway's memory budget only while spare), `request_body_timeout`
-///   and `request_body_min_rate` (bytes a second) for TOON request bodies
-///   (see [`TerseLayer::request_body_timeout`]),
-///   and `[layer.toon]` with `delimiter` (`"comma"`, `"tab"`, `"pipe"`) and
-///   `indent`. `smart_fallback`, `exact_token_count`, `format_param`,
-///   `prefer_header` and `[layer.toon]` apply to `[mcp]` too.
-/// - `[[route]]`: `path` (axum syntax) and any `[layer]` key, which replaces
-///   the layer's for the requests that path matches.
-/// - `[[resource]]`: `route` (axum syntax), `noun`, `plural`, `line` (a
-///   [`Template`](tower_terse::compact::Template)), `id`, `list` (the one key its list sits under, instead
-///   of `list_keys`), `total_key` (where its total is, a dotted path such
-///   as `meta.hits`, instead of the common places).
-/// - `[mcp]`, an MCP endpoint on the upstream ([`McpLayer`]): `path`
-///   (from `/`; required by the gateway, not by `terse mcp` on stdio),
-///   `default_format`, `max_request_bytes`, `max_message_bytes`,
-///   `max_output_bytes`, `format_argument`, `hint` (`"off"`,
-///   `"instructions"`, `"descriptions"`), `meta_counts`, `verbatim_tools`
-///   (tool name patterns whose results are a file's content, never
-///   rewritten; default [`MCP_VERBATIM_TOOLS`](tower_terse::defaults::MCP_VERBATIM_TOOLS)),
-///   and who may call it (DNS-rebinding protection, [`McpAccess`]):
-///   `allowed_hosts` and `allowed_origins` (by default loopback hosts only
-///   when the gateway listens on loopback, see [`mcp_access`](Self::mcp_access));
-///   `default_format` is `"toon"` unless set (TOON where cheaper); it shares
-///   `format_param`, `prefer_header` and `[layer.toon]` with the layer.
-/// - `[[mcp.tool]]`: one tool's `name`, and its `format` (`"json"` leaves
-///   it alone) and/or compact lines for its results ([`McpTool`](tower_terse::mcp::McpTool)): `list`
-///   (the key the records sit under), `noun`, `plural`, `line`, `id`.
-///
-/// ```
-/// let config = terse_gateway::Config::parse(
-///     "terse.toml",
-///     r#"
-/// [mcp]
-/// path = "/mcp"
-///
-/// [[mcp.tool]]
-/// name = "list_events"
-/// list = "events"
-/// noun = "event"
-/// line = "{start|time} {title}"
-/// "#,
-/// )?;
-/// assert_eq!(config.mcp().map(|(path, _)| path), Some("/mcp"));
-/// # Ok::<(), terse_gateway::ConfigError>(())
-/// ```
+/// The sections (all optional; `docs/gateway.md` describes every key and
+/// `examples/gateway/terse.toml` is a commented example of each): `[gateway]`,
+/// the server and the upstream (durations as `"250ms"`, `"5s"`, `"2m"`; see
+/// [`ServerOptions`], [`Upstream`], [`TrustedProxies`], [`McpAccess`],
+/// [`memory_budget`](Self::memory_budget)); `[layer]`, a
+/// [`Settings`](tower_terse::Settings); `[[route]]`, a
+/// [`Route`](tower_terse::settings::Route); `[[resource]]`, a
+/// [`ResourceSettings`](tower_terse::compact::ResourceSettings); `[mcp]`
+/// with its `[[mcp.tool]]` tables, an [`McpSettings`] (`path` is required
+/// by the gateway, not by `terse mcp`), which takes `format_param`,
+/// `prefer_header`, `smart_fallback`, `exact_token_count` and
+/// `[layer.toon]` from `[layer]`. The upstream never sees the layer's
+/// `format_param`, `fields_param` and `prefer_header` (see [`Consumed`]).
 #[derive(Debug, Clone)]
 pub struct Config {
-    file: File,
-    /// Built once, as the file is read.
+    gateway: GatewaySection,
+    /// The layers, built once as the file is read.
     layer: TerseLayer,
-    /// An [`McpLayer`] with the `[layer]` settings, the budget and the
-    /// limit: what `terse mcp` takes without `[mcp]`.
-    base_mcp: McpLayer,
-    /// The `[mcp]` section's layer, built over `base_mcp`.
-    mcp: Option<McpLayer>,
+    /// The `[mcp]` section and its layer.
+    mcp: Option<(McpSettings, McpLayer)>,
+    /// What the upstream must not see, from `[layer]`.
+    consumed: Consumed,
     budget: MemoryBudget,
     /// The slots of the blocking work of every layer: `[layer]`
     /// `max_concurrent_rewrites` and `max_rewrite_wait`.
@@ -176,13 +112,6 @@ pub struct Config {
 /// Why a config was refused: the file, the line when known, and the problem.
 ///
 /// Its `Display` is one line, `file:line: problem`.
-///
-/// ```
-/// let err = terse_gateway::Config::parse("terse.toml", "[layer]\nmax_body_bytes = \"big\"\n")
-///     .unwrap_err();
-/// assert_eq!(err.line(), Some(2));
-/// assert!(err.to_string().starts_with("terse.toml:2: "), "{err}");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     file: String,
@@ -198,21 +127,16 @@ impl ConfigError {
         span: Option<Range<usize>>,
         message: impl Into<String>,
     ) -> Self {
+        let at = span.map(|span| position(source, span.start));
         ConfigError {
             file: file.to_owned(),
-            line: span.clone().map(|span| line_of(source, span.start)),
-            column: span.map(|span| column_of(source, span.start)),
+            line: at.map(|(line, _)| line),
+            column: at.map(|(_, column)| column),
             message: message.into(),
         }
     }
 
     /// The file named when the config was loaded.
-    ///
-    /// ```
-    /// let err = terse_gateway::Config::parse("gw.toml", "nope = 1").unwrap_err();
-    /// assert_eq!((err.file(), err.line()), ("gw.toml", Some(1)));
-    /// assert!(err.message().starts_with("unknown field `nope`"));
-    /// ```
     pub fn file(&self) -> &str {
         &self.file
     }
@@ -250,23 +174,15 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-/// The 1-based column, in characters, of byte `offset` of `source`.
-fn column_of(source: &str, offset: usize) -> usize {
+/// The 1-based line and column (in characters) of byte `offset` of `source`.
+fn position(source: &str, offset: usize) -> (usize, usize) {
     let mut end = offset.min(source.len());
     while !source.is_char_boundary(end) {
         end -= 1;
     }
     let start = source[..end].rfind('\n').map_or(0, |newline| newline + 1);
-    1 + source[start..end].chars().count()
-}
-
-/// The 1-based line holding byte `offset` of `source`.
-fn line_of(source: &str, offset: usize) -> usize {
-    let end = offset.min(source.len());
-    1 + source.as_bytes()[..end]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
+    let line = 1 + source[..start].matches('\n').count();
+    (line, 1 + source[start..end].chars().count())
 }
 
 impl Config {
@@ -286,30 +202,43 @@ impl Config {
         }
         let parsed: File = toml::from_str(source)
             .map_err(|err| ConfigError::at(file, source, err.span(), one_line(err.message())))?;
-        checks::check(&parsed, source)
-            .map_err(|(span, message)| ConfigError::at(file, source, span, message))?;
-        let budget = MemoryBudget::new(
-            parsed
-                .gateway
-                .max_buffered_bytes
-                .unwrap_or(DEFAULT_BUFFERED_BYTES),
-        );
-        let limit = BlockingLimit::per_core().with_settings(&parsed.layer);
-        let layer = build::layer(&parsed, &budget, &limit)
-            .map_err(|(span, message)| ConfigError::at(file, source, Some(span), message))?;
-        let base_mcp = build::base_mcp_layer(&parsed, &budget, &limit);
-        let mcp = parsed
-            .mcp
-            .as_ref()
-            .map(|m| build::mcp_layer(m, base_mcp.clone()));
-        Ok(Config {
-            file: parsed,
+        Ok(Config::build(parsed))
+    }
+
+    /// The layers of a read file, each built once, sharing one budget and
+    /// one blocking limit.
+    fn build(file: File) -> Config {
+        let budget_bytes = file.gateway.max_buffered_bytes;
+        let budget = MemoryBudget::new(budget_bytes.unwrap_or(DEFAULT_BUFFERED_BYTES));
+        let limit = BlockingLimit::per_core().with_settings(&file.layer);
+        let mut layer = TerseLayer::new()
+            .settings(&file.layer)
+            .memory_budget(budget.clone())
+            .blocking_limit(limit.clone());
+        // Every pattern was parsed as the file was read (`Route`,
+        // `ResourceSettings`), by the parser these calls use: none panics.
+        for resource in &file.resources {
+            layer = layer.compact_resource(&resource.route, resource.resource());
+        }
+        for route in file.routes {
+            layer = layer.route(&route.path, route.settings);
+        }
+        let mcp = file.mcp.map(|settings| {
+            let mcp = McpLayer::new()
+                .settings(&file.layer)
+                .memory_budget(budget.clone())
+                .blocking_limit(limit.clone())
+                .mcp_settings(&settings);
+            (settings, mcp)
+        });
+        Config {
+            gateway: file.gateway,
             layer,
-            base_mcp,
             mcp,
+            consumed: consumed(&file.layer),
             budget,
             limit,
-        })
+        }
     }
 
     /// Reads and parses a config file.
@@ -333,37 +262,19 @@ impl Config {
     }
 
     /// `[gateway] upstream`, when the file gives it.
-    ///
-    /// ```
-    /// let config = terse_gateway::Config::parse("t.toml", "[gateway]\nupstream = \"http://[::1]:8000\"")?;
-    /// assert_eq!(config.upstream_url(), Some("http://[::1]:8000"));
-    /// # Ok::<(), terse_gateway::ConfigError>(())
-    /// ```
     pub fn upstream_url(&self) -> Option<&str> {
-        self.file.gateway.upstream.as_deref()
+        self.gateway.upstream.as_deref()
     }
 
     /// `[gateway] listen`, when the file gives it.
-    ///
-    /// ```
-    /// let config = terse_gateway::Config::parse("t.toml", "[gateway]\nlisten = \"0.0.0.0:8080\"")?;
-    /// assert_eq!(config.listen().map(|a| a.port()), Some(8080));
-    /// # Ok::<(), terse_gateway::ConfigError>(())
-    /// ```
     pub fn listen(&self) -> Option<SocketAddr> {
-        self.file.gateway.listen
+        self.gateway.listen
     }
 
     /// `[gateway] metrics_listen`, when the file gives it: where `terse
     /// gateway` serves its token counters in the Prometheus text format.
-    ///
-    /// ```
-    /// let config = terse_gateway::Config::parse("t.toml", "[gateway]\nmetrics_listen = \"127.0.0.1:9464\"")?;
-    /// assert_eq!(config.metrics_listen().map(|a| a.port()), Some(9464));
-    /// # Ok::<(), terse_gateway::ConfigError>(())
-    /// ```
     pub fn metrics_listen(&self) -> Option<SocketAddr> {
-        self.file.gateway.metrics_listen
+        self.gateway.metrics_listen
     }
 
     /// The layer the `[layer]` section, the resources and the routes
@@ -392,8 +303,8 @@ impl Config {
     /// # Ok::<(), terse_gateway::ConfigError>(())
     /// ```
     pub fn mcp(&self) -> Option<(&str, McpLayer)> {
-        let path = self.file.mcp.as_ref()?.path.as_deref()?;
-        Some((path, self.mcp_layer()?))
+        let (settings, layer) = self.mcp.as_ref()?;
+        Some((settings.path.as_deref()?, layer.clone()))
     }
 
     /// The [`McpLayer`] of the `[mcp]` section, with or without a `path`:
@@ -407,23 +318,7 @@ impl Config {
     /// # Ok::<(), terse_gateway::ConfigError>(())
     /// ```
     pub fn mcp_layer(&self) -> Option<McpLayer> {
-        self.mcp.clone()
-    }
-
-    /// What `terse mcp` rewrites a stdio server's messages with: the
-    /// [`mcp_layer`](Self::mcp_layer) of the `[mcp]` section, or, without
-    /// one, an [`McpLayer`] with the `[layer]` settings and the memory
-    /// budget, so that both apply to a stdio server as to the gateway.
-    ///
-    /// ```
-    /// let config = terse_gateway::Config::parse("t.toml", "[layer]\nsmart_fallback = false")?;
-    /// assert!(config.mcp_layer().is_none());
-    /// let layer = config.stdio_mcp_layer();
-    /// # drop(layer);
-    /// # Ok::<(), terse_gateway::ConfigError>(())
-    /// ```
-    pub fn stdio_mcp_layer(&self) -> McpLayer {
-        self.mcp.clone().unwrap_or_else(|| self.base_mcp.clone())
+        self.mcp.as_ref().map(|(_, layer)| layer.clone())
     }
 
     /// The whole gateway in front of `upstream`: [`layer`](Self::layer),
@@ -470,7 +365,7 @@ impl Config {
     /// # Ok::<(), terse_gateway::ConfigError>(())
     /// ```
     pub fn request_log(&self) -> bool {
-        self.file.gateway.request_log.unwrap_or(true)
+        self.gateway.request_log.unwrap_or(true)
     }
 
     /// Who may call the MCP endpoint of a gateway listening on `listen`:
@@ -488,7 +383,7 @@ impl Config {
     /// ```
     pub fn mcp_access(&self, listen: SocketAddr) -> McpAccess {
         let mut access = McpAccess::for_listener(listen);
-        if let Some(m) = &self.file.mcp {
+        if let Some((m, _)) = &self.mcp {
             if let Some(hosts) = &m.allowed_hosts {
                 access = access.allowed_hosts(hosts);
             }
@@ -507,7 +402,7 @@ impl Config {
     /// # Ok::<(), terse_gateway::ConfigError>(())
     /// ```
     pub fn server_options(&self) -> ServerOptions {
-        let g = &self.file.gateway;
+        let g = &self.gateway;
         let defaults = ServerOptions::default();
         ServerOptions {
             shutdown_timeout: g.shutdown_timeout.unwrap_or(defaults.shutdown_timeout),
@@ -521,10 +416,9 @@ impl Config {
             idle_timeout: g.keep_alive_timeout.unwrap_or(defaults.idle_timeout),
             send_timeout: g.send_timeout.unwrap_or(defaults.send_timeout),
             max_connections: g.max_connections.or(defaults.max_connections),
-            // At most 1000, as read.
             max_concurrent_streams: g
                 .max_concurrent_streams
-                .map_or(defaults.max_concurrent_streams, |n| n as u32),
+                .unwrap_or(defaults.max_concurrent_streams),
             ..defaults
         }
     }
@@ -557,18 +451,8 @@ impl Config {
     }
 
     /// `[gateway] trusted_proxies`: empty when the file gives none.
-    ///
-    /// ```
-    /// let config = terse_gateway::Config::parse("t.toml", "[gateway]\ntrusted_proxies = [\"10.0.0.0/8\"]")?;
-    /// assert!(config.trusted_proxies().contains([10, 9, 8, 7].into()));
-    /// # Ok::<(), terse_gateway::ConfigError>(())
-    /// ```
     pub fn trusted_proxies(&self) -> TrustedProxies {
-        self.file
-            .gateway
-            .trusted_proxies
-            .clone()
-            .unwrap_or_default()
+        self.gateway.trusted_proxies.clone().unwrap_or_default()
     }
 
     /// The upstream at `url` with the timeouts of the `[gateway]` section.
@@ -584,7 +468,7 @@ impl Config {
     ///
     /// An [`UpstreamError`] when `url` is not an `http://` URL.
     pub fn upstream(&self, url: &str) -> Result<Upstream, UpstreamError> {
-        let g = &self.file.gateway;
+        let g = &self.gateway;
         let upstream = Upstream::new(url)?;
         let upstream = set(upstream, g.connect_timeout, Upstream::connect_timeout);
         let upstream = set(upstream, g.response_timeout, Upstream::response_timeout);
@@ -595,49 +479,39 @@ impl Config {
         Ok(upstream
             .untrusted_headers(untrusted)
             .trusted_proxies(self.trusted_proxies())
-            .consume(self.consumed()))
+            .consume(self.consumed.clone()))
     }
+}
 
-    /// What the layer reads and the upstream must not see: the layer's
-    /// `format_param`, its `fields_param` (unless `fields_enabled = false`
-    /// leaves it to the service) and its `prefer_header`.
-    fn consumed(&self) -> Consumed {
-        let l = &self.file.layer;
-        let format = l.format_param.as_deref().unwrap_or(defaults::FORMAT_PARAM);
-        let mut params = vec![format.to_owned()];
-        if l.fields_enabled != Some(false) {
-            params.push(
-                l.fields_param
-                    .as_deref()
-                    .unwrap_or(defaults::FIELDS_PARAM)
-                    .to_owned(),
-            );
-        }
-        let header = l
-            .prefer_header
-            .clone()
-            .unwrap_or_else(|| http::HeaderName::from_static("x-prefer-format"));
-        Consumed::new(params, Some(header))
+/// What the layer reads and the upstream must not see: the layer's
+/// `format_param`, its `fields_param` (unless `fields_enabled = false`
+/// leaves it to the service) and its `prefer_header`.
+fn consumed(l: &Settings) -> Consumed {
+    let format = l.format_param.as_deref().unwrap_or(defaults::FORMAT_PARAM);
+    let mut params = vec![format.to_owned()];
+    if l.fields_enabled != Some(false) {
+        let fields = l.fields_param.as_deref().unwrap_or(defaults::FIELDS_PARAM);
+        params.push(fields.to_owned());
     }
+    let header = l
+        .prefer_header
+        .clone()
+        .unwrap_or_else(|| http::HeaderName::from_static("x-prefer-format"));
+    Consumed::new(params, Some(header))
 }
 
 impl Default for Config {
     /// No file: the layer's defaults, no resources.
     fn default() -> Self {
-        let file = File::default();
-        let budget = MemoryBudget::new(DEFAULT_BUFFERED_BYTES);
-        let limit = BlockingLimit::per_core();
-        let base_mcp = build::base_mcp_layer(&file, &budget, &limit);
-        Config {
-            layer: TerseLayer::new()
-                .memory_budget(budget.clone())
-                .blocking_limit(limit.clone()),
-            file,
-            base_mcp,
-            mcp: None,
-            budget,
-            limit,
-        }
+        Config::build(File::default())
+    }
+}
+
+/// `builder` with `value` set by `setter`, or unchanged when there is none.
+fn set<B, T>(builder: B, value: Option<T>, setter: fn(B, T) -> B) -> B {
+    match value {
+        Some(value) => setter(builder, value),
+        None => builder,
     }
 }
 

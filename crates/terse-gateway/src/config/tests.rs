@@ -165,7 +165,7 @@ fn mcp_mistakes_name_their_line() {
     assert!(error("[mcp]\npath = \"mcp\"\n").starts_with("t.toml:2: `path` must start with `/`"));
     assert!(
         error("[[mcp.tool]]\nname = \"a\"\nlist = \"items\"\n")
-            .starts_with("t.toml:2: a tool needs `list`, `noun` and `line` together")
+            .starts_with("t.toml:1: a tool needs `list`, `noun` and `line` together")
     );
     assert!(
         error("[mcp]\npath = \"/mcp\"\ncolour = 1\n")
@@ -185,7 +185,7 @@ fn mcp_mistakes_name_their_line() {
         error(&format!(
             "[mcp]\npath = \"/mcp\"\n{tool}line = \"{{title}}\"\n{tool}line = \"{{title}}\"\n"
         )),
-        "t.toml:9: tool `list_events` is declared twice (first on line 4)"
+        "t.toml:3: tool `list_events` is declared twice (tools 1 and 2)"
     );
     assert!(
         error(&format!(
@@ -214,28 +214,9 @@ fn the_mcp_agent_keys_and_tool_formats_are_checked() {
             .starts_with("t.toml:3: unknown format")
     );
     assert!(
-        error("[[mcp.tool]]\nname = \"a\"\n").starts_with(
-            "t.toml:2: a tool needs `list`, `noun` and `line` together, or a `format`"
+        error("[mcp]\n\n[[mcp.tool]]\nname = \"a\"\n").starts_with(
+            "t.toml:3: a tool needs `list`, `noun` and `line` together, or a `format`"
         )
-    );
-}
-
-#[test]
-fn a_stdio_layer_without_an_mcp_section_keeps_the_layer_settings_and_budget() {
-    let config = Config::parse(
-        "t.toml",
-        "[gateway]\nmax_buffered_bytes = 2097152\n[layer]\nsmart_fallback = false\n",
-    )
-    .unwrap();
-    assert!(config.mcp_layer().is_none());
-    let debug = format!("{:?}", config.stdio_mcp_layer());
-    for part in ["smart_fallback: false", "limit: 2097152"] {
-        assert!(debug.contains(part), "{part}: {debug}");
-    }
-    let debug = format!("{:?}", Config::default().stdio_mcp_layer());
-    assert!(
-        debug.contains(&format!("limit: {DEFAULT_BUFFERED_BYTES}")),
-        "{debug}"
     );
 }
 
@@ -323,4 +304,49 @@ fn untrusted_headers_are_header_names() {
         error("[layer]\nrequest_body_timeout = \"2h\"\n")
             .starts_with("t.toml:2: `request_body_timeout` must be at most")
     );
+}
+
+#[test]
+fn counts_are_bounded_and_every_mcp_error_has_a_column() {
+    let routes = "[[route]]\npath = \"/a\"\n".repeat(MAX_RESOURCES + 1);
+    let err = Config::parse("t.toml", &format!("[layer]\n{routes}")).unwrap_err();
+    assert_eq!(err.line(), Some(2), "{err}");
+    assert!(err.message().contains("more than 1024"), "{err}");
+    let tools: String = (0..=MAX_RESOURCES)
+        .map(|i| format!("[[mcp.tool]]\nname = \"t{i}\"\nformat = \"json\"\n"))
+        .collect();
+    let err = Config::parse("t.toml", &tools).unwrap_err();
+    assert!(err.message().contains("more than 1024 tools"), "{err}");
+    for source in [
+        "[mcp]\nhint = \"x\"\n",
+        "[mcp]\n\n[[mcp.tool]]\nname = \"a\"\n",
+        "[mcp]\nallowed_hosts = [\"\"]\n",
+        "[[mcp.tool]]\nname = \"\"\nformat = \"json\"\n",
+    ] {
+        let err = Config::parse("t.toml", source).unwrap_err();
+        assert!(err.line().is_some() && err.column().is_some(), "{err}");
+    }
+}
+
+#[test]
+fn the_gateway_keys_are_read_into_their_types() {
+    let config = Config::parse(
+        "t.toml",
+        "[gateway]\nupstream = \"http://[::1]:8000\"\nlisten = \"0.0.0.0:8080\"\nmetrics_listen = \"127.0.0.1:9464\"\ntrusted_proxies = [\"10.0.0.0/8\"]\n",
+    )
+    .unwrap();
+    assert_eq!(config.upstream_url(), Some("http://[::1]:8000"));
+    assert_eq!(config.listen(), Some(([0, 0, 0, 0], 8080).into()));
+    assert_eq!(config.metrics_listen(), Some(([127, 0, 0, 1], 9464).into()));
+    assert!(config.trusted_proxies().contains([10, 9, 8, 7].into()));
+    let err = Config::parse("gw.toml", "nope = 1").unwrap_err();
+    assert_eq!(
+        (err.file(), err.line(), err.column()),
+        ("gw.toml", Some(1), Some(1))
+    );
+    assert!(err.message().starts_with("unknown field `nope`"));
+    let err = Config::parse("t.toml", "[layer]\nmax_body_bytes = \"big\"\n").unwrap_err();
+    assert!(err.to_string().starts_with("t.toml:2: "), "{err}");
+    let err = Config::parse("t.toml", "[gateway]\nlisten = \"é:1\"\n").unwrap_err();
+    assert_eq!((err.line(), err.column()), (Some(2), Some(10)), "{err}");
 }

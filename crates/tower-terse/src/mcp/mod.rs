@@ -80,6 +80,7 @@ mod offload;
 mod read;
 mod service;
 mod session;
+mod settings;
 mod sse;
 mod verbatim;
 
@@ -89,6 +90,7 @@ pub use layer::McpLayer;
 pub use lines::{Lines, Piece};
 pub use service::{Mcp, ResponseFuture};
 pub use session::{MAX_PENDING, Session};
+pub use settings::{MAX_MCP_ENTRIES, McpSettings, McpToolSettings};
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
