@@ -110,7 +110,7 @@ fn each_kind_of_config_error_names_file_and_line_and_exits_2() {
         (
             "mcp-duplicate",
             "[mcp]\npath = \"/mcp\"\n[[mcp.tool]]\nname = \"a\"\nlist = \"x\"\nnoun = \"x\"\nline = \"{a}\"\n[[mcp.tool]]\nname = \"a\"\nlist = \"y\"\nnoun = \"y\"\nline = \"{b}\"\n",
-            "error: terse.toml:9: tool `a` is declared twice (first on line 4)",
+            "error: terse.toml:8: tool `a` is declared twice (tools 1 and 2)",
         ),
     ];
     for (name, config, expected) in cases {

@@ -185,7 +185,7 @@ fn mcp_mistakes_name_their_line() {
         error(&format!(
             "[mcp]\npath = \"/mcp\"\n{tool}line = \"{{title}}\"\n{tool}line = \"{{title}}\"\n"
         )),
-        "t.toml:3: tool `list_events` is declared twice (tools 1 and 2)"
+        "t.toml:8: tool `list_events` is declared twice (tools 1 and 2)"
     );
     assert!(
         error(&format!(

@@ -3,7 +3,11 @@
 //! value checked where it is read, so that a file's error names the value;
 //! [`McpLayer::mcp_settings`] applies them.
 
-use serde::{Deserialize, Deserializer, de::Error as _};
+use std::fmt;
+
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 
 use super::McpTool;
 use super::hint::McpHint;
@@ -252,36 +256,20 @@ fn name<'de, D: Deserializer<'de>, O: Read<String>>(de: D) -> Result<O, D::Error
 }
 
 /// The tools, each read (and checked) in turn: past [`MAX_MCP_ENTRIES`],
-/// or at a name already read, the list is refused before the rest is read.
+/// or at a name already read, the list is refused at that tool.
 fn tools<'de, D: Deserializer<'de>>(de: D) -> Result<Vec<McpToolSettings>, D::Error> {
     struct Tools;
 
-    impl<'de> serde::de::Visitor<'de> for Tools {
+    impl<'de> Visitor<'de> for Tools {
         type Value = Vec<McpToolSettings>;
 
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("a list of tools")
         }
 
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(
-            self,
-            mut seq: A,
-        ) -> Result<Self::Value, A::Error> {
-            let mut tools: Vec<McpToolSettings> = Vec::new();
-            while let Some(tool) = seq.next_element::<McpToolSettings>()? {
-                if tools.len() == MAX_MCP_ENTRIES {
-                    return Err(A::Error::custom(format!(
-                        "more than {MAX_MCP_ENTRIES} tools"
-                    )));
-                }
-                if let Some(first) = tools.iter().position(|t| t.name == tool.name) {
-                    return Err(A::Error::custom(format!(
-                        "tool `{}` is declared twice (tools {} and {})",
-                        tool.name,
-                        first + 1,
-                        tools.len() + 1
-                    )));
-                }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            let mut tools = Vec::new();
+            while let Some(tool) = seq.next_element_seed(Tool(&tools))? {
                 tools.push(tool);
             }
             Ok(tools)
@@ -289,4 +277,42 @@ fn tools<'de, D: Deserializer<'de>>(de: D) -> Result<Vec<McpToolSettings>, D::Er
     }
 
     de.deserialize_seq(Tools)
+}
+
+/// One tool, after `0`: its error is raised as the tool's table is read,
+/// so that a file's error names the table.
+struct Tool<'a>(&'a [McpToolSettings]);
+
+impl<'de> DeserializeSeed<'de> for Tool<'_> {
+    type Value = McpToolSettings;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<McpToolSettings, D::Error> {
+        de.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Tool<'_> {
+    type Value = McpToolSettings;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a tool")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<McpToolSettings, A::Error> {
+        let tool = McpToolSettings::deserialize(MapAccessDeserializer::new(map))?;
+        let (before, n) = (self.0, self.0.len() + 1);
+        if n > MAX_MCP_ENTRIES {
+            return Err(A::Error::custom(format!(
+                "more than {MAX_MCP_ENTRIES} tools"
+            )));
+        }
+        if let Some(first) = before.iter().position(|t| t.name == tool.name) {
+            return Err(A::Error::custom(format!(
+                "tool `{}` is declared twice (tools {} and {n})",
+                tool.name,
+                first + 1
+            )));
+        }
+        Ok(tool)
+    }
 }
