@@ -24,7 +24,7 @@ use super::template::Template;
 /// let layer = TerseLayer::new().compact_resource(&tasks.route, tasks.resource());
 /// # drop(layer);
 /// let bad = serde_json::from_str::<ResourceSettings>(r#"{"route": "/t", "noun": "t", "line": "{a|nope}"}"#);
-/// assert!(bad.unwrap_err().to_string().starts_with("line template, column 3: unknown filter"));
+/// assert!(bad.unwrap_err().to_string().starts_with("line template, column 4: unknown filter `nope`"));
 /// ```
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
