@@ -103,15 +103,20 @@ fn parse(text: &str) -> Result<McpLayer, Problem> {
 
 /// The `[mcp]` settings over the `[layer]` ones, with the budget and the
 /// one blocking limit of the process.
-fn layer_of(file: File) -> McpLayer {
-    let budget = file
-        .gateway
-        .max_buffered_bytes
-        .unwrap_or(DEFAULT_BUFFERED_BYTES);
+fn layer_of(mut file: File) -> McpLayer {
+    let budget = file.gateway.max_buffered_bytes;
+    let budget = MemoryBudget::new(budget.unwrap_or(DEFAULT_BUFFERED_BYTES));
+    // The limit's keys are taken out as it is built from them, so that
+    // the layer does not build one of its own from them first.
+    let slots = file.layer.max_concurrent_rewrites.take();
+    let mut limit = slots.map_or_else(BlockingLimit::per_core, BlockingLimit::new);
+    if let Some(wait) = file.layer.max_rewrite_wait.take() {
+        limit = limit.with_wait(wait);
+    }
     let layer = McpLayer::new()
         .settings(&file.layer)
-        .memory_budget(MemoryBudget::new(budget))
-        .blocking_limit(BlockingLimit::per_core().with_settings(&file.layer));
+        .memory_budget(budget)
+        .blocking_limit(limit);
     match &file.mcp {
         Some(mcp) => layer.mcp_settings(mcp),
         None => layer,
@@ -124,9 +129,14 @@ mod tests {
 
     #[test]
     fn the_layer_settings_and_the_budget_apply_without_an_mcp_section() {
-        let text = "[gateway]\nmax_buffered_bytes = 2097152\nlisten = \"ignored\"\n[layer]\nsmart_fallback = false\n[[resource]]\nroute = 1\n";
+        let text = "[gateway]\nmax_buffered_bytes = 2097152\nlisten = \"ignored\"\n[layer]\nsmart_fallback = false\nmax_concurrent_rewrites = 3\nmax_rewrite_wait = \"40ms\"\n[[resource]]\nroute = 1\n";
         let debug = format!("{:?}", parse(text).unwrap());
-        for part in ["smart_fallback: false", "limit: 2097152"] {
+        for part in [
+            "smart_fallback: false",
+            "limit: 2097152",
+            "slots: 3",
+            "wait: 40ms",
+        ] {
             assert!(debug.contains(part), "{part}: {debug}");
         }
         let debug = format!("{:?}", layer(None).unwrap());

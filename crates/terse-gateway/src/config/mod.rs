@@ -207,10 +207,18 @@ impl Config {
 
     /// The layers of a read file, each built once, sharing one budget and
     /// one blocking limit.
-    fn build(file: File) -> Config {
+    fn build(mut file: File) -> Config {
         let budget_bytes = file.gateway.max_buffered_bytes;
         let budget = MemoryBudget::new(budget_bytes.unwrap_or(DEFAULT_BUFFERED_BYTES));
-        let limit = BlockingLimit::per_core().with_settings(&file.layer);
+        // The one limit of every layer is built here from its keys, taken
+        // out so that no layer builds one of its own from them.
+        let slots = file.layer.max_concurrent_rewrites.take();
+        let limit = slots.map_or_else(BlockingLimit::per_core, BlockingLimit::new);
+        let limit = set(
+            limit,
+            file.layer.max_rewrite_wait.take(),
+            BlockingLimit::with_wait,
+        );
         let mut layer = TerseLayer::new()
             .settings(&file.layer)
             .memory_budget(budget.clone())

@@ -350,3 +350,18 @@ fn the_gateway_keys_are_read_into_their_types() {
     let err = Config::parse("t.toml", "[gateway]\nlisten = \"é:1\"\n").unwrap_err();
     assert_eq!((err.line(), err.column()), (Some(2), Some(10)), "{err}");
 }
+
+#[test]
+fn one_blocking_limit_from_the_layer_keys_is_shared_by_every_layer() {
+    let config = Config::parse(
+        "t.toml",
+        "[layer]\nmax_concurrent_rewrites = 3\nmax_rewrite_wait = \"40ms\"\n[mcp]\npath = \"/mcp\"\n",
+    )
+    .unwrap();
+    assert_eq!(config.blocking_limit().slots(), 3);
+    assert_eq!(config.blocking_limit().wait(), Duration::from_millis(40));
+    let (_, mcp) = config.mcp().unwrap();
+    for debug in [format!("{:?}", config.layer()), format!("{mcp:?}")] {
+        assert!(debug.contains("slots: 3, wait: 40ms"), "{debug}");
+    }
+}
