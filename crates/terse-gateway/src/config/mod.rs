@@ -35,7 +35,9 @@ use crate::upstream::{Upstream, UpstreamError};
 /// resources fits many times over.
 pub const MAX_CONFIG_BYTES: usize = 1 << 20;
 
-/// Most resources a config may declare, and most `[[mcp.tool]]` entries.
+/// Most `[[route]]` tables a config may declare, and most `[[resource]]`
+/// tables ([`MAX_MCP_ENTRIES`](tower_terse::mcp::MAX_MCP_ENTRIES) bounds
+/// `[[mcp.tool]]`).
 pub const MAX_RESOURCES: usize = 1024;
 
 /// The largest byte limit a config may set for one body (`[layer]`,
@@ -86,7 +88,7 @@ pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
 /// the server and the upstream (durations as `"250ms"`, `"5s"`, `"2m"`; see
 /// [`ServerOptions`], [`Upstream`], [`TrustedProxies`], [`McpAccess`],
 /// [`memory_budget`](Self::memory_budget)); `[layer]`, a
-/// [`Settings`](tower_terse::Settings); `[[route]]`, a
+/// [`Settings`]; `[[route]]`, a
 /// [`Route`](tower_terse::settings::Route); `[[resource]]`, a
 /// [`ResourceSettings`](tower_terse::compact::ResourceSettings); `[mcp]`
 /// with its `[[mcp.tool]]` tables, an [`McpSettings`] (`path` is required
