@@ -182,13 +182,13 @@ pub(crate) struct Miss {
 
 /// The rendering kept for `body` read for `plan` from a response with
 /// `headers`, or the [`Miss`] to keep it under once it is done (`None` with
-/// no memo).
+/// no memo). The memo is the one of the plan's route settings.
 pub(crate) fn recall(
-    config: &LayerConfig,
     plan: &Plan,
     headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Memoized, Option<Miss>> {
+    let config = &plan.config;
     // A plain body's count is kept too: it costs more than the lookup.
     let Some(table) = &config.memo.table else {
         return Err(None);

@@ -1,9 +1,12 @@
 //! What the layer will do with a response, decided from the request alone.
 
+use std::sync::Arc;
+
 use http::{Method, Request, StatusCode};
 use http_body::SizeHint;
 
 use super::LayerConfig;
+use super::route_resource::RouteResource;
 use crate::error_envelope::ErrorEnvelope;
 use crate::fields::{Fields, FieldsError};
 use crate::format::Format;
@@ -14,9 +17,17 @@ use crate::query::query_param;
 /// [`TerseLayer::count_plain_responses`](crate::TerseLayer::count_plain_responses).
 pub(crate) const MAX_COUNTED_PLAIN_BYTES: usize = 1 << 20;
 
-/// The request's wishes, carried to the response.
+/// The request's wishes, carried to the response, with what they were
+/// resolved against: the route's settings and its compact resource.
+/// Resolved once per request ([`plan`]); what comes later reads it and
+/// never looks either up again.
 #[derive(Debug, Clone)]
 pub(crate) struct Plan {
+    /// The settings of the route the request matched (the layer's when it
+    /// has none of its own).
+    pub(crate) config: Arc<LayerConfig>,
+    /// The compact resource registered for the route, if any.
+    pub(crate) resource: Option<Arc<RouteResource>>,
     pub(crate) format: Format,
     /// The client named a format (query, header or a TOON type in `Accept`).
     pub(crate) asked: bool,
@@ -96,7 +107,8 @@ impl Plan {
     /// most [`MAX_COUNTED_PLAIN_BYTES`] and `max_body_bytes`. Any other
     /// plain body may be a stream (NDJSON, a long poll) and is sent on as
     /// it comes, without a count.
-    pub(crate) fn reads_body(&self, config: &LayerConfig, hint: &SizeHint) -> bool {
+    pub(crate) fn reads_body(&self, hint: &SizeHint) -> bool {
+        let config = &self.config;
         let small = config.max_body_bytes.min(MAX_COUNTED_PLAIN_BYTES) as u64;
         self.rewrites()
             || (config.count_plain || self.asked) && hint.exact().is_some_and(|len| len <= small)
@@ -111,14 +123,39 @@ impl Plan {
     /// The route to report the response under: the router's pattern, or the
     /// registered resource pattern the path matches; never the raw path,
     /// which would give metrics a label per id.
-    pub(crate) fn route_label<'c>(&'c self, config: &'c LayerConfig) -> &'c str {
+    pub(crate) fn route_label(&self) -> &str {
         if let Some(matched) = self.route.matched() {
             return matched;
         }
-        config
-            .resources
-            .lookup_route(None, self.route.path())
-            .map_or("other", |(pattern, _)| pattern.as_str())
+        self.resource
+            .as_ref()
+            .map_or("other", |resource| resource.pattern.as_str())
+    }
+}
+
+/// What the layer does with the response to come.
+pub(crate) enum Handling {
+    /// Steps aside, under the route's settings: the handler owns the format.
+    StepAside(Arc<LayerConfig>),
+    /// Serves it as the plan (which carries the route's settings) says.
+    Serve(Plan),
+}
+
+impl Handling {
+    /// The settings of the request's route.
+    pub(crate) fn config(&self) -> &LayerConfig {
+        match self {
+            Handling::StepAside(config) => config,
+            Handling::Serve(plan) => &plan.config,
+        }
+    }
+
+    /// The settings of the request's route, shared.
+    pub(crate) fn shared_config(&self) -> Arc<LayerConfig> {
+        match self {
+            Handling::StepAside(config) => config.clone(),
+            Handling::Serve(plan) => plan.config.clone(),
+        }
     }
 }
 
@@ -130,7 +167,8 @@ pub(crate) enum Planned {
     Serve(Plan),
 }
 
-pub(crate) fn plan<B>(config: &LayerConfig, req: &Request<B>) -> Planned {
+/// The plan for `req` under `config`, the settings of its route.
+pub(crate) fn plan<B>(config: &Arc<LayerConfig>, req: &Request<B>) -> Planned {
     let query = req.uri().query();
     let (format, asked) = match negotiate(
         query,
@@ -155,13 +193,11 @@ pub(crate) fn plan<B>(config: &LayerConfig, req: &Request<B>) -> Planned {
     let route = Route::of(req);
     // Where compact lines apply they choose the fields themselves; elsewhere
     // compact is JSON, and the fields apply to it.
-    let has_lines = || {
-        config
-            .resources
-            .lookup_route(route.matched(), route.path())
-            .is_some()
-    };
-    if fields.is_some() && format == Format::Compact && has_lines() {
+    let resource = config
+        .resources
+        .lookup_route(route.matched(), route.path())
+        .map(|(_, resource)| resource.clone());
+    if fields.is_some() && format == Format::Compact && resource.is_some() {
         return Planned::Refuse(
             ErrorEnvelope::new(
                 StatusCode::BAD_REQUEST,
@@ -183,6 +219,8 @@ pub(crate) fn plan<B>(config: &LayerConfig, req: &Request<B>) -> Planned {
         .as_ref()
         .map_or(0, |table| table.partition(req.headers()));
     Planned::Serve(Plan {
+        config: config.clone(),
+        resource,
         format,
         asked,
         partition,
