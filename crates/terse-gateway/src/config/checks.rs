@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use tower_terse::Settings;
 
-use super::MAX_RESOURCES;
+use super::bounds::MAX_RESOURCES;
 use super::schema::File;
 
 /// A problem and where it is, when it is at one place.

@@ -14,7 +14,7 @@ use tower_terse::mcp::McpHint;
 use tower_terse::settings::Route;
 use tower_terse::{Format, Settings};
 
-use super::{MAX_BODY_BYTES, MAX_BUFFERED_BYTES, MAX_RESOURCES, MIN_BUFFERED_BYTES};
+use super::bounds::{MAX_BODY_BYTES, MAX_BUFFERED_BYTES, MAX_RESOURCES, MIN_BUFFERED_BYTES};
 use crate::forwarded::TrustedProxies;
 use crate::upstream::Upstream;
 use crate::urls::PublicOrigin;
