@@ -175,8 +175,8 @@ where
                         return Poll::Pending;
                     };
                     match reading.finish(end) {
-                        Read::Sent(response) => return Poll::Ready(Ok(response)),
-                        Read::Complete(mut read) => {
+                        ReadDone::Sent(response) => return Poll::Ready(Ok(response)),
+                        ReadDone::Complete(mut read) => {
                             // A rewrite done before for these bytes and this
                             // plan is not costed, scheduled or done again.
                             if let Some(kept) = read.recall() {
@@ -435,7 +435,7 @@ impl<B: Body> Reading<B> {
     }
 
     /// The response when reading ended early, or the body read whole.
-    fn finish(self, end: ReadEnd<B::Error>) -> Read<B> {
+    fn finish(self, end: ReadEnd<B::Error>) -> ReadDone<B> {
         let Reading {
             mut parts,
             hint,
@@ -447,7 +447,7 @@ impl<B: Body> Reading<B> {
         } = self;
         let read = buffer.into_bytes();
         match end {
-            ReadEnd::Complete => Read::Complete(Complete {
+            ReadEnd::Complete => ReadDone::Complete(Complete {
                 parts,
                 hint,
                 read,
@@ -473,7 +473,7 @@ impl<B: Body> Reading<B> {
                     held.resize(read.len());
                     held
                 });
-                Read::Sent(Response::from_parts(
+                ReadDone::Sent(Response::from_parts(
                     parts,
                     TerseBody::replay(read, None, body).holding(held),
                 ))
@@ -490,7 +490,7 @@ impl<B: Body> Reading<B> {
                 .into_http_response();
                 let (mut failed_parts, failed_body) = failed.into_parts();
                 add_vary(&mut failed_parts.headers, &plan.config.vary);
-                Read::Sent(Response::from_parts(
+                ReadDone::Sent(Response::from_parts(
                     failed_parts,
                     TerseBody::full(failed_body, None),
                 ))
@@ -500,7 +500,7 @@ impl<B: Body> Reading<B> {
 }
 
 /// What reading ended with.
-enum Read<B: Body> {
+enum ReadDone<B: Body> {
     /// The response goes out as it is, what was read first.
     Sent(Response<TerseBody<B>>),
     /// The whole body, ready to be rewritten.

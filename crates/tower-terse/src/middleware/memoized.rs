@@ -32,7 +32,7 @@ use http::{HeaderMap, HeaderValue};
 
 use super::LayerConfig;
 use super::memo::Memo;
-use super::plan::{Plan, Route};
+use super::plan::{Plan, RequestRoute};
 use crate::fields::Fields;
 use crate::format::Format;
 use crate::render::{Outcome, Rendered};
@@ -87,7 +87,7 @@ pub(crate) struct Key {
     #[cfg(feature = "changes")]
     since: bool,
     fields: Option<Fields>,
-    route: Route,
+    route: RequestRoute,
     content_type: Option<HeaderValue>,
 }
 
@@ -109,7 +109,7 @@ pub(crate) struct KeyView<'a> {
     #[cfg(feature = "changes")]
     since: bool,
     fields: Option<&'a Fields>,
-    route: &'a Route,
+    route: &'a RequestRoute,
     content_type: Option<&'a HeaderValue>,
 }
 

@@ -41,7 +41,7 @@ pub(crate) struct Plan {
     pub(crate) since: bool,
     /// Where the request went: to find its compact resource, and to label
     /// what the layer reports about the response.
-    pub(crate) route: Route,
+    pub(crate) route: RequestRoute,
     /// The request's credentials' partition of the rewrite memo
     /// ([`Memo::partition`](super::memo::Memo::partition)); 0 when there
     /// is no memo.
@@ -53,7 +53,7 @@ pub(crate) struct Plan {
 /// Both are kept by handle (a `Uri` shares its bytes, axum's `MatchedPath`
 /// is reference counted), so recording them copies no text.
 #[derive(Debug, Clone)]
-pub(crate) struct Route {
+pub(crate) struct RequestRoute {
     uri: http::Uri,
     #[cfg(feature = "axum")]
     matched: Option<axum::extract::MatchedPath>,
@@ -73,9 +73,9 @@ pub(crate) fn matched_path<B>(req: &Request<B>) -> Option<&str> {
     };
 }
 
-impl Route {
+impl RequestRoute {
     fn of<B>(req: &Request<B>) -> Self {
-        Route {
+        RequestRoute {
             uri: req.uri().clone(),
             #[cfg(feature = "axum")]
             matched: req
@@ -190,7 +190,7 @@ pub(crate) fn plan<B>(config: &Arc<LayerConfig>, req: &Request<B>) -> Planned {
             Err(err) => return Planned::Refuse(fields_refusal(config, &err)),
         },
     };
-    let route = Route::of(req);
+    let route = RequestRoute::of(req);
     // Where compact lines apply they choose the fields themselves; elsewhere
     // compact is JSON, and the fields apply to it.
     let resource = config

@@ -22,7 +22,7 @@ use tower_service::Service;
 
 use super::LayerConfig;
 use super::request_body::TerseRequestBody;
-use super::toon_shape::{Shape, shape};
+use super::toon_shape::{ToonShape, shape};
 use crate::blocking::OffWorkers;
 use crate::bounded::Bounded;
 use crate::budget::Reservation;
@@ -388,9 +388,9 @@ pub(crate) fn refusal_before_reading<B>(req: &Request<B>) -> Option<ErrorEnvelop
 /// multiply a thousandfold), quoted, and the quotes and separators of its
 /// values. This is the size it will likely write, as the response path
 /// counts the TOON it will write; the worst case of every byte escaped,
-/// which the memory budget holds ([`Shape::json_bytes`](super::toon_shape::Shape::json_bytes)),
+/// which the memory budget holds ([`ToonShape::json_bytes`](super::toon_shape::ToonShape::json_bytes)),
 /// would send every small body off the workers.
-fn decode_work(shape: &Shape, toon_bytes: usize, config: &LayerConfig) -> usize {
+fn decode_work(shape: &ToonShape, toon_bytes: usize, config: &LayerConfig) -> usize {
     let written = toon_bytes
         .saturating_add(shape.repeated_key_bytes.saturating_mul(2))
         .saturating_add(shape.values.saturating_mul(2))
@@ -416,7 +416,7 @@ fn decode_work(shape: &Shape, toon_bytes: usize, config: &LayerConfig) -> usize 
 /// against `held`.
 fn decode(
     toon: &[u8],
-    shape: &Shape,
+    shape: &ToonShape,
     config: &LayerConfig,
     held: Option<&mut Reservation>,
 ) -> Result<(Bytes, RequestTokens), ErrorEnvelope> {
