@@ -26,7 +26,8 @@ pub(crate) struct Plan {
     /// The settings of the route the request matched (the layer's when it
     /// has none of its own).
     pub(crate) config: Arc<LayerConfig>,
-    /// The compact resource registered for the route, if any.
+    /// The compact resource registered for the route, if any; looked up
+    /// only where something reads it (see [`plan`]).
     pub(crate) resource: Option<Arc<RouteResource>>,
     pub(crate) format: Format,
     /// The client named a format (query, header or a TOON type in `Accept`).
@@ -193,9 +194,14 @@ pub(crate) fn plan<B>(config: &Arc<LayerConfig>, req: &Request<B>) -> Planned {
     let route = RequestRoute::of(req);
     // Where compact lines apply they choose the fields themselves; elsewhere
     // compact is JSON, and the fields apply to it.
-    let resource = config
-        .resources
-        .lookup_route(route.matched(), route.path())
+    // The resource is looked up here, once, where anything reads it:
+    // compact lines and a projection render with it, and without a router
+    // pattern it labels the response's report. An axum request for plain
+    // JSON needs none, and pays for no scan of the table.
+    let needs_resource = format == Format::Compact || fields.is_some() || route.matched().is_none();
+    let resource = needs_resource
+        .then(|| config.resources.lookup_route(route.matched(), route.path()))
+        .flatten()
         .map(|(_, resource)| resource.clone());
     if fields.is_some() && format == Format::Compact && resource.is_some() {
         return Planned::Refuse(
