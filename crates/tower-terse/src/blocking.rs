@@ -513,7 +513,8 @@ mod tests {
     #[test]
     fn a_rewrite_whose_client_has_gone_stops_before_it_encodes_or_counts() {
         use crate::format::Format;
-        use crate::render::{Fallback, RenderPlan, render, test_settings};
+        use crate::render::settings::test_settings;
+        use crate::render::{Fallback, RenderPlan, render};
 
         let runtime = two_workers();
         let limit = BlockingLimit::new(1);

@@ -7,7 +7,8 @@ use rusqlite::Connection;
 use rusqlite::functions::FunctionFlags;
 use tower_terse::Timestamp;
 
-use crate::{contacts, diary, emails, events, files, notes, seed, store};
+pub use crate::db_error::DbError;
+use crate::{schema, store};
 
 /// A shared handle on the service's database.
 ///
@@ -22,32 +23,6 @@ pub struct Db {
 struct State {
     conn: Connection,
     last_stamp: Timestamp,
-}
-
-/// Why the database could not be opened or read.
-#[derive(Debug)]
-pub enum DbError {
-    /// SQLite refused.
-    Sql(rusqlite::Error),
-    /// A stored row does not match its record type.
-    Corrupt(String),
-}
-
-impl std::fmt::Display for DbError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Sql(e) => write!(f, "database error: {e}"),
-            Self::Corrupt(e) => write!(f, "stored record does not match its type: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for DbError {}
-
-impl From<rusqlite::Error> for DbError {
-    fn from(e: rusqlite::Error) -> Self {
-        Self::Sql(e)
-    }
 }
 
 impl Db {
@@ -81,16 +56,7 @@ impl Db {
                 Ok(text.and_then(|t| Timestamp::parse(&t).ok().map(Timestamp::unix_micros)))
             },
         )?;
-        store::create_table::<events::Event>(&conn)?;
-        store::create_table::<notes::Note>(&conn)?;
-        store::create_table::<emails::Email>(&conn)?;
-        store::create_table::<contacts::Contact>(&conn)?;
-        store::create_table::<files::File>(&conn)?;
-        store::create_table::<diary::DiaryEntry>(&conn)?;
-        let empty: i64 = conn.query_row("SELECT COUNT(*) FROM events", [], |r| r.get(0))?;
-        if empty == 0 {
-            seed::fill(&conn)?;
-        }
+        schema::prepare(&conn)?;
         Ok(Self {
             state: Arc::new(Mutex::new(State {
                 conn,

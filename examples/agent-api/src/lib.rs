@@ -18,6 +18,7 @@
 
 pub mod contacts;
 pub mod db;
+mod db_error;
 pub mod diary;
 pub mod emails;
 pub mod error;
@@ -27,9 +28,11 @@ pub mod handlers;
 pub mod notes;
 pub mod paging;
 pub mod routes;
+mod schema;
 pub mod search;
 pub mod seed;
 pub mod store;
 
-pub use db::{Db, DbError};
+pub use db::Db;
+pub use db_error::DbError;
 pub use routes::app;

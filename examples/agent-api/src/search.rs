@@ -8,7 +8,8 @@ use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use tower_terse::{Changes, CompactLine, Since, Timestamp};
 
-use crate::db::{Db, DbError};
+use crate::db::Db;
+use crate::db_error::DbError;
 use crate::error::{self, ApiError};
 use crate::paging::{ListBody, Page, query_pairs};
 use crate::store;

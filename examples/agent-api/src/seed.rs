@@ -15,7 +15,7 @@ mod text;
 use rusqlite::Connection;
 use tower_terse::Timestamp;
 
-use crate::db::DbError;
+use crate::db_error::DbError;
 use crate::store;
 
 /// The instant the seed data is written around: "now" for the seed.

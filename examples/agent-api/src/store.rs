@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use tower_terse::changes::ChangeKind;
 use tower_terse::{Changes, Timestamp};
 
-use crate::db::DbError;
+use crate::db_error::DbError;
 use crate::paging::Page;
 
 /// How a field is stored.

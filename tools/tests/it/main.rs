@@ -4,3 +4,4 @@
 
 mod cross_family;
 mod estimator_bounds;
+mod import_cycles;

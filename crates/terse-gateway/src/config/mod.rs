@@ -7,6 +7,7 @@
 //! the problem, such as
 //! ``terse.toml:4: line template, column 8: unknown filter `nosuchfilter`; known filters: ...``.
 
+mod bounds;
 mod schema;
 #[cfg(test)]
 mod tests;
@@ -22,6 +23,10 @@ use tower_terse::defaults;
 use tower_terse::mcp::{McpLayer, McpSettings};
 use tower_terse::settings::{BlockingLimit, MemoryBudget, Settings};
 
+pub use bounds::{
+    DEFAULT_BUFFERED_BYTES, MAX_BODY_BYTES, MAX_BUFFERED_BYTES, MAX_CONFIG_BYTES, MAX_RESOURCES,
+    MIN_BUFFERED_BYTES,
+};
 use schema::{File, GatewaySection};
 
 use crate::Gateway;
@@ -30,32 +35,6 @@ use crate::forwarded::TrustedProxies;
 use crate::mcp_access::McpAccess;
 use crate::server::ServerOptions;
 use crate::upstream::{Upstream, UpstreamError};
-
-/// The largest config file read: a config of every key with hundreds of
-/// resources fits many times over.
-pub const MAX_CONFIG_BYTES: usize = 1 << 20;
-
-/// Most `[[route]]` tables a config may declare, and most `[[resource]]`
-/// tables ([`MAX_MCP_ENTRIES`](tower_terse::mcp::MAX_MCP_ENTRIES) bounds
-/// `[[mcp.tool]]`).
-pub const MAX_RESOURCES: usize = 1024;
-
-/// The largest byte limit a config may set for one body (`[layer]`,
-/// `[[route]]` and `[mcp]` alike).
-pub const MAX_BODY_BYTES: usize = tower_terse::settings::MAX_BODY_BYTES;
-
-/// The default of `[gateway] max_buffered_bytes`, the memory budget of all
-/// rewrites in flight: 256 MiB.
-pub const DEFAULT_BUFFERED_BYTES: usize = 256 << 20;
-
-/// The range of `[gateway] max_buffered_bytes`: 1 MiB to 64 GiB (on 64-bit).
-pub const MIN_BUFFERED_BYTES: usize = 1 << 20;
-/// See [`MIN_BUFFERED_BYTES`].
-pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
-    1 << (usize::BITS - 28)
-} else {
-    usize::MAX
-};
 
 /// A parsed and checked gateway configuration.
 ///

@@ -13,7 +13,7 @@ use tower_terse::compact::ResourceSettings;
 use tower_terse::mcp::McpSettings;
 use tower_terse::settings::Route;
 
-use super::{MAX_BUFFERED_BYTES, MAX_RESOURCES, MIN_BUFFERED_BYTES};
+use super::bounds::{MAX_BUFFERED_BYTES, MAX_RESOURCES, MIN_BUFFERED_BYTES};
 use crate::forwarded::TrustedProxies;
 use crate::upstream::Upstream;
 use crate::urls::PublicOrigin;

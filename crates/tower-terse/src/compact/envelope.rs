@@ -6,7 +6,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use terse_toon::document::{Document, Kind, Node};
 
-use super::lines::{Lines, find_json_special, write_json_string};
+use super::lines::{LineArray, find_json_special, write_json_string};
 use super::resource::kind_of;
 use super::{CompactResource, RecordError, RenderContext};
 
@@ -138,7 +138,7 @@ pub fn compact_envelope<K: AsRef<str>>(
 /// the records render; [`into_json`](Self::into_json) writes the rest.
 #[derive(Debug)]
 pub(crate) struct Envelope<'t> {
-    lines: Lines,
+    lines: LineArray,
     ids: Vec<Node<'t>>,
     meta: Meta<'t>,
 }
@@ -222,12 +222,12 @@ impl<'t> Envelope<'t> {
         meta: Meta<'t>,
     ) -> Result<Self, NotCompact> {
         let count = records.len();
-        let mut json = Lines::buffer(summary.len() + 64, count);
+        let mut json = LineArray::buffer(summary.len() + 64, count);
         json.push_str("{\"format\":\"compact\",\"summary\":");
         write_json_string(&mut json, summary);
         json.push_str(",\"lines\":");
         let limit = cx.max_output_bytes();
-        let mut lines = Lines::open(json, limit);
+        let mut lines = LineArray::open(json, limit);
         // Grown as records render: a body of many records that fails at the
         // first does not pay for them all up front.
         let mut ids = Vec::with_capacity(count.min(1024));

@@ -9,7 +9,7 @@ use crate::scan;
 /// envelope), and is copied into the JSON at once, while it is still in the
 /// cache, escaped only when it has to be.
 #[derive(Debug)]
-pub(crate) struct Lines {
+pub(crate) struct LineArray {
     /// The envelope so far, ending with the lines written up to now.
     json: String,
     /// The line being written.
@@ -23,7 +23,7 @@ pub(crate) struct Lines {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct OverLimit;
 
-impl Lines {
+impl LineArray {
     /// An empty envelope text with room for `head` bytes before the lines
     /// and `count` lines of a typical length after them (the first line
     /// adjusts it; see [`finish`](Self::finish)), so writing the head does
@@ -36,7 +36,7 @@ impl Lines {
     /// `limit` bytes.
     pub(crate) fn open(mut json: String, limit: usize) -> Self {
         json.push('[');
-        Lines {
+        LineArray {
             json,
             line: String::with_capacity(256),
             count: 0,
@@ -178,9 +178,9 @@ mod tests {
 
     #[test]
     fn lines_keep_their_order_and_bounds() {
-        let mut json = Lines::buffer(9, 2);
+        let mut json = LineArray::buffer(9, 2);
         json.push_str("{\"lines\":");
-        let mut lines = Lines::open(json, usize::MAX);
+        let mut lines = LineArray::open(json, usize::MAX);
         lines.start().push_str("+ a");
         lines.finish(false, 2, 0).unwrap();
         assert!(lines.json.capacity() >= 3 * 6);
@@ -195,7 +195,7 @@ mod tests {
     #[test]
     fn the_text_never_grows_past_its_bound() {
         // `["a","b"` is 8 bytes: a bound of 8 takes two lines, not a third.
-        let mut lines = Lines::open(String::new(), 8);
+        let mut lines = LineArray::open(String::new(), 8);
         lines.start().push('a');
         lines.finish(false, 1_000_000, 0).unwrap();
         assert!(
@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn one_long_first_line_does_not_reserve_for_every_record() {
-        let mut lines = Lines::open(String::new(), 1 << 20);
+        let mut lines = LineArray::open(String::new(), 1 << 20);
         lines.start().push_str(&"x".repeat(100_000));
         lines.finish(false, usize::MAX / 2, usize::MAX / 2).unwrap();
         assert!(lines.json.capacity() <= 1 << 21);
@@ -223,7 +223,7 @@ mod tests {
             let mut out = String::new();
             write_json_string(&mut out, &text);
             prop_assert_eq!(&out, &serde_json::to_string(&text).unwrap());
-            let mut lines = Lines::open(Lines::buffer(0, 1), usize::MAX);
+            let mut lines = LineArray::open(LineArray::buffer(0, 1), usize::MAX);
             lines.start().push_str(&text);
             lines.finish(false, 0, 0).unwrap();
             prop_assert_eq!(lines.close(), format!("[{out}]"));

@@ -1,5 +1,5 @@
 //! Lines copied into the envelope without escaping (what a template tells
-//! [`Lines::finish`](super::lines::Lines::finish) needs none) are exactly
+//! [`LineArray::finish`](super::lines::LineArray::finish) needs none) are exactly
 //! the JSON `serde_json` writes for them, whatever the values hold: quotes,
 //! backslashes and controls at the edges of eight-byte words, DEL, C1
 //! controls, U+2028, other Unicode, long values, nested and missing fields,

@@ -64,19 +64,13 @@ impl McpLayer {
     /// ```
     pub fn settings(mut self, settings: &crate::Settings) -> Self {
         let config = self.config();
-        if let Some(enabled) = settings.smart_fallback {
-            config.smart_fallback = enabled;
-        }
-        if let Some(enabled) = settings.exact_token_count {
-            config.exact_tokens = enabled;
-        }
+        config.render.apply(settings);
         if let Some(name) = &settings.format_param {
             config.format_param = name.clone();
         }
         if let Some(name) = &settings.prefer_header {
             config.prefer_header = name.clone();
         }
-        config.toon_options = settings.toon.over(config.toon_options.clone());
         config.limit = config.limit.clone().with_settings(settings);
         self
     }
@@ -148,7 +142,9 @@ impl McpLayer {
     /// let layer = tower_terse::mcp::McpLayer::new().max_message_bytes(1 << 20);
     /// ```
     pub fn max_message_bytes(mut self, limit: usize) -> Self {
-        self.config().max_message_bytes = limit;
+        let config = self.config();
+        config.max_message_bytes = limit;
+        config.settle();
         self
     }
 
@@ -179,7 +175,9 @@ impl McpLayer {
     /// let layer = tower_terse::mcp::McpLayer::new().max_output_bytes(1 << 20);
     /// ```
     pub fn max_output_bytes(mut self, limit: usize) -> Self {
-        self.config().max_output_bytes = Some(limit);
+        let config = self.config();
+        config.max_output_bytes = Some(limit);
+        config.settle();
         self
     }
 
@@ -193,7 +191,7 @@ impl McpLayer {
     ///     .toon_options(EncodeOptions::new().with_delimiter(Delimiter::Tab));
     /// ```
     pub fn toon_options(mut self, options: EncodeOptions) -> Self {
-        self.config().toon_options = options;
+        self.config().render.toon_options = options;
         self
     }
 
@@ -205,7 +203,7 @@ impl McpLayer {
     /// let layer = tower_terse::mcp::McpLayer::new().smart_fallback(false);
     /// ```
     pub fn smart_fallback(mut self, enabled: bool) -> Self {
-        self.config().smart_fallback = enabled;
+        self.config().render.smart_fallback = enabled;
         self
     }
 
@@ -218,7 +216,7 @@ impl McpLayer {
     /// let layer = tower_terse::mcp::McpLayer::new().exact_token_count(true);
     /// ```
     pub fn exact_token_count(mut self, enabled: bool) -> Self {
-        self.config().exact_tokens = enabled;
+        self.config().render.exact_tokens = enabled;
         self
     }
 
@@ -337,7 +335,7 @@ impl McpLayer {
     /// let layer = tower_terse::mcp::McpLayer::new().meta_counts(true);
     /// ```
     pub fn meta_counts(mut self, on: bool) -> Self {
-        self.config().meta_counts = on;
+        self.config().render.count_json = on;
         self
     }
 }

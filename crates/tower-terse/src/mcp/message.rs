@@ -10,9 +10,8 @@ use serde_json::value::RawValue;
 use super::{McpConfig, McpTool};
 use crate::budget::Reservation;
 use crate::format::Format;
-use crate::render::{
-    self, Cost, LineStyle, Outcome, RecordLines, RenderPlan, RenderSettings, Rendered, Rendering,
-};
+use crate::render::settings::RenderSettings;
+use crate::render::{self, Cost, LineStyle, Outcome, RecordLines, RenderPlan, Rendered, Rendering};
 use crate::report;
 
 /// The messages of a body: its elements when it is a batch.
@@ -147,18 +146,17 @@ impl Rewrite<'_> {
     /// the HTTP layer takes of a response body ([`render::cost`]), with
     /// the settings a block renders with.
     fn cost(&self, json: &str) -> Cost {
-        let settings = self.config.render_settings();
+        let settings = &self.config.render;
         // Exact counts when every count is exact (asked for, or `_meta`
         // counts). A near tie of the smart fallback is costed once it is
         // met ([`Self::prepare`]): most blocks never count exactly.
-        let exact = cfg!(feature = "exact-tokens") && settings.exact_tokens;
         render::cost(
             json.as_bytes(),
             self.format,
             false,
-            settings.toon_options,
+            &settings.toon_options,
             settings.max_output_bytes,
-            exact,
+            settings.exact(),
         )
     }
 
@@ -249,7 +247,7 @@ impl Rewrite<'_> {
         json: &[u8],
         cost: Option<(Format, Cost)>,
         plan: &RenderPlan<'_>,
-        settings: &RenderSettings<'_>,
+        settings: &RenderSettings,
     ) -> Option<Option<Reservation>> {
         let working = match cost {
             Some((format, cost)) if format == self.format => cost.memory,
@@ -257,7 +255,7 @@ impl Rewrite<'_> {
                 json,
                 plan.format,
                 false,
-                settings.toon_options,
+                &settings.toon_options,
                 settings.max_output_bytes,
             ),
         };
@@ -272,7 +270,7 @@ impl Rewrite<'_> {
     fn with_core<T>(
         &self,
         tool: Option<(&String, &McpTool)>,
-        f: impl FnOnce(&RenderPlan<'_>, &RenderSettings<'_>, &str) -> T,
+        f: impl FnOnce(&RenderPlan<'_>, &RenderSettings, &str) -> T,
     ) -> T {
         let label = tool.map_or(Cow::Borrowed("mcp:other"), |(name, _)| {
             Cow::Owned(format!("mcp:{name}"))
@@ -290,8 +288,7 @@ impl Rewrite<'_> {
             otherwise: Format::Toon,
             ..RenderPlan::new(self.format, self.asked)
         };
-        let settings = self.config.render_settings();
-        f(&plan, &settings, &label)
+        f(&plan, &self.config.render, &label)
     }
 }
 

@@ -100,7 +100,8 @@ use http::HeaderName;
 
 use crate::compact::{CompactLine, CompactResource, Template, TemplateError};
 use crate::format::Format;
-use crate::toon::EncodeOptions;
+use crate::render::log_gate::LogGate;
+use crate::render::settings::RenderSettings;
 
 /// Rewrites whose work reaches this many bytes (an answer, the events an
 /// event stream's chunk completes, a stdio line) run on tokio's blocking
@@ -213,18 +214,20 @@ pub(crate) struct McpConfig {
     pub(crate) prefer_header: HeaderName,
     pub(crate) max_request_bytes: usize,
     pub(crate) max_message_bytes: usize,
+    /// The largest text a block renders to; `None` follows
+    /// `max_message_bytes` (the render settings hold it resolved).
     pub(crate) max_output_bytes: Option<usize>,
-    pub(crate) toon_options: EncodeOptions,
-    pub(crate) smart_fallback: bool,
-    pub(crate) exact_tokens: bool,
+    /// How a block renders: the same type, and the same rules, as the HTTP
+    /// layer's, so a block renders as a response body would. Its
+    /// `count_json` is [`meta_counts`](McpLayer::meta_counts): `_meta`
+    /// counts are exact with the `exact-tokens` feature, the counts that
+    /// then decide the format. Tool results take no `?fields=` projection.
+    pub(crate) render: RenderSettings,
     pub(crate) tools: HashMap<String, McpTool>,
-    /// Holds back repeated warnings about results that do not fit a tool.
-    pub(crate) log_gate: crate::render::log_gate::LogGate,
     /// Per-tool formats: `Json` leaves a tool alone.
     pub(crate) tool_formats: HashMap<String, Format>,
     pub(crate) format_argument: bool,
     pub(crate) hint: McpHint,
-    pub(crate) meta_counts: bool,
     /// The tools a `tools/list` answer showed with a `format` property of
     /// their own: only their calls keep the argument. Shared by every
     /// session of the layer (one server), so HTTP requests see what an
@@ -239,26 +242,10 @@ pub(crate) struct McpConfig {
 }
 
 impl McpConfig {
-    pub(crate) fn max_output_bytes(&self) -> usize {
-        self.max_output_bytes.unwrap_or(self.max_message_bytes)
-    }
-
-    /// The settings the rendering core reads, borrowed: the same rules as
-    /// the HTTP layer's, so a block renders as a response body would.
-    pub(crate) fn render_settings(&self) -> crate::render::RenderSettings<'_> {
-        crate::render::RenderSettings {
-            toon_options: &self.toon_options,
-            smart_fallback: self.smart_fallback,
-            // `_meta` counts are exact with the `exact-tokens` feature: the
-            // same counts then decide the format.
-            exact_tokens: self.exact_tokens || self.meta_counts,
-            max_output_bytes: self.max_output_bytes(),
-            // Tool results take no `?fields=` projection.
-            list_keys: &[],
-            id_key: crate::defaults::ID_KEY,
-            log_gate: Some(&self.log_gate),
-            count_json: self.meta_counts,
-        }
+    /// Settles what follows other settings: the output bound follows
+    /// `max_message_bytes` unless set.
+    pub(crate) fn settle(&mut self) {
+        self.render.max_output_bytes = self.max_output_bytes.unwrap_or(self.max_message_bytes);
     }
 }
 
@@ -271,15 +258,15 @@ impl Default for McpConfig {
             max_request_bytes: crate::defaults::MCP_MAX_REQUEST_BYTES,
             max_message_bytes: crate::defaults::MCP_MAX_MESSAGE_BYTES,
             max_output_bytes: None,
-            toon_options: EncodeOptions::default(),
-            smart_fallback: true,
-            exact_tokens: false,
+            render: RenderSettings {
+                max_output_bytes: crate::defaults::MCP_MAX_MESSAGE_BYTES,
+                log_gate: Some(LogGate::default()),
+                ..RenderSettings::default()
+            },
             tools: HashMap::new(),
-            log_gate: crate::render::log_gate::LogGate::default(),
             tool_formats: HashMap::new(),
             format_argument: false,
             hint: McpHint::Off,
-            meta_counts: false,
             own: Arc::default(),
             verbatim: crate::defaults::MCP_VERBATIM_TOOLS
                 .iter()

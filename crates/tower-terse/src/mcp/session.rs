@@ -512,7 +512,7 @@ impl Session {
             tool,
         };
         let (new, counts) = rewrite.message(message, blocks)?;
-        match (self.config.meta_counts, counts) {
+        match (self.config.render.count_json, counts) {
             (true, Some(counts)) => Some(meta::add(&new, format, counts).unwrap_or(new)),
             _ => Some(new),
         }

@@ -410,7 +410,7 @@ fn a_block_whose_rendering_the_budget_cannot_hold_is_kept_as_it_is() {
         Format::Toon,
         false,
         &crate::toon::EncodeOptions::default(),
-        crate::mcp::McpConfig::default().max_output_bytes(),
+        crate::mcp::McpConfig::default().render.max_output_bytes,
     );
     // Room for less than the rendering: refused, the block kept.
     let budget = crate::budget::MemoryBudget::new(working - 1);

@@ -385,7 +385,7 @@ async fn an_answer_past_the_memory_budget_streams_through_unchanged() {
         Format::Toon,
         false,
         &crate::toon::EncodeOptions::default(),
-        crate::mcp::McpConfig::default().max_output_bytes(),
+        crate::mcp::McpConfig::default().render.max_output_bytes,
     );
     let budget = crate::budget::MemoryBudget::new(answer.len() * 2 + rendering);
     let layer = McpLayer::new().memory_budget(budget.clone());

@@ -5,16 +5,16 @@ use bytes::Bytes;
 use http::header::CONTENT_TYPE;
 use http::{HeaderMap, Response, response::Parts};
 use http_body::{Body, SizeHint};
-use std::sync::Arc;
 
+use super::TerseBody;
 use super::headers::{mark_format, mark_rewritten, set_length_and_count};
 use super::memoized::{Memoized, Miss, recall};
 use super::plan::Plan;
 use super::rewrite::{rewrite, rewrite_within, settle};
-use super::{LayerConfig, TerseBody};
 use crate::budget::Reservation;
 use crate::fields::Fields;
 use crate::format::Format;
+use crate::render::settings::RenderSettings;
 use crate::render::{self, Cost, Fallback, Rendered, Rendering, ResponseFormat, Tie};
 use crate::report;
 
@@ -26,8 +26,8 @@ pub(super) struct Complete {
     /// The bytes held against the memory budget, when there is one.
     pub(super) held: Option<Reservation>,
     pub(super) trailers: Option<HeaderMap>,
+    /// The request's plan, with its route's settings.
     pub(super) plan: Plan,
-    pub(super) config: Arc<LayerConfig>,
     /// Where the rewrite memo keeps this rewrite once it is done, when the
     /// lookup missed.
     pub(super) miss: Option<Miss>,
@@ -38,7 +38,7 @@ impl Complete {
     /// the cost of a lookup, to [`deliver`](Self::deliver); otherwise
     /// `None`, and the rewrite to come is kept once done ([`send`](Self::send)).
     pub(super) fn recall(&mut self) -> Option<Memoized> {
-        match recall(&self.config, &self.plan, &self.parts.headers, &self.read) {
+        match recall(&self.plan, &self.parts.headers, &self.read) {
             Ok(kept) => Some(kept),
             Err(miss) => {
                 self.miss = miss;
@@ -51,7 +51,7 @@ impl Complete {
     /// near tie whose exact counts would take more than `count_here` work:
     /// that tie is for [`job`](Self::job) to settle off the async workers.
     pub(super) fn render_here_within(&self, count_here: usize) -> Rendering {
-        rewrite_within(&self.config, &self.plan, &self.read, count_here)
+        rewrite_within(&self.plan, &self.read, count_here)
     }
 
     /// Does on this thread what [`job`](Self::job) would do elsewhere.
@@ -64,10 +64,10 @@ impl Complete {
     /// it is rendered), ready to run on any thread: it holds handles to
     /// the body and settings, not copies.
     pub(super) fn job(&self, tie: Option<Tie>) -> impl FnOnce() -> Rendered + Send + 'static {
-        let (config, plan, read) = (self.config.clone(), self.plan.clone(), self.read.clone());
+        let (plan, read) = (self.plan.clone(), self.read.clone());
         move || match tie {
-            Some(tie) => settle(&config, &plan, &read, tie),
-            None => rewrite(&config, &plan, &read),
+            Some(tie) => settle(&plan, &read, tie),
+            None => rewrite(&plan, &read),
         }
     }
 
@@ -90,21 +90,17 @@ impl Complete {
 
     /// What rendering the body will cost ([`render::cost`]).
     pub(super) fn cost(&self) -> Cost {
-        let config = &self.config;
+        let settings = &self.plan.config.render;
         // Exact counts when asked for. A near tie of the smart fallback is
         // costed once it is met, with both its texts' lengths known
         // (`render_here_within`): most rewrites never count exactly.
-        #[cfg(feature = "exact-tokens")]
-        let exact = config.exact_tokens;
-        #[cfg(not(feature = "exact-tokens"))]
-        let exact = false;
         render::cost(
             &self.read,
             self.plan.format,
             self.plan.fields.is_some(),
-            &config.toon_options,
-            config.max_output_bytes(),
-            exact,
+            &settings.toon_options,
+            settings.max_output_bytes,
+            settings.exact(),
         )
     }
 
@@ -127,10 +123,12 @@ impl Complete {
     /// [`Outcome`]: crate::Outcome
     #[cfg_attr(not(feature = "tokio"), allow(dead_code))]
     pub(super) fn busy<B: Body>(self) -> Response<TerseBody<B>> {
-        let settings = render::RenderSettings {
+        // Its tokens estimated: an exact count is the work there was no
+        // room for. The one clone of the settings is on this rare path.
+        let settings = RenderSettings {
             exact_tokens: false,
             smart_fallback: false,
-            ..self.config.render_settings()
+            ..self.plan.config.render.clone()
         };
         // Not asked: counted as sent, not parsed.
         let plan = render::RenderPlan::new(Format::Json, false);
@@ -158,7 +156,7 @@ impl Complete {
         mark_format(
             &mut self.parts,
             ResponseFormat::new(Format::Json, fallback),
-            &self.config.vary,
+            &self.plan.config.vary,
         );
         self.unchanged()
     }
@@ -172,7 +170,11 @@ impl Complete {
             return self.deliver(rendered);
         };
         // Handles, not copies.
-        let (config, read, kept) = (self.config.clone(), self.read.clone(), rendered.clone());
+        let (config, read, kept) = (
+            self.plan.config.clone(),
+            self.read.clone(),
+            rendered.clone(),
+        );
         let response = self.deliver(rendered);
         // Kept once this response holds only what it sends: the memo takes
         // from the budget only what is spare then.
@@ -190,7 +192,7 @@ impl Complete {
         mark_format(
             &mut self.parts,
             outcome.response_format(),
-            &self.config.vary,
+            &self.plan.config.vary,
         );
         let (Some(served), Some(tokens)) = (outcome.served, outcome.tokens) else {
             // Not JSON after all: exactly as the handler made it.
@@ -202,7 +204,6 @@ impl Complete {
             mut held,
             trailers,
             plan,
-            config,
             ..
         } = self;
         let send = match body {
@@ -222,7 +223,7 @@ impl Complete {
         };
         // A `HEAD` answer serves nothing.
         if !plan.head && report::wanted() {
-            if let Some(report) = outcome.report(plan.route_label(&config)) {
+            if let Some(report) = outcome.report(plan.route_label()) {
                 report.emit();
             }
         }

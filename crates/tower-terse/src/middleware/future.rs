@@ -3,7 +3,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, ready};
 
@@ -16,7 +16,7 @@ use super::complete::Complete;
 use super::headers::{Rewritable, add_vary, mark_format, rewritable};
 use super::not_modified::relabel_not_modified;
 use super::offload::Offload;
-use super::plan::Plan;
+use super::plan::{Handling, Plan};
 use super::toon_request::{Called, Decoding, RequestTokens};
 use super::{LayerConfig, TerseBody};
 use crate::blocking::OffWorkers;
@@ -52,14 +52,13 @@ pin_project! {
             // The service's type is erased here, so that the future's
             // type does not name it.
             pending: Box<dyn Decoding<F>>,
-            then: Option<(Option<Plan>, Arc<LayerConfig>)>,
+            then: Option<Handling>,
         },
-        // Waiting for the handler; the plan is `None` when the layer steps
-        // aside. Taken when the response arrives.
+        // Waiting for the handler. Taken when the response arrives.
         Call {
             #[pin]
             future: F,
-            plan: Option<(Option<Plan>, Arc<LayerConfig>)>,
+            handling: Option<Handling>,
             // The tokens of a decoded request body, for the response.
             request: Option<RequestTokens>,
         },
@@ -77,28 +76,23 @@ pin_project! {
 }
 
 impl<F, B: Body> ResponseFuture<F, B> {
-    /// The service's answer to come, served as `plan` says (`None`: the
-    /// layer steps aside).
-    pub(crate) fn call(future: F, plan: Option<Plan>, config: Arc<LayerConfig>) -> Self {
+    /// The service's answer to come, handled as `handling` says.
+    pub(crate) fn call(future: F, handling: Handling) -> Self {
         ResponseFuture {
             state: State::Call {
                 future,
-                plan: Some((plan, config)),
+                handling: Some(handling),
                 request: None,
             },
         }
     }
 
-    /// A request to decode first, then served as `plan` says.
-    pub(crate) fn decode(
-        pending: Box<dyn Decoding<F>>,
-        plan: Option<Plan>,
-        config: Arc<LayerConfig>,
-    ) -> Self {
+    /// A request to decode first, then handled as `handling` says.
+    pub(crate) fn decode(pending: Box<dyn Decoding<F>>, handling: Handling) -> Self {
         ResponseFuture {
             state: State::Decode {
                 pending,
-                then: Some((plan, config)),
+                then: Some(handling),
             },
         }
     }
@@ -132,25 +126,25 @@ where
             let next = match state.as_mut().project() {
                 StateProj::Decode { pending, then } => {
                     let called = ready!(pending.poll_call(cx));
-                    let Some((plan, config)) = then.take() else {
+                    let Some(handling) = then.take() else {
                         return Poll::Pending;
                     };
                     match called {
                         Called::Service(future, tokens) => State::Call {
                             future,
-                            plan: Some((plan, config)),
+                            handling: Some(handling),
                             request: Some(tokens),
                         },
-                        Called::Refused(refusal) => refused(refusal, &config),
+                        Called::Refused(refusal) => refused(refusal, handling.config()),
                     }
                 }
                 StateProj::Call {
                     future,
-                    plan,
+                    handling,
                     request,
                 } => {
                     let mut response = ready!(future.poll(cx))?;
-                    let Some((plan, config)) = plan.take() else {
+                    let Some(handling) = handling.take() else {
                         return Poll::Pending;
                     };
                     if let Some(tokens) = request.take() {
@@ -159,10 +153,13 @@ where
                     if response.extensions().get::<Passthrough>().is_some() {
                         return Poll::Ready(Ok(response.map(TerseBody::stream)));
                     }
-                    let Some(plan) = plan else {
-                        return Poll::Ready(Ok(step_aside(response, &config)));
+                    let plan = match handling {
+                        Handling::StepAside(config) => {
+                            return Poll::Ready(Ok(step_aside(response, &config)));
+                        }
+                        Handling::Serve(plan) => plan,
                     };
-                    match start(response, plan, config) {
+                    match start(response, plan) {
                         Started::Sent(response) => return Poll::Ready(Ok(response)),
                         Started::Read(reading) => State::Read {
                             reading: Some(reading),
@@ -178,8 +175,8 @@ where
                         return Poll::Pending;
                     };
                     match reading.finish(end) {
-                        Read::Sent(response) => return Poll::Ready(Ok(response)),
-                        Read::Complete(mut read) => {
+                        ReadDone::Sent(response) => return Poll::Ready(Ok(response)),
+                        ReadDone::Complete(mut read) => {
                             // A rewrite done before for these bytes and this
                             // plan is not costed, scheduled or done again.
                             if let Some(kept) = read.recall() {
@@ -189,7 +186,7 @@ where
                             if !read.affords(cost.memory) {
                                 return Poll::Ready(Ok(read.refused()));
                             }
-                            let threshold = read.config.offload_threshold;
+                            let threshold = read.plan.config.offload_threshold;
                             let (read, tie) = if cost.work < threshold {
                                 // Here, with what is left below the threshold
                                 // for a near tie's exact counts, if one comes.
@@ -250,17 +247,18 @@ fn step_aside<B: Body>(response: Response<B>, config: &LayerConfig) -> Response<
 
 /// Marks a response sent as the handler made it: JSON, and why, when the
 /// request asked for something else.
-fn as_it_came(parts: &mut Parts, plan: &Plan, reason: Fallback, config: &LayerConfig) {
+fn as_it_came(parts: &mut Parts, plan: &Plan, reason: Fallback) {
     let fallback = plan.rewrites().then_some(reason);
     mark_format(
         parts,
         ResponseFormat::new(Format::Json, fallback),
-        &config.vary,
+        &plan.config.vary,
     );
 }
 
 /// Decides from the headers: the response as it goes out, or the body to read.
-fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<LayerConfig>) -> Started<B> {
+fn start<B: Body>(response: Response<B>, plan: Plan) -> Started<B> {
+    let config = plan.config.clone();
     let (mut parts, body) = response.into_parts();
     if parts.status == StatusCode::NOT_MODIFIED {
         // What was not modified is the representation the request chose,
@@ -279,12 +277,12 @@ fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<LayerConfig>) -
             if reason == Fallback::Compressed {
                 warn_compressed_once();
             }
-            as_it_came(&mut parts, &plan, reason, &config);
+            as_it_came(&mut parts, &plan, reason);
             return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
         }
     }
     let hint = body.size_hint();
-    if !plan.reads_body(&config, &hint) {
+    if !plan.reads_body(&hint) {
         // Sent as the handler made it, uncounted (it may be a stream): JSON
         // was asked for, so JSON it is.
         mark_format(
@@ -302,7 +300,7 @@ fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<LayerConfig>) -
             Some(held) => Some(held),
             // No room for this rewrite: it is not started.
             None => {
-                as_it_came(&mut parts, &plan, Fallback::Budget, &config);
+                as_it_came(&mut parts, &plan, Fallback::Budget);
                 return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
             }
         },
@@ -316,7 +314,6 @@ fn start<B: Body>(response: Response<B>, plan: Plan, config: Arc<LayerConfig>) -
         buffer: Bounded::new(config.max_body_bytes, expected),
         trailers: None,
         plan,
-        config,
     })
 }
 
@@ -331,7 +328,6 @@ struct Reading<B: Body> {
     held: Option<Reservation>,
     trailers: Option<HeaderMap>,
     plan: Plan,
-    config: Arc<LayerConfig>,
 }
 
 /// What one frame did.
@@ -365,8 +361,8 @@ impl<B: Body> Reading<B> {
         let mut read_here = 0usize;
         loop {
             // Something is read each turn, whatever the threshold.
-            if read_here > 0 && read_here >= self.config.offload_threshold {
-                let limit = self.config.limit.clone();
+            if read_here > 0 && read_here >= self.plan.config.offload_threshold {
+                let limit = self.plan.config.limit.clone();
                 match limit.off_the_workers(|| self.read_ready(cx)) {
                     OffWorkers::Done(end) => return end,
                     OffWorkers::NoSlot => {
@@ -439,7 +435,7 @@ impl<B: Body> Reading<B> {
     }
 
     /// The response when reading ended early, or the body read whole.
-    fn finish(self, end: ReadEnd<B::Error>) -> Read<B> {
+    fn finish(self, end: ReadEnd<B::Error>) -> ReadDone<B> {
         let Reading {
             mut parts,
             hint,
@@ -448,22 +444,20 @@ impl<B: Body> Reading<B> {
             held,
             trailers,
             plan,
-            config,
         } = self;
         let read = buffer.into_bytes();
         match end {
-            ReadEnd::Complete => Read::Complete(Complete {
+            ReadEnd::Complete => ReadDone::Complete(Complete {
                 parts,
                 hint,
                 read,
                 held,
                 trailers,
                 plan,
-                config,
                 miss: None,
             }),
             ReadEnd::OverLimit(reason) => {
-                as_it_came(&mut parts, &plan, reason, &config);
+                as_it_came(&mut parts, &plan, reason);
                 // A body an inner service changed (decompressed) goes back
                 // to what it was, from its first byte: the rest of a gzip
                 // bomb is not inflated only to be sent on.
@@ -479,7 +473,7 @@ impl<B: Body> Reading<B> {
                     held.resize(read.len());
                     held
                 });
-                Read::Sent(Response::from_parts(
+                ReadDone::Sent(Response::from_parts(
                     parts,
                     TerseBody::replay(read, None, body).holding(held),
                 ))
@@ -495,8 +489,8 @@ impl<B: Body> Reading<B> {
                 .with_hint("retry later")
                 .into_http_response();
                 let (mut failed_parts, failed_body) = failed.into_parts();
-                add_vary(&mut failed_parts.headers, &config.vary);
-                Read::Sent(Response::from_parts(
+                add_vary(&mut failed_parts.headers, &plan.config.vary);
+                ReadDone::Sent(Response::from_parts(
                     failed_parts,
                     TerseBody::full(failed_body, None),
                 ))
@@ -506,7 +500,7 @@ impl<B: Body> Reading<B> {
 }
 
 /// What reading ended with.
-enum Read<B: Body> {
+enum ReadDone<B: Body> {
     /// The response goes out as it is, what was read first.
     Sent(Response<TerseBody<B>>),
     /// The whole body, ready to be rewritten.

@@ -7,6 +7,7 @@ use http::{HeaderName, HeaderValue};
 use tower_layer::Layer;
 
 use super::headers::VaryNames;
+use super::route_resource::RouteResource;
 use super::{LayerConfig, Terse};
 use crate::compact::{CompactLine, CompactResource, RouteError};
 use crate::format::Format;
@@ -414,13 +415,13 @@ impl TerseLayer {
     ///     .toon_options(EncodeOptions::new().with_delimiter(Delimiter::Tab));
     /// ```
     pub fn toon_options(mut self, options: EncodeOptions) -> Self {
-        self.config().toon_options = options;
+        self.config().render.toon_options = options;
         self
     }
 
     /// Serve the original JSON when TOON would not take fewer tokens. Default: on.
     pub fn smart_fallback(mut self, enabled: bool) -> Self {
-        self.config().smart_fallback = enabled;
+        self.config().render.smart_fallback = enabled;
         self
     }
 
@@ -437,7 +438,7 @@ impl TerseLayer {
     /// ```
     #[cfg(feature = "exact-tokens")]
     pub fn exact_token_count(mut self, enabled: bool) -> Self {
-        self.config().exact_tokens = enabled;
+        self.config().render.exact_tokens = enabled;
         self
     }
 
@@ -657,7 +658,13 @@ impl TerseLayer {
         pattern: &str,
         resource: CompactResource,
     ) -> Result<&mut Self, RouteError> {
-        self.config().resources.insert(pattern, resource)?;
+        let resource = RouteResource {
+            pattern: pattern.to_owned(),
+            resource,
+        };
+        self.config()
+            .resources
+            .insert(pattern, Arc::new(resource))?;
         Ok(self)
     }
 

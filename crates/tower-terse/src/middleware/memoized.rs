@@ -32,7 +32,7 @@ use http::{HeaderMap, HeaderValue};
 
 use super::LayerConfig;
 use super::memo::Memo;
-use super::plan::{Plan, Route};
+use super::plan::{Plan, RequestRoute};
 use crate::fields::Fields;
 use crate::format::Format;
 use crate::render::{Outcome, Rendered};
@@ -87,7 +87,7 @@ pub(crate) struct Key {
     #[cfg(feature = "changes")]
     since: bool,
     fields: Option<Fields>,
-    route: Route,
+    route: RequestRoute,
     content_type: Option<HeaderValue>,
 }
 
@@ -109,7 +109,7 @@ pub(crate) struct KeyView<'a> {
     #[cfg(feature = "changes")]
     since: bool,
     fields: Option<&'a Fields>,
-    route: &'a Route,
+    route: &'a RequestRoute,
     content_type: Option<&'a HeaderValue>,
 }
 
@@ -182,13 +182,13 @@ pub(crate) struct Miss {
 
 /// The rendering kept for `body` read for `plan` from a response with
 /// `headers`, or the [`Miss`] to keep it under once it is done (`None` with
-/// no memo).
+/// no memo). The memo is the one of the plan's route settings.
 pub(crate) fn recall(
-    config: &LayerConfig,
     plan: &Plan,
     headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Memoized, Option<Miss>> {
+    let config = &plan.config;
     // A plain body's count is kept too: it costs more than the lookup.
     let Some(table) = &config.memo.table else {
         return Err(None);

@@ -17,6 +17,7 @@ mod offload;
 mod plan;
 mod request_body;
 mod rewrite;
+mod route_resource;
 mod route_settings;
 mod service;
 #[cfg(test)]
@@ -31,13 +32,17 @@ pub use request_body::TerseRequestBody;
 pub use service::Terse;
 pub use toon_request::RequestTokens;
 
-use http::{HeaderName, HeaderValue};
-use terse_toon::EncodeOptions;
+use std::sync::Arc;
 
-use crate::compact::{CompactResource, RouteTable};
+use http::{HeaderName, HeaderValue};
+
+use crate::compact::RouteTable;
 use crate::fields::FieldsLimits;
 use crate::format::Format;
+use crate::render::log_gate::LogGate;
+use crate::render::settings::RenderSettings;
 use headers::VaryNames;
+use route_resource::RouteResource;
 
 /// Everything the builder sets, shared by every clone of the service.
 #[derive(Debug, Clone)]
@@ -76,8 +81,10 @@ pub(crate) struct LayerConfig {
     pub(crate) fields_enabled: bool,
     /// How large a `?fields=` list may be.
     pub(crate) fields_limits: FieldsLimits,
-    pub(crate) toon_options: EncodeOptions,
-    pub(crate) smart_fallback: bool,
+    /// How bodies render: what the rendering core borrows as it stands.
+    /// Its `max_output_bytes` is the field of that name resolved
+    /// ([`resolve`](Self::resolve)).
+    pub(crate) render: RenderSettings,
     pub(crate) list_keys: Vec<String>,
     pub(crate) id_key: String,
     pub(crate) format_param: String,
@@ -86,32 +93,19 @@ pub(crate) struct LayerConfig {
     /// The header names responses vary on, ready to merge into `Vary`.
     pub(crate) vary: VaryNames,
     /// The routes that answer `format=compact` with lines.
-    pub(crate) resources: RouteTable<CompactResource>,
-    /// Holds back repeated warnings about records that do not fit.
-    pub(crate) log_gate: crate::render::log_gate::LogGate,
-    /// Count `X-Token-Count` with the o200k_base BPE instead of estimating.
-    #[cfg(feature = "exact-tokens")]
-    pub(crate) exact_tokens: bool,
+    pub(crate) resources: RouteTable<Arc<RouteResource>>,
 }
 
 impl LayerConfig {
     /// The settings for `req`: those of the route it matches, if it has any
     /// of its own.
-    pub(crate) fn for_request<'a, B>(
-        self: &'a std::sync::Arc<Self>,
-        req: &http::Request<B>,
-    ) -> &'a std::sync::Arc<Self> {
+    pub(crate) fn for_request<'a, B>(self: &'a Arc<Self>, req: &http::Request<B>) -> &'a Arc<Self> {
         if self.routes.is_empty() {
             return self;
         }
         self.routes
             .lookup(plan::matched_path(req), req.uri().path())
             .unwrap_or(self)
-    }
-
-    /// The bound on a rewritten body: past it, the JSON goes out unchanged.
-    pub(crate) fn max_output_bytes(&self) -> usize {
-        self.max_output_bytes.unwrap_or(self.max_body_bytes)
     }
 }
 
@@ -134,8 +128,11 @@ impl Default for LayerConfig {
             request_body_timeout: crate::defaults::REQUEST_BODY_TIMEOUT,
             request_body_min_rate: crate::defaults::REQUEST_BODY_MIN_RATE,
             count_plain: true,
-            toon_options: EncodeOptions::default(),
-            smart_fallback: true,
+            render: RenderSettings {
+                max_output_bytes: crate::defaults::MAX_BODY_BYTES,
+                log_gate: Some(LogGate::default()),
+                ..RenderSettings::default()
+            },
             list_keys: crate::defaults::LIST_KEYS
                 .iter()
                 .map(|&key| key.to_owned())
@@ -146,9 +143,6 @@ impl Default for LayerConfig {
             prefer_header: HeaderName::from_static("x-prefer-format"),
             vary: VaryNames::new(HeaderValue::from_static(crate::defaults::PREFER_HEADER)),
             resources: RouteTable::new(),
-            log_gate: crate::render::log_gate::LogGate::default(),
-            #[cfg(feature = "exact-tokens")]
-            exact_tokens: false,
         }
     }
 }

@@ -60,7 +60,7 @@ impl<B: Body> Offload<B> {
     ) -> Result<Self, (Box<Complete>, Option<Tie>)> {
         #[cfg(feature = "tokio")]
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            let waiting = complete.config.limit.slot();
+            let waiting = complete.plan.config.limit.slot();
             return Ok(Offload {
                 complete: Some(complete),
                 tie,

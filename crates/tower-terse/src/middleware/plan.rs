@@ -1,9 +1,12 @@
 //! What the layer will do with a response, decided from the request alone.
 
+use std::sync::Arc;
+
 use http::{Method, Request, StatusCode};
 use http_body::SizeHint;
 
 use super::LayerConfig;
+use super::route_resource::RouteResource;
 use crate::error_envelope::ErrorEnvelope;
 use crate::fields::{Fields, FieldsError};
 use crate::format::Format;
@@ -14,9 +17,18 @@ use crate::query::query_param;
 /// [`TerseLayer::count_plain_responses`](crate::TerseLayer::count_plain_responses).
 pub(crate) const MAX_COUNTED_PLAIN_BYTES: usize = 1 << 20;
 
-/// The request's wishes, carried to the response.
+/// The request's wishes, carried to the response, with what they were
+/// resolved against: the route's settings and its compact resource.
+/// Resolved once per request ([`plan`]); what comes later reads it and
+/// never looks either up again.
 #[derive(Debug, Clone)]
 pub(crate) struct Plan {
+    /// The settings of the route the request matched (the layer's when it
+    /// has none of its own).
+    pub(crate) config: Arc<LayerConfig>,
+    /// The compact resource registered for the route, if any; looked up
+    /// only where something reads it (see [`plan`]).
+    pub(crate) resource: Option<Arc<RouteResource>>,
     pub(crate) format: Format,
     /// The client named a format (query, header or a TOON type in `Accept`).
     pub(crate) asked: bool,
@@ -30,7 +42,7 @@ pub(crate) struct Plan {
     pub(crate) since: bool,
     /// Where the request went: to find its compact resource, and to label
     /// what the layer reports about the response.
-    pub(crate) route: Route,
+    pub(crate) route: RequestRoute,
     /// The request's credentials' partition of the rewrite memo
     /// ([`Memo::partition`](super::memo::Memo::partition)); 0 when there
     /// is no memo.
@@ -42,7 +54,7 @@ pub(crate) struct Plan {
 /// Both are kept by handle (a `Uri` shares its bytes, axum's `MatchedPath`
 /// is reference counted), so recording them copies no text.
 #[derive(Debug, Clone)]
-pub(crate) struct Route {
+pub(crate) struct RequestRoute {
     uri: http::Uri,
     #[cfg(feature = "axum")]
     matched: Option<axum::extract::MatchedPath>,
@@ -62,9 +74,9 @@ pub(crate) fn matched_path<B>(req: &Request<B>) -> Option<&str> {
     };
 }
 
-impl Route {
+impl RequestRoute {
     fn of<B>(req: &Request<B>) -> Self {
-        Route {
+        RequestRoute {
             uri: req.uri().clone(),
             #[cfg(feature = "axum")]
             matched: req
@@ -96,7 +108,8 @@ impl Plan {
     /// most [`MAX_COUNTED_PLAIN_BYTES`] and `max_body_bytes`. Any other
     /// plain body may be a stream (NDJSON, a long poll) and is sent on as
     /// it comes, without a count.
-    pub(crate) fn reads_body(&self, config: &LayerConfig, hint: &SizeHint) -> bool {
+    pub(crate) fn reads_body(&self, hint: &SizeHint) -> bool {
+        let config = &self.config;
         let small = config.max_body_bytes.min(MAX_COUNTED_PLAIN_BYTES) as u64;
         self.rewrites()
             || (config.count_plain || self.asked) && hint.exact().is_some_and(|len| len <= small)
@@ -111,14 +124,39 @@ impl Plan {
     /// The route to report the response under: the router's pattern, or the
     /// registered resource pattern the path matches; never the raw path,
     /// which would give metrics a label per id.
-    pub(crate) fn route_label<'c>(&'c self, config: &'c LayerConfig) -> &'c str {
+    pub(crate) fn route_label(&self) -> &str {
         if let Some(matched) = self.route.matched() {
             return matched;
         }
-        config
-            .resources
-            .lookup_route(None, self.route.path())
-            .map_or("other", |(pattern, _)| pattern.as_str())
+        self.resource
+            .as_ref()
+            .map_or("other", |resource| resource.pattern.as_str())
+    }
+}
+
+/// What the layer does with the response to come.
+pub(crate) enum Handling {
+    /// Steps aside, under the route's settings: the handler owns the format.
+    StepAside(Arc<LayerConfig>),
+    /// Serves it as the plan (which carries the route's settings) says.
+    Serve(Plan),
+}
+
+impl Handling {
+    /// The settings of the request's route.
+    pub(crate) fn config(&self) -> &LayerConfig {
+        match self {
+            Handling::StepAside(config) => config,
+            Handling::Serve(plan) => &plan.config,
+        }
+    }
+
+    /// The settings of the request's route, shared.
+    pub(crate) fn shared_config(&self) -> Arc<LayerConfig> {
+        match self {
+            Handling::StepAside(config) => config.clone(),
+            Handling::Serve(plan) => plan.config.clone(),
+        }
     }
 }
 
@@ -130,7 +168,8 @@ pub(crate) enum Planned {
     Serve(Plan),
 }
 
-pub(crate) fn plan<B>(config: &LayerConfig, req: &Request<B>) -> Planned {
+/// The plan for `req` under `config`, the settings of its route.
+pub(crate) fn plan<B>(config: &Arc<LayerConfig>, req: &Request<B>) -> Planned {
     let query = req.uri().query();
     let (format, asked) = match negotiate(
         query,
@@ -152,16 +191,19 @@ pub(crate) fn plan<B>(config: &LayerConfig, req: &Request<B>) -> Planned {
             Err(err) => return Planned::Refuse(fields_refusal(config, &err)),
         },
     };
-    let route = Route::of(req);
+    let route = RequestRoute::of(req);
     // Where compact lines apply they choose the fields themselves; elsewhere
     // compact is JSON, and the fields apply to it.
-    let has_lines = || {
-        config
-            .resources
-            .lookup_route(route.matched(), route.path())
-            .is_some()
-    };
-    if fields.is_some() && format == Format::Compact && has_lines() {
+    // The resource is looked up here, once, where anything reads it:
+    // compact lines and a projection render with it, and without a router
+    // pattern it labels the response's report. An axum request for plain
+    // JSON needs none, and pays for no scan of the table.
+    let needs_resource = format == Format::Compact || fields.is_some() || route.matched().is_none();
+    let resource = needs_resource
+        .then(|| config.resources.lookup_route(route.matched(), route.path()))
+        .flatten()
+        .map(|(_, resource)| resource.clone());
+    if fields.is_some() && format == Format::Compact && resource.is_some() {
         return Planned::Refuse(
             ErrorEnvelope::new(
                 StatusCode::BAD_REQUEST,
@@ -183,6 +225,8 @@ pub(crate) fn plan<B>(config: &LayerConfig, req: &Request<B>) -> Planned {
         .as_ref()
         .map_or(0, |table| table.partition(req.headers()));
     Planned::Serve(Plan {
+        config: config.clone(),
+        resource,
         format,
         asked,
         partition,

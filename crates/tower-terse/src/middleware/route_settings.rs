@@ -56,11 +56,9 @@ impl LayerConfig {
         self.limit = self.limit.clone().with_settings(settings);
         set(&mut self.count_plain, count_plain_responses);
         set(&mut self.rewrite_memo_bytes, rewrite_memo_bytes);
-        set(&mut self.smart_fallback, smart_fallback);
-        #[cfg(feature = "exact-tokens")]
-        set(&mut self.exact_tokens, exact_token_count);
-        #[cfg(not(feature = "exact-tokens"))]
-        let _ = exact_token_count;
+        // The settings that shape output are the render settings' to read.
+        let _ = (smart_fallback, exact_token_count, toon);
+        self.render.apply(settings);
         set(&mut self.fields_enabled, fields_enabled);
         set(&mut self.decode_toon_requests, decode_toon_requests);
         set(&mut self.request_body_timeout, request_body_timeout);
@@ -76,7 +74,12 @@ impl LayerConfig {
             self.vary = VaryNames::new(HeaderValue::from(name.clone()));
             self.prefer_header = name.clone();
         }
-        self.toon_options = toon.over(self.toon_options.clone());
+    }
+
+    /// Settles what follows other settings: the output bound follows
+    /// `max_body_bytes` unless set.
+    fn settle(&mut self) {
+        self.render.max_output_bytes = self.max_output_bytes.unwrap_or(self.max_body_bytes);
     }
 }
 
@@ -129,6 +132,7 @@ impl LayerConfig {
     /// apart by a scope of its own).
     pub(crate) fn resolve(&self) -> LayerConfig {
         let mut base = self.clone();
+        base.settle();
         base.routes = RouteConfigs::default();
         base.memo = MemoSlot {
             table: RewriteMemo::new(base.rewrite_memo_bytes, base.budget.clone()),
@@ -138,6 +142,7 @@ impl LayerConfig {
         for (scope, (pattern, settings)) in (1..).zip(&self.routes.registered) {
             let mut config = base.clone();
             config.apply(settings);
+            config.settle();
             config.memo = if config.rewrite_memo_bytes == base.rewrite_memo_bytes {
                 MemoSlot {
                     table: base.memo.table.clone(),

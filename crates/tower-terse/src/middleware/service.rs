@@ -8,7 +8,7 @@ use http_body::Body;
 use tower_service::Service;
 
 use super::headers::untag_if_none_match;
-use super::plan::{Planned, plan};
+use super::plan::{Handling, Planned, plan};
 use super::request_body::TerseRequestBody;
 use super::toon_request::{PendingRequest, decodes, refusal_before_reading};
 use super::{LayerConfig, ResponseFuture, TerseBody};
@@ -74,33 +74,35 @@ where
         let config = self.config.for_request(&req);
         if !config.enabled {
             let future = self.inner.call(req.map(TerseRequestBody::new));
-            return ResponseFuture::call(future, None, config.clone());
+            return ResponseFuture::call(future, Handling::StepAside(config.clone()));
         }
-        let plan = match plan(config, &req) {
-            Planned::StepAside => None,
+        let handling = match plan(config, &req) {
+            Planned::StepAside => Handling::StepAside(config.clone()),
             Planned::Refuse(refusal) => return ResponseFuture::refuse(refusal, config),
-            Planned::Serve(plan) => Some(plan),
+            Planned::Serve(plan) => Handling::Serve(plan),
         };
-        let config = config.clone();
         let mut req = req;
-        if let Some(plan) = plan.as_ref().filter(|plan| plan.rewrites()) {
-            // The handler knows its own tags, not the ones the layer made
-            // for this representation.
-            let fields = plan.fields.as_ref().map(Fields::fingerprint);
-            untag_if_none_match(req.headers_mut(), plan.format, fields);
+        if let Handling::Serve(plan) = &handling {
+            if plan.rewrites() {
+                // The handler knows its own tags, not the ones the layer
+                // made for this representation.
+                let fields = plan.fields.as_ref().map(Fields::fingerprint);
+                untag_if_none_match(req.headers_mut(), plan.format, fields);
+            }
         }
-        if decodes(&config, &req) {
+        let config = handling.config();
+        if decodes(config, &req) {
             if let Some(refusal) = refusal_before_reading(&req) {
-                return ResponseFuture::refuse(refusal, &config);
+                return ResponseFuture::refuse(refusal, config);
             }
             // The service polled ready goes with the request; this one
             // takes its place (tower's way for a call made later).
             let fresh = self.inner.clone();
             let ready = std::mem::replace(&mut self.inner, fresh);
-            let pending = PendingRequest::new(ready, req, config.clone());
-            return ResponseFuture::decode(Box::new(pending), plan, config);
+            let pending = PendingRequest::new(ready, req, handling.shared_config());
+            return ResponseFuture::decode(Box::new(pending), handling);
         }
         let future = self.inner.call(req.map(TerseRequestBody::new));
-        ResponseFuture::call(future, plan, config)
+        ResponseFuture::call(future, handling)
     }
 }

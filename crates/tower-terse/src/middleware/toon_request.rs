@@ -22,7 +22,7 @@ use tower_service::Service;
 
 use super::LayerConfig;
 use super::request_body::TerseRequestBody;
-use super::toon_shape::{Shape, shape};
+use super::toon_shape::{ToonShape, shape};
 use crate::blocking::OffWorkers;
 use crate::bounded::Bounded;
 use crate::budget::Reservation;
@@ -388,20 +388,20 @@ pub(crate) fn refusal_before_reading<B>(req: &Request<B>) -> Option<ErrorEnvelop
 /// multiply a thousandfold), quoted, and the quotes and separators of its
 /// values. This is the size it will likely write, as the response path
 /// counts the TOON it will write; the worst case of every byte escaped,
-/// which the memory budget holds ([`Shape::json_bytes`](super::toon_shape::Shape::json_bytes)),
+/// which the memory budget holds ([`ToonShape::json_bytes`](super::toon_shape::ToonShape::json_bytes)),
 /// would send every small body off the workers.
-fn decode_work(shape: &Shape, toon_bytes: usize, config: &LayerConfig) -> usize {
+fn decode_work(shape: &ToonShape, toon_bytes: usize, config: &LayerConfig) -> usize {
     let written = toon_bytes
         .saturating_add(shape.repeated_key_bytes.saturating_mul(2))
         .saturating_add(shape.values.saturating_mul(2))
-        .min(config.max_output_bytes());
+        .min(config.render.max_output_bytes);
     let done = toon_bytes.saturating_add(written);
     // What one byte counted costs, as the response path weighs it: the
     // cost of a byte served as it is, counted exactly (nothing when the
     // counts are estimates, which take no more than reading).
     #[cfg(feature = "exact-tokens")]
-    let per_counted = if config.exact_tokens {
-        let options = &config.toon_options;
+    let per_counted = if config.render.exact() {
+        let options = &config.render.toon_options;
         crate::render::cost(b" ", crate::Format::Json, false, options, 1, true).work
     } else {
         0
@@ -416,11 +416,11 @@ fn decode_work(shape: &Shape, toon_bytes: usize, config: &LayerConfig) -> usize 
 /// against `held`.
 fn decode(
     toon: &[u8],
-    shape: &Shape,
+    shape: &ToonShape,
     config: &LayerConfig,
     held: Option<&mut Reservation>,
 ) -> Result<(Bytes, RequestTokens), ErrorEnvelope> {
-    let limit = config.max_output_bytes();
+    let limit = config.render.max_output_bytes;
     if shape.repeated_key_bytes > limit {
         return Err(decoded_too_large(limit));
     }
@@ -455,7 +455,7 @@ fn decode(
             _ => decoded_too_large(limit),
         },
     )?;
-    let settings = config.render_settings();
+    let settings = &config.render;
     let tokens = RequestTokens {
         received: settings.count_tokens(toon),
         forwarded: settings.count_tokens(&json),
@@ -576,7 +576,8 @@ mod tests {
         let config = LayerConfig {
             max_output_bytes: Some(1000),
             ..LayerConfig::default()
-        };
+        }
+        .resolve();
         let toon = format!("t[100]{{{}}}:\n{}", "k".repeat(50), "  x\n".repeat(100));
         let err = decode_here(toon.as_bytes(), &config, None).unwrap_err();
         assert_eq!(err.status(), StatusCode::PAYLOAD_TOO_LARGE);
@@ -610,7 +611,8 @@ mod tests {
         let bounded = LayerConfig {
             max_output_bytes: Some(10_000),
             ..LayerConfig::default()
-        };
+        }
+        .resolve();
         let capped = decode_work(&shape(repeated.as_bytes()), repeated.len(), &bounded);
         assert!(capped <= repeated.len() + 10_000, "{capped}");
     }

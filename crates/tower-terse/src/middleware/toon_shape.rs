@@ -13,7 +13,7 @@ use crate::render::{FIXED_BYTES, TREE_VALUE_BYTES};
 
 /// A TOON body as the decoder will see it, counted from above.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Shape {
+pub(crate) struct ToonShape {
     /// An upper bound on the values and keys: every one but the first
     /// follows a delimiter, a colon or a line break.
     pub(crate) values: usize,
@@ -26,7 +26,7 @@ pub(crate) struct Shape {
 
 /// Counts `toon` in one pass, with one small stack of open headers (its
 /// depth is bounded by the indentation, so by the square root of the body).
-pub(crate) fn shape(toon: &[u8]) -> Shape {
+pub(crate) fn shape(toon: &[u8]) -> ToonShape {
     let values = 1 + toon
         .iter()
         .filter(|&&b| matches!(b, b',' | b'|' | b'\t' | b':' | b'\n'))
@@ -65,13 +65,13 @@ pub(crate) fn shape(toon: &[u8]) -> Shape {
             open.push((at, keys));
         }
     }
-    Shape {
+    ToonShape {
         values,
         repeated_key_bytes,
     }
 }
 
-impl Shape {
+impl ToonShape {
     /// An upper bound on the JSON text the body decodes to, before the
     /// output bound: every byte may need escaping (6 bytes for a control
     /// character), every value quotes and separators and a number its

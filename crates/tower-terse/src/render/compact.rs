@@ -70,7 +70,7 @@ fn warn(source: &Source<'_>, lines: &RecordLines<'_>, err: &NotCompact) {
     if !err.should_log() {
         return;
     }
-    let suppressed = match source.settings.log_gate {
+    let suppressed = match &source.settings.log_gate {
         Some(gate) => match gate.admit(lines.label, Instant::now()) {
             Some(suppressed) => suppressed,
             None => return,

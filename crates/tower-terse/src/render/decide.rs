@@ -4,13 +4,13 @@
 
 use crate::tokens::{self, Choice, Counting};
 
-use super::RenderSettings;
+use super::settings::RenderSettings;
 
-impl RenderSettings<'_> {
+impl RenderSettings {
     /// How `X-Token-Count` and the smart fallback count, for these settings.
     pub(crate) fn counting(&self) -> Counting {
         #[cfg(feature = "exact-tokens")]
-        if self.exact_tokens {
+        if self.exact() {
             return Counting::Exact;
         }
         Counting::Estimate
@@ -19,7 +19,7 @@ impl RenderSettings<'_> {
 
 /// The cheaper of two renderings of one document, counted as the settings
 /// count. A tie goes to JSON, which every client reads.
-pub(crate) fn toon_or_json(settings: &RenderSettings<'_>, json: &str, toon: &str) -> Choice {
+pub(crate) fn toon_or_json(settings: &RenderSettings, json: &str, toon: &str) -> Choice {
     tokens::choose(json, toon, settings.counting())
 }
 
@@ -29,7 +29,7 @@ pub(crate) fn toon_or_json(settings: &RenderSettings<'_>, json: &str, toon: &str
 ///
 /// [`exact_count_work`]: super::working::exact_count_work
 pub(crate) fn toon_or_json_within(
-    settings: &RenderSettings<'_>,
+    settings: &RenderSettings,
     json: &str,
     toon: &str,
     count_here: usize,
@@ -44,7 +44,7 @@ pub(crate) fn toon_or_json_within(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::test_settings as settings;
+    use crate::render::settings::test_settings as settings;
     use crate::toon::EncodeOptions;
     use tokens::Served;
 

@@ -15,6 +15,7 @@ mod media;
 mod minify;
 mod outcome;
 pub(crate) mod public;
+pub(crate) mod settings;
 mod shape_scan;
 mod working;
 #[cfg(test)]
@@ -37,52 +38,9 @@ use crate::fields::Fields;
 use crate::format::Format;
 use crate::report;
 use crate::tokens::{Choice, Served};
-use crate::toon::{self, EncodeOptions};
+use crate::toon;
 use decide::toon_or_json_within;
-use log_gate::LogGate;
-
-/// How a body renders, whoever asks: the layer's settings that shape
-/// output, borrowed from the layer's (or route's) configuration.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct RenderSettings<'a> {
-    pub(crate) toon_options: &'a EncodeOptions,
-    /// Serve TOON only when it takes fewer tokens than the JSON.
-    pub(crate) smart_fallback: bool,
-    /// Count with the o200k_base tokenizer instead of the estimate
-    /// (with the `exact-tokens` feature; ignored without it).
-    pub(crate) exact_tokens: bool,
-    /// The largest body written; past it the JSON goes out unchanged.
-    pub(crate) max_output_bytes: usize,
-    /// Where a `?fields=` projection finds the records of a list body.
-    pub(crate) list_keys: &'a [String],
-    /// The key a projection always keeps.
-    pub(crate) id_key: &'a str,
-    /// Holds back repeated warnings about records that do not fit.
-    pub(crate) log_gate: Option<&'a LogGate>,
-    /// Count the handler's JSON of a rewritten body even when no report
-    /// listens (`Outcome::json_tokens`): MCP's `_meta` counts read it.
-    pub(crate) count_json: bool,
-}
-
-impl RenderSettings<'_> {
-    /// The tokens of `body` as `X-Token-Count` counts them.
-    pub(crate) fn count_tokens(&self, body: &[u8]) -> usize {
-        #[cfg(feature = "exact-tokens")]
-        if self.exact_tokens {
-            // Every body counted here was checked as UTF-8 JSON or written
-            // as text; estimating is only the fallback for a surprise.
-            if let Ok(text) = std::str::from_utf8(body) {
-                return crate::tokens::exact(text);
-            }
-        }
-        crate::tokens::estimate(body)
-    }
-
-    /// Whether the counts are exact.
-    fn exact(&self) -> bool {
-        cfg!(feature = "exact-tokens") && self.exact_tokens
-    }
-}
+use settings::RenderSettings;
 
 /// What the request asked for, as far as rendering goes.
 #[derive(Debug, Clone, Copy)]
@@ -91,6 +49,12 @@ pub(crate) struct RenderPlan<'a> {
     /// The client named the format.
     pub(crate) asked: bool,
     pub(crate) fields: Option<&'a Fields>,
+    /// Where a `?fields=` projection finds the records of a list body: the
+    /// route's resource's own list key, or the layer's.
+    pub(crate) list_keys: &'a [String],
+    /// The key a projection always keeps: the route's resource's, or the
+    /// layer's.
+    pub(crate) id_key: &'a str,
     /// A `?since=` request: the body is read as a change set for lines.
     pub(crate) since: bool,
     /// The compact lines of the route or tool, if it has any.
@@ -107,6 +71,8 @@ impl<'a> RenderPlan<'a> {
             format,
             asked,
             fields: None,
+            list_keys: &[],
+            id_key: crate::defaults::ID_KEY,
             since: false,
             lines: None,
             otherwise: Format::Json,
@@ -230,7 +196,7 @@ pub(crate) fn render(
     body: &[u8],
     content_type: Option<&HeaderValue>,
     plan: &RenderPlan<'_>,
-    settings: &RenderSettings<'_>,
+    settings: &RenderSettings,
 ) -> Rendered {
     match render_within(body, content_type, plan, settings, usize::MAX) {
         Rendering::Done(rendered) => rendered,
@@ -245,7 +211,7 @@ pub(crate) fn render_within(
     body: &[u8],
     content_type: Option<&HeaderValue>,
     plan: &RenderPlan<'_>,
-    settings: &RenderSettings<'_>,
+    settings: &RenderSettings,
     count_here: usize,
 ) -> Rendering {
     let source = Source::new(settings, plan, body, count_here);
@@ -277,7 +243,7 @@ pub(crate) fn render_within(
 pub(crate) fn settle(
     body: &[u8],
     plan: &RenderPlan<'_>,
-    settings: &RenderSettings<'_>,
+    settings: &RenderSettings,
     tie: Tie,
 ) -> Rendered {
     let source = Source::new(settings, plan, body, usize::MAX);
@@ -310,7 +276,7 @@ const MAX_PARSED_DEPTH: usize = 127;
 
 /// The handler's body, with its token count worked out at most once.
 pub(crate) struct Source<'b> {
-    settings: &'b RenderSettings<'b>,
+    settings: &'b RenderSettings,
     plan: &'b RenderPlan<'b>,
     body: &'b [u8],
     tokens: Cell<Option<usize>>,
@@ -320,7 +286,7 @@ pub(crate) struct Source<'b> {
 
 impl<'b> Source<'b> {
     fn new(
-        settings: &'b RenderSettings<'b>,
+        settings: &'b RenderSettings,
         plan: &'b RenderPlan<'b>,
         body: &'b [u8],
         count_here: usize,
@@ -494,11 +460,11 @@ impl Source<'_> {
 /// Parses and projects the body when `?fields=` asked for it.
 fn projected(source: &Source<'_>) -> Option<Result<Value, ()>> {
     let fields = source.plan.fields?;
-    let settings = source.settings;
+    let plan = source.plan;
     Some(
         serde_json::from_slice::<Value>(source.body)
             .map(|mut value| {
-                fields.project(&mut value, settings.list_keys, settings.id_key);
+                fields.project(&mut value, plan.list_keys, plan.id_key);
                 value
             })
             .map_err(|_| ()),
@@ -543,7 +509,7 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
     match projected(source) {
         Some(Ok(value)) => {
             let json = || value.to_string();
-            let Ok(text) = toon::encode_limited(&value, settings.toon_options, limit) else {
+            let Ok(text) = toon::encode_limited(&value, &settings.toon_options, limit) else {
                 // The fields were asked for whatever the format: they stay.
                 return source
                     .rewritten(json(), Format::Json, None, reason(Fallback::OutputLimit))
@@ -572,7 +538,7 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
             let Ok(json) = std::str::from_utf8(source.body) else {
                 return source.not_json().into();
             };
-            let text = match toon::encode_json_limited(json, settings.toon_options, limit) {
+            let text = match toon::encode_json_limited(json, &settings.toon_options, limit) {
                 Ok(text) => text,
                 Err(err) if err.is_output_limit() => {
                     // The encoder read the whole document before it
@@ -602,20 +568,5 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
                 }),
             }
         }
-    }
-}
-
-/// RenderSettings with every default, for the render module's unit tests.
-#[cfg(test)]
-pub(crate) fn test_settings(options: &crate::toon::EncodeOptions) -> RenderSettings<'_> {
-    RenderSettings {
-        toon_options: options,
-        smart_fallback: true,
-        exact_tokens: false,
-        max_output_bytes: usize::MAX,
-        list_keys: &[],
-        id_key: "id",
-        log_gate: None,
-        count_json: false,
     }
 }

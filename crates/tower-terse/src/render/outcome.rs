@@ -238,7 +238,7 @@ impl Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::test_settings as settings;
+    use crate::render::settings::test_settings as settings;
     use crate::render::{RenderPlan, render};
     use crate::toon::EncodeOptions;
 

@@ -5,9 +5,10 @@
 use serde_json::Value;
 
 use super::Outcome;
+use super::settings::RenderSettings;
 use crate::format::Format;
 use crate::settings::Settings;
-use crate::toon::{self, EncodeOptions};
+use crate::toon;
 
 /// Renders a JSON value in `format`, the way the layer renders a response.
 ///
@@ -15,7 +16,7 @@ use crate::toon::{self, EncodeOptions};
 /// compact JSON; TOON is used only when it takes fewer tokens than the JSON,
 /// the rule of the layer's smart fallback ([`TerseLayer::smart_fallback`]).
 /// This function knows no layer: it always encodes with the default
-/// [`EncodeOptions`] and decides with [`tokens::choose`](crate::tokens::choose)
+/// [`EncodeOptions`](crate::toon::EncodeOptions) and decides with [`tokens::choose`](crate::tokens::choose)
 /// (on the estimate, near ties on exact counts), whatever a layer is configured with
 /// ([`TerseLayer::toon_options`], `TerseLayer::exact_token_count` with
 /// the `exact-tokens` feature);
@@ -111,21 +112,19 @@ pub fn render_json_with(
     format: Format,
     settings: &Settings,
 ) -> Result<(String, Outcome), toon::Error> {
-    let options = settings.toon.over(EncodeOptions::default());
-    let core = super::RenderSettings {
-        toon_options: &options,
-        smart_fallback: settings.smart_fallback.unwrap_or(true),
-        exact_tokens: settings.exact_token_count.unwrap_or(false),
-        max_output_bytes: settings.max_output_bytes.unwrap_or(usize::MAX),
+    let mut core = RenderSettings::default();
+    core.apply(settings);
+    if let Some(limit) = settings.max_output_bytes {
+        core.max_output_bytes = limit;
+    }
+    let plan = super::RenderPlan {
         list_keys: settings.list_keys.as_deref().unwrap_or(&[]),
         id_key: settings
             .id_key
             .as_deref()
             .unwrap_or(crate::defaults::ID_KEY),
-        log_gate: None,
-        count_json: false,
+        ..super::RenderPlan::new(format, true)
     };
-    let plan = super::RenderPlan::new(format, true);
     let rendered = super::render(json.as_bytes(), None, &plan, &core);
     if rendered.outcome.served.is_none() {
         // The core says only that it is not JSON; the parser says where.

@@ -183,7 +183,8 @@ pub(super) fn shape(body: &[u8]) -> Shape {
 pub(crate) mod tests {
     use super::*;
     use crate::fields::{Fields, FieldsLimits};
-    use crate::render::{RenderPlan, RenderSettings, render};
+    use crate::render::settings::RenderSettings;
+    use crate::render::{RenderPlan, render};
     use std::alloc::{GlobalAlloc, Layout, System};
     use std::cell::Cell;
 
@@ -252,26 +253,18 @@ pub(crate) mod tests {
     }
 
     /// RenderSettings whose output is not bounded, without the smart fallback.
-    fn unbounded_settings<'a>(
-        options: &'a EncodeOptions,
-        list_keys: &'a [String],
-    ) -> RenderSettings<'a> {
+    fn unbounded_settings(options: &EncodeOptions) -> RenderSettings {
         RenderSettings {
-            toon_options: options,
+            toon_options: options.clone(),
             smart_fallback: false,
-            exact_tokens: false,
-            max_output_bytes: usize::MAX,
-            list_keys,
-            id_key: "id",
-            log_gate: None,
-            count_json: false,
+            ..RenderSettings::default()
         }
     }
 
     fn within_bound_indented(name: &str, body: &[u8], indent: usize) {
         let options = EncodeOptions::default().with_indent_size(indent);
         let list_keys = ["data".to_owned()];
-        let settings = unbounded_settings(&options, &list_keys);
+        let settings = unbounded_settings(&options);
         let fields = Fields::parse("a,b.c,id", FieldsLimits::default())
             .ok()
             .flatten();
@@ -282,6 +275,7 @@ pub(crate) mod tests {
         ] {
             let plan = RenderPlan {
                 fields,
+                list_keys: &list_keys,
                 ..RenderPlan::new(format, true)
             };
             let bound = working_bytes(body, format, fields.is_some(), &options, usize::MAX);
@@ -349,10 +343,9 @@ pub(crate) mod tests {
     #[test]
     fn weighing_the_minified_json_stays_within_the_bound() {
         let options = EncodeOptions::default();
-        let list_keys: [String; 0] = [];
         let settings = RenderSettings {
             smart_fallback: true,
-            ..unbounded_settings(&options, &list_keys)
+            ..unbounded_settings(&options)
         };
         let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
         let mut minified = 0;
@@ -384,7 +377,7 @@ pub(crate) mod tests {
         use crate::render::{LineStyle, RecordLines};
         let options = EncodeOptions::default();
         let list_keys = ["data".to_owned()];
-        let settings = unbounded_settings(&options, &list_keys);
+        let settings = unbounded_settings(&options);
         let template = Template::parse("{a} {b.c|default(none)}{? x{a|upper}}").expect("template");
         let resource = CompactResource::new("item", template);
         for (style, otherwise) in [

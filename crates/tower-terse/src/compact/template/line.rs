@@ -6,10 +6,18 @@ use terse_toon::document::Node;
 
 use super::hints::Hints;
 use super::missing::Missing;
-use super::render::Line;
 use crate::compact::RenderContext;
 use crate::compact::lines::find_json_special;
 use crate::rfc3339::{self, DateTime, Leniency};
+
+/// What a template keeps for rendering besides its segments.
+#[derive(Clone, Copy)]
+pub(super) struct Line<'c> {
+    pub(super) hints: &'c Hints,
+    /// The template as written, for the warning of a missing path.
+    pub(super) source: &'c str,
+    pub(super) missing: &'c Missing,
+}
 
 /// What rendering one line needs besides the record: the request's clock,
 /// where the template's fields stood in the last record, and the last

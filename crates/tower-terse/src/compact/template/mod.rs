@@ -181,7 +181,7 @@ impl Template {
         cx: &RenderContext,
         out: &mut String,
     ) -> bool {
-        let line = render::Line {
+        let line = line::Line {
             hints: &self.hints,
             source: &self.source,
             missing: &self.missing.0,

@@ -11,9 +11,7 @@ use terse_template::{Ast, Filter, Placeholder, Segment};
 use terse_toon::document::Node;
 
 use super::filters;
-use super::hints::Hints;
-use super::line::LineContext;
-use super::missing::Missing;
+use super::line::{Line, LineContext};
 use super::value::{Val, push_node_verbatim};
 use crate::compact::RenderContext;
 use crate::compact::lines::find_json_special;
@@ -58,15 +56,6 @@ impl Traits {
         }
         traits
     }
-}
-
-/// What a template keeps for rendering besides its segments.
-#[derive(Clone, Copy)]
-pub(super) struct Line<'c> {
-    pub(super) hints: &'c Hints,
-    /// The template as written, for the warning of a missing path.
-    pub(super) source: &'c str,
-    pub(super) missing: &'c Missing,
 }
 
 /// Renders one line onto the end of `out`; returns whether what it wrote
