@@ -20,11 +20,25 @@
 //! how many
 //! rounds (default 10). Instructions per round are the total less `read`'s,
 //! divided by the rounds.
+//!
+//! Three more modes answer the file through the layer, as the gateway
+//! does (a current-thread runtime, the rewrite memo off, a route with a
+//! line template as the load bench's `[[resource]]`s): `layer` (the JSON
+//! passed through, the baseline to subtract), `layer-toon` and
+//! `layer-compact` (`?format=toon` and `?format=compact`). The template
+//! fits the load bench's documents: a `flat` in the file's name takes the
+//! flat rows' line, anything else the orders'.
 
 use std::hint::black_box;
 
+use bytes::Bytes;
+use http::{Request, Response};
+use http_body_util::{BodyExt, Full};
+use tower::{Service, ServiceExt};
+use tower_layer::Layer;
+use tower_terse::compact::{CompactResource, Template};
 use tower_terse::format::{minify_json, render_json};
-use tower_terse::{Format, tokens};
+use tower_terse::{Format, TerseLayer, tokens};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -34,6 +48,10 @@ fn main() {
     let body = std::fs::read_to_string(&path).expect("a UTF-8 file");
     if what == "exact" {
         println!("{}", tokens::exact(&body));
+        return;
+    }
+    if let Some(query) = what.strip_prefix("layer") {
+        layered(&path, body, query, rounds);
         return;
     }
     let mut out = 0usize;
@@ -49,4 +67,85 @@ fn main() {
         });
     }
     println!("{what} {} bytes x {rounds}: {out}", body.len());
+}
+
+/// The handler: its body as JSON, to any request (cloned cheaply, as the
+/// layer clones the service it wraps).
+#[derive(Clone)]
+struct Handler(Bytes);
+
+impl<B> Service<Request<B>> for Handler {
+    type Response = Response<Full<Bytes>>;
+    type Error = std::convert::Infallible;
+    type Future = std::future::Ready<Result<Self::Response, Self::Error>>;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Self::Error>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _request: Request<B>) -> Self::Future {
+        std::future::ready(Ok(Response::builder()
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header(http::header::CONTENT_LENGTH, self.0.len())
+            .body(Full::new(self.0.clone()))
+            .expect("a valid response")))
+    }
+}
+
+/// `rounds` requests for `body` through the layer, `query` naming the format
+/// (`-toon`, `-compact`, or nothing for the JSON as it came).
+fn layered(path: &str, body: String, query: &str, rounds: usize) {
+    let line = if path.contains("flat") {
+        "{name} <{email}> score {score}, since {created}"
+    } else {
+        "{status} for {customer.name} in {customer.address.city}, total {total}"
+    };
+    let noun = if path.contains("flat") {
+        "user"
+    } else {
+        "order"
+    };
+    let template = Template::parse(line).expect("a valid template");
+    let mut service = TerseLayer::new()
+        .rewrite_memo_bytes(0)
+        .compact_resource("/doc", CompactResource::new(noun, template))
+        .layer(Handler(Bytes::from(body.clone())));
+    let uri = match query {
+        "" => "/doc".to_owned(),
+        format => format!("/doc?format={}", format.trim_start_matches('-')),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a runtime");
+    let mut out = 0usize;
+    let mut head = String::new();
+    for _ in 0..rounds {
+        let request = Request::get(uri.as_str())
+            .body(String::new())
+            .expect("a valid request");
+        let bytes = runtime.block_on(async {
+            let response = ServiceExt::<Request<String>>::ready(&mut service)
+                .await
+                .expect("always ready")
+                .call(request)
+                .await
+                .expect("infallible");
+            response
+                .into_body()
+                .collect()
+                .await
+                .expect("infallible")
+                .to_bytes()
+        });
+        out = out.wrapping_add(black_box(bytes.len()));
+        head = String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).into_owned();
+    }
+    println!(
+        "layer{query} {} bytes x {rounds}: {out} ({head:?})",
+        body.len()
+    );
 }
