@@ -62,6 +62,9 @@ pub struct Document<'a> {
     slots: Vec<Slot>,
     /// Unescaped strings and re-formatted numbers.
     owned: String,
+    /// Whether the text had whitespace between its tokens (or may have:
+    /// a document not read by the one-pass parser says it may).
+    blank: bool,
 }
 
 /// One node as stored: a scalar, or the head of an array or object whose
@@ -177,11 +180,12 @@ impl<'a> Document<'a> {
     /// The one-pass parser alone: `None` for text it does not take on itself
     /// (invalid JSON, over 4 GiB).
     pub(crate) fn parse_fast(json: &'a str) -> Option<Self> {
-        let (slots, owned) = parse::parse(json).ok()?;
+        let (slots, owned, blank) = parse::parse(json).ok()?;
         Some(Document {
             src: json,
             slots,
             owned,
+            blank,
         })
     }
 
@@ -201,6 +205,7 @@ impl<'a> Document<'a> {
             src: "",
             slots,
             owned,
+            blank: true,
         })
     }
 
@@ -229,7 +234,26 @@ impl<'a> Document<'a> {
             src: "",
             slots,
             owned,
+            blank: true,
         }
+    }
+
+    /// Whether the text may have whitespace between its tokens, which
+    /// minifying it would drop: `false` only when the text was read and
+    /// has none (`{"a":[1,2]}`), so that a caller can skip minifying it.
+    /// A document built from a value, or from text the one-pass parser
+    /// left to `serde_json`, says `true`.
+    ///
+    /// ```
+    /// use terse_toon::document::Document;
+    ///
+    /// assert!(!Document::parse(r#"{"a":[1,"b c"]}"#)?.may_have_whitespace());
+    /// assert!(Document::parse(r#"{"a": [1]}"#)?.may_have_whitespace());
+    /// assert!(Document::parse("[1]\n")?.may_have_whitespace());
+    /// # Ok::<(), terse_toon::Error>(())
+    /// ```
+    pub fn may_have_whitespace(&self) -> bool {
+        self.blank
     }
 
     /// The root node.

@@ -43,8 +43,9 @@ pub(super) struct Bail;
 
 type Parsed<T> = Result<T, Bail>;
 
-/// Parses `json` into its slots and side buffer.
-pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String)> {
+/// Parses `json` into its slots and side buffer, and says whether it has
+/// whitespace between its tokens (which minifying it would drop).
+pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String, bool)> {
     // Positions are stored as u32.
     if json.len() >= u32::MAX as usize {
         return Err(Bail);
@@ -63,13 +64,14 @@ pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String)> {
     let mut cursor = Cursor {
         bytes: json.as_bytes(),
         pos: 0,
+        blank: false,
     };
     parser.value(&mut cursor)?;
     cursor.skip_whitespace();
     if cursor.pos != cursor.bytes.len() {
         return Err(Bail);
     }
-    Ok((parser.nodes, parser.owned))
+    Ok((parser.nodes, parser.owned, cursor.blank))
 }
 
 struct Parser<'a> {
@@ -127,6 +129,10 @@ struct ObjectFrame {
 struct Cursor<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// Whitespace was skipped between tokens: noted here, where it is
+    /// found, so that a caller weighing the text minified knows for free
+    /// whether minifying drops anything.
+    blank: bool,
 }
 
 impl Cursor<'_> {
@@ -144,8 +150,13 @@ impl Cursor<'_> {
             Some(b) if b > b' ' => {}
             Some(b' ') if self.bytes.get(self.pos + 1).is_some_and(|&b| b > b' ') => {
                 self.pos += 1;
+                self.blank = true;
             }
-            _ => self.pos = whitespace_end(self.bytes, self.pos),
+            _ => {
+                let end = whitespace_end(self.bytes, self.pos);
+                self.blank |= end != self.pos;
+                self.pos = end;
+            }
         }
     }
 }

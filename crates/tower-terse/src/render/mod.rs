@@ -572,8 +572,13 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
             let Ok(json) = std::str::from_utf8(source.body) else {
                 return source.not_json().into();
             };
-            let text = match toon::encode_json_limited(json, settings.toon_options, limit) {
-                Ok(text) => text,
+            let encoded = terse_toon::encode_json_limited_noting_whitespace(
+                json,
+                settings.toon_options,
+                limit,
+            );
+            let (text, spaced) = match encoded {
+                Ok(encoded) => encoded,
                 Err(err) if err.is_output_limit() => {
                     // The encoder read the whole document before it
                     // stopped: this is JSON.
@@ -592,7 +597,12 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
             // Three candidates: the JSON as written, the same minified, and
             // TOON. The minified JSON takes no more tokens than the JSON as
             // written (see `Candidate`), so TOON is weighed against it.
-            let candidate = Candidate::of(json);
+            // The parser saw whether there is any whitespace to drop.
+            let candidate = if spaced {
+                Candidate::of(json)
+            } else {
+                Candidate::Body
+            };
             match source.choose(candidate.text(json), &text) {
                 Some(choice) => source.served(choice, text, candidate, fallback).into(),
                 None => Rendering::Tie(Tie {
