@@ -50,6 +50,21 @@ fn main() {
         println!("{}", tokens::exact(&body));
         return;
     }
+    if what == "weigh" {
+        // The two texts the smart fallback weighs, their estimates and
+        // exact counts: how near a tie the document is.
+        let json = minify_json(&body);
+        let toon = tower_terse::toon::encode_json(&json, &Default::default()).expect("JSON");
+        let (json_estimate, toon_estimate) = tokens::estimates(&json, &toon);
+        println!(
+            "JSON {} bytes, estimate {json_estimate}, exact {}; TOON {} bytes, estimate {toon_estimate}, exact {}",
+            json.len(),
+            tokens::exact(&json),
+            toon.len(),
+            tokens::exact(&toon)
+        );
+        return;
+    }
     if let Some(query) = what.strip_prefix("layer") {
         layered(&path, body, query, rounds);
         return;

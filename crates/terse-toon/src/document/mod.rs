@@ -65,6 +65,8 @@ pub struct Document<'a> {
     /// Whether the text had whitespace between its tokens (or may have:
     /// a document not read by the one-pass parser says it may).
     blank: bool,
+    /// Whether the text has a number no `f64` holds as written.
+    inexact: bool,
 }
 
 /// One node as stored: a scalar, or the head of an array or object whose
@@ -180,12 +182,13 @@ impl<'a> Document<'a> {
     /// The one-pass parser alone: `None` for text it does not take on itself
     /// (invalid JSON, over 4 GiB).
     pub(crate) fn parse_fast(json: &'a str) -> Option<Self> {
-        let (slots, owned, blank) = parse::parse(json).ok()?;
+        let (slots, owned, seen) = parse::parse(json).ok()?;
         Some(Document {
             src: json,
             slots,
             owned,
-            blank,
+            blank: seen.blank,
+            inexact: seen.inexact,
         })
     }
 
@@ -206,6 +209,7 @@ impl<'a> Document<'a> {
             slots,
             owned,
             blank: true,
+            inexact: crate::exact::has_inexact_number(json.as_bytes()),
         })
     }
 
@@ -235,6 +239,8 @@ impl<'a> Document<'a> {
             slots,
             owned,
             blank: true,
+            // A value's numbers are what `serde_json` holds.
+            inexact: false,
         }
     }
 
@@ -254,6 +260,22 @@ impl<'a> Document<'a> {
     /// ```
     pub fn may_have_whitespace(&self) -> bool {
         self.blank
+    }
+
+    /// Whether the text has a number no `f64` holds as written (see
+    /// [`has_inexact_number`](crate::has_inexact_number), which this
+    /// answers without a pass of its own): the document keeps its digits,
+    /// but a `serde_json::Value` read from the same text would not.
+    ///
+    /// ```
+    /// use terse_toon::document::Document;
+    ///
+    /// assert!(Document::parse(r#"{"id":12345678901234567890123}"#)?.has_inexact_number());
+    /// assert!(!Document::parse(r#"{"id":"12345678901234567890123","n":[1.5,-2e3]}"#)?.has_inexact_number());
+    /// # Ok::<(), terse_toon::Error>(())
+    /// ```
+    pub fn has_inexact_number(&self) -> bool {
+        self.inexact
     }
 
     /// The root node.

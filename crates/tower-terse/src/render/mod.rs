@@ -259,8 +259,12 @@ pub(crate) fn render_within(
     // value, which holds a number past 64 bits (or of more digits than a
     // double keeps) as the nearest float: such a body goes out as it came
     // rather than with its numbers changed. TOON without `?fields=` is
-    // written from the text, every digit kept.
+    // written from the text, every digit kept. Compact lines read the
+    // body's document, whose parser finds such numbers on its way
+    // (`render::compact`): no scan here.
+    let lines_read_it = plan.fields.is_none() && plan.lines.is_some();
     if (plan.fields.is_some() || plan.format == Format::Compact)
+        && !(plan.format == Format::Compact && lines_read_it)
         && crate::toon::has_inexact_number(body)
     {
         return Rendering::Done(source.unchanged(Some(Fallback::Precision)));
