@@ -21,6 +21,13 @@
 //! rounds (default 10). Instructions per round are the total less `read`'s,
 //! divided by the rounds.
 //!
+//! `document` parses the file into a `terse_toon` document, `encode` is
+//! `terse_toon::encode_json` (parse and emit), `serde` is
+//! `serde_json::from_str::<Value>`, the baseline both are held to; `speed`
+//! times those three in turn, `rounds` times each per turn, over 20 turns,
+//! and prints each one's MB/s (median of the turns) and its ratio to
+//! `serde`'s, measured in the same run.
+//!
 //! Three more modes answer the file through the layer, as the gateway
 //! does (a current-thread runtime, the rewrite memo off, a route with a
 //! line template as the load bench's `[[resource]]`s): `layer` (the JSON
@@ -48,6 +55,10 @@ fn main() {
     let body = std::fs::read_to_string(&path).expect("a UTF-8 file");
     if what == "exact" {
         println!("{}", tokens::exact(&body));
+        return;
+    }
+    if what == "speed" {
+        speed(&body, rounds);
         return;
     }
     if what == "weigh" {
@@ -78,6 +89,12 @@ fn main() {
             "estimate" => tokens::estimate(body.as_bytes()),
             "estimate-minified" => tokens::estimate(minify_json(body).as_bytes()),
             "toon" => render_json(body, Format::Toon).map_or(0, |text| text.len()),
+            "document" => terse_toon::document::Document::parse(body)
+                .map_or(0, |doc| usize::from(doc.may_have_whitespace())),
+            "encode" => tower_terse::toon::encode_json(body, &Default::default())
+                .map_or(0, |text| text.len()),
+            "serde" => serde_json::from_str::<serde_json::Value>(body)
+                .map_or(0, |value| usize::from(value.is_object())),
             other => panic!("unknown: {other}"),
         });
     }
@@ -163,4 +180,47 @@ fn layered(path: &str, body: String, query: &str, rounds: usize) {
         "layer{query} {} bytes x {rounds}: {out} ({head:?})",
         body.len()
     );
+}
+
+/// MB/s of the document parse, the encode and `serde_json`'s parse of
+/// `body`, measured in turns (the machine's load moves all three alike),
+/// with each ratio to `serde_json`.
+fn speed(body: &str, rounds: usize) {
+    type Run = fn(&str) -> usize;
+    let runs: [(&str, Run); 3] = [
+        ("serde_json::from_str::<Value>", |body| {
+            serde_json::from_str::<serde_json::Value>(body)
+                .map_or(0, |v| usize::from(v.is_object()))
+        }),
+        ("terse_toon Document::parse", |body| {
+            terse_toon::document::Document::parse(body)
+                .map_or(0, |d| usize::from(d.may_have_whitespace()))
+        }),
+        ("terse_toon::encode_json", |body| {
+            tower_terse::toon::encode_json(body, &Default::default()).map_or(0, |t| t.len())
+        }),
+    ];
+    let mut times = vec![Vec::new(); runs.len()];
+    for _ in 0..20 {
+        for (at, (_, run)) in runs.iter().enumerate() {
+            let start = std::time::Instant::now();
+            for _ in 0..rounds {
+                black_box(run(black_box(body)));
+            }
+            times[at].push(start.elapsed().as_secs_f64() / rounds as f64);
+        }
+    }
+    let mbps: Vec<f64> = times
+        .iter_mut()
+        .map(|turns| {
+            turns.sort_by(f64::total_cmp);
+            body.len() as f64 / turns[turns.len() / 2] / 1e6
+        })
+        .collect();
+    for ((name, _), speed) in runs.iter().zip(&mbps) {
+        println!(
+            "{name:<32} {speed:8.0} MB/s  {:.2}x serde_json",
+            speed / mbps[0]
+        );
+    }
 }
