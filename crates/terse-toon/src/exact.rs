@@ -268,11 +268,11 @@ pub fn has_inexact_number(json: &[u8]) -> bool {
         match json[i] {
             b'"' => {
                 i += 1;
-                while i < json.len() {
-                    match json[i] {
-                        b'\\' => i += 2,
-                        b'"' => break,
-                        _ => i += 1,
+                loop {
+                    i = quote_or_backslash(json, i);
+                    match json.get(i) {
+                        Some(b'\\') => i += 2,
+                        _ => break,
                     }
                 }
                 i += 1;
@@ -284,9 +284,12 @@ pub fn has_inexact_number(json: &[u8]) -> bool {
                 {
                     i += 1;
                 }
-                // Short integers, the most of any body, are exact as they are.
+                // A token of at most 15 bytes without an exponent has at
+                // most 15 significant digits within the normal range of
+                // doubles (or is a short integer): exact as it is, which
+                // is nearly every number of any body.
                 let token = &json[start..i];
-                if token.len() > 15 || token.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+                if token.len() > 15 || token.iter().any(|b| matches!(b, b'e' | b'E')) {
                     let text = std::str::from_utf8(token).unwrap_or("");
                     if !number_is_exact(text) {
                         return true;
@@ -297,6 +300,34 @@ pub fn has_inexact_number(json: &[u8]) -> bool {
         }
     }
     false
+}
+
+/// The index of the first `"` or `\\` at or after `from` (or the length):
+/// eight bytes at a time, as strings are most of a body's bytes.
+fn quote_or_backslash(bytes: &[u8], from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let quote = word ^ (ONES * u64::from(b'"'));
+        let backslash = word ^ (ONES * u64::from(b'\\'));
+        // The lowest flagged byte of a word is always a real match.
+        let flagged = ((quote.wrapping_sub(ONES) & !quote)
+            | (backslash.wrapping_sub(ONES) & !backslash))
+            & HIGHS;
+        if flagged != 0 {
+            return i + (flagged.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&b) = bytes.get(i) {
+        if b == b'"' || b == b'\\' {
+            return i;
+        }
+        i += 1;
+    }
+    i
 }
 
 #[cfg(test)]

@@ -162,6 +162,36 @@ pub fn encode_json_limited(
     encode::encode_json_text(json, options, max_output_bytes)
 }
 
+/// [`encode_json_limited`], and whether `json` may have whitespace between
+/// its tokens ([`Document::may_have_whitespace`]): `false` when it has
+/// none, found while it was read, so that a caller weighing the TOON
+/// against the JSON minified need not minify JSON that has nothing to
+/// drop.
+///
+/// [`Document::may_have_whitespace`]: document::Document::may_have_whitespace
+///
+/// ```
+/// use terse_toon::{EncodeOptions, encode_json_limited_noting_whitespace};
+///
+/// let options = EncodeOptions::default();
+/// let (text, spaced) = encode_json_limited_noting_whitespace(r#"{"a":"b c"}"#, &options, 100)?;
+/// assert_eq!((text.as_str(), spaced), ("a: b c", false));
+/// let (_, spaced) = encode_json_limited_noting_whitespace("{\"a\": 1}", &options, 100)?;
+/// assert!(spaced);
+/// # Ok::<(), terse_toon::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`encode_json_limited`].
+pub fn encode_json_limited_noting_whitespace(
+    json: &str,
+    options: &EncodeOptions,
+    max_output_bytes: usize,
+) -> Result<(String, bool), Error> {
+    encode::encode_json_text_noting_whitespace(json, options, max_output_bytes)
+}
+
 /// Serializes any `Serialize` value as TOON text with default options.
 ///
 /// ```

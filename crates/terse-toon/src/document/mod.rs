@@ -62,6 +62,11 @@ pub struct Document<'a> {
     slots: Vec<Slot>,
     /// Unescaped strings and re-formatted numbers.
     owned: String,
+    /// Whether the text had whitespace between its tokens (or may have:
+    /// a document not read by the one-pass parser says it may).
+    blank: bool,
+    /// Whether the text has a number no `f64` holds as written.
+    inexact: bool,
 }
 
 /// One node as stored: a scalar, or the head of an array or object whose
@@ -177,11 +182,13 @@ impl<'a> Document<'a> {
     /// The one-pass parser alone: `None` for text it does not take on itself
     /// (invalid JSON, over 4 GiB).
     pub(crate) fn parse_fast(json: &'a str) -> Option<Self> {
-        let (slots, owned) = parse::parse(json).ok()?;
+        let (slots, owned, seen) = parse::parse(json).ok()?;
         Some(Document {
             src: json,
             slots,
             owned,
+            blank: seen.blank,
+            inexact: seen.inexact,
         })
     }
 
@@ -201,6 +208,8 @@ impl<'a> Document<'a> {
             src: "",
             slots,
             owned,
+            blank: true,
+            inexact: crate::exact::has_inexact_number(json.as_bytes()),
         })
     }
 
@@ -229,7 +238,44 @@ impl<'a> Document<'a> {
             src: "",
             slots,
             owned,
+            blank: true,
+            // A value's numbers are what `serde_json` holds.
+            inexact: false,
         }
+    }
+
+    /// Whether the text may have whitespace between its tokens, which
+    /// minifying it would drop: `false` only when the text was read and
+    /// has none (`{"a":[1,2]}`), so that a caller can skip minifying it.
+    /// A document built from a value, or from text the one-pass parser
+    /// left to `serde_json`, says `true`.
+    ///
+    /// ```
+    /// use terse_toon::document::Document;
+    ///
+    /// assert!(!Document::parse(r#"{"a":[1,"b c"]}"#)?.may_have_whitespace());
+    /// assert!(Document::parse(r#"{"a": [1]}"#)?.may_have_whitespace());
+    /// assert!(Document::parse("[1]\n")?.may_have_whitespace());
+    /// # Ok::<(), terse_toon::Error>(())
+    /// ```
+    pub fn may_have_whitespace(&self) -> bool {
+        self.blank
+    }
+
+    /// Whether the text has a number no `f64` holds as written (see
+    /// [`has_inexact_number`](crate::has_inexact_number), which this
+    /// answers without a pass of its own): the document keeps its digits,
+    /// but a `serde_json::Value` read from the same text would not.
+    ///
+    /// ```
+    /// use terse_toon::document::Document;
+    ///
+    /// assert!(Document::parse(r#"{"id":12345678901234567890123}"#)?.has_inexact_number());
+    /// assert!(!Document::parse(r#"{"id":"12345678901234567890123","n":[1.5,-2e3]}"#)?.has_inexact_number());
+    /// # Ok::<(), terse_toon::Error>(())
+    /// ```
+    pub fn has_inexact_number(&self) -> bool {
+        self.inexact
     }
 
     /// The root node.

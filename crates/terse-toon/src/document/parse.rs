@@ -43,8 +43,18 @@ pub(super) struct Bail;
 
 type Parsed<T> = Result<T, Bail>;
 
-/// Parses `json` into its slots and side buffer.
-pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String)> {
+/// What [`parse`] read besides the slots and the side buffer.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Seen {
+    /// Whitespace between tokens (which minifying the text would drop).
+    pub(super) blank: bool,
+    /// A number no `f64` holds as written
+    /// ([`number_is_exact`](crate::exact::number_is_exact) refuses it).
+    pub(super) inexact: bool,
+}
+
+/// Parses `json` into its slots and side buffer, and says what else it saw.
+pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String, Seen)> {
     // Positions are stored as u32.
     if json.len() >= u32::MAX as usize {
         return Err(Bail);
@@ -59,17 +69,23 @@ pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String)> {
         nodes: Vec::with_capacity(json.len() / 6 + 4),
         owned: String::new(),
         repeats: Vec::new(),
+        inexact: false,
     };
     let mut cursor = Cursor {
         bytes: json.as_bytes(),
         pos: 0,
+        blank: false,
     };
     parser.value(&mut cursor)?;
     cursor.skip_whitespace();
     if cursor.pos != cursor.bytes.len() {
         return Err(Bail);
     }
-    Ok((parser.nodes, parser.owned))
+    let seen = Seen {
+        blank: cursor.blank,
+        inexact: parser.inexact,
+    };
+    Ok((parser.nodes, parser.owned, seen))
 }
 
 struct Parser<'a> {
@@ -80,6 +96,10 @@ struct Parser<'a> {
     /// Repeated keys of the objects being parsed (a stack): (first
     /// occurrence, repeat), key node indexes.
     repeats: Vec<(u32, u32)>,
+    /// A number no `f64` holds as written was read: found where such
+    /// numbers already leave the fast path, so that the callers that would
+    /// read the text into a `serde_json::Value` need no scan of their own.
+    inexact: bool,
 }
 
 /// An array or object being parsed: the containers still open, innermost
@@ -127,6 +147,10 @@ struct ObjectFrame {
 struct Cursor<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// Whitespace was skipped between tokens: noted here, where it is
+    /// found, so that a caller weighing the text minified knows for free
+    /// whether minifying drops anything.
+    blank: bool,
 }
 
 impl Cursor<'_> {
@@ -144,8 +168,13 @@ impl Cursor<'_> {
             Some(b) if b > b' ' => {}
             Some(b' ') if self.bytes.get(self.pos + 1).is_some_and(|&b| b > b' ') => {
                 self.pos += 1;
+                self.blank = true;
             }
-            _ => self.pos = whitespace_end(self.bytes, self.pos),
+            _ => {
+                let end = whitespace_end(self.bytes, self.pos);
+                self.blank |= end != self.pos;
+                self.pos = end;
+            }
         }
     }
 }
@@ -686,7 +715,10 @@ impl<'a> Parser<'a> {
         match crate::exact::number_is_exact(token) {
             true => number::write_number(&mut self.owned, &value),
             false => match crate::exact::exact_canonical(token) {
-                Some(exact) => self.owned.push_str(&exact),
+                Some(exact) => {
+                    self.inexact = true;
+                    self.owned.push_str(&exact);
+                }
                 None => return Err(Bail),
             },
         }

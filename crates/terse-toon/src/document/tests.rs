@@ -608,3 +608,28 @@ fn whitespace_of_every_kind_and_length_reads_alike() {
         check(&json);
     }
 }
+
+#[test]
+fn the_parser_notes_whitespace_and_inexact_numbers_as_the_scans_find_them() {
+    for json in [
+        r#"{"a":[1,"b c"]}"#,
+        r#"{"a": [1]}"#,
+        "[1]\n",
+        " [1]",
+        r#"{"id":12345678901234567890123}"#,
+        r#"{"id":"12345678901234567890123","n":[1.5,-2e3]}"#,
+        "[0.30000000000000001,1]",
+        "[-9223372036854775809]",
+        "[18446744073709551615,-9223372036854775808,123456789012345.5]",
+        r#"["a\"b", 1.25e-3, {"k" :0.1}]"#,
+    ] {
+        let document = Document::parse(json).unwrap();
+        assert_eq!(
+            document.has_inexact_number(),
+            crate::has_inexact_number(json.as_bytes()),
+            "{json}"
+        );
+        let blank = json.bytes().any(|b| b.is_ascii_whitespace()) && !json.contains("b c");
+        assert_eq!(document.may_have_whitespace(), blank, "{json}");
+    }
+}

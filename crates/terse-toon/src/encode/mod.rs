@@ -54,10 +54,21 @@ pub(crate) fn encode_json_text(
     options: &EncodeOptions,
     limit: usize,
 ) -> Result<String, Error> {
+    encode_json_text_noting_whitespace(json, options, limit).map(|(text, _)| text)
+}
+
+/// [`encode_json_text`], and whether the text may have whitespace between
+/// its tokens ([`Document::may_have_whitespace`]).
+pub(crate) fn encode_json_text_noting_whitespace(
+    json: &str,
+    options: &EncodeOptions,
+    limit: usize,
+) -> Result<(String, bool), Error> {
     match Document::parse_fast(json) {
         Some(document) => emit::emit(document.root(), options, json.len(), limit)
+            .map(|text| (text, document.may_have_whitespace()))
             .ok_or(Error::OutputLimit { limit }),
-        None => slow_path(json, options, limit),
+        None => slow_path(json, options, limit).map(|text| (text, true)),
     }
 }
 

@@ -24,6 +24,11 @@ pub(super) fn compact(source: &Source<'_>) -> Rendering {
     let Ok(Ok(document)) = std::str::from_utf8(source.body).map(Document::parse) else {
         return source.not_json().into();
     };
+    // `render_within` left this check to the parser: a number past what a
+    // `serde_json` value holds keeps the body as it came.
+    if source.plan.fields.is_none() && document.has_inexact_number() {
+        return source.unchanged(Some(Fallback::Precision)).into();
+    }
     let limit = source.settings.max_output_bytes;
     let cx = RenderContext::now().with_max_output_bytes(limit);
     let envelope = match change_set(source.plan.since, document.root(), lines.resource, &cx) {

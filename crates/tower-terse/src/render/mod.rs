@@ -225,8 +225,12 @@ pub(crate) fn render_within(
     // value, which holds a number past 64 bits (or of more digits than a
     // double keeps) as the nearest float: such a body goes out as it came
     // rather than with its numbers changed. TOON without `?fields=` is
-    // written from the text, every digit kept.
+    // written from the text, every digit kept. Compact lines read the
+    // body's document, whose parser finds such numbers on its way
+    // (`render::compact`): no scan here.
+    let lines_read_it = plan.fields.is_none() && plan.lines.is_some();
     if (plan.fields.is_some() || plan.format == Format::Compact)
+        && !(plan.format == Format::Compact && lines_read_it)
         && crate::toon::has_inexact_number(body)
     {
         return Rendering::Done(source.unchanged(Some(Fallback::Precision)));
@@ -538,8 +542,13 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
             let Ok(json) = std::str::from_utf8(source.body) else {
                 return source.not_json().into();
             };
-            let text = match toon::encode_json_limited(json, &settings.toon_options, limit) {
-                Ok(text) => text,
+            let encoded = terse_toon::encode_json_limited_noting_whitespace(
+                json,
+                &settings.toon_options,
+                limit,
+            );
+            let (text, spaced) = match encoded {
+                Ok(encoded) => encoded,
                 Err(err) if err.is_output_limit() => {
                     // The encoder read the whole document before it
                     // stopped: this is JSON.
@@ -558,7 +567,12 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
             // Three candidates: the JSON as written, the same minified, and
             // TOON. The minified JSON takes no more tokens than the JSON as
             // written (see `Candidate`), so TOON is weighed against it.
-            let candidate = Candidate::of(json);
+            // The parser saw whether there is any whitespace to drop.
+            let candidate = if spaced {
+                Candidate::of(json)
+            } else {
+                Candidate::Body
+            };
             match source.choose(candidate.text(json), &text) {
                 Some(choice) => source.served(choice, text, candidate, fallback).into(),
                 None => Rendering::Tie(Tie {
