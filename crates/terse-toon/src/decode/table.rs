@@ -2,6 +2,7 @@
 //! template that rows fill in. The header parser (`header`) builds the
 //! [`Field`] list defined here, so this module depends on nothing above it.
 
+use super::json::write_str;
 use serde_json::{Map, Value};
 use std::rc::Rc;
 
@@ -27,18 +28,48 @@ pub(super) struct Table {
     template: Map<String, Value>,
     /// Field names repeat at some level (lenient mode): rows are built key
     /// by key so that the last one wins.
-    duplicates: bool,
+    pub duplicates: bool,
+    /// For rows written as JSON text: what goes before each leaf's value
+    /// (`{"id":`, then `,"geo":{"lat":`...), one per leaf, in cell order.
+    pub prefixes: Vec<Box<[u8]>>,
+    /// What closes a row after its last value (`}}`).
+    pub suffix: Box<[u8]>,
+    /// With `duplicates`: the row as the tree has it (each name once, at
+    /// its first place, with its last value), as text and cell numbers.
+    pub layout: Vec<Piece>,
+}
+
+/// A piece of a row's JSON text when field names repeat.
+#[derive(Debug)]
+pub(super) enum Piece {
+    /// Text between values.
+    Text(Box<[u8]>),
+    /// The value of the cell with this number.
+    Cell(usize),
 }
 
 impl Table {
     pub fn new(fields: Vec<Field>, duplicates: bool) -> Self {
         let leaves = leaf_count(&fields);
+        let mut prefixes = Vec::with_capacity(leaves);
+        let mut pending = Vec::new();
+        fragments(&fields, &mut pending, &mut prefixes);
+        let suffix = pending.into_boxed_slice();
         if duplicates {
+            let mut next = 0;
+            let resolved = resolve(&fields, &mut next);
+            let mut layout = Vec::new();
+            let mut text = Vec::new();
+            lay_out(&resolved, &mut text, &mut layout);
+            layout.push(Piece::Text(text.into_boxed_slice()));
             return Table {
                 leaves,
                 template: Map::new(),
                 fields,
                 duplicates,
+                prefixes,
+                suffix,
+                layout,
             };
         }
         Table {
@@ -46,6 +77,9 @@ impl Table {
             template: template(fields),
             fields: Vec::new(),
             duplicates,
+            prefixes,
+            suffix,
+            layout: Vec::new(),
         }
     }
 
@@ -63,6 +97,73 @@ impl Table {
             Value::Object(object)
         }
     }
+}
+
+/// The JSON text before each leaf of `fields` into `prefixes`; what
+/// follows the last one is left in `pending`. Field groups nest at most
+/// [`MAX_DEPTH`](super::MAX_DEPTH) deep (the header parser's bound).
+fn fragments(fields: &[Field], pending: &mut Vec<u8>, prefixes: &mut Vec<Box<[u8]>>) {
+    pending.push(b'{');
+    for (i, field) in fields.iter().enumerate() {
+        if i > 0 {
+            pending.push(b',');
+        }
+        write_str(pending, &field.name);
+        pending.push(b':');
+        match &field.children {
+            Some(children) => fragments(children, pending, prefixes),
+            None => prefixes.push(std::mem::take(pending).into_boxed_slice()),
+        }
+    }
+    pending.push(b'}');
+}
+
+/// A field list with repeated names as the tree builds it: each name once,
+/// at its first place, with its last value (a cell number or a group).
+enum Node {
+    Leaf(usize),
+    Group(Vec<(String, Node)>),
+}
+
+fn resolve(fields: &[Field], next: &mut usize) -> Vec<(String, Node)> {
+    let mut resolved: Vec<(String, Node)> = Vec::with_capacity(fields.len());
+    let mut places = std::collections::HashMap::with_capacity(fields.len());
+    for field in fields {
+        let node = match &field.children {
+            Some(children) => Node::Group(resolve(children, next)),
+            None => {
+                *next += 1;
+                Node::Leaf(*next - 1)
+            }
+        };
+        match places.get(field.name.as_str()) {
+            Some(&at) => resolved[at] = (field.name.clone(), node),
+            None => {
+                places.insert(field.name.as_str(), resolved.len());
+                resolved.push((field.name.clone(), node));
+            }
+        }
+    }
+    resolved
+}
+
+fn lay_out(nodes: &[(String, Node)], text: &mut Vec<u8>, layout: &mut Vec<Piece>) {
+    text.push(b'{');
+    for (i, (name, node)) in nodes.iter().enumerate() {
+        if i > 0 {
+            text.push(b',');
+        }
+        write_str(text, name);
+        text.push(b':');
+        match node {
+            Node::Group(children) => lay_out(children, text, layout),
+            Node::Leaf(cell) => {
+                layout.push(Piece::Text(std::mem::take(text).into_boxed_slice()));
+                layout.push(Piece::Cell(*cell));
+            }
+        }
+    }
+    text.push(b'}');
 }
 
 fn leaf_count(fields: &[Field]) -> usize {
