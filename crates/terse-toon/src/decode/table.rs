@@ -4,6 +4,7 @@
 
 use super::json::write_str;
 use serde_json::{Map, Value};
+use std::cell::OnceCell;
 use std::rc::Rc;
 
 /// One entry of a header's field list.
@@ -16,21 +17,30 @@ pub(super) struct Field {
     pub children: Option<Vec<Field>>,
 }
 
-/// A table's field list, ready to turn rows into objects.
+/// A table's field list, ready to turn rows into objects (for the tree)
+/// or into JSON text (for the writer). Each reading is made the first time
+/// a row needs it: a decode uses one of them.
 #[derive(Debug)]
 pub(super) struct Table {
-    /// The field list as written; kept only when `duplicates` is set.
+    /// The field list as written.
     fields: Vec<Field>,
     pub leaves: usize,
     /// An object with the table's shape: `null` leaves, nested groups as
     /// objects. Cloning it and filling the leaves in place is cheaper than
-    /// hashing every key of every row.
-    template: Map<String, Value>,
+    /// hashing every key of every row. Unused with `duplicates`.
+    template: OnceCell<Map<String, Value>>,
     /// Field names repeat at some level (lenient mode): rows are built key
     /// by key so that the last one wins.
     pub duplicates: bool,
-    /// For rows written as JSON text: what goes before each leaf's value
-    /// (`{"id":`, then `,"geo":{"lat":`...), one per leaf, in cell order.
+    /// For rows written as JSON text.
+    text: OnceCell<RowText>,
+}
+
+/// A row of a table as JSON text.
+#[derive(Debug)]
+pub(super) struct RowText {
+    /// What goes before each leaf's value (`{"id":`, then
+    /// `,"geo":{"lat":`...), one per leaf, in cell order.
     pub prefixes: Vec<Box<[u8]>>,
     /// What closes a row after its last value (`}}`).
     pub suffix: Box<[u8]>,
@@ -50,36 +60,12 @@ pub(super) enum Piece {
 
 impl Table {
     pub fn new(fields: Vec<Field>, duplicates: bool) -> Self {
-        let leaves = leaf_count(&fields);
-        let mut prefixes = Vec::with_capacity(leaves);
-        let mut pending = Vec::new();
-        fragments(&fields, &mut pending, &mut prefixes);
-        let suffix = pending.into_boxed_slice();
-        if duplicates {
-            let mut next = 0;
-            let resolved = resolve(&fields, &mut next);
-            let mut layout = Vec::new();
-            let mut text = Vec::new();
-            lay_out(&resolved, &mut text, &mut layout);
-            layout.push(Piece::Text(text.into_boxed_slice()));
-            return Table {
-                leaves,
-                template: Map::new(),
-                fields,
-                duplicates,
-                prefixes,
-                suffix,
-                layout,
-            };
-        }
         Table {
-            leaves,
-            template: template(fields),
-            fields: Vec::new(),
+            leaves: leaf_count(&fields),
+            fields,
+            template: OnceCell::new(),
             duplicates,
-            prefixes,
-            suffix,
-            layout: Vec::new(),
+            text: OnceCell::new(),
         }
     }
 
@@ -89,13 +75,36 @@ impl Table {
         if self.duplicates {
             Value::Object(build_last_wins(&self.fields, &mut cells))
         } else {
+            let template = self.template.get_or_init(|| template(&self.fields));
             // `clone_from` into an exactly sized map: a plain `clone` would
             // size the entries like the hash table (almost twice as many).
-            let mut object = Map::with_capacity(self.template.len());
-            object.clone_from(&self.template);
+            let mut object = Map::with_capacity(template.len());
+            object.clone_from(template);
             fill(&mut object, &mut cells);
             Value::Object(object)
         }
+    }
+
+    /// The row as JSON text fragments.
+    pub fn text(&self) -> &RowText {
+        self.text.get_or_init(|| {
+            let mut prefixes = Vec::with_capacity(self.leaves);
+            let mut pending = Vec::new();
+            fragments(&self.fields, &mut pending, &mut prefixes);
+            let mut layout = Vec::new();
+            if self.duplicates {
+                let mut next = 0;
+                let resolved = resolve(&self.fields, &mut next);
+                let mut text = Vec::new();
+                lay_out(&resolved, &mut text, &mut layout);
+                layout.push(Piece::Text(text.into_boxed_slice()));
+            }
+            RowText {
+                prefixes,
+                suffix: pending.into_boxed_slice(),
+                layout,
+            }
+        })
     }
 }
 
@@ -173,14 +182,14 @@ fn leaf_count(fields: &[Field]) -> usize {
         .sum()
 }
 
-fn template(fields: Vec<Field>) -> Map<String, Value> {
+fn template(fields: &[Field]) -> Map<String, Value> {
     let mut map = Map::with_capacity(fields.len());
     for field in fields {
-        let value = match field.children {
+        let value = match &field.children {
             Some(children) => Value::Object(template(children)),
             None => Value::Null,
         };
-        map.insert(field.name, value);
+        map.insert(field.name.clone(), value);
     }
     map
 }

@@ -339,7 +339,7 @@ impl Build for Writer {
         } else {
             // Cells past the table's width are an error once the row is
             // read; they are still read, for errors that come first.
-            if let Some(prefix) = table.prefixes.get(cells.count) {
+            if let Some(prefix) = table.text().prefixes.get(cells.count) {
                 self.out.extend_from_slice(prefix);
             }
             self.primitive(text, start, end)?;
@@ -354,10 +354,10 @@ impl Build for Writer {
 
     fn row(&mut self, cells: &mut Cells, table: &Table) {
         if !table.duplicates {
-            self.out.extend_from_slice(&table.suffix);
+            self.out.extend_from_slice(&table.text().suffix);
         } else if !self.over && cells.spans.len() == table.leaves {
             let mut text = Vec::new();
-            for piece in &table.layout {
+            for piece in &table.text().layout {
                 match piece {
                     Piece::Text(bytes) => text.extend_from_slice(bytes),
                     Piece::Cell(i) => {
