@@ -523,8 +523,9 @@ async fn numbers_past_64_bits_keep_their_digits_both_ways() {
 
 /// Fault 2: a TOON body whose decoding takes more than the whole memory
 /// budget was answered 503 `busy`, as if a retry could help; it is a 413.
-/// A 1.8 MB table of 100k rows of 8 one-digit values decodes through a
-/// tree of some 180 MB.
+/// A 1.8 MB table of 100k rows of 8 one-digit values takes its JSON bound
+/// (16 MiB, twice while the text grows) and some 23 MB for its lines,
+/// against a budget of 32 MiB.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_toon_body_that_can_never_fit_the_budget_is_413() {
     let _shared = PROCESS.read().await;

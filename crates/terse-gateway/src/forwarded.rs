@@ -219,7 +219,7 @@ pub(crate) fn set_forwarded(
             .filter_map(|v| v.to_str().ok())
             .collect();
         // The address written once, shared by both headers when alone.
-        let address = HeaderValue::from_maybe_shared(bytes::Bytes::from(ip.to_string())).ok();
+        let address = address_value(ip);
         let list = if previous.is_empty() {
             address.clone()
         } else {
@@ -250,9 +250,54 @@ pub(crate) fn set_forwarded(
     }
 }
 
+/// `ip` as a header value. An IPv4 address (most clients) is written by
+/// hand: `IpAddr`'s `Display` goes through the formatting machinery, some
+/// 1 300 instructions a request.
+fn address_value(ip: IpAddr) -> Option<HeaderValue> {
+    let IpAddr::V4(v4) = ip else {
+        return HeaderValue::from_maybe_shared(bytes::Bytes::from(ip.to_string())).ok();
+    };
+    let mut text = [0u8; 15];
+    let mut len = 0;
+    for (i, octet) in v4.octets().into_iter().enumerate() {
+        if i > 0 {
+            text[len] = b'.';
+            len += 1;
+        }
+        if octet >= 100 {
+            text[len] = b'0' + octet / 100;
+            len += 1;
+        }
+        if octet >= 10 {
+            text[len] = b'0' + octet / 10 % 10;
+            len += 1;
+        }
+        text[len] = b'0' + octet % 10;
+        len += 1;
+    }
+    HeaderValue::from_bytes(&text[..len]).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn addresses_are_written_as_display_writes_them() {
+        for ip in [
+            "0.0.0.0",
+            "127.0.0.1",
+            "10.20.30.40",
+            "255.255.255.255",
+            "1.100.99.9",
+            "::1",
+            "2001:db8::8a2e:370:7334",
+            "::ffff:10.0.0.1",
+        ] {
+            let ip: IpAddr = ip.parse().unwrap();
+            assert_eq!(address_value(ip).unwrap(), ip.to_string().as_str());
+        }
+    }
 
     fn forged() -> HeaderMap {
         let mut headers = HeaderMap::new();

@@ -8,12 +8,14 @@
 //! - `serde_json_roundtrip`: the baseline for it, JSON bytes to a
 //!   `serde_json::Value` and back to compact JSON bytes;
 //! - `decode`: the TOON text to a `Value` with [`terse_toon::decode`];
-//! - `serde_json_parse`: the baseline for it, `serde_json::from_slice::<Value>`
+//! - `decode_to_json`: the TOON text straight to JSON text with
+//!   [`terse_toon::decode_to_json`] (how TOON request bodies are read);
+//! - `serde_json_parse`: the baseline for both, `serde_json::from_slice::<Value>`
 //!   of the same data as JSON.
 //!
 //! At the end it prints each throughput ratio (baseline time / our time, so
 //! above 1 means faster than the baseline), from the same samples criterion
-//! analyses. Run with `cargo bench -p terse-toon`; criterion's options apply,
+//! analyses, with the throughput of each in MB/s of the JSON text. Run with `cargo bench -p terse-toon`; criterion's options apply,
 //! e.g. `-- --measurement-time 1 --warm-up-time 0.5`.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
@@ -27,6 +29,9 @@ const SIZES: [usize; 3] = [10, 1_000, 10_000];
 
 /// Nanoseconds per iteration of every sample, by benchmark id.
 static SAMPLES: Mutex<BTreeMap<String, Vec<f64>>> = Mutex::new(BTreeMap::new());
+
+/// The JSON text's length, by group name.
+static JSON_BYTES: Mutex<BTreeMap<String, usize>> = Mutex::new(BTreeMap::new());
 
 fn main() {
     let mut criterion = Criterion::default()
@@ -55,7 +60,20 @@ fn bench_list(criterion: &mut Criterion, kind: Kind, size: usize) {
         kind.name(),
     );
 
+    // Straight to JSON, the text is what `serde_json` writes for the value.
+    let written = terse_toon::decode_to_json(toon.as_bytes(), &Default::default(), usize::MAX)
+        .expect("decodable TOON");
+    assert!(
+        written == serde_json::to_vec(&decoded).expect("serializable"),
+        "decode_to_json of {} {size} is not the value's JSON",
+        kind.name(),
+    );
+
     let name = format!("{}/{size}", kind.name());
+    JSON_BYTES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(name.clone(), json.len());
     let mut group = criterion.benchmark_group(&name);
     group.throughput(Throughput::Bytes(json.len() as u64));
     group.sample_size(sample_size(size));
@@ -82,6 +100,13 @@ fn bench_list(criterion: &mut Criterion, kind: Kind, size: usize) {
         b.iter_custom(|iters| {
             timed(&id("decode"), iters, || {
                 terse_toon::decode(black_box(&toon), &decode_options)
+            })
+        })
+    });
+    group.bench_function(BenchmarkId::from_parameter("decode_to_json"), |b| {
+        b.iter_custom(|iters| {
+            timed(&id("decode_to_json"), iters, || {
+                terse_toon::decode_to_json(black_box(toon.as_bytes()), &decode_options, usize::MAX)
             })
         })
     });
@@ -144,6 +169,11 @@ fn print_ratios() {
             "serde_json_parse",
             "serde_json::from_slice::<Value>",
         ),
+        (
+            "decode_to_json",
+            "serde_json_parse",
+            "serde_json::from_slice::<Value>",
+        ),
     ] {
         for kind in Kind::ALL {
             for size in SIZES {
@@ -154,12 +184,22 @@ fn print_ratios() {
                 ) else {
                     continue;
                 };
+                let bytes = JSON_BYTES
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&name)
+                    .copied()
+                    .unwrap_or(0) as f64;
+                // Bytes per nanosecond are thousands of MB/s.
                 println!(
-                    "{ours} {} {size} records: {:.2}x baseline ({label}; {:.1} us vs {:.1} us)",
+                    "{ours} {} {size} records: {:.2}x baseline ({label}; {:.1} us vs {:.1} us, \
+                     {:.0} vs {:.0} MB/s)",
                     kind.name(),
                     t_base / t_ours,
                     t_ours / 1e3,
                     t_base / 1e3,
+                    bytes / t_ours * 1e3,
+                    bytes / t_base * 1e3,
                 );
             }
         }

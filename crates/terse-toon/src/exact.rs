@@ -123,15 +123,6 @@ impl<'a> Decimal<'a> {
     }
 }
 
-/// Whether `text` is a number in the JSON grammar (which TOON's shares):
-/// safe to write into JSON as it is.
-pub(crate) fn is_number_token(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let unsigned = bytes.strip_prefix(b"-").unwrap_or(bytes);
-    let leading_zero = unsigned.len() > 1 && unsigned[0] == b'0' && unsigned[1].is_ascii_digit();
-    !leading_zero && Decimal::read(bytes).is_some()
-}
-
 /// Whether `serde_json` reads the number `token` (JSON's grammar) into a
 /// value that writes back as the same number: an integer within `u64` or
 /// `i64`, or a decimal whose nearest `f64` has the token's exact value as

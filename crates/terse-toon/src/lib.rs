@@ -237,6 +237,14 @@ impl std::error::Error for DecodeToJsonError {}
 /// exactly, where [`decode`] can only give the nearest float. Otherwise the
 /// same JSON `serde_json` writes for [`decode`]'s value.
 ///
+/// The JSON is written as the TOON is read, with no `serde_json::Value`
+/// in between. In strict mode the text is dropped as soon as it passes the
+/// bound (reading goes on only to report a decode error that comes first).
+/// In lenient mode a key repeated later keeps its first place and its last
+/// value, which rewrites an object already written: the bound is checked on
+/// the final text, and until then the text is at most what the document
+/// writes without those rewrites.
+///
 /// ```
 /// let json = terse_toon::decode_to_json(b"id: 12345678901234567890123\nn: 1.50", &Default::default(), 1000)?;
 /// assert_eq!(json, br#"{"id":12345678901234567890123,"n":1.5}"#);

@@ -1,18 +1,23 @@
 //! TOON decoder: one pass over the bytes, line by line, straight into a
-//! `serde_json::Value`.
+//! `serde_json::Value` ([`build::Tree`]) or straight into JSON text
+//! ([`writer::Writer`]), with the same parser and the same errors.
 //!
 //! Errors carry a byte offset while parsing; the line and the column (in
 //! characters) are worked out only when an error is returned.
 
+mod build;
 mod header;
+mod json;
 mod lines;
 mod scalar;
 mod structure;
 mod table;
 #[cfg(test)]
 mod tests;
+mod writer;
 
 use crate::{DecodeError, DecodeOptions};
+use build::Build;
 use serde_json::Value;
 
 /// The deepest nesting of scopes (and of field groups in a header) the
@@ -42,102 +47,59 @@ type PResult<T> = Result<T, Fail>;
 /// Decodes TOON bytes into a JSON value; invalid UTF-8 is an error at its
 /// position.
 pub(crate) fn decode_bytes(input: &[u8], options: &DecodeOptions) -> Result<Value, DecodeError> {
-    match std::str::from_utf8(input) {
-        Ok(text) => decode_str(text, options),
-        Err(err) => {
-            let pos = err.valid_up_to();
-            let msg = format!("invalid UTF-8 (byte 0x{:02x})", input[pos]);
-            Err(locate(input, pos, msg))
-        }
-    }
+    let text = utf8(input)?;
+    parse(text, options, build::Tree::new(options.strict)).map(|(value, _)| value)
 }
 
 /// Decodes TOON text into a JSON value.
 pub(crate) fn decode_str(text: &str, options: &DecodeOptions) -> Result<Value, DecodeError> {
-    if options.indent_size == 0 {
-        return Err(DecodeError::new(1, 1, "indent size must be at least 1"));
-    }
-    let start = if text.starts_with(BOM) { BOM.len() } else { 0 };
-    structure::Parser::new(text, start, options)
-        .root()
-        .map_err(|fail| locate(text.as_bytes(), fail.pos, fail.msg))
+    parse(text, options, build::Tree::new(options.strict)).map(|(value, _)| value)
 }
 
 /// Decodes TOON bytes into JSON text of at most `limit` bytes, numbers
 /// with the digits they were written with (see [`crate::decode_to_json`]).
+/// The text is written as the document is read: no tree is built.
 pub(crate) fn decode_exact(
     input: &[u8],
     options: &DecodeOptions,
     limit: usize,
 ) -> Result<Vec<u8>, crate::DecodeToJsonError> {
-    scalar::record_exact(true);
-    let decoded = decode_bytes(input, options);
-    let exact = scalar::record_exact(false);
-    let value = decoded.map_err(crate::DecodeToJsonError::Decode)?;
-    let mut out = Vec::new();
-    write_json(&value, &exact, &mut out, limit)
-        .map_err(|()| crate::DecodeToJsonError::OutputLimit { limit })?;
-    Ok(out)
+    let text = utf8(input).map_err(crate::DecodeToJsonError::Decode)?;
+    // JSON runs longer than its TOON (quotes, braces, the keys rows
+    // repeat): room for half as much again saves most regrowth.
+    let capacity = input.len().saturating_add(input.len() / 2);
+    let writer = writer::Writer::new(options.strict, limit, capacity);
+    let ((), writer) = parse(text, options, writer).map_err(crate::DecodeToJsonError::Decode)?;
+    if writer.over || writer.out.len() > limit {
+        return Err(crate::DecodeToJsonError::OutputLimit { limit });
+    }
+    Ok(writer.out)
 }
 
-/// Writes `value` as JSON into `out`, without recursion; the strings whose
-/// text is at an address in `exact` are numbers, written as they are.
-fn write_json(
-    value: &Value,
-    exact: &std::collections::HashSet<usize>,
-    out: &mut Vec<u8>,
-    limit: usize,
-) -> Result<(), ()> {
-    enum Step<'v> {
-        Value(&'v Value),
-        Raw(&'static [u8]),
-        Key(&'v str),
+/// `input` as text, or an error at its first byte that is not UTF-8.
+fn utf8(input: &[u8]) -> Result<&str, DecodeError> {
+    std::str::from_utf8(input).map_err(|err| {
+        let pos = err.valid_up_to();
+        let msg = format!("invalid UTF-8 (byte 0x{:02x})", input[pos]);
+        locate(input, pos, msg)
+    })
+}
+
+/// Reads the document `text` into what `b` builds.
+fn parse<B: Build>(
+    text: &str,
+    options: &DecodeOptions,
+    b: B,
+) -> Result<(B::Value, B), DecodeError> {
+    if options.indent_size == 0 {
+        return Err(DecodeError::new(1, 1, "indent size must be at least 1"));
     }
-    let mut stack = vec![Step::Value(value)];
-    while let Some(step) = stack.pop() {
-        match step {
-            Step::Raw(text) => out.extend_from_slice(text),
-            Step::Key(key) => {
-                serde_json::to_writer(&mut *out, key).map_err(|_| ())?;
-                out.push(b':');
-            }
-            // The address alone could be a later string's where one was
-            // dropped (a key repeated in lenient mode): only number text
-            // is ever written bare.
-            Step::Value(Value::String(text))
-                if exact.contains(&(text.as_ptr() as usize))
-                    && crate::exact::is_number_token(text) =>
-            {
-                out.extend_from_slice(text.as_bytes());
-            }
-            Step::Value(Value::Array(items)) => {
-                out.push(b'[');
-                stack.push(Step::Raw(b"]"));
-                for (i, item) in items.iter().enumerate().rev() {
-                    stack.push(Step::Value(item));
-                    if i > 0 {
-                        stack.push(Step::Raw(b","));
-                    }
-                }
-            }
-            Step::Value(Value::Object(map)) => {
-                out.push(b'{');
-                stack.push(Step::Raw(b"}"));
-                for (i, (key, item)) in map.iter().enumerate().rev() {
-                    stack.push(Step::Value(item));
-                    stack.push(Step::Key(key));
-                    if i > 0 {
-                        stack.push(Step::Raw(b","));
-                    }
-                }
-            }
-            Step::Value(scalar) => serde_json::to_writer(&mut *out, scalar).map_err(|_| ())?,
-        }
-        if out.len() > limit {
-            return Err(());
-        }
+    let start = if text.starts_with(BOM) { BOM.len() } else { 0 };
+    let mut parser = structure::Parser::new(text, start, options, b);
+    match parser.root() {
+        Ok(value) => Ok((value, parser.b)),
+        Err(fail) => Err(locate(text.as_bytes(), fail.pos, fail.msg)),
     }
-    Ok(())
 }
 
 /// The 1-based line and character column of byte offset `pos`.

@@ -107,55 +107,10 @@ pub(super) fn primitive(text: &str, start: usize, end: usize) -> PResult<Value> 
         Some(b'n') if bytes == b"null" => Ok(Value::Null),
         Some(b'-' | b'0'..=b'9') => {
             let token = &text[start..end];
-            if let Some(exact) = exact_number(token) {
-                return Ok(exact);
-            }
             Ok(number(token).unwrap_or_else(|| Value::String(token.to_owned())))
         }
         _ => Ok(Value::String(text[start..end].to_owned())),
     }
-}
-
-std::thread_local! {
-    /// While [`decode_exact`](super::decode_exact) runs on this thread: the
-    /// numbers no `f64` holds as written, decoded as strings of their
-    /// digits, known by the address of their text (which no move of the
-    /// `String` changes, and which no other live string shares).
-    static EXACT: std::cell::RefCell<Option<std::collections::HashSet<usize>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Starts (or, with `false`, ends and returns) the record of [`EXACT`].
-pub(super) fn record_exact(on: bool) -> std::collections::HashSet<usize> {
-    EXACT.with(|exact| {
-        let mut exact = exact.borrow_mut();
-        let taken = exact.take().unwrap_or_default();
-        if on {
-            *exact = Some(std::collections::HashSet::new());
-        }
-        taken
-    })
-}
-
-/// The token as a recorded string of its digits, when [`EXACT`] records
-/// and the token is a number in the grammar that no `f64` holds as
-/// written. Short tokens (most) are exact: not looked at.
-fn exact_number(token: &str) -> Option<Value> {
-    if token.len() <= 15 && !token.contains(['.', 'e', 'E']) {
-        return None;
-    }
-    EXACT.with(|exact| {
-        let mut exact = exact.borrow_mut();
-        let recorded = exact.as_mut()?;
-        // In the grammar (no leading zeros), not exact as an `f64`.
-        number(token)?;
-        if crate::exact::number_is_exact(token) {
-            return None;
-        }
-        let digits = crate::exact::exact_canonical(token)?;
-        recorded.insert(digits.as_ptr() as usize);
-        Some(Value::String(digits))
-    })
 }
 
 /// The number a token denotes, or `None` when the token is not in the §4
@@ -164,7 +119,7 @@ fn exact_number(token: &str) -> Option<Value> {
 ///
 /// Integers stay exact in `i64`/`u64`; `-0` is 0; a decimal or exponent form
 /// with an integer value decodes to that integer (`1e3` is 1000).
-fn number(token: &str) -> Option<Value> {
+pub(super) fn number(token: &str) -> Option<Value> {
     let b = token.as_bytes();
     let negative = b[0] == b'-';
     let mut i = usize::from(negative);

@@ -1,16 +1,18 @@
 //! The structural parser: root form (§5), objects (§8), arrays in their
 //! inline, list, tabular and keyed-tabular forms (§9, §10).
 
+use super::build::Build;
 use super::header::{self, Header, Kind};
 use super::lines::{Line, Lines};
 use super::table::TableCache;
-use super::{Fail, MAX_DEPTH, PResult, scalar};
+use super::{Fail, MAX_DEPTH, PResult};
 use crate::DecodeOptions;
-use serde_json::{Map, Value};
 
 mod arrays;
 
-pub(super) struct Parser<'a> {
+pub(super) struct Parser<'a, B: Build> {
+    /// What the document is made into.
+    pub b: B,
     text: &'a str,
     bytes: &'a [u8],
     lines: Lines<'a>,
@@ -21,8 +23,6 @@ pub(super) struct Parser<'a> {
     /// Arrays whose first item, row or entry has been read and whose scope
     /// is still open: strict mode rejects blank lines while this is non-zero.
     spans: usize,
-    /// Reused buffer for the cells of one row.
-    cells: Vec<Value>,
     /// Tables already built from a field list, for headers that repeat.
     tables: TableCache<'a>,
     /// Key count of the last nested object, by depth.
@@ -40,9 +40,10 @@ fn skip_spaces(b: &[u8], mut start: usize, end: usize) -> usize {
     start
 }
 
-impl<'a> Parser<'a> {
-    pub fn new(text: &'a str, start: usize, options: &DecodeOptions) -> Self {
+impl<'a, B: Build> Parser<'a, B> {
+    pub fn new(text: &'a str, start: usize, options: &DecodeOptions, b: B) -> Self {
         Parser {
+            b,
             text,
             bytes: text.as_bytes(),
             lines: Lines::new(text.as_bytes(), start, options.indent_size, options.strict),
@@ -50,16 +51,15 @@ impl<'a> Parser<'a> {
             indent_size: options.indent_size,
             nesting: 0,
             spans: 0,
-            cells: Vec::new(),
             tables: TableCache::default(),
             size_hints: [0; SIZE_HINTS],
         }
     }
 
     /// Decodes the whole document (§5 root form).
-    pub fn root(&mut self) -> PResult<Value> {
+    pub fn root(&mut self) -> PResult<B::Value> {
         let Some(first) = self.lines.peek()? else {
-            return Ok(Value::Object(Map::new()));
+            return Ok(self.b.empty_object());
         };
         if first.depth > 0 && self.strict {
             return Err(Fail::new(
@@ -70,7 +70,7 @@ impl<'a> Parser<'a> {
         if &self.bytes[first.content..first.end] == b"[]" {
             self.take(&first)?;
             self.expect_end()?;
-            return Ok(Value::Array(Vec::new()));
+            return Ok(self.b.empty_array());
         }
         match header::classify(
             self.text,
@@ -92,14 +92,14 @@ impl<'a> Parser<'a> {
             Kind::Scalar { header } => {
                 self.take(&first)?;
                 if self.lines.peek()?.is_none() {
-                    return scalar::primitive(self.text, first.content, first.end);
+                    return self.b.primitive(self.text, first.content, first.end);
                 }
                 Err(header.unwrap_or_else(|| missing_colon(&first)))
             }
             kind => {
                 self.take(&first)?;
                 let mut stack = vec![Frame::Object {
-                    map: Map::new(),
+                    object: self.b.object(0),
                     depth: first.depth,
                     dest: Dest::Root,
                     slot: None,
@@ -116,7 +116,7 @@ impl<'a> Parser<'a> {
     /// an item that opens a block pushes it, and a finished block goes to
     /// the one below it. The nesting is bounded by [`MAX_DEPTH`] and lives
     /// on the heap, not the call stack.
-    fn run(&mut self, stack: &mut Vec<Frame>) -> PResult<Value> {
+    fn run(&mut self, stack: &mut Vec<Frame<B>>) -> PResult<B::Value> {
         loop {
             let (value, dest) = match stack.last_mut() {
                 Some(Frame::Object { depth, dest, .. }) => {
@@ -146,7 +146,7 @@ impl<'a> Parser<'a> {
                             }
                             continue;
                         }
-                        _ => self.close_object(stack),
+                        _ => self.close_object(stack)?,
                     }
                 }
                 Some(Frame::List(list)) => {
@@ -160,7 +160,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 // The root is delivered before the stack empties.
-                None => return Ok(Value::Null),
+                None => return Err(Fail::new(0, "the document ended in an unknown state")),
             };
             if let Some(root) = self.deliver(stack, value, dest)? {
                 return Ok(root);
@@ -170,33 +170,38 @@ impl<'a> Parser<'a> {
 
     /// Pops the finished object on top of `stack`: its value and where it
     /// goes.
-    fn close_object(&mut self, stack: &mut Vec<Frame>) -> (Value, Dest) {
+    fn close_object(&mut self, stack: &mut Vec<Frame<B>>) -> PResult<(B::Value, Dest)> {
         let Some(Frame::Object {
-            map, dest, slot, ..
+            object, dest, slot, ..
         }) = stack.pop()
         else {
-            return (Value::Null, Dest::Root);
+            return Err(Fail::new(0, "the document ended in an unknown state"));
         };
         if !matches!(dest, Dest::Root) {
             self.leave();
         }
         if let Some(slot) = slot {
-            self.size_hints[slot] = map.len().min(MAX_SIZE_HINT);
+            self.size_hints[slot] = B::object_len(&object).min(MAX_SIZE_HINT);
         }
-        (Value::Object(map), dest)
+        Ok((self.b.end_object(object), dest))
     }
 
     /// Hands a finished `value` to `dest`: the object or list now on top of
     /// `stack`, or the caller when it is the root.
     #[inline]
-    fn deliver(&mut self, stack: &mut [Frame], value: Value, dest: Dest) -> PResult<Option<Value>> {
+    fn deliver(
+        &mut self,
+        stack: &mut [Frame<B>],
+        value: B::Value,
+        dest: Dest,
+    ) -> PResult<Option<B::Value>> {
         // The frame below a block is the one it was opened in.
         match (dest, stack.last_mut()) {
             (Dest::Root, _) => return Ok(Some(value)),
-            (Dest::Field { key, pos }, Some(Frame::Object { map, .. })) => {
-                self.insert(map, key, pos, value)?;
+            (Dest::Field { key, pos }, Some(Frame::Object { object, .. })) => {
+                self.b.insert(object, key, pos, value)?;
             }
-            (Dest::Item, Some(Frame::List(list))) => list.push(value),
+            (Dest::Item, Some(Frame::List(list))) => self.b.push(&mut list.items, value),
             _ => {}
         }
         Ok(None)
@@ -263,7 +268,7 @@ impl<'a> Parser<'a> {
     /// `depth + 1`. A field that opens a block pushes it.
     fn field(
         &mut self,
-        stack: &mut Vec<Frame>,
+        stack: &mut Vec<Frame<B>>,
         kind: Kind,
         start: usize,
         end: usize,
@@ -272,18 +277,19 @@ impl<'a> Parser<'a> {
         match kind {
             Kind::KeyValue { key, value } => {
                 let value_start = skip_spaces(self.bytes, value, end);
+                // A field is read into the object on top of the stack.
+                let Some(Frame::Object { object, .. }) = stack.last_mut() else {
+                    return Ok(());
+                };
+                self.b.key(object, &key);
                 let value = if value_start == end {
                     return self.nested_object(stack, key, depth, start);
                 } else if &self.bytes[value_start..end] == b"[]" {
-                    Value::Array(Vec::new())
+                    self.b.empty_array()
                 } else {
-                    scalar::primitive(self.text, value_start, end)?
+                    self.b.primitive(self.text, value_start, end)?
                 };
-                // A field is read into the object on top of the stack.
-                match stack.last_mut() {
-                    Some(Frame::Object { map, .. }) => self.insert(map, key, start, value),
-                    _ => Ok(()),
-                }
+                self.b.insert(object, key, start, value)
             }
             Kind::Header(header) if header.key.is_none() => {
                 if self.strict {
@@ -300,6 +306,9 @@ impl<'a> Parser<'a> {
             }
             Kind::Header(mut header) => {
                 let key = header.key.take().unwrap_or_default();
+                if let Some(Frame::Object { object, .. }) = stack.last_mut() {
+                    self.b.key(object, &key);
+                }
                 self.array_body(stack, header, depth, Dest::Field { key, pos: start })?;
                 Ok(())
             }
@@ -309,50 +318,30 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn insert(
-        &mut self,
-        map: &mut Map<String, Value>,
-        key: String,
-        pos: usize,
-        value: Value,
-    ) -> PResult<()> {
-        if !self.strict {
-            map.insert(key, value);
-            return Ok(());
-        }
-        match map.entry(key) {
-            serde_json::map::Entry::Vacant(slot) => {
-                slot.insert(value);
-                Ok(())
-            }
-            serde_json::map::Entry::Occupied(slot) => {
-                Err(Fail::new(pos, format!("duplicate key `{}`", slot.key())))
-            }
-        }
-    }
-
     /// The object opened by `key:` at `parent` depth: the deeper lines that
     /// follow, pushed on `stack` to be read, or `{}` when there are none.
     fn nested_object(
         &mut self,
-        stack: &mut Vec<Frame>,
+        stack: &mut Vec<Frame<B>>,
         key: String,
         parent: usize,
         pos: usize,
     ) -> PResult<()> {
         let dest = Dest::Field { key, pos };
         let Some(next) = self.lines.peek()? else {
-            self.deliver(stack, Value::Object(Map::new()), dest)?;
+            let value = self.b.empty_object();
+            self.deliver(stack, value, dest)?;
             return Ok(());
         };
         if next.depth <= parent {
-            self.deliver(stack, Value::Object(Map::new()), dest)?;
+            let value = self.b.empty_object();
+            self.deliver(stack, value, dest)?;
             return Ok(());
         }
         // Sibling records repeat their nested objects' shapes: size this one
         // like the last object opened at the same depth.
         let slot = parent % SIZE_HINTS;
-        let map = Map::with_capacity(self.size_hints[slot]);
+        let capacity = self.size_hints[slot];
         let mut depth = parent + 1;
         if next.depth > depth {
             if self.strict {
@@ -365,7 +354,7 @@ impl<'a> Parser<'a> {
         }
         self.enter(pos)?;
         stack.push(Frame::Object {
-            map,
+            object: self.b.object(capacity),
             depth,
             dest,
             slot: Some(slot),
@@ -377,11 +366,11 @@ impl<'a> Parser<'a> {
     /// is pushed on `stack` to be read. `Some` only for the root's value.
     fn array_body(
         &mut self,
-        stack: &mut Vec<Frame>,
+        stack: &mut Vec<Frame<B>>,
         mut header: Header,
         depth: usize,
         dest: Dest,
-    ) -> PResult<Option<Value>> {
+    ) -> PResult<Option<B::Value>> {
         let value = if let Some(table) = header.fields.take() {
             if header.keyed {
                 self.keyed(&header, &table, depth + 1)?
@@ -409,17 +398,17 @@ enum Dest {
 }
 
 /// An array or object being read: the decoder's nesting, on the heap.
-enum Frame {
+enum Frame<B: Build> {
     /// An object whose fields are at `depth`; `slot` is its size hint's,
     /// for an object opened by `key:`.
     Object {
-        map: Map<String, Value>,
+        object: B::Object,
         depth: usize,
         dest: Dest,
         slot: Option<usize>,
     },
     /// A `- ` list.
-    List(arrays::List),
+    List(arrays::List<B>),
 }
 
 fn missing_colon(line: &Line) -> Fail {

@@ -2,7 +2,9 @@
 //! template that rows fill in. The header parser (`header`) builds the
 //! [`Field`] list defined here, so this module depends on nothing above it.
 
+use super::json::write_str;
 use serde_json::{Map, Value};
+use std::cell::OnceCell;
 use std::rc::Rc;
 
 /// One entry of a header's field list.
@@ -15,37 +17,55 @@ pub(super) struct Field {
     pub children: Option<Vec<Field>>,
 }
 
-/// A table's field list, ready to turn rows into objects.
+/// A table's field list, ready to turn rows into objects (for the tree)
+/// or into JSON text (for the writer). Each reading is made the first time
+/// a row needs it: a decode uses one of them.
 #[derive(Debug)]
 pub(super) struct Table {
-    /// The field list as written; kept only when `duplicates` is set.
+    /// The field list as written.
     fields: Vec<Field>,
     pub leaves: usize,
     /// An object with the table's shape: `null` leaves, nested groups as
     /// objects. Cloning it and filling the leaves in place is cheaper than
-    /// hashing every key of every row.
-    template: Map<String, Value>,
+    /// hashing every key of every row. Unused with `duplicates`.
+    template: OnceCell<Map<String, Value>>,
     /// Field names repeat at some level (lenient mode): rows are built key
     /// by key so that the last one wins.
-    duplicates: bool,
+    pub duplicates: bool,
+    /// For rows written as JSON text.
+    text: OnceCell<RowText>,
+}
+
+/// A row of a table as JSON text.
+#[derive(Debug)]
+pub(super) struct RowText {
+    /// What goes before each leaf's value (`{"id":`, then
+    /// `,"geo":{"lat":`...), one per leaf, in cell order.
+    pub prefixes: Vec<Box<[u8]>>,
+    /// What closes a row after its last value (`}}`).
+    pub suffix: Box<[u8]>,
+    /// With `duplicates`: the row as the tree has it (each name once, at
+    /// its first place, with its last value), as text and cell numbers.
+    pub layout: Vec<Piece>,
+}
+
+/// A piece of a row's JSON text when field names repeat.
+#[derive(Debug)]
+pub(super) enum Piece {
+    /// Text between values.
+    Text(Box<[u8]>),
+    /// The value of the cell with this number.
+    Cell(usize),
 }
 
 impl Table {
     pub fn new(fields: Vec<Field>, duplicates: bool) -> Self {
-        let leaves = leaf_count(&fields);
-        if duplicates {
-            return Table {
-                leaves,
-                template: Map::new(),
-                fields,
-                duplicates,
-            };
-        }
         Table {
-            leaves,
-            template: template(fields),
-            fields: Vec::new(),
+            leaves: leaf_count(&fields),
+            fields,
+            template: OnceCell::new(),
             duplicates,
+            text: OnceCell::new(),
         }
     }
 
@@ -55,14 +75,104 @@ impl Table {
         if self.duplicates {
             Value::Object(build_last_wins(&self.fields, &mut cells))
         } else {
+            let template = self.template.get_or_init(|| template(&self.fields));
             // `clone_from` into an exactly sized map: a plain `clone` would
             // size the entries like the hash table (almost twice as many).
-            let mut object = Map::with_capacity(self.template.len());
-            object.clone_from(&self.template);
+            let mut object = Map::with_capacity(template.len());
+            object.clone_from(template);
             fill(&mut object, &mut cells);
             Value::Object(object)
         }
     }
+
+    /// The row as JSON text fragments.
+    pub fn text(&self) -> &RowText {
+        self.text.get_or_init(|| {
+            let mut prefixes = Vec::with_capacity(self.leaves);
+            let mut pending = Vec::new();
+            fragments(&self.fields, &mut pending, &mut prefixes);
+            let mut layout = Vec::new();
+            if self.duplicates {
+                let mut next = 0;
+                let resolved = resolve(&self.fields, &mut next);
+                let mut text = Vec::new();
+                lay_out(&resolved, &mut text, &mut layout);
+                layout.push(Piece::Text(text.into_boxed_slice()));
+            }
+            RowText {
+                prefixes,
+                suffix: pending.into_boxed_slice(),
+                layout,
+            }
+        })
+    }
+}
+
+/// The JSON text before each leaf of `fields` into `prefixes`; what
+/// follows the last one is left in `pending`. Field groups nest at most
+/// [`MAX_DEPTH`](super::MAX_DEPTH) deep (the header parser's bound).
+fn fragments(fields: &[Field], pending: &mut Vec<u8>, prefixes: &mut Vec<Box<[u8]>>) {
+    pending.push(b'{');
+    for (i, field) in fields.iter().enumerate() {
+        if i > 0 {
+            pending.push(b',');
+        }
+        write_str(pending, &field.name);
+        pending.push(b':');
+        match &field.children {
+            Some(children) => fragments(children, pending, prefixes),
+            None => prefixes.push(std::mem::take(pending).into_boxed_slice()),
+        }
+    }
+    pending.push(b'}');
+}
+
+/// A field list with repeated names as the tree builds it: each name once,
+/// at its first place, with its last value (a cell number or a group).
+enum Node {
+    Leaf(usize),
+    Group(Vec<(String, Node)>),
+}
+
+fn resolve(fields: &[Field], next: &mut usize) -> Vec<(String, Node)> {
+    let mut resolved: Vec<(String, Node)> = Vec::with_capacity(fields.len());
+    let mut places = std::collections::HashMap::with_capacity(fields.len());
+    for field in fields {
+        let node = match &field.children {
+            Some(children) => Node::Group(resolve(children, next)),
+            None => {
+                *next += 1;
+                Node::Leaf(*next - 1)
+            }
+        };
+        match places.get(field.name.as_str()) {
+            Some(&at) => resolved[at] = (field.name.clone(), node),
+            None => {
+                places.insert(field.name.as_str(), resolved.len());
+                resolved.push((field.name.clone(), node));
+            }
+        }
+    }
+    resolved
+}
+
+fn lay_out(nodes: &[(String, Node)], text: &mut Vec<u8>, layout: &mut Vec<Piece>) {
+    text.push(b'{');
+    for (i, (name, node)) in nodes.iter().enumerate() {
+        if i > 0 {
+            text.push(b',');
+        }
+        write_str(text, name);
+        text.push(b':');
+        match node {
+            Node::Group(children) => lay_out(children, text, layout),
+            Node::Leaf(cell) => {
+                layout.push(Piece::Text(std::mem::take(text).into_boxed_slice()));
+                layout.push(Piece::Cell(*cell));
+            }
+        }
+    }
+    text.push(b'}');
 }
 
 fn leaf_count(fields: &[Field]) -> usize {
@@ -72,14 +182,14 @@ fn leaf_count(fields: &[Field]) -> usize {
         .sum()
 }
 
-fn template(fields: Vec<Field>) -> Map<String, Value> {
+fn template(fields: &[Field]) -> Map<String, Value> {
     let mut map = Map::with_capacity(fields.len());
     for field in fields {
-        let value = match field.children {
+        let value = match &field.children {
             Some(children) => Value::Object(template(children)),
             None => Value::Null,
         };
-        map.insert(field.name, value);
+        map.insert(field.name.clone(), value);
     }
     map
 }

@@ -631,3 +631,144 @@ fn misplaced_items_say_where_they_belong() {
         "unexpected indentation: the items of this array are indented 2 spaces",
     );
 }
+
+/// `decode_to_json` as the tree would have it: `serde_json`'s text of
+/// `decode`'s value (for documents whose numbers an `f64` holds).
+fn tree_json(input: &str, options: &DecodeOptions) -> Result<Vec<u8>, String> {
+    decode(input, options)
+        .map(|value| serde_json::to_vec(&value).unwrap())
+        .map_err(|err| err.to_string())
+}
+
+fn written_json(input: &str, options: &DecodeOptions, limit: usize) -> Result<Vec<u8>, String> {
+    crate::decode_to_json(input.as_bytes(), options, limit).map_err(|err| err.to_string())
+}
+
+#[test]
+fn the_writer_writes_what_the_tree_holds() {
+    for input in [
+        "",
+        "[]",
+        "7",
+        "\"a\\tb\"",
+        "a: 1\nb:\n  c: [2]: x,\"y,z\"\n",
+        "a:\n  b:\n    c: \"\\u0001\\\\\"",
+        "users[2]{id,name,geo{lat,lon}}:\n  1,Ada,1.5,-2\n  2,\"B, ob\",0,1e3",
+        "m[2:]{v,w{x}}:\n  a: 1,2\n  \"b c\": 3,4",
+        "[3]:\n  - a: 1\n    b[1]: x\n  - [2]: 1,2\n  - \n  - []\n  - t[1]{k}:\n      v\n    z: -0",
+        "x[2|]{a|b}:\n  1|\"p|q\"\n  2|null",
+        "k: true\nl: false\nm: null\nn: trueish\no: 01\np: -\nq: 1.",
+        "e: \u{1}\u{7f}é",
+    ] {
+        for options in [strict(), lenient()] {
+            let want = tree_json(input, &options);
+            assert_eq!(written_json(input, &options, usize::MAX), want, "{input:?}");
+        }
+    }
+}
+
+#[test]
+fn the_writer_refuses_with_the_trees_error() {
+    for input in [
+        "a: 1\na: 2",
+        "a:\n  b: 1\n  b: [1]: x\n",
+        "m[2:]{v}:\n  a: 1\n  a: 2",
+        "t[1]{a,a}:\n  1,2",
+        "xs[2]: a",
+        "t[2]{a,b}:\n  1,2\n  3",
+        "a: \"open",
+        "a:\n    b: 1",
+        "[1]:\n  - 1\nextra: 2",
+        "a: \"x\"y",
+    ] {
+        let want = tree_json(input, &strict()).unwrap_err();
+        assert_eq!(
+            written_json(input, &strict(), usize::MAX),
+            Err(want),
+            "{input:?}"
+        );
+    }
+}
+
+#[test]
+fn lenient_repeats_keep_the_first_place_and_the_last_value() {
+    for input in [
+        "a: 1\nb: 2\na: 3",
+        "a:\n  x: 1\n  y: 2\n  x:\n    z: 3\nb: 4\na: 5",
+        "m[3:]{v}:\n  p: 1\n  q: 2\n  p: 3",
+        "t[2]{a,b,a}:\n  1,2,3\n  4,5,6",
+        "t[1]{a,b{c,c},a{d}}:\n  1,2,3,4",
+        "[2]:\n  - k: 1\n    k: 2\n  - k: 3",
+    ] {
+        let want = tree_json(input, &lenient()).unwrap();
+        assert_eq!(
+            written_json(input, &lenient(), usize::MAX),
+            Ok(want.clone()),
+            "{input:?}"
+        );
+        // The bound is for the text once rewritten.
+        assert_eq!(
+            written_json(input, &lenient(), want.len()),
+            Ok(want.clone()),
+            "{input:?}"
+        );
+        assert!(written_json(input, &lenient(), want.len() - 1).is_err());
+    }
+}
+
+#[test]
+fn the_writer_keeps_the_digits_no_float_holds() {
+    let input = "a: 12345678901234567890123\nb: 0.30000000000000001\nc: 1.50\nd: 1e400\n\
+                 e: -0\nf: 18446744073709551616\ng[2]: -12345678901234567890123.5e-3,1e3";
+    let json = written_json(input, &strict(), usize::MAX).unwrap();
+    assert_eq!(
+        String::from_utf8(json).unwrap(),
+        r#"{"a":12345678901234567890123,"b":0.30000000000000001,"c":1.5,"d":"1e400","e":0,"f":18446744073709551616,"g":[-12345678901234567890.1235,1000]}"#
+    );
+}
+
+#[test]
+fn the_output_bound_is_exact_and_errors_come_first() {
+    let input = "xs[3]: 1,2,3\nname: Ada";
+    let want = tree_json(input, &strict()).unwrap();
+    assert_eq!(written_json(input, &strict(), want.len()), Ok(want.clone()));
+    assert_eq!(
+        written_json(input, &strict(), want.len() - 1),
+        Err(format!(
+            "the JSON would be longer than {} bytes",
+            want.len() - 1
+        ))
+    );
+    // A document that does not decode is a decode error whatever the bound.
+    let broken = format!("{input}\nname: again");
+    assert!(
+        written_json(&broken, &strict(), 3)
+            .unwrap_err()
+            .starts_with("line 3")
+    );
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn the_writer_agrees_with_the_tree_on_any_json(json in crate::json_strategies::json_text()) {
+        // The generator also makes numbers past `f64` (`0.1e310`), which
+        // `serde_json` refuses: those documents have nothing to compare.
+        let Ok(value) = serde_json::from_str::<Value>(&json) else {
+            return Ok(());
+        };
+        let toon = crate::encode(&value, &Default::default());
+        let written = written_json(&toon, &strict(), usize::MAX).unwrap();
+        let back: Value = serde_json::from_slice(&written).unwrap();
+        let tree = decode(&toon, &strict()).unwrap();
+        if !crate::has_inexact_number(json.as_bytes()) {
+            proptest::prop_assert_eq!(written, serde_json::to_vec(&tree).unwrap());
+        } else {
+            // Digits kept where the tree rounds: the same data as
+            // `serde_json` reads them.
+            let reread: Value = serde_json::from_slice(&serde_json::to_vec(&tree).unwrap()).unwrap();
+            proptest::prop_assert_eq!(back, reread);
+        }
+    }
+}

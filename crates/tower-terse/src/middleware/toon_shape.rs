@@ -1,7 +1,11 @@
 //! What decoding a TOON request body may cost, known before it starts.
 //!
-//! Decoding builds a `serde_json::Value` tree, a few hundred bytes per
-//! value, and one thing in TOON grows faster than its text: a table's
+//! Decoding writes JSON text as it reads (`decode_to_json`): beside the
+//! text it holds, for each line, at most the key of an open object (to
+//! find a repeated one) or a frame of its nesting, and for each field of
+//! a table's header the field and its JSON fragment; the values of rows and
+//! inline arrays cost nothing beyond the text they write. One thing in TOON
+//! grows faster than its text: a table's
 //! field names are written once in its header and repeated in every row's
 //! object. A header of one 1 MiB key over a million one-byte rows is a few
 //! MiB of TOON and a TiB of JSON. So one pass over the lines, before
@@ -9,7 +13,17 @@
 //! repeat; the layer refuses a body whose repeated keys alone would pass
 //! its output bound, and holds the rest against the memory budget.
 
-use crate::render::{FIXED_BYTES, TREE_VALUE_BYTES};
+use crate::render::FIXED_BYTES;
+
+/// What decoding holds per line (a key of an open object with its entry
+/// and its copy in the object's hash set past 16 keys, about 170 bytes)
+/// or per field of a table header (the field, its name and its JSON
+/// fragment, about 190 bytes), names of a few bytes included.
+const HELD_BYTES: usize = 192;
+
+/// The decoder's stack at its deepest: 256 levels of frames of some 160
+/// bytes, twice while the stack grows.
+const STACK_BYTES: usize = 256 * 160 * 2;
 
 /// A TOON body as the decoder will see it, counted from above.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +36,9 @@ pub(crate) struct ToonShape {
     /// that decodes is longer, so past the output bound it is refused
     /// before it is decoded.
     pub(crate) repeated_key_bytes: usize,
+    /// An upper bound on what the decoder holds beside its output: the
+    /// lines, and the fields of table headers.
+    pub(crate) held: usize,
 }
 
 /// Counts `toon` in one pass, with one small stack of open headers (its
@@ -35,6 +52,7 @@ pub(crate) fn shape(toon: &[u8]) -> ToonShape {
     // rows may follow, innermost last.
     let mut open: Vec<(usize, usize)> = Vec::new();
     let mut repeated_key_bytes = 0usize;
+    let mut held = 0usize;
     for line in toon.split(|&b| b == b'\n') {
         let indent = line
             .iter()
@@ -44,6 +62,7 @@ pub(crate) fn shape(toon: &[u8]) -> ToonShape {
         if content.is_empty() {
             continue;
         }
+        held += 1;
         while open.last().is_some_and(|&(at, _)| at >= indent) {
             open.pop();
         }
@@ -52,7 +71,15 @@ pub(crate) fn shape(toon: &[u8]) -> ToonShape {
         if let Some(&(_, keys)) = open.last() {
             repeated_key_bytes = repeated_key_bytes.saturating_add(keys);
         }
-        if let Some(keys) = field_list_bytes(content) {
+        if let Some(list) = field_list(content) {
+            let keys = list.len();
+            // A field follows `{` or a delimiter.
+            held = held.saturating_add(
+                1 + list
+                    .iter()
+                    .filter(|&&b| matches!(b, b',' | b'|' | b'\t' | b'{'))
+                    .count(),
+            );
             // A table that opens a list item (`- rows[2]{a}:`) has the
             // item's other fields beside it, at the item's indentation
             // past the hyphen; its rows are deeper.
@@ -68,6 +95,7 @@ pub(crate) fn shape(toon: &[u8]) -> ToonShape {
     ToonShape {
         values,
         repeated_key_bytes,
+        held,
     }
 }
 
@@ -83,13 +111,16 @@ impl ToonShape {
             .saturating_add(self.repeated_key_bytes.saturating_mul(2))
     }
 
-    /// An upper bound on what decoding allocates beside the body: the tree
-    /// (a node per value, and the repeated keys) and the JSON written from
-    /// it (at most `max_output`, twice while its buffer grows).
+    /// An upper bound on what decoding allocates beside the body: what it
+    /// holds per line and header field ([`HELD_BYTES`], and the names
+    /// longer than a few bytes, at most twice the body), its stack, and
+    /// the JSON it writes (at most `max_output`, twice while its buffer
+    /// grows).
     pub(crate) fn working_bytes(&self, toon_bytes: usize, max_output: usize) -> usize {
-        self.values
-            .saturating_mul(TREE_VALUE_BYTES)
-            .saturating_add(self.repeated_key_bytes.saturating_mul(2))
+        self.held
+            .saturating_mul(HELD_BYTES)
+            .saturating_add(toon_bytes.saturating_mul(2))
+            .saturating_add(STACK_BYTES)
             .saturating_add(
                 self.json_bytes(toon_bytes)
                     .min(max_output)
@@ -99,13 +130,13 @@ impl ToonShape {
     }
 }
 
-/// The bytes of a tabular header's field list (`users[2]{id,name}:` has
-/// `id,name`), or `None` for a line that opens no table. Quoted keys that
-/// look like headers only over-count.
-fn field_list_bytes(content: &[u8]) -> Option<usize> {
+/// A tabular header's field list (`users[2]{id,name}:` has `id,name`),
+/// or `None` for a line that opens no table. Quoted keys that look like
+/// headers only over-count.
+fn field_list(content: &[u8]) -> Option<&[u8]> {
     let inner = content.strip_suffix(b":")?.strip_suffix(b"}")?;
     let open = inner.windows(2).position(|pair| pair == b"]{")?;
-    Some(inner.len() - (open + 2))
+    Some(&inner[open + 2..])
 }
 
 fn trim_end(mut line: &[u8]) -> &[u8] {
@@ -138,6 +169,74 @@ mod tests {
     fn fields_beside_a_table_in_a_list_item_are_not_its_rows() {
         let toon = b"items[1]:\n  - rows[2]{a,b}:\n      1,2\n      3,4\n    x: 1\n    y: 2";
         assert_eq!(shape(toon).repeated_key_bytes, 2 * 3);
+    }
+
+    /// Decoding straight to JSON holds no more than the bound, on shapes
+    /// that hold the most per byte: one-letter keys of one large object
+    /// (each in its hash set too), deep nesting, a wide header, long
+    /// names, escapes, a large table.
+    #[test]
+    fn decoding_stays_within_its_bound() {
+        let mut docs = Vec::new();
+        docs.push(
+            (0..20_000)
+                .map(|i| format!("k{i}: {}", i % 10))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+        docs.push(
+            (0..200)
+                .map(|d| format!("{}k:", " ".repeat(2 * d)))
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+        let fields: Vec<String> = (0..5_000).map(|i| format!("f{i}")).collect();
+        docs.push(format!(
+            "t[2]{{{}}}:\n  {}\n  {}",
+            fields.join(","),
+            vec!["1"; 5_000].join(","),
+            vec!["2"; 5_000].join(",")
+        ));
+        docs.push(format!(
+            "{}: \"{}\"",
+            "n".repeat(50_000),
+            "\\t".repeat(20_000)
+        ));
+        let mut table = String::from("rows[20000]{a,b,c{d,e}}:\n");
+        table.push_str(&"  1,x,3.5,\"y z\"\n".repeat(20_000));
+        docs.push(table);
+        let mut list = String::from("[5000]:");
+        for i in 0..5_000 {
+            list.push_str(&format!(
+                "\n  - id: {i}\n    tags[3]: a,b,c\n    o:\n      p: q"
+            ));
+        }
+        docs.push(list);
+        for doc in docs {
+            let shape = shape(doc.as_bytes());
+            let bound = shape.working_bytes(doc.len(), usize::MAX >> 1);
+            let peak = crate::render::peak_of(|| {
+                let json =
+                    crate::toon::decode_to_json(doc.as_bytes(), &Default::default(), usize::MAX)
+                        .expect("decodes");
+                assert!(!json.is_empty());
+            });
+            assert!(
+                peak <= bound,
+                "peak {peak} over the bound {bound} ({} bytes of TOON)",
+                doc.len()
+            );
+        }
+    }
+
+    #[test]
+    fn rows_and_inline_values_hold_nothing_beyond_their_text() {
+        let mut table = String::from("rows[1000]{a,b,c{d,e}}:\n");
+        table.push_str(&"  1,2,3,4\n".repeat(1000));
+        // A line each, and the header's five fields.
+        assert_eq!(shape(table.as_bytes()).held, 1001 + 5);
+        let inline = format!("xs[1000]: {}", vec!["7"; 1000].join(","));
+        assert_eq!(shape(inline.as_bytes()).held, 1);
     }
 
     #[test]

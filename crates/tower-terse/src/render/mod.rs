@@ -20,7 +20,7 @@ mod shape_scan;
 mod working;
 #[cfg(test)]
 pub(crate) use working::tests::peak_of;
-pub(crate) use working::{Cost, FIXED_BYTES, TREE_VALUE_BYTES, cost};
+pub(crate) use working::{Cost, FIXED_BYTES, cost};
 // MCP holds each text block's rendering by this bound; HTTP rewrites by `cost`.
 #[cfg(any(test, feature = "mcp"))]
 pub(crate) use working::working_bytes;

@@ -30,7 +30,7 @@ const DOCUMENT_VALUE_BYTES: usize = 32;
 
 /// Bytes per value where a `serde_json::Value` tree is built, or may be:
 /// `?fields=` projections (the tree, then the document TOON is encoded
-/// from), TOON request bodies decoded to JSON, and compact lines.
+/// from) and compact lines.
 ///
 /// Compact lines read the parsed document (a 12-byte slot per value, twice
 /// over while the tape grows) and keep one 16-byte node per record for its

@@ -2,17 +2,17 @@
 //! keyed-tabular (§9.5) forms.
 
 use super::{Dest, Frame, Parser, skip_spaces};
+use crate::decode::build::Build;
 use crate::decode::header::{self, Header, Kind, skip_quoted, trim_end};
 use crate::decode::lines::Line;
 use crate::decode::table::Table;
 use crate::decode::{Fail, PResult, scalar};
-use serde_json::{Map, Value};
 
 const MAX_RESERVE: usize = 1024;
 
 /// A `- ` list being read (see [`Parser::run`](super::Parser)).
-pub(super) struct List {
-    items: Vec<Value>,
+pub(super) struct List<B: Build> {
+    pub(super) items: B::Items,
     header: Header,
     /// The depth of its items' hyphens.
     pub(super) depth: usize,
@@ -20,22 +20,7 @@ pub(super) struct List {
     extra: Option<usize>,
     /// Whether an item was read: the list's span is open (§12).
     started: bool,
-    /// Items of one list tend to share a shape: each object is sized like
-    /// the larger of the two before it.
-    hint: usize,
-    last_len: usize,
     dest: Dest,
-}
-
-impl List {
-    /// Adds the next item.
-    pub(super) fn push(&mut self, item: Value) {
-        if let Value::Object(object) = &item {
-            self.hint = object.len().max(self.last_len);
-            self.last_len = object.len();
-        }
-        self.items.push(item);
-    }
 }
 
 /// Bytes that end a run of plain cell text, one table per delimiter.
@@ -75,7 +60,55 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     }
 }
 
-impl Parser<'_> {
+/// Splits `start..end` of `bytes` on `delim` outside quotes, handing each
+/// cell to `sink`: its offset, and its trimmed token's. With
+/// `stop_at_colon`, an unquoted `:` in the first cell stops the split
+/// (before that cell is handed on) and returns `false` (the line is
+/// `key: value`, not a row, §9.3).
+#[inline]
+fn split(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    delim: u8,
+    stop_at_colon: bool,
+    mut sink: impl FnMut(usize, usize, usize) -> PResult<()>,
+) -> PResult<bool> {
+    let special = special_bytes(delim);
+    let line = &bytes[..end];
+    let mut cell = |start: usize, end: usize| {
+        let cell_start = skip_spaces(bytes, start, end);
+        let cell_end = trim_end(bytes, cell_start, end);
+        sink(start, cell_start, cell_end)
+    };
+    let mut i = start;
+    let mut from = start;
+    let mut first = stop_at_colon;
+    loop {
+        let Some(offset) = line[i..].iter().position(|&c| special[usize::from(c)]) else {
+            cell(from, end)?;
+            return Ok(true);
+        };
+        i += offset;
+        match line[i] {
+            b'"' => i = skip_quoted(line, i + 1),
+            b':' => {
+                if first {
+                    return Ok(false);
+                }
+                i += 1;
+            }
+            _ => {
+                cell(from, i)?;
+                first = false;
+                i += 1;
+                from = i;
+            }
+        }
+    }
+}
+
+impl<B: Build> Parser<'_, B> {
     /// How many items to reserve for a declared length: never more than the
     /// rest of the input could hold, and at most [`MAX_RESERVE`], past which
     /// the vector grows as usual (a fresh multi-megabyte reservation per
@@ -87,18 +120,30 @@ impl Parser<'_> {
     }
 
     /// `key[N]: a,b,c` (§9.1).
-    pub(super) fn inline(&mut self, header: &Header) -> PResult<Value> {
+    pub(super) fn inline(&mut self, header: &Header) -> PResult<B::Value> {
         let start = skip_spaces(self.bytes, header.rest, header.end);
-        let mut items = Vec::with_capacity(self.capacity(header.len, start));
+        let capacity = self.capacity(header.len, start);
+        let mut items = self.b.array(capacity);
         let mut extra = None;
-        self.split(start, header.end, header.delim, false, |at, value| {
-            if items.len() == header.len && extra.is_none() {
-                extra = Some(at);
-            }
-            items.push(value);
-        })?;
-        self.check_count(header, items.len(), extra, "value", "values")?;
-        Ok(Value::Array(items))
+        let (b, text) = (&mut self.b, self.text);
+        split(
+            self.bytes,
+            start,
+            header.end,
+            header.delim,
+            false,
+            |at, from, to| {
+                if B::len(&items) == header.len && extra.is_none() {
+                    extra = Some(at);
+                }
+                b.item(&mut items);
+                let value = b.primitive(text, from, to)?;
+                b.push(&mut items, value);
+                Ok(())
+            },
+        )?;
+        self.check_count(header, B::len(&items), extra, "value", "values")?;
+        Ok(self.b.end_array(items))
     }
 
     fn check_count(
@@ -122,75 +167,24 @@ impl Parser<'_> {
         Ok(())
     }
 
-    /// Splits `start..end` on `delim` outside quotes, decoding each trimmed
-    /// cell and handing it to `sink` with its offset. With `stop_at_colon`,
-    /// an unquoted `:` in the first cell stops the split and returns `false`
-    /// (the line is `key: value`, not a row, §9.3).
-    #[inline]
-    fn split(
-        &self,
-        start: usize,
-        end: usize,
-        delim: u8,
-        stop_at_colon: bool,
-        mut sink: impl FnMut(usize, Value),
-    ) -> PResult<bool> {
-        let special = special_bytes(delim);
-        let line = &self.bytes[..end];
-        let mut i = start;
-        let mut cell = start;
-        let mut first = stop_at_colon;
-        loop {
-            let Some(offset) = line[i..].iter().position(|&c| special[usize::from(c)]) else {
-                self.cell(cell, end, &mut sink)?;
-                return Ok(true);
-            };
-            i += offset;
-            match line[i] {
-                b'"' => i = skip_quoted(line, i + 1),
-                b':' => {
-                    if first {
-                        return Ok(false);
-                    }
-                    i += 1;
-                }
-                _ => {
-                    self.cell(cell, i, &mut sink)?;
-                    first = false;
-                    i += 1;
-                    cell = i;
-                }
-            }
-        }
-    }
-
-    #[inline]
-    fn cell(&self, start: usize, end: usize, sink: &mut impl FnMut(usize, Value)) -> PResult<()> {
-        let cell_start = skip_spaces(self.bytes, start, end);
-        let cell_end = trim_end(self.bytes, cell_start, end);
-        sink(start, scalar::primitive(self.text, cell_start, cell_end)?);
-        Ok(())
-    }
-
     /// Opens the list `key[N]:` whose `- ` items are at `depth` (§9.2,
     /// §9.4, §10), read on by [`Parser::run`] and handed to `dest`.
     pub(super) fn open_list(
         &mut self,
-        stack: &mut Vec<Frame>,
+        stack: &mut Vec<Frame<B>>,
         header: Header,
         depth: usize,
         dest: Dest,
     ) -> PResult<()> {
         self.enter(header.len_pos)?;
-        let items = Vec::with_capacity(self.capacity(header.len, header.end));
+        let capacity = self.capacity(header.len, header.end);
+        let items = self.b.array(capacity);
         stack.push(Frame::List(List {
             items,
             header,
             depth,
             extra: None,
             started: false,
-            hint: 0,
-            last_len: 0,
             dest,
         }));
         Ok(())
@@ -200,7 +194,7 @@ impl Parser<'_> {
     /// top of `stack`: its next item.
     pub(super) fn list_line(
         &mut self,
-        stack: &mut Vec<Frame>,
+        stack: &mut Vec<Frame<B>>,
         line: &Line,
         depth: usize,
     ) -> PResult<()> {
@@ -222,18 +216,19 @@ impl Parser<'_> {
             list.started = true;
             self.spans += 1;
         }
-        if list.items.len() == list.header.len && list.extra.is_none() {
+        if B::len(&list.items) == list.header.len && list.extra.is_none() {
             list.extra = Some(line.content);
         }
-        let hint = list.hint;
+        self.b.item(&mut list.items);
+        let hint = B::hint(&list.items);
         self.list_item(stack, line, depth, hint)
     }
 
     /// Pops the finished list on top of `stack`: its value and where it
     /// goes.
-    pub(super) fn close_list(&mut self, stack: &mut Vec<Frame>) -> PResult<(Value, Dest)> {
+    pub(super) fn close_list(&mut self, stack: &mut Vec<Frame<B>>) -> PResult<(B::Value, Dest)> {
         let Some(Frame::List(list)) = stack.pop() else {
-            return Ok((Value::Null, Dest::Root));
+            return Err(Fail::new(0, "the document ended in an unknown state"));
         };
         if list.started {
             self.spans -= 1;
@@ -241,19 +236,19 @@ impl Parser<'_> {
         self.leave();
         self.check_count(
             &list.header,
-            list.items.len(),
+            B::len(&list.items),
             list.extra,
             "list item",
             "list items",
         )?;
-        Ok((Value::Array(list.items), list.dest))
+        Ok((self.b.end_array(list.items), list.dest))
     }
 
     /// One `- ...` item whose hyphen is at `depth`, of the list on top of
     /// `stack`: its value, or the block it opens pushed.
     fn list_item(
         &mut self,
-        stack: &mut Vec<Frame>,
+        stack: &mut Vec<Frame<B>>,
         line: &Line,
         depth: usize,
         hint: usize,
@@ -261,11 +256,13 @@ impl Parser<'_> {
         let start = skip_spaces(self.bytes, line.content + 1, line.end);
         let end = line.end;
         if start == end {
-            self.deliver(stack, Value::Object(Map::new()), Dest::Item)?;
+            let value = self.b.empty_object();
+            self.deliver(stack, value, Dest::Item)?;
             return Ok(());
         }
         if &self.bytes[start..end] == b"[]" {
-            self.deliver(stack, Value::Array(Vec::new()), Dest::Item)?;
+            let value = self.b.empty_array();
+            self.deliver(stack, value, Dest::Item)?;
             return Ok(());
         }
         let kind = match header::classify(self.text, start, end, self.strict, &mut self.tables)? {
@@ -286,7 +283,7 @@ impl Parser<'_> {
                 }
             }
             Kind::Scalar { .. } => {
-                let value = scalar::primitive(self.text, start, end)?;
+                let value = self.b.primitive(self.text, start, end)?;
                 self.deliver(stack, value, Dest::Item)?;
                 return Ok(());
             }
@@ -294,8 +291,9 @@ impl Parser<'_> {
         };
         // An object whose first field sits on the hyphen line, one level in.
         self.enter(start)?;
+        let object = self.b.object(hint);
         stack.push(Frame::Object {
-            map: Map::with_capacity(hint),
+            object,
             depth: depth + 1,
             dest: Dest::Item,
             slot: None,
@@ -304,16 +302,34 @@ impl Parser<'_> {
     }
 
     /// `key[N]{fields}:` followed by rows at `depth` (§9.3).
-    pub(super) fn table(&mut self, header: &Header, table: &Table, depth: usize) -> PResult<Value> {
-        let mut rows = Vec::with_capacity(self.capacity(header.len, header.end));
+    pub(super) fn table(
+        &mut self,
+        header: &Header,
+        table: &Table,
+        depth: usize,
+    ) -> PResult<B::Value> {
+        let capacity = self.capacity(header.len, header.end);
+        let mut rows = self.b.array(capacity);
         self.rows(
             header,
             depth,
             ("row", "rows"),
-            |parser, line, cells| {
-                let is_row = parser.split(line.content, line.end, header.delim, true, |_, v| {
-                    cells.push(v);
-                })?;
+            &mut rows,
+            |parser, line, cells, rows| {
+                let (b, text) = (&mut parser.b, parser.text);
+                let is_row = split(
+                    parser.bytes,
+                    line.content,
+                    line.end,
+                    header.delim,
+                    true,
+                    |_, from, to| {
+                        if B::cell_count(cells) == 0 {
+                            b.item(rows);
+                        }
+                        b.cell(cells, table, text, from, to)
+                    },
+                )?;
                 if is_row {
                     return Ok(Step::Row(()));
                 }
@@ -325,23 +341,31 @@ impl Parser<'_> {
                 }
                 Ok(Step::End)
             },
-            |parser, line, (), cells| {
-                parser.check_width(table, cells.len(), line.content)?;
-                rows.push(table.row(cells));
+            |parser, line, (), cells, rows| {
+                parser.check_width(table, B::cell_count(cells), line.content)?;
+                let row = parser.b.row(cells, table);
+                parser.b.push(rows, row);
                 Ok(())
             },
         )?;
-        Ok(Value::Array(rows))
+        Ok(self.b.end_array(rows))
     }
 
     /// `key[N:]{fields}:` followed by `entrykey: cells` rows at `depth` (§9.5).
-    pub(super) fn keyed(&mut self, header: &Header, table: &Table, depth: usize) -> PResult<Value> {
-        let mut map = Map::with_capacity(self.capacity(header.len, header.end));
+    pub(super) fn keyed(
+        &mut self,
+        header: &Header,
+        table: &Table,
+        depth: usize,
+    ) -> PResult<B::Value> {
+        let capacity = self.capacity(header.len, header.end);
+        let mut map = self.b.object(capacity);
         self.rows(
             header,
             depth,
             ("entry", "entries"),
-            |parser, line, _| match header::first_unquoted_colon(
+            &mut map,
+            |parser, line, _, _| match header::first_unquoted_colon(
                 parser.bytes,
                 line.content,
                 line.end,
@@ -353,36 +377,45 @@ impl Parser<'_> {
                 )),
                 None => Ok(Step::Skip),
             },
-            |parser, line, colon, cells| {
+            |parser, line, colon, cells, map| {
                 let key = parser.entry_key(line.content, colon)?;
+                parser.b.key(map, &key);
                 let cells_start = skip_spaces(parser.bytes, colon + 1, line.end);
                 if cells_start < line.end {
-                    parser.split(cells_start, line.end, header.delim, false, |_, v| {
-                        cells.push(v);
-                    })?;
+                    let (b, text) = (&mut parser.b, parser.text);
+                    split(
+                        parser.bytes,
+                        cells_start,
+                        line.end,
+                        header.delim,
+                        false,
+                        |_, from, to| b.cell(cells, table, text, from, to),
+                    )?;
                 }
-                parser.check_width(table, cells.len(), line.content)?;
-                let row = table.row(cells);
-                parser.insert(&mut map, key, line.content, row)
+                parser.check_width(table, B::cell_count(cells), line.content)?;
+                let row = parser.b.row(cells, table);
+                parser.b.insert(map, key, line.content, row)
             },
         )?;
-        Ok(Value::Object(map))
+        Ok(self.b.end_object(map))
     }
 
     /// The rows of a table at `depth`, shared by both table forms: `classify`
     /// looks at a line (with `cells` cleared for it) before it is taken,
     /// `read` reads a row once it is taken and counted. Checks the count
     /// against the header's (`noun` names a row in the message).
-    fn rows<T>(
+    #[allow(clippy::type_complexity)]
+    fn rows<T, R>(
         &mut self,
         header: &Header,
         depth: usize,
         noun: (&str, &str),
-        mut classify: impl FnMut(&mut Self, &Line, &mut Vec<Value>) -> PResult<Step<T>>,
-        mut read: impl FnMut(&mut Self, &Line, T, &mut Vec<Value>) -> PResult<()>,
+        into: &mut R,
+        mut classify: impl FnMut(&mut Self, &Line, &mut B::Cells, &mut R) -> PResult<Step<T>>,
+        mut read: impl FnMut(&mut Self, &Line, T, &mut B::Cells, &mut R) -> PResult<()>,
     ) -> PResult<()> {
         self.enter(header.len_pos)?;
-        let mut cells = std::mem::take(&mut self.cells);
+        let mut cells = self.b.take_cells();
         let mut count = 0;
         let mut extra = None;
         let mut started = false;
@@ -394,8 +427,8 @@ impl Parser<'_> {
                 self.orphan(&line, Some(depth))?;
                 continue;
             }
-            cells.clear();
-            let found = match classify(self, &line, &mut cells)? {
+            B::clear_cells(&mut cells);
+            let found = match classify(self, &line, &mut cells, into)? {
                 Step::Row(found) => found,
                 Step::Skip => {
                     self.take(&line)?;
@@ -412,9 +445,9 @@ impl Parser<'_> {
                 extra = Some(line.content);
             }
             count += 1;
-            read(self, &line, found, &mut cells)?;
+            read(self, &line, found, &mut cells, into)?;
         }
-        self.cells = cells;
+        self.b.put_cells(cells);
         if started {
             self.spans -= 1;
         }
