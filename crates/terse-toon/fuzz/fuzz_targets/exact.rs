@@ -43,7 +43,12 @@ fuzz_target!(|data: &[u8]| {
                 let a: f64 = canonical.parse().expect("canonical text is a number");
                 let b: f64 = token.parse().expect("a JSON number");
                 assert_eq!(a, b, "{token} -> {canonical}");
-                if exact {
+                // An integer written with an exponent (`44444444444444444e2`)
+                // is read as the nearest float, so it is inexact; written out
+                // (`4444444444444444400`) it is an integer `serde_json` holds
+                // digit for digit, the same value kept exactly.
+                let integer = canonical.parse::<u64>().is_ok() || canonical.parse::<i64>().is_ok();
+                if exact || integer {
                     continue;
                 }
                 assert!(
