@@ -3,8 +3,9 @@
 //! `serde_json::Value` of them (the JSON writer makes text). The parser
 //! finds every error; a builder only refuses a repeated key.
 
+use super::fail::{Fail, PResult};
+use super::scalar;
 use super::table::Table;
-use super::{Fail, PResult, scalar};
 use serde_json::{Map, Value};
 
 /// A maker of decoded values, driven by the structural parser in document

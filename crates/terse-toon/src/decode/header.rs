@@ -1,8 +1,9 @@
 //! Line classification (§5.2) and array headers (§6): key, bracket segment,
 //! field list with nested groups, colon.
 
+use super::fail::{Fail, PResult};
 use super::table::{Field, Table, TableCache};
-use super::{Fail, MAX_DEPTH, PResult, scalar};
+use super::{MAX_DEPTH, scalar};
 use std::rc::Rc;
 
 /// A parsed array or keyed-table header.

@@ -2,7 +2,7 @@
 //! lines (§5.1, §12) and measures indentation, one line at a time and without
 //! allocating.
 
-use super::{Fail, PResult};
+use super::fail::{Fail, PResult};
 
 /// One significant (non-blank, non-comment) line, as byte offsets into the input.
 #[derive(Debug, Clone, Copy)]

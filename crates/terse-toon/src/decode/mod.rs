@@ -6,6 +6,7 @@
 //! characters) are worked out only when an error is returned.
 
 mod build;
+mod fail;
 mod header;
 mod json;
 mod lines;
@@ -18,6 +19,7 @@ mod writer;
 
 use crate::{DecodeError, DecodeOptions};
 use build::Build;
+use fail::{Fail, PResult};
 use serde_json::Value;
 
 /// The deepest nesting of scopes (and of field groups in a header) the
@@ -25,24 +27,6 @@ use serde_json::Value;
 pub(crate) const MAX_DEPTH: usize = 256;
 
 const BOM: &str = "\u{feff}";
-
-/// A decode error at a byte offset of the input.
-#[derive(Debug)]
-pub(super) struct Fail {
-    pos: usize,
-    msg: String,
-}
-
-impl Fail {
-    fn new(pos: usize, msg: impl Into<String>) -> Self {
-        Fail {
-            pos,
-            msg: msg.into(),
-        }
-    }
-}
-
-type PResult<T> = Result<T, Fail>;
 
 /// Decodes TOON bytes into a JSON value; invalid UTF-8 is an error at its
 /// position.

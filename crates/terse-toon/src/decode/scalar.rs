@@ -1,7 +1,7 @@
 //! Primitive tokens (§4): quoted strings with their escapes (§7.1), literals
 //! and numbers.
 
-use super::{Fail, PResult};
+use super::fail::{Fail, PResult};
 use serde_json::{Number, Value};
 
 /// Parses the quoted string that opens at `start` (a `"`), looking no further

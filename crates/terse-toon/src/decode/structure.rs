@@ -1,11 +1,12 @@
 //! The structural parser: root form (§5), objects (§8), arrays in their
 //! inline, list, tabular and keyed-tabular forms (§9, §10).
 
+use super::MAX_DEPTH;
 use super::build::Build;
+use super::fail::{Fail, PResult};
 use super::header::{self, Header, Kind};
 use super::lines::{Line, Lines};
 use super::table::TableCache;
-use super::{Fail, MAX_DEPTH, PResult};
 use crate::DecodeOptions;
 
 mod arrays;

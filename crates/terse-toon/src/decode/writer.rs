@@ -10,9 +10,10 @@
 //! value, as in the tree: the object's text is rewritten when it closes.
 
 use super::build::Build;
+use super::fail::{Fail, PResult};
 use super::json::write_str;
+use super::scalar;
 use super::table::{Piece, Table};
-use super::{Fail, PResult, scalar};
 use std::collections::{HashMap, HashSet};
 
 /// Objects with more keys than this look repeats up in a hash set.
