@@ -213,6 +213,13 @@ pub(crate) fn rewrite_event(
     let mut written = false;
     for (line, ending) in lines(event) {
         if data_value(line).is_none() {
+            if line.is_empty() && ending.starts_with('\n') && out.ends_with('\r') {
+                // A line ended by a lone `\r`, then data lines dropped, then
+                // this empty line: side by side they would read as one
+                // `\r\n` and the event would lose its end. `\r\n` ends
+                // the line before as the `\r` did.
+                out.push('\n');
+            }
             out.push_str(line);
             out.push_str(ending);
             continue;
@@ -299,6 +306,18 @@ mod tests {
         let (out, events) = split(&[b"data: a\n\ndata: b\n"], 1024);
         assert_eq!(out, b"data: a\n\ndata: b\n");
         assert_eq!(events.len(), 1);
+    }
+
+    #[test]
+    fn an_event_keeps_its_end_when_data_lines_between_line_endings_go() {
+        // `a` ends with a lone `\r`; the data lines after it, ended by
+        // `\n`, are dropped; the empty line ending the event stays one.
+        let event = b"data: {}\rid: 1\rdata\ndata\n\n";
+        let new = rewrite_event(event, |_| Some("X".to_owned())).unwrap();
+        assert_eq!(new, b"data: X\rid: 1\r\n\n");
+        let (out, events) = split(&[&new], 1024);
+        assert_eq!(out, new);
+        assert_eq!(events, [new.clone()], "still one event, ended where it was");
     }
 
     #[test]
