@@ -317,7 +317,7 @@ mod tests {
         assert_eq!(new, b"data: X\rid: 1\r\n\n");
         let (out, events) = split(&[&new], 1024);
         assert_eq!(out, new);
-        assert_eq!(events, [new.clone()], "still one event, ended where it was");
+        assert_eq!(events, [new], "still one event, ended where it was");
     }
 
     #[test]
