@@ -133,8 +133,17 @@ fuzz_target!(|input: &[u8]| {
             std::str::from_utf8(&sent).expect("rewritten text is UTF-8"),
             std::str::from_utf8(&answer).expect("only UTF-8 is rewritten"),
         );
+        let Ok(answer) = serde_json::from_str::<Value>(answer) else {
+            // JSON a `Value` cannot hold (a number past the doubles,
+            // `1e99999`) outside the text blocks goes out as written:
+            // both are read for their syntax alone.
+            serde_json::from_str::<&serde_json::value::RawValue>(answer)
+                .expect("only JSON is rewritten");
+            serde_json::from_str::<&serde_json::value::RawValue>(sent)
+                .expect("a rewritten answer is JSON");
+            return;
+        };
         let sent: Value = serde_json::from_str(sent).expect("a rewritten answer is JSON");
-        let answer: Value = serde_json::from_str(answer).expect("only JSON is rewritten");
         assert_eq!(without_texts(sent), without_texts(answer), "only texts change");
     }
 });
