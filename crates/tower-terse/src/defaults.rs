@@ -33,6 +33,13 @@ pub const REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(20);
 /// 500 bytes a second, as Apache's `MinRate=500`.
 pub const REQUEST_BODY_MIN_RATE: u64 = 500;
 
+/// The [`MemoryBudget`](crate::settings::MemoryBudget) of a configuration
+/// file that sets none: 256 MiB, the default of `max_buffered_bytes` for
+/// `terse gateway` and `terse mcp`
+/// ([`BudgetSize::default`](crate::settings::BudgetSize)). A layer given
+/// no budget has no bound.
+pub const MEMORY_BUDGET_BYTES: usize = 256 << 20;
+
 /// [`TerseLayer::rewrite_memo_bytes`](crate::TerseLayer::rewrite_memo_bytes): 4 MiB.
 pub const REWRITE_MEMO_BYTES: usize = 4 << 20;
 
