@@ -15,6 +15,8 @@
 
 use std::time::Duration;
 
+use http::HeaderName;
+
 /// [`TerseLayer::max_body_bytes`](crate::TerseLayer::max_body_bytes): 8 MiB.
 pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 
@@ -70,6 +72,17 @@ pub const FIELDS_PARAM: &str = "fields";
 /// [`TerseLayer::prefer_header`](crate::TerseLayer::prefer_header), as
 /// written in `Vary`.
 pub const PREFER_HEADER: &str = "X-Prefer-Format";
+
+/// [`PREFER_HEADER`] as the header name the layers look requests up by
+/// (lowercase, as HTTP/2 writes it): `McpLayer`'s too, and what `terse
+/// gateway` keeps from the upstream.
+///
+/// ```
+/// use tower_terse::defaults::{PREFER_HEADER, PREFER_HEADER_NAME};
+///
+/// assert!(PREFER_HEADER_NAME.as_str().eq_ignore_ascii_case(PREFER_HEADER));
+/// ```
+pub const PREFER_HEADER_NAME: HeaderName = HeaderName::from_static("x-prefer-format");
 
 /// `McpLayer::max_request_bytes` (the `mcp` feature): 1 MiB.
 pub const MCP_MAX_REQUEST_BYTES: usize = 1024 * 1024;

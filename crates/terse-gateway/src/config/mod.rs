@@ -473,7 +473,7 @@ fn consumed(l: &Settings) -> Consumed {
     let header = l
         .prefer_header
         .clone()
-        .unwrap_or_else(|| http::HeaderName::from_static("x-prefer-format"));
+        .unwrap_or(defaults::PREFER_HEADER_NAME);
     Consumed::new(params, Some(header))
 }
 
