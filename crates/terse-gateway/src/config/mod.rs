@@ -28,7 +28,7 @@ pub use bounds::{
     DEFAULT_BUFFERED_BYTES, MAX_BODY_BYTES, MAX_BUFFERED_BYTES, MAX_CONFIG_BYTES, MAX_RESOURCES,
     MIN_BUFFERED_BYTES,
 };
-use file::{position, too_large};
+use file::{position, read_capped, too_large};
 use schema::{File, GatewaySection};
 
 use crate::Gateway;
@@ -234,7 +234,7 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let name = path.display().to_string();
         let text =
-            file::read_capped(path).map_err(|message| ConfigError::at(&name, "", None, message))?;
+            read_capped(path).map_err(|message| ConfigError::at(&name, "", None, message))?;
         Config::parse(&name, &text)
     }
 
