@@ -11,6 +11,7 @@ use http::header::{ACCEPT, HeaderName};
 use http::uri::PathAndQuery;
 use http::{HeaderMap, HeaderValue};
 use std::sync::Arc;
+use tower_terse::defaults::{FIELDS_PARAM, FORMAT_PARAM, PREFER_HEADER_NAME};
 
 /// The media types only the gateway serves.
 const TERSE_TYPES: [&str; 2] = ["text/toon", "application/toon"];
@@ -32,8 +33,8 @@ impl Default for Consumed {
     /// `?format=`, `?fields=` and `X-Prefer-Format`, the layer's defaults.
     fn default() -> Self {
         Consumed {
-            params: Arc::new(["format".to_owned(), "fields".to_owned()]),
-            header: Some(HeaderName::from_static("x-prefer-format")),
+            params: Arc::new([FORMAT_PARAM.to_owned(), FIELDS_PARAM.to_owned()]),
+            header: Some(PREFER_HEADER_NAME),
         }
     }
 }

@@ -7,11 +7,18 @@
 //! server hold 200 times that. A rewrite the budget cannot cover is not
 //! started: the response streams through unchanged, and backpressure from
 //! the client then bounds what is held for it.
+//!
+//! [`BudgetSize`] is a budget's bound as a configuration file sets it
+//! (`max_buffered_bytes`), checked against its range as it is read.
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Deserializer, de::Error as _};
+
+use crate::defaults::MEMORY_BUDGET_BYTES;
 
 /// How often a refusal is logged at most; the refusals in between are
 /// counted in the next line.
@@ -302,9 +309,147 @@ impl Drop for Reservation {
     }
 }
 
+/// The bound of a [`MemoryBudget`] as a configuration file sets it (the
+/// `max_buffered_bytes` key of `terse gateway`'s and `terse mcp`'s file):
+/// from [`MIN`](Self::MIN), 1 MiB, to [`MAX`](Self::MAX), 64 GiB on a
+/// 64-bit target. Below 1 MiB no rewrite of a useful size starts; past
+/// 64 GiB a typo of a few digits would not bound anything.
+///
+/// It deserializes from a number and refuses one out of range, naming the
+/// range, so a configuration file's error is placed at the value. Its
+/// default is [`defaults::MEMORY_BUDGET_BYTES`](crate::defaults::MEMORY_BUDGET_BYTES).
+///
+/// ```
+/// use tower_terse::settings::{BudgetSize, MemoryBudget};
+///
+/// #[derive(Debug, serde::Deserialize)]
+/// struct Gateway {
+///     #[serde(default)]
+///     max_buffered_bytes: BudgetSize,
+/// }
+///
+/// let gateway: Gateway = serde_json::from_str(r#"{"max_buffered_bytes": 16777216}"#)?;
+/// let budget = MemoryBudget::from(gateway.max_buffered_bytes);
+/// assert_eq!(budget.limit(), 16 << 20);
+///
+/// let unset: Gateway = serde_json::from_str("{}")?;
+/// assert_eq!(unset.max_buffered_bytes.get(), tower_terse::defaults::MEMORY_BUDGET_BYTES);
+///
+/// let err = serde_json::from_str::<Gateway>(r#"{"max_buffered_bytes": 1000}"#).unwrap_err();
+/// assert!(err.to_string().starts_with("`max_buffered_bytes` must be between 1048576 and "));
+/// assert_eq!(BudgetSize::new(1000), None);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BudgetSize(usize);
+
+impl BudgetSize {
+    /// The smallest bound: 1 MiB.
+    pub const MIN: BudgetSize = BudgetSize(1 << 20);
+
+    /// The largest bound: 64 GiB on a 64-bit target, all of the address
+    /// space on a smaller one.
+    pub const MAX: BudgetSize = BudgetSize(if usize::BITS >= 64 {
+        1 << (usize::BITS - 28)
+    } else {
+        usize::MAX
+    });
+
+    /// A bound of `bytes`, or `None` outside [`MIN`](Self::MIN)..=[`MAX`](Self::MAX).
+    ///
+    /// ```
+    /// use tower_terse::settings::BudgetSize;
+    ///
+    /// assert_eq!(BudgetSize::new(1 << 20), Some(BudgetSize::MIN));
+    /// assert_eq!(BudgetSize::new((1 << 20) - 1), None);
+    /// ```
+    pub const fn new(bytes: usize) -> Option<BudgetSize> {
+        if bytes >= Self::MIN.0 && bytes <= Self::MAX.0 {
+            Some(BudgetSize(bytes))
+        } else {
+            None
+        }
+    }
+
+    /// The bound, in bytes.
+    ///
+    /// ```
+    /// assert_eq!(tower_terse::settings::BudgetSize::MIN.get(), 1 << 20);
+    /// ```
+    pub const fn get(self) -> usize {
+        self.0
+    }
+}
+
+impl Default for BudgetSize {
+    /// [`defaults::MEMORY_BUDGET_BYTES`](crate::defaults::MEMORY_BUDGET_BYTES), 256 MiB.
+    fn default() -> Self {
+        BudgetSize(MEMORY_BUDGET_BYTES)
+    }
+}
+
+impl<'de> Deserialize<'de> for BudgetSize {
+    fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let bytes = usize::deserialize(de)?;
+        // The key is named: this is the one key a file sets a budget with,
+        // and the gateway's other range errors name theirs.
+        BudgetSize::new(bytes).ok_or_else(|| {
+            D::Error::custom(format!(
+                "`max_buffered_bytes` must be between {} and {}, not {bytes}",
+                Self::MIN.0,
+                Self::MAX.0
+            ))
+        })
+    }
+}
+
+impl From<BudgetSize> for MemoryBudget {
+    /// A budget of `size` bytes.
+    fn from(size: BudgetSize) -> Self {
+        MemoryBudget::new(size.get())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_budget_size_holds_its_range_and_no_more() {
+        let (min, max) = (BudgetSize::MIN.get(), BudgetSize::MAX.get());
+        assert_eq!(min, 1 << 20);
+        if usize::BITS >= 64 {
+            assert_eq!(max as u64, 64 << 30);
+        }
+        for bytes in [min, min + 1, MEMORY_BUDGET_BYTES, max - 1, max] {
+            assert_eq!(BudgetSize::new(bytes).map(BudgetSize::get), Some(bytes));
+            let read: BudgetSize = serde_json::from_str(&bytes.to_string()).unwrap();
+            assert_eq!(MemoryBudget::from(read).limit(), bytes);
+        }
+        for bytes in [0, 1, min - 1] {
+            assert_eq!(BudgetSize::new(bytes), None);
+        }
+        if let Some(past) = max.checked_add(1) {
+            assert_eq!(BudgetSize::new(past), None);
+        }
+        assert_eq!(BudgetSize::default().get(), 256 << 20);
+    }
+
+    #[test]
+    fn a_budget_size_out_of_range_names_the_range() {
+        let message = format!(
+            "`max_buffered_bytes` must be between 1048576 and {}, not 1048575",
+            BudgetSize::MAX.get()
+        );
+        let err = serde_json::from_str::<BudgetSize>("1048575").unwrap_err();
+        assert!(err.to_string().starts_with(&message), "{err}");
+        for wrong in ["-1", "\"1MiB\"", "1.5", "18446744073709551616"] {
+            assert!(
+                serde_json::from_str::<BudgetSize>(wrong).is_err(),
+                "{wrong}"
+            );
+        }
+    }
 
     #[test]
     fn refusals_leave_the_budget_as_it_was() {

@@ -163,8 +163,9 @@ impl<T: Serialize> Serialize for Data<'_, T> {
     }
 }
 
+/// The `meta` object of a change set's JSON.
 #[derive(Serialize)]
-struct Meta {
+struct ChangeSetMeta {
     response_timestamp: Timestamp,
     total_changes: usize,
 }
@@ -173,7 +174,7 @@ impl<T: Serialize> Serialize for Changes<T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(2))?;
         map.serialize_entry("data", &Data(self))?;
-        let meta = Meta {
+        let meta = ChangeSetMeta {
             response_timestamp: self.response_timestamp,
             total_changes: self.total(),
         };

@@ -15,6 +15,8 @@
 
 use std::time::Duration;
 
+use http::HeaderName;
+
 /// [`TerseLayer::max_body_bytes`](crate::TerseLayer::max_body_bytes): 8 MiB.
 pub const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
 
@@ -32,6 +34,13 @@ pub const REQUEST_BODY_TIMEOUT: Duration = Duration::from_secs(20);
 /// [`TerseLayer::request_body_min_rate`](crate::TerseLayer::request_body_min_rate):
 /// 500 bytes a second, as Apache's `MinRate=500`.
 pub const REQUEST_BODY_MIN_RATE: u64 = 500;
+
+/// The [`MemoryBudget`](crate::settings::MemoryBudget) of a configuration
+/// file that sets none: 256 MiB, the default of `max_buffered_bytes` for
+/// `terse gateway` and `terse mcp`
+/// ([`BudgetSize::default`](crate::settings::BudgetSize)). A layer given
+/// no budget has no bound.
+pub const MEMORY_BUDGET_BYTES: usize = 256 << 20;
 
 /// [`TerseLayer::rewrite_memo_bytes`](crate::TerseLayer::rewrite_memo_bytes): 4 MiB.
 pub const REWRITE_MEMO_BYTES: usize = 4 << 20;
@@ -63,6 +72,17 @@ pub const FIELDS_PARAM: &str = "fields";
 /// [`TerseLayer::prefer_header`](crate::TerseLayer::prefer_header), as
 /// written in `Vary`.
 pub const PREFER_HEADER: &str = "X-Prefer-Format";
+
+/// [`PREFER_HEADER`] as the header name the layers look requests up by
+/// (lowercase, as HTTP/2 writes it): `McpLayer`'s too, and what `terse
+/// gateway` keeps from the upstream.
+///
+/// ```
+/// use tower_terse::defaults::{PREFER_HEADER, PREFER_HEADER_NAME};
+///
+/// assert!(PREFER_HEADER_NAME.as_str().eq_ignore_ascii_case(PREFER_HEADER));
+/// ```
+pub const PREFER_HEADER_NAME: HeaderName = HeaderName::from_static("x-prefer-format");
 
 /// `McpLayer::max_request_bytes` (the `mcp` feature): 1 MiB.
 pub const MCP_MAX_REQUEST_BYTES: usize = 1024 * 1024;

@@ -185,9 +185,8 @@ fn matches(kind: &str, sub: &str, want_kind: &str, want_sub: &str) -> Option<u8>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::defaults::PREFER_HEADER_NAME;
     use http::HeaderValue;
-
-    const PREFER: HeaderName = HeaderName::from_static("x-prefer-format");
 
     fn run(query: Option<&str>, headers: &[(&str, &str)], default: Format) -> Negotiated {
         let mut map = HeaderMap::new();
@@ -197,7 +196,7 @@ mod tests {
                 HeaderValue::from_str(value).unwrap(),
             );
         }
-        negotiate(query, &map, "format", &PREFER, default)
+        negotiate(query, &map, "format", &PREFER_HEADER_NAME, default)
     }
 
     fn asked(format: Format) -> Negotiated {

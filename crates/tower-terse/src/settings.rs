@@ -32,7 +32,7 @@ use http::HeaderName;
 use serde::{Deserialize, Deserializer, de::Error as _};
 
 pub use crate::blocking::BlockingLimit;
-pub use crate::budget::MemoryBudget;
+pub use crate::budget::{BudgetSize, MemoryBudget};
 pub use crate::duration::parse_duration;
 
 use crate::format::Format;

@@ -6,17 +6,10 @@
 use std::path::Path;
 
 use serde::Deserialize;
-use serde::de::{Deserializer, Error as _};
+use terse_gateway::config::file::{position, read_capped};
 use tower_terse::Settings;
 use tower_terse::mcp::{McpLayer, McpSettings};
-use tower_terse::settings::{BlockingLimit, MemoryBudget};
-
-/// The largest config file read, as the gateway's.
-const MAX_CONFIG_BYTES: u64 = 1 << 20;
-
-/// The memory budget of all rewrites in flight unless the file sets one:
-/// 256 MiB, as the gateway's.
-const DEFAULT_BUFFERED_BYTES: usize = 256 << 20;
+use tower_terse::settings::{BlockingLimit, BudgetSize, MemoryBudget};
 
 /// The sections read; unknown ones are the gateway's.
 #[derive(Debug, Default, Deserialize)]
@@ -28,28 +21,13 @@ struct File {
     gateway: Gateway,
 }
 
-/// `[gateway]`, of which only the memory budget applies to stdio.
+/// `[gateway]`, of which only the memory budget applies to stdio: read,
+/// checked and defaulted as the gateway reads it (tower-terse's
+/// [`BudgetSize`]).
 #[derive(Debug, Default, Deserialize)]
 struct Gateway {
-    #[serde(default, deserialize_with = "buffered_bytes")]
-    max_buffered_bytes: Option<usize>,
-}
-
-/// 1 MiB to 64 GiB, as the gateway reads it.
-fn buffered_bytes<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
-    let n = usize::deserialize(de)?;
-    let max = if usize::BITS >= 64 {
-        1 << (usize::BITS - 28)
-    } else {
-        usize::MAX
-    };
-    if (1 << 20..=max).contains(&n) {
-        return Ok(Some(n));
-    }
-    Err(D::Error::custom(format!(
-        "`max_buffered_bytes` must be between {} and {max}, not {n}",
-        1 << 20
-    )))
+    #[serde(default)]
+    max_buffered_bytes: BudgetSize,
 }
 
 /// The layer of the file at `path`, or of no file.
@@ -63,24 +41,12 @@ pub fn layer(path: Option<&Path>) -> Result<McpLayer, String> {
         return Ok(layer_of(File::default()));
     };
     let name = path.display();
-    let text = read(path).map_err(|err| format!("{name}: {err}"))?;
+    let text = read_capped(path).map_err(|err| format!("{name}: {err}"))?;
     parse(&text).map_err(|(at, message)| match at {
         // As the gateway reports the same file: `file:line: problem`.
         Some((line, _)) => format!("{name}:{line}: {message}"),
         None => format!("{name}: {message}"),
     })
-}
-
-fn read(path: &Path) -> Result<String, String> {
-    use std::io::Read as _;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|err| format!("cannot read: {err}"))?;
-    if bytes.len() as u64 > MAX_CONFIG_BYTES {
-        return Err(format!("larger than {MAX_CONFIG_BYTES} bytes"));
-    }
-    String::from_utf8(bytes).map_err(|_| "not UTF-8".to_owned())
 }
 
 /// A problem, at its 1-based line and column when it is at one place.
@@ -89,13 +55,7 @@ type Problem = (Option<(usize, usize)>, String);
 /// The layer of a file's text.
 fn parse(text: &str) -> Result<McpLayer, Problem> {
     let file: File = toml::from_str(text).map_err(|err| {
-        let at = err.span().map(|span| {
-            // toml's spans fall on character boundaries.
-            let before = text.get(..span.start).unwrap_or(text);
-            let line = 1 + before.matches('\n').count();
-            let column = 1 + before.rsplit('\n').next().map_or(0, |l| l.chars().count());
-            (line, column)
-        });
+        let at = err.span().map(|span| position(text, span.start));
         (at, err.message().trim().to_owned())
     })?;
     Ok(layer_of(file))
@@ -104,8 +64,7 @@ fn parse(text: &str) -> Result<McpLayer, Problem> {
 /// The `[mcp]` settings over the `[layer]` ones, with the budget and the
 /// one blocking limit of the process.
 fn layer_of(mut file: File) -> McpLayer {
-    let budget = file.gateway.max_buffered_bytes;
-    let budget = MemoryBudget::new(budget.unwrap_or(DEFAULT_BUFFERED_BYTES));
+    let budget = MemoryBudget::from(file.gateway.max_buffered_bytes);
     // The limit's keys are taken out as it is built from them, so that
     // the layer does not build one of its own from them first.
     let slots = file.layer.max_concurrent_rewrites.take();
@@ -141,7 +100,10 @@ mod tests {
         }
         let debug = format!("{:?}", layer(None).unwrap());
         assert!(
-            debug.contains(&format!("limit: {DEFAULT_BUFFERED_BYTES}")),
+            debug.contains(&format!(
+                "limit: {}",
+                tower_terse::defaults::MEMORY_BUDGET_BYTES
+            )),
             "{debug}"
         );
     }
@@ -181,5 +143,39 @@ mod tests {
             assert_eq!(found, Some(at), "{err}");
             assert!(err.starts_with(message), "{message}: {err}");
         }
+    }
+
+    #[test]
+    fn the_budget_takes_its_range_edges_and_places_a_value_past_them() {
+        let (min, max) = (BudgetSize::MIN.get(), BudgetSize::MAX.get());
+        for bytes in [min, max] {
+            let text = format!("[gateway]\nmax_buffered_bytes = {bytes}\n");
+            let debug = format!("{:?}", parse(&text).unwrap());
+            assert!(debug.contains(&format!("limit: {bytes}")), "{debug}");
+        }
+        for bytes in [min as u64 - 1, max as u64 + 1] {
+            let text = format!("[gateway]\nmax_buffered_bytes = {bytes}\n");
+            let (at, err) = parse(&text).unwrap_err();
+            assert_eq!(at, Some((2, 22)), "{err}");
+            assert_eq!(
+                err,
+                format!("`max_buffered_bytes` must be between {min} and {max}, not {bytes}")
+            );
+        }
+    }
+
+    #[test]
+    fn a_file_too_large_is_refused_by_name_as_the_gateway_refuses_it() {
+        let path =
+            std::env::temp_dir().join(format!("terse-mcp-{}-large.toml", std::process::id()));
+        std::fs::write(&path, vec![b'#'; (1 << 20) + 1]).unwrap();
+        let err = layer(Some(&path)).unwrap_err();
+        let gateway = terse_gateway::Config::load(&path).unwrap_err().to_string();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(
+            err,
+            format!("{}: larger than 1048576 bytes", path.display())
+        );
+        assert_eq!(err, gateway);
     }
 }

@@ -14,14 +14,12 @@ pub const MAX_RESOURCES: usize = 1024;
 pub const MAX_BODY_BYTES: usize = tower_terse::settings::MAX_BODY_BYTES;
 
 /// The default of `[gateway] max_buffered_bytes`, the memory budget of all
-/// rewrites in flight: 256 MiB.
-pub const DEFAULT_BUFFERED_BYTES: usize = 256 << 20;
+/// rewrites in flight: 256 MiB, tower-terse's
+/// [`MEMORY_BUDGET_BYTES`](tower_terse::defaults::MEMORY_BUDGET_BYTES).
+pub const DEFAULT_BUFFERED_BYTES: usize = tower_terse::defaults::MEMORY_BUDGET_BYTES;
 
-/// The range of `[gateway] max_buffered_bytes`: 1 MiB to 64 GiB (on 64-bit).
-pub const MIN_BUFFERED_BYTES: usize = 1 << 20;
+/// The range of `[gateway] max_buffered_bytes`: 1 MiB to 64 GiB (on
+/// 64-bit), tower-terse's [`BudgetSize`](tower_terse::settings::BudgetSize)'s.
+pub const MIN_BUFFERED_BYTES: usize = tower_terse::settings::BudgetSize::MIN.get();
 /// See [`MIN_BUFFERED_BYTES`].
-pub const MAX_BUFFERED_BYTES: usize = if usize::BITS >= 64 {
-    1 << (usize::BITS - 28)
-} else {
-    usize::MAX
-};
+pub const MAX_BUFFERED_BYTES: usize = tower_terse::settings::BudgetSize::MAX.get();

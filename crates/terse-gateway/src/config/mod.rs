@@ -8,6 +8,7 @@
 //! ``terse.toml:4: line template, column 8: unknown filter `nosuchfilter`; known filters: ...``.
 
 mod bounds;
+pub mod file;
 mod schema;
 #[cfg(test)]
 mod tests;
@@ -27,6 +28,7 @@ pub use bounds::{
     DEFAULT_BUFFERED_BYTES, MAX_BODY_BYTES, MAX_BUFFERED_BYTES, MAX_CONFIG_BYTES, MAX_RESOURCES,
     MIN_BUFFERED_BYTES,
 };
+use file::{position, read_capped, too_large};
 use schema::{File, GatewaySection};
 
 use crate::Gateway;
@@ -155,17 +157,6 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-/// The 1-based line and column (in characters) of byte `offset` of `source`.
-fn position(source: &str, offset: usize) -> (usize, usize) {
-    let mut end = offset.min(source.len());
-    while !source.is_char_boundary(end) {
-        end -= 1;
-    }
-    let start = source[..end].rfind('\n').map_or(0, |newline| newline + 1);
-    let line = 1 + source[..start].matches('\n').count();
-    (line, 1 + source[start..end].chars().count())
-}
-
 impl Config {
     /// Parses and checks the text of a config file; `file` names it in
     /// errors. Each value is parsed once, into its type, as it is read;
@@ -178,8 +169,7 @@ impl Config {
     /// does not parse.
     pub fn parse(file: &str, source: &str) -> Result<Config, ConfigError> {
         if source.len() > MAX_CONFIG_BYTES {
-            let message = format!("larger than {MAX_CONFIG_BYTES} bytes");
-            return Err(ConfigError::at(file, source, None, message));
+            return Err(ConfigError::at(file, source, None, too_large()));
         }
         let parsed: File = toml::from_str(source)
             .map_err(|err| ConfigError::at(file, source, err.span(), one_line(err.message())))?;
@@ -189,8 +179,7 @@ impl Config {
     /// The layers of a read file, each built once, sharing one budget and
     /// one blocking limit.
     fn build(mut file: File) -> Config {
-        let budget_bytes = file.gateway.max_buffered_bytes;
-        let budget = MemoryBudget::new(budget_bytes.unwrap_or(DEFAULT_BUFFERED_BYTES));
+        let budget = MemoryBudget::from(file.gateway.max_buffered_bytes.unwrap_or_default());
         // The one limit of every layer is built here from its keys, taken
         // out so that no layer builds one of its own from them.
         let slots = file.layer.max_concurrent_rewrites.take();
@@ -244,9 +233,8 @@ impl Config {
     /// than [`MAX_CONFIG_BYTES`] or is not UTF-8, or as [`parse`](Self::parse).
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let name = path.display().to_string();
-        let refuse = |message: String| ConfigError::at(&name, "", None, message);
-        let bytes = read_bounded(path).map_err(|err| refuse(format!("cannot read: {err}")))?;
-        let text = String::from_utf8(bytes).map_err(|_| refuse("not UTF-8".to_owned()))?;
+        let text =
+            read_capped(path).map_err(|message| ConfigError::at(&name, "", None, message))?;
         Config::parse(&name, &text)
     }
 
@@ -485,7 +473,7 @@ fn consumed(l: &Settings) -> Consumed {
     let header = l
         .prefer_header
         .clone()
-        .unwrap_or_else(|| http::HeaderName::from_static("x-prefer-format"));
+        .unwrap_or(defaults::PREFER_HEADER_NAME);
     Consumed::new(params, Some(header))
 }
 
@@ -507,15 +495,4 @@ fn set<B, T>(builder: B, value: Option<T>, setter: fn(B, T) -> B) -> B {
 /// toml's messages may span lines; an error is one line.
 fn one_line(message: &str) -> String {
     message.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Reads at most [`MAX_CONFIG_BYTES`] + 1 bytes, so a huge file (or
-/// `/dev/zero`) is refused without reading it whole.
-fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(MAX_CONFIG_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)?;
-    Ok(bytes)
 }

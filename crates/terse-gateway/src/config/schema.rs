@@ -11,9 +11,9 @@ use serde::de::{Deserializer, Error as _};
 use tower_terse::Settings;
 use tower_terse::compact::ResourceSettings;
 use tower_terse::mcp::McpSettings;
-use tower_terse::settings::Route;
+use tower_terse::settings::{BudgetSize, Route};
 
-use super::bounds::{MAX_BUFFERED_BYTES, MAX_RESOURCES, MIN_BUFFERED_BYTES};
+use super::bounds::MAX_RESOURCES;
 use crate::forwarded::TrustedProxies;
 use crate::upstream::Upstream;
 use crate::urls::PublicOrigin;
@@ -87,8 +87,8 @@ gateway! {
     max_concurrent_streams "max_concurrent_streams": u32 => u32 = |key, n| {
         in_range(key, n as usize, 1..=1000).map(|_| n)
     };
-    max_buffered_bytes "max_buffered_bytes": usize => usize =
-        |key, n| in_range(key, n, MIN_BUFFERED_BYTES..=MAX_BUFFERED_BYTES);
+    // Its range and its error are tower-terse's, as `terse mcp` reads it.
+    max_buffered_bytes "max_buffered_bytes": BudgetSize => BudgetSize = |_, size| Ok(size);
     trusted_proxies "trusted_proxies": Vec<String> => TrustedProxies = |key, blocks| {
         TrustedProxies::new(blocks.iter().map(String::as_str)).map_err(|err| format!("`{key}`: {err}"))
     };

@@ -365,3 +365,77 @@ fn one_blocking_limit_from_the_layer_keys_is_shared_by_every_layer() {
         assert!(debug.contains("slots: 3, wait: 40ms"), "{debug}");
     }
 }
+
+#[test]
+fn the_memory_budget_takes_its_range_edges_and_places_a_value_past_them() {
+    let max = MAX_BUFFERED_BYTES;
+    for bytes in [MIN_BUFFERED_BYTES, max] {
+        let config = Config::parse(
+            "t.toml",
+            &format!("[gateway]\nmax_buffered_bytes = {bytes}"),
+        );
+        assert_eq!(config.unwrap().memory_budget().limit(), bytes);
+    }
+    for bytes in [MIN_BUFFERED_BYTES as u64 - 1, max as u64 + 1] {
+        let text =
+            format!("[gateway]\nlisten = \"127.0.0.1:3000\"\n  max_buffered_bytes = {bytes}\n");
+        let err = Config::parse("t.toml", &text).unwrap_err();
+        assert_eq!((err.line(), err.column()), (Some(3), Some(24)), "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "t.toml:3: `max_buffered_bytes` must be between 1048576 and {max}, not {bytes}"
+            )
+        );
+    }
+    assert_eq!(DEFAULT_BUFFERED_BYTES, 256 << 20);
+}
+
+/// A file of its own in the temporary directory, removed on drop.
+struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    fn new(name: &str, bytes: &[u8]) -> TempFile {
+        let path = std::env::temp_dir().join(format!("terse-{}-{name}", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        TempFile(path)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn a_file_too_large_not_utf8_or_missing_is_refused_by_name() {
+    let large = TempFile::new("large.toml", &vec![b'#'; MAX_CONFIG_BYTES + 1]);
+    let err = Config::load(&large.0).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!("{}: larger than 1048576 bytes", large.0.display())
+    );
+    let latin1 = TempFile::new("latin1.toml", b"# caf\xe9\n");
+    let err = Config::load(&latin1.0).unwrap_err();
+    assert_eq!((err.line(), err.message()), (None, "not UTF-8"));
+    let err = Config::load("/no/such/terse.toml".as_ref()).unwrap_err();
+    assert!(err.message().starts_with("cannot read: "), "{err}");
+    let exact = TempFile::new("exact.toml", &vec![b'#'; MAX_CONFIG_BYTES]);
+    assert!(Config::load(&exact.0).is_ok());
+    assert!(Config::parse("t.toml", &"#".repeat(MAX_CONFIG_BYTES + 1)).is_err());
+}
+
+#[test]
+fn a_position_counts_characters_from_one() {
+    use super::file::position;
+    assert_eq!(position("", 0), (1, 1));
+    assert_eq!(position("ab\ncd", 3), (2, 1));
+    assert_eq!(position("ab\ncd", 2), (1, 3));
+    assert_eq!(position("é\nxé = 1", 6), (2, 3), "after two characters");
+    assert_eq!(
+        position("é", 1),
+        (1, 1),
+        "inside a character: that character"
+    );
+}

@@ -254,7 +254,7 @@ impl Default for McpConfig {
         McpConfig {
             default_format: Format::Toon,
             format_param: crate::defaults::FORMAT_PARAM.to_owned(),
-            prefer_header: HeaderName::from_static("x-prefer-format"),
+            prefer_header: crate::defaults::PREFER_HEADER_NAME,
             max_request_bytes: crate::defaults::MCP_MAX_REQUEST_BYTES,
             max_message_bytes: crate::defaults::MCP_MAX_MESSAGE_BYTES,
             max_output_bytes: None,

@@ -148,12 +148,12 @@ where
             return Poll::Ready(Ok(response.map(McpBody::plain)));
         };
         let (mut parts, body) = response.into_parts();
-        let body = match answer_kind(parts.status.is_success(), &parts.headers) {
-            Some(Answer::Json) if exchange.has_calls() => {
+        let body = match answer_media(parts.status.is_success(), &parts.headers) {
+            Some(AnswerMedia::Json) if exchange.has_calls() => {
                 parts.headers.remove(CONTENT_LENGTH);
                 McpBody::json(body, exchange)
             }
-            Some(Answer::Events) => {
+            Some(AnswerMedia::Events) => {
                 parts.headers.remove(CONTENT_LENGTH);
                 McpBody::events(body, exchange)
             }
@@ -163,13 +163,15 @@ where
     }
 }
 
-enum Answer {
+/// How an answer's body is framed, by its content type: one JSON
+/// message (or batch), or a stream of server-sent events.
+enum AnswerMedia {
     Json,
     Events,
 }
 
 /// What a successful, unencoded answer holds, by its content type.
-fn answer_kind(success: bool, headers: &HeaderMap) -> Option<Answer> {
+fn answer_media(success: bool, headers: &HeaderMap) -> Option<AnswerMedia> {
     if !success {
         return None;
     }
@@ -183,9 +185,9 @@ fn answer_kind(success: bool, headers: &HeaderMap) -> Option<Answer> {
     let media = headers.get(CONTENT_TYPE)?;
     let essence = media.to_str().ok()?.split(';').next().unwrap_or("").trim();
     if is_json_media_type(media) {
-        Some(Answer::Json)
+        Some(AnswerMedia::Json)
     } else if essence.eq_ignore_ascii_case("text/event-stream") {
-        Some(Answer::Events)
+        Some(AnswerMedia::Events)
     } else {
         None
     }

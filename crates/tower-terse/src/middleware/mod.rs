@@ -140,7 +140,7 @@ impl Default for LayerConfig {
             id_key: crate::defaults::ID_KEY.to_owned(),
             format_param: crate::defaults::FORMAT_PARAM.to_owned(),
             fields_param: crate::defaults::FIELDS_PARAM.to_owned(),
-            prefer_header: HeaderName::from_static("x-prefer-format"),
+            prefer_header: crate::defaults::PREFER_HEADER_NAME,
             vary: VaryNames::new(HeaderValue::from_static(crate::defaults::PREFER_HEADER)),
             resources: RouteTable::new(),
         }

@@ -133,7 +133,7 @@ pub(crate) fn working_bytes(
 
 /// [`working_bytes`] of a body of this shape.
 fn working_bytes_of(
-    shape: &Shape,
+    shape: &JsonShape,
     body: &[u8],
     format: Format,
     projected: bool,
@@ -145,7 +145,7 @@ fn working_bytes_of(
         (Format::Toon, false) => DOCUMENT_VALUE_BYTES,
         _ => TREE_VALUE_BYTES,
     };
-    let &Shape { values, depth } = shape;
+    let &JsonShape { values, depth } = shape;
     // Twice: a growing `String` may hold double what it has written.
     let output = values
         .saturating_mul(output_value_bytes(depth, options.indent_size))
@@ -161,9 +161,10 @@ fn working_bytes_of(
         .saturating_add(FIXED_BYTES)
 }
 
-/// What the bound needs to know of a body.
+/// What the bound needs to know of a JSON body (a TOON body's is
+/// `ToonShape`).
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct Shape {
+pub(super) struct JsonShape {
     /// An upper bound on the values and keys: every one but the first
     /// follows one of `,` `:` `[` `{` outside strings.
     values: usize,
@@ -174,9 +175,9 @@ pub(super) struct Shape {
 /// One pass over `body`, strings skipped (a quote ends a string unless
 /// escaped), 64 bytes at a time ([`super::shape_scan`]). Text that is not
 /// JSON gets some shape; rendering it stops at its first error anyway.
-pub(super) fn shape(body: &[u8]) -> Shape {
+pub(super) fn shape(body: &[u8]) -> JsonShape {
     let (values, depth) = super::shape_scan::count(body);
-    Shape { values, depth }
+    JsonShape { values, depth }
 }
 
 #[cfg(test)]
@@ -510,14 +511,14 @@ pub(crate) mod tests {
 
         #[test]
         fn any_bytes_have_a_shape(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
-            let Shape { values, depth } = shape(&bytes);
+            let JsonShape { values, depth } = shape(&bytes);
             proptest::prop_assert!(values <= bytes.len() + 1 && depth <= bytes.len());
         }
     }
 
     /// The shape read a byte at a time, as the rules say it, strings
     /// included: what the pass that skips strings is held to.
-    fn shape_bytewise(body: &[u8]) -> Shape {
+    fn shape_bytewise(body: &[u8]) -> JsonShape {
         let (mut values, mut depth, mut deepest) = (1usize, 0usize, 0usize);
         let mut in_string = false;
         let mut escaped = false;
@@ -543,7 +544,7 @@ pub(crate) mod tests {
                 _ => {}
             }
         }
-        Shape {
+        JsonShape {
             values,
             depth: deepest,
         }
@@ -552,7 +553,7 @@ pub(crate) mod tests {
     #[test]
     fn the_shape_counts_values_and_depth_outside_strings() {
         let shape_of = |json: &str| {
-            let Shape { values, depth } = shape(json.as_bytes());
+            let JsonShape { values, depth } = shape(json.as_bytes());
             (values, depth)
         };
         assert_eq!(shape_of(""), (1, 0));
