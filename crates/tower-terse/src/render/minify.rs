@@ -51,24 +51,36 @@ fn minify_with<const CHECKED: bool>(json: &str) -> Option<String> {
     let bytes = json.as_bytes();
     let mut state = State::default();
     let mut out: Option<Output> = None;
+    #[cfg(target_arch = "x86_64")]
+    let shuffles = !CHECKED && crate::cpu::avx2();
     let mut at = 0;
     while at < bytes.len() {
-        let mut drop = match bytes.get(at..at + BLOCK) {
-            Some(block) => {
-                let block: &[u8; BLOCK] = block.try_into().unwrap_or(&[0; BLOCK]);
-                state.drop(&masks(block), u64::MAX)
-            }
+        let mut padded = [0; BLOCK];
+        let (block, valid) = match bytes.get(at..at + BLOCK) {
+            Some(block) => (block.try_into().unwrap_or(&padded), u64::MAX),
             None => {
                 // The last bytes, padded with zeros that no mask keeps.
                 let tail = &bytes[at..];
-                let mut block = [0; BLOCK];
-                block[..tail.len()].copy_from_slice(tail);
-                let valid = u64::MAX >> (BLOCK - tail.len());
-                state.drop(&masks(&block), valid) & valid
+                padded[..tail.len()].copy_from_slice(tail);
+                (&padded, u64::MAX >> (BLOCK - tail.len()))
             }
         };
+        let mut drop = state.drop(&masks(block), valid) & valid;
         if drop != 0 {
             let out = out.get_or_insert_with(|| Output::new(bytes.len()));
+            #[cfg(target_arch = "x86_64")]
+            if !CHECKED && shuffles {
+                // Every byte dropped is a blank (the text was parsed): the
+                // block is written without them in one go.
+                #[allow(unsafe_code)]
+                // SAFETY: the CPU has AVX2 (and so SSSE3) and POPCNT, as it
+                // has said.
+                unsafe {
+                    out.compact_block(bytes, at, block, !drop & valid);
+                }
+                at += BLOCK;
+                continue;
+            }
             while drop != 0 {
                 let start = drop.trailing_zeros() as usize;
                 let end = start + (!(drop >> start)).trailing_zeros() as usize;
@@ -192,11 +204,65 @@ impl Output {
         self.kept = end;
     }
 
+    /// Copies the text up to the block at `at`, then the bytes of `keep` of
+    /// `block` (the text's bytes from `at`, padded when they are the last
+    /// and fewer than a block): eight bytes at a time, each eight moved into
+    /// place by one byte shuffle ([`COMPACT`]) and written as a word, cut
+    /// back to the bytes kept. Spaced JSON has a blank every few bytes,
+    /// each a run of its own to skip, where this costs the same whatever
+    /// the blanks.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support SSSE3 (which every AVX2 CPU has) and POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "ssse3,popcnt")]
+    fn compact_block(&mut self, bytes: &[u8], at: usize, block: &[u8; BLOCK], keep: u64) {
+        use std::arch::x86_64::{_mm_cvtsi64_si128, _mm_cvtsi128_si64, _mm_shuffle_epi8};
+        if self.kept < at {
+            self.buf.extend_from_slice(&bytes[self.kept..at]);
+        }
+        for (i, group) in block.chunks_exact(8).enumerate() {
+            let keep = (keep >> (8 * i)) as u8;
+            let word = i64::from_le_bytes(group.try_into().unwrap_or([0; 8]));
+            let order = i64::from_le_bytes(COMPACT[usize::from(keep)]);
+            // Bit patterns, not numbers: the casts keep every bit.
+            let moved = _mm_shuffle_epi8(_mm_cvtsi64_si128(word), _mm_cvtsi64_si128(order));
+            let len = self.buf.len();
+            self.buf
+                .extend_from_slice(&_mm_cvtsi128_si64(moved).to_le_bytes());
+            self.buf.truncate(len + keep.count_ones() as usize);
+        }
+        self.kept = (at + BLOCK).min(bytes.len());
+    }
+
     /// Copies the rest of the text.
     fn finish(&mut self, bytes: &[u8]) {
         self.buf.extend_from_slice(&bytes[self.kept..]);
     }
 }
+
+/// For each mask of eight bits, the positions of its set bits in order,
+/// then 0x80 (which a byte shuffle reads as a zero byte): the shuffle that
+/// moves the bytes a mask keeps to the front of a word.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+static COMPACT: [[u8; 8]; 256] = {
+    let mut table = [[0x80; 8]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut next = 0;
+        let mut bit = 0;
+        while bit < 8 {
+            if mask >> bit & 1 == 1 {
+                table[mask][next] = bit as u8;
+                next += 1;
+            }
+            bit += 1;
+        }
+        mask += 1;
+    }
+    table
+};
 
 /// Bit i of each mask is set when byte i of a block is that byte.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -440,6 +506,20 @@ mod tests {
         {
             let block: &[u8; BLOCK] = bytes.as_slice().try_into().unwrap();
             proptest::prop_assert_eq!(masks(block), masks_by_word(block));
+        }
+    }
+
+    #[test]
+    fn blocks_with_and_without_blanks_in_any_order() {
+        // Blocks without a blank (left for a later copy), then blocks with
+        // one every few bytes (written a block at a time), ending at every
+        // offset of a last, partial block.
+        for plain in [0, 1, 63, 64, 65, 130] {
+            for spaced in 0..70 {
+                let items: Vec<String> = (0..spaced).map(|i| format!("\"k{i}\": {i}")).collect();
+                let text = format!("{{\"p\":\"{}\",{}}}", "x".repeat(plain), items.join(", "));
+                assert_eq!(minify_parsed(&text), minify_bytewise(&text), "{text:?}");
+            }
         }
     }
 
