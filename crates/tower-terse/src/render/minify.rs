@@ -206,8 +206,8 @@ impl Output {
 
     /// Copies the text up to the block at `at`, then the bytes of `keep` of
     /// `block` (the text's bytes from `at`, padded when they are the last
-    /// and fewer than a block): eight bytes at a time, each eight moved into
-    /// place by one byte shuffle ([`COMPACT`]) and written as a word, cut
+    /// and fewer than a block): sixteen bytes at a time, moved into place by
+    /// one byte shuffle (made of two of [`COMPACT`]) and written whole, cut
     /// back to the bytes kept. Spaced JSON has a blank every few bytes,
     /// each a run of its own to skip, where this costs the same whatever
     /// the blanks.
@@ -218,20 +218,40 @@ impl Output {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "ssse3,popcnt")]
     fn compact_block(&mut self, bytes: &[u8], at: usize, block: &[u8; BLOCK], keep: u64) {
-        use std::arch::x86_64::{_mm_cvtsi64_si128, _mm_cvtsi128_si64, _mm_shuffle_epi8};
+        use std::arch::x86_64::{
+            _mm_cvtsi128_si64, _mm_set_epi64x, _mm_shuffle_epi8, _mm_unpackhi_epi64,
+        };
         if self.kept < at {
             self.buf.extend_from_slice(&bytes[self.kept..at]);
         }
-        for (i, group) in block.chunks_exact(8).enumerate() {
-            let keep = (keep >> (8 * i)) as u8;
-            let word = i64::from_le_bytes(group.try_into().unwrap_or([0; 8]));
-            let order = i64::from_le_bytes(COMPACT[usize::from(keep)]);
+        for (i, pair) in block.chunks_exact(16).enumerate() {
+            let low = (keep >> (16 * i)) as u8;
+            let high = (keep >> (16 * i + 8)) as u8;
+            let kept_low = low.count_ones() as usize;
+            // The shuffle of both halves: the low half's positions, then
+            // the high half's (eight more: no byte carries, as each is at
+            // most 0x80) from where the low half's bytes end.
+            let mut order = [0x80; 24];
+            order[..8].copy_from_slice(&COMPACT[usize::from(low)]);
+            let high_order = u64::from_le_bytes(COMPACT[usize::from(high)]) + 0x0808_0808_0808_0808;
+            order[kept_low..kept_low + 8].copy_from_slice(&high_order.to_le_bytes());
+            let half = |bytes: &[u8], from: usize| {
+                i64::from_le_bytes(bytes[from..from + 8].try_into().unwrap_or([0; 8]))
+            };
             // Bit patterns, not numbers: the casts keep every bit.
-            let moved = _mm_shuffle_epi8(_mm_cvtsi64_si128(word), _mm_cvtsi64_si128(order));
+            let moved = _mm_shuffle_epi8(
+                _mm_set_epi64x(half(pair, 8), half(pair, 0)),
+                _mm_set_epi64x(half(&order, 8), half(&order, 0)),
+            );
+            let mut word = [0; 16];
+            word[..8].copy_from_slice(&_mm_cvtsi128_si64(moved).to_le_bytes());
+            word[8..].copy_from_slice(
+                &_mm_cvtsi128_si64(_mm_unpackhi_epi64(moved, moved)).to_le_bytes(),
+            );
             let len = self.buf.len();
+            self.buf.extend_from_slice(&word);
             self.buf
-                .extend_from_slice(&_mm_cvtsi128_si64(moved).to_le_bytes());
-            self.buf.truncate(len + keep.count_ones() as usize);
+                .truncate(len + kept_low + high.count_ones() as usize);
         }
         self.kept = (at + BLOCK).min(bytes.len());
     }
