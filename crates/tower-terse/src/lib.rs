@@ -103,8 +103,9 @@
 //! Rust 1.87 (edition 2024), checked by clippy's `incompatible_msrv` lint.
 
 // The rewrite's shape scan, SSE2 or AVX2 (`render/shape_scan.rs`, AVX2 on
-// CPUs that have it: `terse_tokens::cpu` asks), uses `unsafe`; nothing else
-// may (but a test's counting allocator). The token counters' SIMD kernels
+// CPUs that have it: `terse_tokens::cpu` asks), and the minifier's SSE2
+// masks (`render/minify.rs`) use `unsafe`; nothing else may (but a test's
+// counting allocator). The token counters' SIMD kernels
 // are in the terse-tokens crate.
 #![deny(unsafe_code)]
 // docs.rs marks what each cargo feature adds.

@@ -184,7 +184,11 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     /// `[N<delim>` plus `]` (the caller adds fields and the colon).
     fn bracket(&mut self, len: usize, keyed: bool) {
         self.out.push('[');
-        self.out.push_str(itoa::Buffer::new().format(len));
+        match u8::try_from(len) {
+            // Most arrays of records' fields are short: one digit, a byte.
+            Ok(digit @ 0..=9) => self.out.push_byte(b'0' + digit),
+            _ => self.out.push_str(itoa::Buffer::new().format(len)),
+        }
         if keyed {
             self.out.push(':');
         }
