@@ -633,3 +633,88 @@ fn the_parser_notes_whitespace_and_inexact_numbers_as_the_scans_find_them() {
         assert_eq!(document.may_have_whitespace(), blank, "{json}");
     }
 }
+
+#[test]
+fn numbers_of_every_length_are_read_in_one_pass_like_serde_json() {
+    // Integers and decimals of 1 to 22 digits, on both sides of where the
+    // one-pass parser stops taking them on its word-at-a-time path (18
+    // digits for integers, 15 for decimals) and of its word boundaries.
+    let mut tokens = Vec::new();
+    for digits in 1..=22 {
+        for lead in ["1", "9", "0"] {
+            let int: String = lead
+                .chars()
+                .chain((1..digits).map(|i| char::from(b'0' + (i % 10) as u8)))
+                .collect();
+            if digits > 1 && lead == "0" {
+                continue;
+            }
+            tokens.push(int.clone());
+            for frac_digits in [1, 2, 7, 8, 9, 15, 16] {
+                for frac in ["1", "0", "5"] {
+                    let frac: String = std::iter::repeat_n('0', frac_digits - 1)
+                        .chain(frac.chars())
+                        .collect();
+                    tokens.push(format!("{int}.{frac}"));
+                }
+            }
+        }
+    }
+    tokens.extend(["0.0000000", "0.0000005", "0.000001", "0.00000100", "10.000"].map(String::from));
+    for token in tokens {
+        for token in [token.clone(), format!("-{token}")] {
+            for json in [
+                token.clone(),
+                format!("[{token}]"),
+                format!("{{\"n\":{token},\"m\":1}}"),
+            ] {
+                assert!(super::parse::parse(&json).is_ok(), "{json}");
+                check(&json);
+            }
+        }
+    }
+}
+
+#[test]
+fn escaped_and_plain_spellings_of_a_key_are_one_key_at_every_length() {
+    // The filter hashes a plain key from the word its scan read and an
+    // escaped one from its unescaped text: both must agree.
+    for len in 0..24 {
+        let key: String = (0..len)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        for at in 0..len.max(1) {
+            let escaped: String = key
+                .chars()
+                .enumerate()
+                .map(|(i, c)| {
+                    if i == at {
+                        format!("\\u{:04x}", c as u32)
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect();
+            for json in [
+                format!(r#"{{"{key}":1,"{escaped}":2}}"#),
+                format!(r#"{{"{escaped}":1,"x":0,"{key}":2}}"#),
+                format!(r#"[{{"{key}":1,"{key}":2}}]"#),
+                // A key in the input's last eight bytes.
+                format!(r#"{{"{key}":1,"{key}":2}}"#),
+            ] {
+                assert!(super::parse::parse(&json).is_ok(), "{json}");
+                check(&json);
+                let document = Document::parse(&json).unwrap();
+                let object = match document.root().kind() {
+                    super::Kind::Array(_) => document.root().item(0).unwrap(),
+                    _ => document.root(),
+                };
+                let value = object
+                    .get(&key)
+                    .and_then(|n| n.as_number())
+                    .and_then(|n| n.as_u64());
+                assert_eq!(value, Some(2), "{json}");
+            }
+        }
+    }
+}
