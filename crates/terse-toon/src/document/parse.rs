@@ -213,11 +213,11 @@ impl<'a> Parser<'a> {
             // A value starts at `pos`.
             match bytes.get(pos) {
                 Some(b'"') => {
-                    let (text, next) = self.string(pos + 1)?;
+                    let (text, next) = self.string(bytes, pos + 1)?;
                     self.nodes.push(Slot::String(text));
                     pos = next;
                 }
-                Some(b'-' | b'0'..=b'9') => pos = self.number(pos)?,
+                Some(b'-' | b'0'..=b'9') => pos = self.number(bytes, pos)?,
                 Some(b'{') => {
                     if depth >= MAX_DEPTH {
                         return Err(Bail);
@@ -235,7 +235,7 @@ impl<'a> Parser<'a> {
                         let object = Frame::new(at, b'}', self.repeats.len());
                         stack.push(std::mem::replace(&mut top, object));
                         depth += 1;
-                        pos = self.key(pos, &mut top, blank)?;
+                        pos = self.key(bytes, pos, &mut top, blank)?;
                         continue 'value;
                     }
                 }
@@ -258,9 +258,9 @@ impl<'a> Parser<'a> {
                         continue 'value;
                     }
                 }
-                Some(b't') => pos = self.literal(pos, b"true", Slot::Bool(true))?,
-                Some(b'f') => pos = self.literal(pos, b"false", Slot::Bool(false))?,
-                Some(b'n') => pos = self.literal(pos, b"null", Slot::Null)?,
+                Some(b't') => pos = self.literal(bytes, pos, b"true", Slot::Bool(true))?,
+                Some(b'f') => pos = self.literal(bytes, pos, b"false", Slot::Bool(false))?,
+                Some(b'n') => pos = self.literal(bytes, pos, b"null", Slot::Null)?,
                 _ => return Err(Bail),
             }
             // A value is read whole: the next one of its container, or the
@@ -275,7 +275,7 @@ impl<'a> Parser<'a> {
                     Some(b',') => {
                         pos = skip_whitespace(bytes, pos + 1, blank);
                         if top.is_object() {
-                            pos = self.key(pos, &mut top, blank)?;
+                            pos = self.key(bytes, pos, &mut top, blank)?;
                         }
                         continue 'value;
                     }
@@ -295,8 +295,8 @@ impl<'a> Parser<'a> {
     /// Reads the literal `word` starting at `pos` as `node`; returns the
     /// position after it.
     #[inline(always)]
-    fn literal(&mut self, pos: usize, word: &[u8], node: Slot) -> Parsed<usize> {
-        if self.bytes.get(pos..pos + word.len()) == Some(word) {
+    fn literal(&mut self, bytes: &[u8], pos: usize, word: &[u8], node: Slot) -> Parsed<usize> {
+        if bytes.get(pos..pos + word.len()) == Some(word) {
             self.nodes.push(node);
             Ok(pos + word.len())
         } else {
@@ -331,8 +331,13 @@ impl<'a> Parser<'a> {
     /// and the whitespace around that, noting whether the key repeats an
     /// earlier one; returns the position of the value.
     #[inline(always)]
-    fn key(&mut self, pos: usize, object: &mut Frame, blank: &mut bool) -> Parsed<usize> {
-        let bytes = self.bytes;
+    fn key(
+        &mut self,
+        bytes: &'a [u8],
+        pos: usize,
+        object: &mut Frame,
+        blank: &mut bool,
+    ) -> Parsed<usize> {
         if bytes.get(pos) != Some(&b'"') {
             return Err(Bail);
         }
@@ -527,9 +532,9 @@ impl<'a> Parser<'a> {
     /// Parses a string from `start`, the byte after its opening quote;
     /// returns its text and the position after its closing quote.
     #[inline(always)]
-    fn string(&mut self, start: usize) -> Parsed<(Text, usize)> {
-        let stop = find_special(self.bytes, start);
-        match self.bytes.get(stop) {
+    fn string(&mut self, bytes: &'a [u8], start: usize) -> Parsed<(Text, usize)> {
+        let stop = find_special(bytes, start);
+        match bytes.get(stop) {
             Some(b'"') => Ok((
                 Text {
                     start: start as u32,
@@ -638,8 +643,7 @@ impl<'a> Parser<'a> {
     /// only where it is zero. Longer tokens, and those with an exponent,
     /// are left to [`long_number`](Self::long_number).
     #[inline(always)]
-    fn number(&mut self, start: usize) -> Parsed<usize> {
-        let bytes = self.bytes;
+    fn number(&mut self, bytes: &'a [u8], start: usize) -> Parsed<usize> {
         let negative = bytes.get(start) == Some(&b'-');
         let int_start = start + usize::from(negative);
         let int_end = digit_run(bytes, int_start);
