@@ -342,6 +342,24 @@ impl<'a> Parser<'a> {
             return Err(Bail);
         }
         let start = pos + 1;
+        // Most keys are short and plain, the colon right after them: all
+        // of that is in the key's first word.
+        if let Some(chunk) = bytes.get(start..start + 8) {
+            let first = word(chunk);
+            let flagged = special_bytes(first);
+            // 8 when nothing is flagged.
+            let n = (flagged.trailing_zeros() / 8) as usize;
+            if n < 7 && (first >> (8 * n)) as u16 == u16::from_le_bytes(*b"\":") {
+                // The lowest flag is the high bit of the key's end.
+                let below_end = ((flagged & flagged.wrapping_neg()) >> 7).wrapping_sub(1);
+                let key = Text {
+                    start: start as u32,
+                    end: (start + n) as u32,
+                };
+                self.note_key(object, key, mix(first & below_end, 0, n));
+                return Ok(skip_whitespace(bytes, start + n + 2, blank));
+            }
+        }
         // The first word of the key, scanned here rather than by
         // `find_special`, holds a short key whole: its hash is taken from
         // that word, masked below the key's end.
@@ -381,6 +399,21 @@ impl<'a> Parser<'a> {
             }
             _ => return Err(Bail),
         };
+        self.note_key(object, key, hash);
+        let colon = match bytes.get(after) {
+            Some(b':') => after,
+            _ => skip_whitespace(bytes, after, blank),
+        };
+        if bytes.get(colon) != Some(&b':') {
+            return Err(Bail);
+        }
+        Ok(skip_whitespace(bytes, colon + 1, blank))
+    }
+
+    /// Stores `key`, read in `object`, whose [`key_hash`] is `hash`, and
+    /// notes whether it repeats an earlier one.
+    #[inline(always)]
+    fn note_key(&mut self, object: &mut Frame, key: Text, hash: u32) {
         // `len` counts the entries before this key.
         let suspect = if (object.len as usize) < KEYS_BY_FILTER {
             let (at, bit) = ((hash >> 6) as usize & 1, 1u64 << (hash & 63));
@@ -396,14 +429,6 @@ impl<'a> Parser<'a> {
             }
         }
         self.nodes.push(Slot::String(key));
-        let colon = match bytes.get(after) {
-            Some(b':') => after,
-            _ => skip_whitespace(bytes, after, blank),
-        };
-        if bytes.get(colon) != Some(&b':') {
-            return Err(Bail);
-        }
-        Ok(skip_whitespace(bytes, colon + 1, blank))
     }
 
     /// Whether `key`, past the filter's keys of the object at `at`, has
@@ -686,7 +711,7 @@ impl<'a> Parser<'a> {
                 };
                 let node = if zero && negative {
                     Slot::Number(text(start + 1, start + 2), NumberClass::NegativeZero)
-                } else if !zero && bytes[int_start..].starts_with(b"0.000000") {
+                } else if int_zero && !zero && bytes[int_start..].starts_with(b"0.000000") {
                     // Below 1e-6: written with an exponent.
                     return self.long_number(start);
                 } else {
