@@ -280,7 +280,7 @@ impl<'a> Parser<'a> {
                         continue 'value;
                     }
                     Some(&b) if b == top.close => match top.is_object() {
-                        true => self.close_object(&top),
+                        true => self.close_object(top.at, top.len, top.repeats_start),
                         false => self.close_array(top.at, top.len),
                     },
                     _ => return Err(Bail),
@@ -310,21 +310,21 @@ impl<'a> Parser<'a> {
         self.nodes[at as usize] = Slot::Array { len, end };
     }
 
-    /// Records the length and end of `object`, parsed whole, once its
-    /// repeated keys are resolved.
-    fn close_object(&mut self, object: &Frame) {
-        let mut len = object.len;
-        if object.len as usize > KEYS_BY_FILTER
-            && self.hashed.last().is_some_and(|&(at, ..)| at == object.at)
+    /// Records the length and end of the object at `at`, parsed whole
+    /// with `len` entries, once its repeated keys (from `repeats_start` on
+    /// the repeat stack) are resolved.
+    fn close_object(&mut self, at: u32, mut len: u32, repeats_start: u32) {
+        if len as usize > KEYS_BY_FILTER
+            && self.hashed.last().is_some_and(|&(object, ..)| object == at)
         {
             self.hashed.pop();
         }
-        if self.repeats.len() > object.repeats_start as usize {
-            let repeats = self.repeats.split_off(object.repeats_start as usize);
-            len = self.keep_last_values(object.at, &repeats);
+        if self.repeats.len() > repeats_start as usize {
+            let repeats = self.repeats.split_off(repeats_start as usize);
+            len = self.keep_last_values(at, &repeats);
         }
         let end = self.nodes.len() as u32;
-        self.nodes[object.at as usize] = Slot::Object { len, end };
+        self.nodes[at as usize] = Slot::Object { len, end };
     }
 
     /// Reads the key of `object` starting at `pos`, the colon after it
