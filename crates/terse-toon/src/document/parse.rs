@@ -958,11 +958,12 @@ fn find_special(bytes: &[u8], from: usize) -> usize {
 fn special_bytes(word: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let quote = word ^ (ONES * b'"' as u64);
+    // Flipping bit 1 takes `"` to 0x20 and keeps the control characters
+    // below it, where nothing else lands: one comparison finds both.
+    let flipped = word ^ (ONES * 0x02);
     let backslash = word ^ (ONES * b'\\' as u64);
-    let flagged = (quote.wrapping_sub(ONES) & !quote)
-        | (backslash.wrapping_sub(ONES) & !backslash)
-        | (word.wrapping_sub(ONES * 0x20) & !word);
+    let flagged = (flipped.wrapping_sub(ONES * 0x21) & !flipped)
+        | (backslash.wrapping_sub(ONES) & !backslash);
     flagged & HIGHS
 }
 
