@@ -232,8 +232,8 @@ impl<'a> Parser<'a> {
                         });
                     } else {
                         self.nodes.push(Slot::Object { len: 0, end: 0 });
-                        let object = Frame::new(at, b'}', self.repeats.len());
-                        stack.push(std::mem::replace(&mut top, object));
+                        stack.push(top);
+                        top = Frame::new(at, b'}', self.repeats.len());
                         depth += 1;
                         pos = self.key(bytes, pos, &mut top, blank)?;
                         continue 'value;
@@ -253,7 +253,8 @@ impl<'a> Parser<'a> {
                         });
                     } else {
                         self.nodes.push(Slot::Array { len: 0, end: 0 });
-                        stack.push(std::mem::replace(&mut top, Frame::new(at, b']', 0)));
+                        stack.push(top);
+                        top = Frame::new(at, b']', 0);
                         depth += 1;
                         continue 'value;
                     }
