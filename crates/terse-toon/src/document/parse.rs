@@ -71,6 +71,7 @@ pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String, Seen)> {
         repeats: Vec::new(),
         inexact: false,
         hashed: Vec::new(),
+        known: [KnownKey::NONE; KNOWN_KEYS],
     };
     let mut blank = false;
     let end = parser.value(&mut blank)?;
@@ -103,6 +104,36 @@ struct Parser<'a> {
     /// so no input can make them collide). Here, not in the frames, as it
     /// is rare: the frames of the many small objects stay small.
     hashed: Vec<(u32, RandomState, HashSet<u64>)>,
+    /// Short keys read lately, by where they stood: the records of a
+    /// list mostly repeat their keys in order, so a key is first compared
+    /// with the one at its position in the last object read in the same
+    /// place (see [`Frame::keys`]), a masked word compare in place of its
+    /// scan and hash.
+    known: [KnownKey; KNOWN_KEYS],
+}
+
+/// Slots of [`Parser::known`].
+const KNOWN_KEYS: usize = 64;
+
+/// A short plain key as read with its colon: the word those bytes start
+/// (`word`, the bytes past them masked off by `mask`), its length and its
+/// [`key_hash`]. The empty slot's mask takes any word to 0, never its
+/// `word`.
+#[derive(Clone, Copy)]
+struct KnownKey {
+    word: u64,
+    mask: u64,
+    len: u32,
+    hash: u32,
+}
+
+impl KnownKey {
+    const NONE: Self = KnownKey {
+        word: u64::MAX,
+        mask: 0,
+        len: 0,
+        hash: 0,
+    };
 }
 
 /// An array or object being parsed. The innermost is a local of the main
@@ -117,6 +148,11 @@ struct Frame {
     repeats_start: u32,
     /// The closing bracket: `]` or `}`.
     close: u8,
+    /// Where an object's keys start in [`Parser::known`]: from its depth
+    /// and its place in its parent (the entry's position in an object, any
+    /// element of an array), so that the records of one list share their
+    /// slots and the objects within them have others.
+    keys: u8,
     /// An object's 128-bit filter (two words) over a cheap key hash: only
     /// a key whose bit is already set is compared with the earlier keys.
     seen: [u64; 2],
@@ -124,13 +160,14 @@ struct Frame {
 
 impl Frame {
     #[inline(always)]
-    fn new(at: u32, close: u8, repeats_start: usize) -> Self {
+    fn new(at: u32, close: u8, repeats_start: usize, keys: u8) -> Self {
         Frame {
             at,
             len: 0,
             // The repeats are fewer than the nodes, whose indexes are u32.
             repeats_start: repeats_start as u32,
             close,
+            keys,
             seen: [0; 2],
         }
     }
@@ -204,7 +241,7 @@ impl<'a> Parser<'a> {
         let bytes = self.bytes;
         let mut stack: Vec<Frame> = Vec::new();
         // The innermost open container; a placeholder while `depth` is 0.
-        let mut top = Frame::new(0, 0, 0);
+        let mut top = Frame::new(0, 0, 0, 0);
         // The containers open (the placeholder and the ones around the
         // innermost are on the stack).
         let mut depth = 0u32;
@@ -232,8 +269,13 @@ impl<'a> Parser<'a> {
                         });
                     } else {
                         self.nodes.push(Slot::Object { len: 0, end: 0 });
+                        let place = match top.is_object() {
+                            true => top.len + 1,
+                            false => 0,
+                        };
+                        let keys = (depth << 3 ^ place).wrapping_mul(0x9E37_79B9) >> 26;
                         stack.push(top);
-                        top = Frame::new(at, b'}', self.repeats.len());
+                        top = Frame::new(at, b'}', self.repeats.len(), keys as u8);
                         depth += 1;
                         pos = self.key(bytes, pos, &mut top, blank)?;
                         continue 'value;
@@ -254,7 +296,7 @@ impl<'a> Parser<'a> {
                     } else {
                         self.nodes.push(Slot::Array { len: 0, end: 0 });
                         stack.push(top);
-                        top = Frame::new(at, b']', 0);
+                        top = Frame::new(at, b']', 0, 0);
                         depth += 1;
                         continue 'value;
                     }
@@ -347,6 +389,17 @@ impl<'a> Parser<'a> {
         // of that is in the key's first word.
         if let Some(chunk) = bytes.get(start..start + 8) {
             let first = word(chunk);
+            let slot = (object.keys as usize + object.len as usize) % KNOWN_KEYS;
+            let known = self.known[slot];
+            if first & known.mask == known.word {
+                // The key of the last object read here, and its colon.
+                let key = Text {
+                    start: start as u32,
+                    end: start as u32 + known.len,
+                };
+                self.note_key(object, key, known.hash);
+                return Ok(skip_whitespace(bytes, key.end as usize + 2, blank));
+            }
             let flagged = special_bytes(first);
             // 8 when nothing is flagged.
             let n = (flagged.trailing_zeros() / 8) as usize;
@@ -357,7 +410,15 @@ impl<'a> Parser<'a> {
                     start: start as u32,
                     end: (start + n) as u32,
                 };
-                self.note_key(object, key, mix(first & below_end, 0, n));
+                let hash = mix(first & below_end, 0, n);
+                let mask = below_end << 16 | 0xFFFF;
+                self.known[slot] = KnownKey {
+                    word: first & mask,
+                    mask,
+                    len: n as u32,
+                    hash,
+                };
+                self.note_key(object, key, hash);
                 return Ok(skip_whitespace(bytes, start + n + 2, blank));
             }
         }

@@ -718,3 +718,33 @@ fn escaped_and_plain_spellings_of_a_key_are_one_key_at_every_length() {
         }
     }
 }
+
+#[test]
+fn records_that_repeat_change_or_escape_their_keys_read_like_serde_json() {
+    // The parser compares each short key with the key at its position in
+    // the last object read in the same place: a key that is a prefix of
+    // that one, has it as a prefix, repeats within its record, is written
+    // with an escape or with space before its colon is its own.
+    let records = [
+        r#"{"id":1,"name":"a","tags":{"x":1,"y":2}}"#,
+        r#"{"id":2,"name":"b","tags":{"x":3,"y":4}}"#,
+        r#"{"i":3,"name":"c","tags":{"y":5,"x":6}}"#,
+        r#"{"idx":4,"nam":"d","tags":{"x":7,"x":8}}"#,
+        r#"{"id":5,"id":6,"name":"e"}"#,
+        r#"{"\u0069d":7,"name" :"f","n\u0061me":"g"}"#,
+        r#"{"id":8,"name":"h","tags":[{"x":9},{"x":10,"x":11}]}"#,
+        r#"{"id" : 9, "name": "i"}"#,
+        r#"{"":1,"":2}"#,
+        r#"{"abcdef":1,"abcdefg":2,"abcdef":3}"#,
+    ];
+    for window in 1..=records.len() {
+        for start in 0..=records.len() - window {
+            let json = format!("[{}]", records[start..start + window].join(","));
+            assert!(super::parse::parse(&json).is_ok(), "{json}");
+            check(&json);
+            let wrapped = format!(r#"{{"data":{json},"more":{json}}}"#);
+            assert!(super::parse::parse(&wrapped).is_ok(), "{wrapped}");
+            check(&wrapped);
+        }
+    }
+}
