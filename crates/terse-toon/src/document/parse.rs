@@ -116,9 +116,10 @@ struct Parser<'a> {
 const KNOWN_KEYS: usize = 64;
 
 /// A short plain key as read with its colon: the word those bytes start
-/// (`word`, the bytes past them masked off by `mask`), its length and its
-/// [`key_hash`]. The empty slot's mask takes any word to 0, never its
-/// `word`.
+/// (`word`, the bytes past them masked off by `mask`, its lowest bit
+/// flipped), its length and its [`key_hash`]. The flip lets the empty
+/// slot be all zeros (a table cheap to clear), which no word matches: its
+/// mask takes any word to 0, flipped to 1.
 #[derive(Clone, Copy)]
 struct KnownKey {
     word: u64,
@@ -129,7 +130,7 @@ struct KnownKey {
 
 impl KnownKey {
     const NONE: Self = KnownKey {
-        word: u64::MAX,
+        word: 0,
         mask: 0,
         len: 0,
         hash: 0,
@@ -391,7 +392,7 @@ impl<'a> Parser<'a> {
             let first = word(chunk);
             let slot = (object.keys as usize + object.len as usize) % KNOWN_KEYS;
             let known = self.known[slot];
-            if first & known.mask == known.word {
+            if (first & known.mask) ^ 1 == known.word {
                 // The key of the last object read here, and its colon.
                 let key = Text {
                     start: start as u32,
@@ -413,7 +414,7 @@ impl<'a> Parser<'a> {
                 let hash = mix(first & below_end, 0, n);
                 let mask = below_end << 16 | 0xFFFF;
                 self.known[slot] = KnownKey {
-                    word: first & mask,
+                    word: (first & mask) ^ 1,
                     mask,
                     len: n as u32,
                     hash,
