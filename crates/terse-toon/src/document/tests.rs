@@ -748,3 +748,23 @@ fn records_that_repeat_change_or_escape_their_keys_read_like_serde_json() {
         }
     }
 }
+
+#[test]
+fn indents_of_every_length_read_alike() {
+    // Line breaks and indents are compared eight bytes at a time: runs
+    // of every length, broken by other whitespace or by text that is not
+    // JSON, on both sides of each word.
+    for indent in 0..20 {
+        for line in ["\n", "\r\n", "\n\t", "\n\n", "\n \t", "\n\u{b}"] {
+            let pad = format!("{line}{}", " ".repeat(indent));
+            let json =
+                format!(r#"{{{pad}"a":{pad}[{pad}1,{pad}"x"{pad}],{pad}"b":{{}}{pad}}}{pad}"#);
+            check(&json);
+            if !line.contains('\u{b}') {
+                assert!(super::parse::parse(&json).is_ok(), "{json:?}");
+                let document = Document::parse(&json).unwrap();
+                assert!(document.may_have_whitespace() || pad.is_empty(), "{json:?}");
+            }
+        }
+    }
+}
