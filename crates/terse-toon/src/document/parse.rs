@@ -138,8 +138,9 @@ impl KnownKey {
 }
 
 /// An array or object being parsed. The innermost is a local of the main
-/// loop (its count and key filter stay in registers); the ones around it
-/// wait on an explicit stack (no recursion on the input's nesting).
+/// loop, so that reading its values touches the stack only to open or
+/// close a container; the ones around it wait on an explicit stack (no
+/// recursion on the input's nesting).
 struct Frame {
     /// Node index of the array or object.
     at: u32,

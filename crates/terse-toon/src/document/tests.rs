@@ -768,3 +768,32 @@ fn indents_of_every_length_read_alike() {
         }
     }
 }
+
+#[test]
+fn wide_objects_within_wide_objects_keep_their_own_keys() {
+    // Past the filter's keys an object's key hashes go in a set of its
+    // own: one inside another, each finds its own repeats only.
+    let keys = |prefix: &str, n: usize| -> Vec<String> {
+        (0..n).map(|k| format!("\"{prefix}{k}\":{k}")).collect()
+    };
+    let inner = format!(
+        "{{{},\"k3\":\"inner\",\"i5\":\"again\"}}",
+        keys("i", 40).join(",")
+    );
+    let mut outer = keys("k", 36);
+    outer.push(format!("\"nested\":{inner}"));
+    outer.push(format!("\"more\":[{inner},{inner}]"));
+    outer.push("\"k7\":\"outer\"".to_string());
+    outer.push("\"i5\":\"outer\"".to_string());
+    let json = format!("{{{}}}", outer.join(","));
+    assert!(super::parse::parse(&json).is_ok());
+    check(&json);
+    let document = Document::parse(&json).unwrap();
+    let root = document.root();
+    assert_eq!(root.get("k7").and_then(|n| n.as_str()), Some("outer"));
+    let nested = root.get("nested").unwrap();
+    assert_eq!(nested.get("i5").and_then(|n| n.as_str()), Some("again"));
+    assert_eq!(nested.get("k3").and_then(|n| n.as_str()), Some("inner"));
+    assert_eq!(nested.entries().count(), 41);
+    assert_eq!(root.entries().count(), 39);
+}
