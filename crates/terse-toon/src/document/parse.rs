@@ -70,19 +70,16 @@ pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String, Seen)> {
         owned: String::new(),
         repeats: Vec::new(),
         inexact: false,
+        hashed: Vec::new(),
+        known: [KnownKey::NONE; KNOWN_KEYS],
     };
-    let mut cursor = Cursor {
-        bytes: json.as_bytes(),
-        pos: 0,
-        blank: false,
-    };
-    parser.value(&mut cursor)?;
-    cursor.skip_whitespace();
-    if cursor.pos != cursor.bytes.len() {
+    let mut blank = false;
+    let end = parser.value(&mut blank)?;
+    if end != json.len() {
         return Err(Bail);
     }
     let seen = Seen {
-        blank: cursor.blank,
+        blank,
         inexact: parser.inexact,
     };
     Ok((parser.nodes, parser.owned, seen))
@@ -100,235 +97,256 @@ struct Parser<'a> {
     /// numbers already leave the fast path, so that the callers that would
     /// read the text into a `serde_json::Value` need no scan of their own.
     inexact: bool,
+    /// The keys' hashes of the open objects past `KEYS_BY_FILTER` keys,
+    /// innermost last, each with its object's node index: there the
+    /// filter is full and comparing each key with the earlier ones would
+    /// make the object quadratic, so they go in a set (keyed per process,
+    /// so no input can make them collide). Here, not in the frames, as it
+    /// is rare: the frames of the many small objects stay small.
+    hashed: Vec<(u32, RandomState, HashSet<u64>)>,
+    /// Short keys read lately, by where they stood: the records of a
+    /// list mostly repeat their keys in order, so a key is first compared
+    /// with the one at its position in the last object read in the same
+    /// place (see [`Frame::keys`]), a masked word compare in place of its
+    /// scan and hash.
+    known: [KnownKey; KNOWN_KEYS],
 }
 
-/// An array or object being parsed: the containers still open, innermost
-/// last, live on an explicit stack (no recursion on the input's nesting).
-enum Frame {
-    Array {
-        /// Node index of the array.
-        at: u32,
-        len: u32,
-    },
-    Object(ObjectFrame),
-}
+/// Slots of [`Parser::known`].
+const KNOWN_KEYS: usize = 64;
 
-/// What [`Parser::element`] found.
-enum Step {
-    /// A value, read whole.
-    Value,
-    /// The opening bracket of an array or object, not yet read.
-    Open(u8),
-}
-
-/// An object being parsed.
-struct ObjectFrame {
-    /// Node index of the object.
-    at: u32,
-    /// Where this object's repeated keys start on the repeat stack.
-    repeats_start: usize,
-    /// A 128-bit filter (two words) over a cheap key hash: only a key whose bit is
-    /// already set is compared with the earlier keys. Past
-    /// `KEYS_BY_FILTER` keys the filter is full and that comparison would
-    /// make the object quadratic, so the keys' hashes go in a set (keyed
-    /// per process, so no input can make them collide).
-    seen: [u64; 2],
-    /// Boxed, as it is rare: frames are moved on and off the stack, and
-    /// for the many small objects of a document that move is best small.
-    hashed: Option<Box<(RandomState, HashSet<u64>)>>,
+/// A short plain key as read with its colon: the word those bytes start
+/// (`word`, the bytes past them masked off by `mask`, its lowest bit
+/// flipped), its length and its [`key_hash`]. The flip lets the empty
+/// slot be all zeros (a table cheap to clear), which no word matches: its
+/// mask takes any word to 0, flipped to 1.
+#[derive(Clone, Copy)]
+struct KnownKey {
+    word: u64,
+    mask: u64,
     len: u32,
+    hash: u32,
 }
 
-/// Where the parser stands in the input. A value of its own, apart from
-/// the [`Parser`]'s buffers, and handed only to functions inlined into the
-/// main loop or by value to the others: the position then lives in a
-/// register, where as a field of the parser it was written back to memory
-/// at every step (the calls that grow the buffers could have read it).
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    /// Whitespace was skipped between tokens: noted here, where it is
-    /// found, so that a caller weighing the text minified knows for free
-    /// whether minifying drops anything.
-    blank: bool,
+impl KnownKey {
+    const NONE: Self = KnownKey {
+        word: 0,
+        mask: 0,
+        len: 0,
+        hash: 0,
+    };
 }
 
-impl Cursor<'_> {
-    #[inline(always)]
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.pos).copied()
-    }
+/// An array or object being parsed. The innermost is a local of the main
+/// loop, so that reading its values touches the stack only to open or
+/// close a container; the ones around it wait on an explicit stack (no
+/// recursion on the input's nesting).
+struct Frame {
+    /// Node index of the array or object.
+    at: u32,
+    /// The elements or entries read so far.
+    len: u32,
+    /// Where an object's repeated keys start on the repeat stack.
+    repeats_start: u32,
+    /// The closing bracket: `]` or `}`.
+    close: u8,
+    /// Where an object's keys start in [`Parser::known`]: from its depth
+    /// and its place in its parent (the entry's position in an object, any
+    /// element of an array), so that the records of one list share their
+    /// slots and the objects within them have others.
+    keys: u8,
+    /// An object's 128-bit filter (two words) over a cheap key hash: only
+    /// a key whose bit is already set is compared with the earlier keys.
+    seen: [u64; 2],
+}
 
-    /// Skips whitespace. Most calls find none (a byte above the space is
-    /// the next token) or a single space (`", "`, `": "`), so those two
-    /// are checked before the loop.
+impl Frame {
     #[inline(always)]
-    fn skip_whitespace(&mut self) {
-        match self.peek() {
-            Some(b) if b > b' ' => {}
-            Some(b' ') if self.bytes.get(self.pos + 1).is_some_and(|&b| b > b' ') => {
-                self.pos += 1;
-                self.blank = true;
-            }
-            _ => {
-                let end = whitespace_end(self.bytes, self.pos);
-                self.blank |= end != self.pos;
-                self.pos = end;
-            }
+    fn new(at: u32, close: u8, repeats_start: usize, keys: u8) -> Self {
+        Frame {
+            at,
+            len: 0,
+            // The repeats are fewer than the nodes, whose indexes are u32.
+            repeats_start: repeats_start as u32,
+            close,
+            keys,
+            seen: [0; 2],
         }
     }
+
+    #[inline(always)]
+    fn is_object(&self) -> bool {
+        self.close == b'}'
+    }
 }
 
-/// The position of the first byte at or after `pos` that is not JSON
-/// whitespace (or the input length).
-fn whitespace_end(bytes: &[u8], mut pos: usize) -> usize {
+/// Skips whitespace from `pos`; returns the position of the next token
+/// (or the input length) and notes in `blank` whether it skipped any, so
+/// that a caller weighing the text minified knows for free whether
+/// minifying drops anything. Most calls find none (a byte above the space
+/// is the next token) or a single space (`", "`, `": "`), so those two are
+/// checked before the loop.
+#[inline(always)]
+fn skip_whitespace(bytes: &[u8], pos: usize, blank: &mut bool) -> usize {
+    match bytes.get(pos) {
+        Some(&b) if b > b' ' => pos,
+        Some(b' ') if bytes.get(pos + 1).is_some_and(|&b| b > b' ') => {
+            *blank = true;
+            pos + 1
+        }
+        _ => whitespace_end(bytes, pos, blank),
+    }
+}
+
+/// [`skip_whitespace`] past its fast paths: a line break and the
+/// next line's indent (the whitespace of indented JSON) are compared
+/// eight bytes at a time; anything else a byte at a time.
+#[inline(never)]
+fn whitespace_end(bytes: &[u8], from: usize, blank: &mut bool) -> usize {
+    const SPACES: u64 = 0x2020_2020_2020_2020;
+    // A line break, then spaces.
+    const LINE: u64 = 0x2020_2020_2020_200A;
+    let mut pos = from;
+    let mut expected = match bytes.get(pos) {
+        Some(b'\n') => LINE,
+        _ => SPACES,
+    };
+    while let Some(chunk) = bytes.get(pos..pos + 8) {
+        let other = word(chunk) ^ expected;
+        if other != 0 {
+            pos += (other.trailing_zeros() / 8) as usize;
+            break;
+        }
+        expected = SPACES;
+        pos += 8;
+    }
+    // The rest: other whitespace, or the input's last bytes.
     while let Some(b' ' | b'\n' | b'\r' | b'\t') = bytes.get(pos) {
         pos += 1;
     }
+    *blank |= pos != from;
     pos
 }
 
+/// Eight bytes as a little-endian word (the first byte lowest).
+#[inline(always)]
+fn word(chunk: &[u8]) -> u64 {
+    chunk
+        .first_chunk::<8>()
+        .map_or(0, |bytes| u64::from_le_bytes(*bytes))
+}
+
 impl<'a> Parser<'a> {
-    /// Parses one value, with all it contains. Open containers are frames
-    /// on a stack; the innermost runs a loop of its own over its elements
-    /// (strings and numbers, the most of a document, read in place), which
-    /// leaves it only to open a container inside it or to close it.
-    fn value(&mut self, cur: &mut Cursor<'_>) -> Parsed<()> {
+    /// Parses one value, with all it contains, and the whitespace after
+    /// it; returns the position after them. The container being read is
+    /// a local [`Frame`], the ones around it on a stack; values are read
+    /// in one loop, which touches the stack only to open or close a
+    /// container.
+    fn value(&mut self, blank: &mut bool) -> Parsed<usize> {
+        let bytes = self.bytes;
         let mut stack: Vec<Frame> = Vec::new();
-        if let Step::Open(bracket) = self.element(cur)? {
-            self.open(cur, bracket, &mut stack)?;
-        }
-        // Whether the innermost container has just had a value read into
-        // it (rather than just opened, its first key read).
-        let mut completed = false;
-        while let Some(top) = stack.last_mut() {
-            let opening = match top {
-                Frame::Array { len, .. } => loop {
-                    if completed {
-                        *len += 1;
-                        cur.skip_whitespace();
-                        match cur.peek() {
-                            Some(b',') => cur.pos += 1,
-                            Some(b']') => {
-                                cur.pos += 1;
-                                break None;
-                            }
-                            _ => return Err(Bail),
-                        }
-                    }
-                    match self.element(cur)? {
-                        Step::Value => completed = true,
-                        Step::Open(bracket) => break Some(bracket),
-                    }
-                },
-                Frame::Object(object) => loop {
-                    if completed {
-                        object.len += 1;
-                        cur.skip_whitespace();
-                        match cur.peek() {
-                            Some(b',') => {
-                                cur.pos += 1;
-                                self.key(cur, object)?;
-                            }
-                            Some(b'}') => {
-                                cur.pos += 1;
-                                break None;
-                            }
-                            _ => return Err(Bail),
-                        }
-                    }
-                    match self.element(cur)? {
-                        Step::Value => completed = true,
-                        Step::Open(bracket) => break Some(bracket),
-                    }
-                },
-            };
-            completed = match opening {
-                Some(bracket) => !self.open(cur, bracket, &mut stack)?,
-                None => {
-                    match stack.pop() {
-                        Some(Frame::Array { at, len }) => self.close_array(at, len),
-                        Some(Frame::Object(object)) => self.close_object(object),
-                        None => {}
-                    }
-                    true
+        // The innermost open container; a placeholder while `depth` is 0.
+        let mut top = Frame::new(0, 0, 0, 0);
+        // The containers open (the placeholder and the ones around the
+        // innermost are on the stack).
+        let mut depth = 0u32;
+        let mut pos = skip_whitespace(bytes, 0, blank);
+        'value: loop {
+            // A value starts at `pos`.
+            match bytes.get(pos) {
+                Some(b'"') => {
+                    let (text, next) = self.string(bytes, pos + 1)?;
+                    self.nodes.push(Slot::String(text));
+                    pos = next;
                 }
-            };
+                Some(b'-' | b'0'..=b'9') => pos = self.number(bytes, pos)?,
+                Some(b'{') => {
+                    if depth >= MAX_DEPTH {
+                        return Err(Bail);
+                    }
+                    let at = self.nodes.len() as u32;
+                    pos = skip_whitespace(bytes, pos + 1, blank);
+                    if bytes.get(pos) == Some(&b'}') {
+                        pos += 1;
+                        self.nodes.push(Slot::Object {
+                            len: 0,
+                            end: at + 1,
+                        });
+                    } else {
+                        self.nodes.push(Slot::Object { len: 0, end: 0 });
+                        let place = match top.is_object() {
+                            true => top.len + 1,
+                            false => 0,
+                        };
+                        let keys = (depth << 3 ^ place).wrapping_mul(0x9E37_79B9) >> 26;
+                        stack.push(top);
+                        top = Frame::new(at, b'}', self.repeats.len(), keys as u8);
+                        depth += 1;
+                        pos = self.key(bytes, pos, &mut top, blank)?;
+                        continue 'value;
+                    }
+                }
+                Some(b'[') => {
+                    if depth >= MAX_DEPTH {
+                        return Err(Bail);
+                    }
+                    let at = self.nodes.len() as u32;
+                    pos = skip_whitespace(bytes, pos + 1, blank);
+                    if bytes.get(pos) == Some(&b']') {
+                        pos += 1;
+                        self.nodes.push(Slot::Array {
+                            len: 0,
+                            end: at + 1,
+                        });
+                    } else {
+                        self.nodes.push(Slot::Array { len: 0, end: 0 });
+                        stack.push(top);
+                        top = Frame::new(at, b']', 0, 0);
+                        depth += 1;
+                        continue 'value;
+                    }
+                }
+                Some(b't') => pos = self.literal(bytes, pos, b"true", Slot::Bool(true))?,
+                Some(b'f') => pos = self.literal(bytes, pos, b"false", Slot::Bool(false))?,
+                Some(b'n') => pos = self.literal(bytes, pos, b"null", Slot::Null)?,
+                _ => return Err(Bail),
+            }
+            // A value is read whole: the next one of its container, or the
+            // container's end (a value of the container around it).
+            loop {
+                if depth == 0 {
+                    return Ok(skip_whitespace(bytes, pos, blank));
+                }
+                top.len += 1;
+                pos = skip_whitespace(bytes, pos, blank);
+                match bytes.get(pos) {
+                    Some(b',') => {
+                        pos = skip_whitespace(bytes, pos + 1, blank);
+                        if top.is_object() {
+                            pos = self.key(bytes, pos, &mut top, blank)?;
+                        }
+                        continue 'value;
+                    }
+                    Some(&b) if b == top.close => match top.is_object() {
+                        true => self.close_object(top.at, top.len, top.repeats_start),
+                        false => self.close_array(top.at, top.len),
+                    },
+                    _ => return Err(Bail),
+                }
+                pos += 1;
+                depth -= 1;
+                top = stack.pop().ok_or(Bail)?;
+            }
         }
-        Ok(())
     }
 
-    /// Reads a value that holds no other (a string, number or literal),
-    /// or finds the opening bracket of one that may.
+    /// Reads the literal `word` starting at `pos` as `node`; returns the
+    /// position after it.
     #[inline(always)]
-    fn element(&mut self, cur: &mut Cursor<'_>) -> Parsed<Step> {
-        cur.skip_whitespace();
-        match cur.peek() {
-            Some(b'"') => {
-                let text = self.string(cur)?;
-                self.nodes.push(Slot::String(text));
-            }
-            Some(b'-' | b'0'..=b'9') => self.number(cur)?,
-            Some(bracket @ (b'[' | b'{')) => return Ok(Step::Open(bracket)),
-            Some(b't') => self.literal(cur, b"true", Slot::Bool(true))?,
-            Some(b'f') => self.literal(cur, b"false", Slot::Bool(false))?,
-            Some(b'n') => self.literal(cur, b"null", Slot::Null)?,
-            _ => return Err(Bail),
-        }
-        Ok(Step::Value)
-    }
-
-    /// Opens the array or object whose `bracket` is at the current
-    /// position: an empty one is read whole (`false`); otherwise its frame
-    /// is pushed, an object's first key read (`true`).
-    #[inline(always)]
-    fn open(&mut self, cur: &mut Cursor<'_>, bracket: u8, stack: &mut Vec<Frame>) -> Parsed<bool> {
-        // The containers already open, and this one.
-        if stack.len() >= MAX_DEPTH as usize {
-            return Err(Bail);
-        }
-        cur.pos += 1;
-        let at = self.nodes.len() as u32;
-        cur.skip_whitespace();
-        if bracket == b'[' {
-            self.nodes.push(Slot::Array { len: 0, end: 0 });
-            if cur.peek() == Some(b']') {
-                cur.pos += 1;
-                self.close_array(at, 0);
-                return Ok(false);
-            }
-            stack.push(Frame::Array { at, len: 0 });
-        } else {
-            self.nodes.push(Slot::Object { len: 0, end: 0 });
-            if cur.peek() == Some(b'}') {
-                cur.pos += 1;
-                let end = self.nodes.len() as u32;
-                self.nodes[at as usize] = Slot::Object { len: 0, end };
-                return Ok(false);
-            }
-            let mut object = ObjectFrame {
-                at,
-                repeats_start: self.repeats.len(),
-                seen: [0; 2],
-                hashed: None,
-                len: 0,
-            };
-            self.key(cur, &mut object)?;
-            stack.push(Frame::Object(object));
-        }
-        Ok(true)
-    }
-
-    #[inline(always)]
-    fn literal(&mut self, cur: &mut Cursor<'_>, word: &[u8], node: Slot) -> Parsed<()> {
-        if cur
-            .bytes
-            .get(cur.pos..)
-            .is_some_and(|rest| rest.starts_with(word))
-        {
-            cur.pos += word.len();
+    fn literal(&mut self, bytes: &[u8], pos: usize, word: &[u8], node: Slot) -> Parsed<usize> {
+        if bytes.get(pos..pos + word.len()) == Some(word) {
             self.nodes.push(node);
-            Ok(())
+            Ok(pos + word.len())
         } else {
             Err(Bail)
         }
@@ -340,51 +358,137 @@ impl<'a> Parser<'a> {
         self.nodes[at as usize] = Slot::Array { len, end };
     }
 
-    /// Records the length and end of `object`, parsed whole, once its
-    /// repeated keys are resolved.
-    fn close_object(&mut self, object: ObjectFrame) {
-        let mut len = object.len;
-        if self.repeats.len() > object.repeats_start {
-            let repeats = self.repeats.split_off(object.repeats_start);
-            len = self.keep_last_values(object.at, &repeats);
+    /// Records the length and end of the object at `at`, parsed whole
+    /// with `len` entries, once its repeated keys (from `repeats_start` on
+    /// the repeat stack) are resolved.
+    fn close_object(&mut self, at: u32, mut len: u32, repeats_start: u32) {
+        if len as usize > KEYS_BY_FILTER
+            && self.hashed.last().is_some_and(|&(object, ..)| object == at)
+        {
+            self.hashed.pop();
+        }
+        if self.repeats.len() > repeats_start as usize {
+            let repeats = self.repeats.split_off(repeats_start as usize);
+            len = self.keep_last_values(at, &repeats);
         }
         let end = self.nodes.len() as u32;
-        self.nodes[object.at as usize] = Slot::Object { len, end };
+        self.nodes[at as usize] = Slot::Object { len, end };
     }
 
-    /// Reads a key of `object` and the colon after it, noting whether the
-    /// key repeats an earlier one.
+    /// Reads the key of `object` starting at `pos`, the colon after it
+    /// and the whitespace around that, noting whether the key repeats an
+    /// earlier one; returns the position of the value.
     #[inline(always)]
-    fn key(&mut self, cur: &mut Cursor<'_>, object: &mut ObjectFrame) -> Parsed<()> {
-        cur.skip_whitespace();
-        if cur.peek() != Some(b'"') {
+    fn key(
+        &mut self,
+        bytes: &'a [u8],
+        pos: usize,
+        object: &mut Frame,
+        blank: &mut bool,
+    ) -> Parsed<usize> {
+        if bytes.get(pos) != Some(&b'"') {
             return Err(Bail);
         }
-        let key = self.string(cur)?;
+        let start = pos + 1;
+        // Most keys are short and plain, the colon right after them: all
+        // of that is in the key's first word.
+        if let Some(chunk) = bytes.get(start..start + 8) {
+            let first = word(chunk);
+            let slot = (object.keys as usize + object.len as usize) % KNOWN_KEYS;
+            let known = self.known[slot];
+            if (first & known.mask) ^ 1 == known.word {
+                // The key of the last object read here, and its colon.
+                let key = Text {
+                    start: start as u32,
+                    end: start as u32 + known.len,
+                };
+                self.note_key(object, key, known.hash);
+                return Ok(skip_whitespace(bytes, key.end as usize + 2, blank));
+            }
+            let flagged = special_bytes(first);
+            // 8 when nothing is flagged.
+            let n = (flagged.trailing_zeros() / 8) as usize;
+            if n < 7 && (first >> (8 * n)) as u16 == u16::from_le_bytes(*b"\":") {
+                // The lowest flag is the high bit of the key's end.
+                let below_end = ((flagged & flagged.wrapping_neg()) >> 7).wrapping_sub(1);
+                let key = Text {
+                    start: start as u32,
+                    end: (start + n) as u32,
+                };
+                let hash = mix(first & below_end, 0, n);
+                let mask = below_end << 16 | 0xFFFF;
+                self.known[slot] = KnownKey {
+                    word: (first & mask) ^ 1,
+                    mask,
+                    len: n as u32,
+                    hash,
+                };
+                self.note_key(object, key, hash);
+                return Ok(skip_whitespace(bytes, start + n + 2, blank));
+            }
+        }
+        // The first word of the key, scanned here rather than by
+        // `find_special`, holds a short key whole: its hash is taken from
+        // that word, masked below the key's end.
+        let (stop, hash) = match bytes.get(start..start + 8) {
+            Some(chunk) => {
+                let first = word(chunk);
+                let flagged = special_bytes(first);
+                if flagged != 0 {
+                    // The lowest flag is the high bit of the key's end.
+                    let below_end = ((flagged & flagged.wrapping_neg()) >> 7).wrapping_sub(1);
+                    let n = (flagged.trailing_zeros() / 8) as usize;
+                    (start + n, mix(first & below_end, 0, n))
+                } else {
+                    let stop = find_special(bytes, start + 8);
+                    let tail = bytes.get(stop - 8..stop).map_or(0, word);
+                    // A key of 8 bytes has its first word only.
+                    let tail = if stop - start > 8 { tail } else { 0 };
+                    (stop, mix(first, tail, stop - start))
+                }
+            }
+            None => {
+                let stop = find_special(bytes, start);
+                (stop, key_hash(bytes.get(start..stop).unwrap_or_default()))
+            }
+        };
+        let (key, after, hash) = match bytes.get(stop) {
+            Some(b'"') => {
+                let key = Text {
+                    start: start as u32,
+                    end: stop as u32,
+                };
+                (key, stop + 1, hash)
+            }
+            Some(b'\\') => {
+                let (key, after) = self.escaped_string(start, stop)?;
+                (key, after, key_hash(self.text_bytes(key)))
+            }
+            _ => return Err(Bail),
+        };
+        self.note_key(object, key, hash);
+        let colon = match bytes.get(after) {
+            Some(b':') => after,
+            _ => skip_whitespace(bytes, after, blank),
+        };
+        if bytes.get(colon) != Some(&b':') {
+            return Err(Bail);
+        }
+        Ok(skip_whitespace(bytes, colon + 1, blank))
+    }
+
+    /// Stores `key`, read in `object`, whose [`key_hash`] is `hash`, and
+    /// notes whether it repeats an earlier one.
+    #[inline(always)]
+    fn note_key(&mut self, object: &mut Frame, key: Text, hash: u32) {
         // `len` counts the entries before this key.
         let suspect = if (object.len as usize) < KEYS_BY_FILTER {
-            let hash = key_hash(self.text_bytes(key));
-            let (word, bit) = ((hash >> 6) as usize & 1, 1u64 << (hash & 63));
-            let set = object.seen[word] & bit != 0;
-            object.seen[word] |= bit;
+            let (at, bit) = ((hash >> 6) as usize & 1, 1u64 << (hash & 63));
+            let set = object.seen[at] & bit != 0;
+            object.seen[at] |= bit;
             set
         } else {
-            let hashed = match object.hashed.take() {
-                Some(hashed) => hashed,
-                None => {
-                    let state = RandomState::new();
-                    let hashes = self
-                        .keys_of(object.at)
-                        .filter_map(|at| match self.nodes[at as usize] {
-                            Slot::String(text) => Some(state.hash_one(self.text(text))),
-                            _ => None,
-                        })
-                        .collect();
-                    Box::new((state, hashes))
-                }
-            };
-            let (state, hashes) = &mut **object.hashed.insert(hashed);
-            !hashes.insert(state.hash_one(self.text(key)))
+            self.hashed_repeat(object.at, key)
         };
         if suspect {
             if let Some(first) = self.earlier_key(object.at, key) {
@@ -392,12 +496,30 @@ impl<'a> Parser<'a> {
             }
         }
         self.nodes.push(Slot::String(key));
-        cur.skip_whitespace();
-        if cur.peek() != Some(b':') {
-            return Err(Bail);
+    }
+
+    /// Whether `key`, past the filter's keys of the object at `at`, has
+    /// a hash one of its earlier keys had (then it may repeat one).
+    #[inline(never)]
+    fn hashed_repeat(&mut self, at: u32, key: Text) -> bool {
+        if self.hashed.last().is_none_or(|&(object, ..)| object != at) {
+            let state = RandomState::new();
+            let hashes = self
+                .keys_of(at)
+                .filter_map(|key| match self.nodes[key as usize] {
+                    Slot::String(text) => Some(state.hash_one(self.text(text))),
+                    _ => None,
+                })
+                .collect();
+            self.hashed.push((at, state, hashes));
         }
-        cur.pos += 1;
-        Ok(())
+        let hash = match self.hashed.last() {
+            Some((_, state, _)) => state.hash_one(self.text(key)),
+            None => return true,
+        };
+        self.hashed
+            .last_mut()
+            .is_none_or(|(_, _, hashes)| !hashes.insert(hash))
     }
 
     /// Rewrites the entries of the object at `at` (the last node, parsed
@@ -499,28 +621,23 @@ impl<'a> Parser<'a> {
             })
     }
 
-    /// Parses a string starting at its opening quote.
+    /// Parses a string from `start`, the byte after its opening quote;
+    /// returns its text and the position after its closing quote.
     #[inline(always)]
-    fn string(&mut self, cur: &mut Cursor<'_>) -> Parsed<Text> {
-        let start = cur.pos + 1;
-        let stop = find_special(cur.bytes, start);
-        match cur.bytes.get(stop) {
-            Some(b'"') => {
-                cur.pos = stop + 1;
-                Ok(Text {
+    fn string(&mut self, bytes: &'a [u8], start: usize) -> Parsed<(Text, usize)> {
+        let stop = find_special(bytes, start);
+        match bytes.get(stop) {
+            Some(b'"') => Ok((
+                Text {
                     start: start as u32,
                     end: stop as u32,
-                })
-            }
-            Some(b'\\') => {
-                let (text, end) = self.escaped_string(start, stop)?;
-                cur.pos = end;
-                Ok(text)
-            }
+                },
+                stop + 1,
+            )),
+            Some(b'\\') => self.escaped_string(start, stop),
             _ => Err(Bail),
         }
     }
-
     /// Continues a string at its first backslash, unescaping into the side
     /// buffer; returns the text and the position after the closing quote.
     #[cold]
@@ -607,17 +724,98 @@ impl<'a> Parser<'a> {
         Ok(unit)
     }
 
-    /// Parses a number and stores its canonical text. Tokens whose canonical
-    /// form is a prefix of the token (the common case) are borrowed; the rest
-    /// are read by `serde_json` itself and formatted like a `Value` number.
+    /// Parses a number starting at `start` and stores its canonical text;
+    /// returns the position after it. Tokens whose canonical form is a
+    /// prefix of the token (the common case) are borrowed; the rest are
+    /// read by `serde_json` itself and formatted like a `Value` number.
+    ///
+    /// Digits are counted eight at a time and not summed: an integer of
+    /// at most 18 digits is a `u64` or `i64` whatever they are, and a
+    /// decimal of at most 15 is exact in a `f64`, so its value matters
+    /// only where it is zero. Longer tokens, and those with an exponent,
+    /// are left to [`long_number`](Self::long_number).
+    #[inline(always)]
+    fn number(&mut self, bytes: &'a [u8], start: usize) -> Parsed<usize> {
+        let negative = bytes.get(start) == Some(&b'-');
+        let int_start = start + usize::from(negative);
+        let int_end = digit_run(bytes, int_start);
+        let int_digits = int_end - int_start;
+        let int_zero = bytes.get(int_start) == Some(&b'0');
+        // No digit, or a leading zero followed by more digits.
+        if int_digits == 0 || (int_digits > 1 && int_zero) {
+            return Err(Bail);
+        }
+        let (node, end) = match bytes.get(int_end) {
+            Some(b'.') => {
+                let frac_start = int_end + 1;
+                let frac_end = digit_run(bytes, frac_start);
+                let frac_digits = frac_end - frac_start;
+                if frac_digits == 0 {
+                    return Err(Bail);
+                }
+                if int_digits + frac_digits > 15 || matches!(bytes.get(frac_end), Some(b'e' | b'E'))
+                {
+                    return self.long_number(start);
+                }
+                // The float is the correctly rounded value of a decimal of
+                // at most 15 significant digits; its shortest form is that
+                // decimal, i.e. the token without trailing zeros, and
+                // written plain as long as it is at least 1e-6 (it is
+                // below 1e15, far from 1e21, where the exponent form
+                // starts again). The fraction has a digit, so trimming
+                // stops at the point.
+                let mut end = frac_end;
+                while bytes.get(end - 1) == Some(&b'0') {
+                    end -= 1;
+                }
+                if end == frac_start {
+                    end = int_end;
+                }
+                let zero = int_zero && end == int_end;
+                let text = |start: usize, end: usize| Text {
+                    start: start as u32,
+                    end: end as u32,
+                };
+                let node = if zero && negative {
+                    Slot::Number(text(start + 1, start + 2), NumberClass::NegativeZero)
+                } else if int_zero && !zero && bytes[int_start..].starts_with(b"0.000000") {
+                    // Below 1e-6: written with an exponent.
+                    return self.long_number(start);
+                } else {
+                    Slot::Number(text(start, end), NumberClass::F64)
+                };
+                (node, frac_end)
+            }
+            Some(b'e' | b'E') => return self.long_number(start),
+            _ if int_digits > 18 => return self.long_number(start),
+            // serde_json: u64, or i64 for -2^63..=-1; "-0" is the float -0.0.
+            _ => {
+                let (from, class) = match (negative, int_zero) {
+                    (false, _) => (start, NumberClass::U64),
+                    (true, true) => (start + 1, NumberClass::NegativeZero),
+                    (true, false) => (start, NumberClass::I64),
+                };
+                let text = Text {
+                    start: from as u32,
+                    end: int_end as u32,
+                };
+                (Slot::Number(text, class), int_end)
+            }
+        };
+        self.nodes.push(node);
+        Ok(end)
+    }
+
+    /// [`number`](Self::number) for the tokens it leaves: an exponent, 16
+    /// digits or more, or below 1e-6.
     ///
     /// The digits are summed without overflow checks: a token of at most 19
     /// digits (integer and fraction together) cannot overflow a `u64`, and a
     /// longer one is never taken on the fast path, whatever its sum.
-    #[inline(always)]
-    fn number(&mut self, cur: &mut Cursor<'_>) -> Parsed<()> {
-        let bytes = cur.bytes;
-        let start = cur.pos;
+    #[cold]
+    #[inline(never)]
+    fn long_number(&mut self, start: usize) -> Parsed<usize> {
+        let bytes = self.bytes;
         let negative = bytes.get(start) == Some(&b'-');
         let int_start = start + usize::from(negative);
         let (mut significand, mut pos) = digits(bytes, int_start, 0);
@@ -648,7 +846,6 @@ impl<'a> Parser<'a> {
                 return Err(Bail);
             }
         }
-        cur.pos = pos;
 
         // The canonical text, as a range of the token (a prefix of it, or
         // the token less its sign), and how serde_json holds the number.
@@ -668,13 +865,7 @@ impl<'a> Parser<'a> {
         } else if significand < 1_000_000_000_000_000
             && !below_plain_range(&bytes[int_start..pos], significand)
         {
-            // serde_json computes significand / 10^frac_digits with both
-            // operands exact, so the float is the correctly rounded value of
-            // a decimal of at most 15 significant digits; its shortest form
-            // is that decimal, i.e. the token without trailing zeros, and
-            // written plain as long as it is at least 1e-6 (it is below
-            // 1e15, far from 1e21, where the exponent form starts again).
-            // The fraction has a digit, so trimming stops at the point.
+            // As in `number`: the token without trailing zeros.
             let mut end = pos;
             while bytes[end - 1] == b'0' {
                 end -= 1;
@@ -701,7 +892,7 @@ impl<'a> Parser<'a> {
             None => self.formatted_number(&self.src[start..pos])?,
         };
         self.nodes.push(node);
-        Ok(())
+        Ok(pos)
     }
 
     #[cold]
@@ -753,28 +944,55 @@ fn digits(bytes: &[u8], mut pos: usize, mut sum: u64) -> (u64, usize) {
     (sum, pos)
 }
 
-/// A hash of a key into 0..128 for the duplicate-key filter: its length
-/// and its first and last four bytes (overlapping in short keys), mixed by
-/// one multiplication.
+/// The position after the run of decimal digits from `pos`, eight bytes
+/// at a time. In each word a byte is flagged unless its high nibble is 3
+/// and adding 6 keeps it so (`0`..=`9`); the adds carry only out of a
+/// flagged byte, so every byte below the first flagged one is a digit.
 #[inline(always)]
-fn key_hash(bytes: &[u8]) -> u32 {
-    let n = bytes.len();
-    let word = |at: usize| {
-        bytes
-            .get(at..at + 4)
-            .and_then(|w| w.try_into().ok())
-            .map_or(0, u32::from_le_bytes)
-    };
-    let (head, tail) = match n {
-        0 => (0, 0),
-        1..=3 => {
-            let byte = |at: usize| bytes.get(at).copied().map_or(0, u32::from);
-            (byte(0) | byte(n / 2) << 8 | byte(n - 1) << 16, 0)
+fn digit_run(bytes: &[u8], mut pos: usize) -> usize {
+    const HIGH_NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    const THREES: u64 = 0x3030_3030_3030_3030;
+    const SIXES: u64 = 0x0606_0606_0606_0606;
+    while let Some(chunk) = bytes.get(pos..pos + 8) {
+        let w = word(chunk);
+        let flagged =
+            ((w & HIGH_NIBBLES) ^ THREES) | ((w.wrapping_add(SIXES) & HIGH_NIBBLES) ^ THREES);
+        if flagged != 0 {
+            return pos + (flagged.trailing_zeros() / 8) as usize;
         }
-        _ => (word(0), word(n - 4)),
+        pos += 8;
+    }
+    while bytes.get(pos).is_some_and(u8::is_ascii_digit) {
+        pos += 1;
+    }
+    pos
+}
+
+/// A hash of a key into 0..128 for the duplicate-key filter: its length
+/// and its first and last eight bytes (overlapping in keys of 9 to 15;
+/// the first alone, whole, in keys of 8 or fewer), mixed by one
+/// multiplication.
+#[inline]
+fn key_hash(key: &[u8]) -> u32 {
+    let n = key.len();
+    let head = key
+        .iter()
+        .take(8)
+        .enumerate()
+        .fold(0, |head, (i, &b)| head | u64::from(b) << (8 * i));
+    let tail = match n {
+        0..=8 => 0,
+        _ => key.get(n - 8..).map_or(0, word),
     };
-    let h = (head ^ tail.rotate_left(13) ^ (n as u32) << 24).wrapping_mul(0x9e37_79b1);
-    h >> 25
+    mix(head, tail, n)
+}
+
+/// [`key_hash`] of a key of `n` bytes from its first and last words.
+#[inline(always)]
+fn mix(head: u64, tail: u64, n: usize) -> u32 {
+    let mixed = (head ^ tail.rotate_left(29) ^ (n as u64).rotate_right(8))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (mixed >> 57) as u32
 }
 
 /// The index of the first `"`, `\` or control character at or after `from`
@@ -783,17 +1001,9 @@ fn key_hash(bytes: &[u8]) -> u32 {
 /// document runs through it, and as a call it cost more than its setup.
 #[inline(always)]
 fn find_special(bytes: &[u8], from: usize) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
     let mut i = from;
     while let Some(chunk) = bytes.get(i..i + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
-        let quote = word ^ (ONES * b'"' as u64);
-        let backslash = word ^ (ONES * b'\\' as u64);
-        let flagged = (quote.wrapping_sub(ONES) & !quote)
-            | (backslash.wrapping_sub(ONES) & !backslash)
-            | (word.wrapping_sub(ONES * 0x20) & !word);
-        let flagged = flagged & HIGHS;
+        let flagged = special_bytes(word(chunk));
         if flagged != 0 {
             return i + (flagged.trailing_zeros() / 8) as usize;
         }
@@ -806,6 +1016,22 @@ fn find_special(bytes: &[u8], from: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// The bytes of `word` that are `"`, `\\` or a control character, each
+/// flagged by its high bit; bytes above the lowest flagged one may be
+/// flagged wrongly (by a borrow), the lowest never is.
+#[inline(always)]
+fn special_bytes(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // Flipping bit 1 takes `"` to 0x20 and keeps the control characters
+    // below it, where nothing else lands: one comparison finds both.
+    let flipped = word ^ (ONES * 0x02);
+    let backslash = word ^ (ONES * b'\\' as u64);
+    let flagged = (flipped.wrapping_sub(ONES * 0x21) & !flipped)
+        | (backslash.wrapping_sub(ONES) & !backslash);
+    flagged & HIGHS
 }
 
 #[cfg(test)]

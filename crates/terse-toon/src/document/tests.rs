@@ -633,3 +633,167 @@ fn the_parser_notes_whitespace_and_inexact_numbers_as_the_scans_find_them() {
         assert_eq!(document.may_have_whitespace(), blank, "{json}");
     }
 }
+
+#[test]
+fn numbers_of_every_length_are_read_in_one_pass_like_serde_json() {
+    // Integers and decimals of 1 to 22 digits, on both sides of where the
+    // one-pass parser stops taking them on its word-at-a-time path (18
+    // digits for integers, 15 for decimals) and of its word boundaries.
+    let mut tokens = Vec::new();
+    for digits in 1..=22 {
+        for lead in ["1", "9", "0"] {
+            let int: String = lead
+                .chars()
+                .chain((1..digits).map(|i| char::from(b'0' + (i % 10) as u8)))
+                .collect();
+            if digits > 1 && lead == "0" {
+                continue;
+            }
+            tokens.push(int.clone());
+            for frac_digits in [1, 2, 7, 8, 9, 15, 16] {
+                for frac in ["1", "0", "5"] {
+                    let frac: String = std::iter::repeat_n('0', frac_digits - 1)
+                        .chain(frac.chars())
+                        .collect();
+                    tokens.push(format!("{int}.{frac}"));
+                }
+            }
+        }
+    }
+    tokens.extend(["0.0000000", "0.0000005", "0.000001", "0.00000100", "10.000"].map(String::from));
+    for token in tokens {
+        for token in [token.clone(), format!("-{token}")] {
+            for json in [
+                token.clone(),
+                format!("[{token}]"),
+                format!("{{\"n\":{token},\"m\":1}}"),
+            ] {
+                assert!(super::parse::parse(&json).is_ok(), "{json}");
+                check(&json);
+            }
+        }
+    }
+}
+
+#[test]
+fn escaped_and_plain_spellings_of_a_key_are_one_key_at_every_length() {
+    // The filter hashes a plain key from the word its scan read and an
+    // escaped one from its unescaped text: both must agree.
+    for len in 0..24 {
+        let key: String = (0..len)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect();
+        for at in 0..len.max(1) {
+            let escaped: String = key
+                .chars()
+                .enumerate()
+                .map(|(i, c)| {
+                    if i == at {
+                        format!("\\u{:04x}", c as u32)
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect();
+            for json in [
+                format!(r#"{{"{key}":1,"{escaped}":2}}"#),
+                format!(r#"{{"{escaped}":1,"x":0,"{key}":2}}"#),
+                format!(r#"[{{"{key}":1,"{key}":2}}]"#),
+                // A key in the input's last eight bytes.
+                format!(r#"{{"{key}":1,"{key}":2}}"#),
+            ] {
+                assert!(super::parse::parse(&json).is_ok(), "{json}");
+                check(&json);
+                let document = Document::parse(&json).unwrap();
+                let object = match document.root().kind() {
+                    super::Kind::Array(_) => document.root().item(0).unwrap(),
+                    _ => document.root(),
+                };
+                let value = object
+                    .get(&key)
+                    .and_then(|n| n.as_number())
+                    .and_then(|n| n.as_u64());
+                assert_eq!(value, Some(2), "{json}");
+            }
+        }
+    }
+}
+
+#[test]
+fn records_that_repeat_change_or_escape_their_keys_read_like_serde_json() {
+    // The parser compares each short key with the key at its position in
+    // the last object read in the same place: a key that is a prefix of
+    // that one, has it as a prefix, repeats within its record, is written
+    // with an escape or with space before its colon is its own.
+    let records = [
+        r#"{"id":1,"name":"a","tags":{"x":1,"y":2}}"#,
+        r#"{"id":2,"name":"b","tags":{"x":3,"y":4}}"#,
+        r#"{"i":3,"name":"c","tags":{"y":5,"x":6}}"#,
+        r#"{"idx":4,"nam":"d","tags":{"x":7,"x":8}}"#,
+        r#"{"id":5,"id":6,"name":"e"}"#,
+        r#"{"\u0069d":7,"name" :"f","n\u0061me":"g"}"#,
+        r#"{"id":8,"name":"h","tags":[{"x":9},{"x":10,"x":11}]}"#,
+        r#"{"id" : 9, "name": "i"}"#,
+        r#"{"":1,"":2}"#,
+        r#"{"abcdef":1,"abcdefg":2,"abcdef":3}"#,
+    ];
+    for window in 1..=records.len() {
+        for start in 0..=records.len() - window {
+            let json = format!("[{}]", records[start..start + window].join(","));
+            assert!(super::parse::parse(&json).is_ok(), "{json}");
+            check(&json);
+            let wrapped = format!(r#"{{"data":{json},"more":{json}}}"#);
+            assert!(super::parse::parse(&wrapped).is_ok(), "{wrapped}");
+            check(&wrapped);
+        }
+    }
+}
+
+#[test]
+fn indents_of_every_length_read_alike() {
+    // Line breaks and indents are compared eight bytes at a time: runs
+    // of every length, broken by other whitespace or by text that is not
+    // JSON, on both sides of each word.
+    for indent in 0..20 {
+        for line in ["\n", "\r\n", "\n\t", "\n\n", "\n \t", "\n\u{b}"] {
+            let pad = format!("{line}{}", " ".repeat(indent));
+            let json =
+                format!(r#"{{{pad}"a":{pad}[{pad}1,{pad}"x"{pad}],{pad}"b":{{}}{pad}}}{pad}"#);
+            check(&json);
+            if !line.contains('\u{b}') {
+                assert!(super::parse::parse(&json).is_ok(), "{json:?}");
+                let document = Document::parse(&json).unwrap();
+                assert!(document.may_have_whitespace() || pad.is_empty(), "{json:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn wide_objects_within_wide_objects_keep_their_own_keys() {
+    // Past the filter's keys an object's key hashes go in a set of its
+    // own: one inside another, each finds its own repeats only.
+    let keys = |prefix: &str, n: usize| -> Vec<String> {
+        (0..n).map(|k| format!("\"{prefix}{k}\":{k}")).collect()
+    };
+    let inner = format!(
+        "{{{},\"k3\":\"inner\",\"i5\":\"again\"}}",
+        keys("i", 40).join(",")
+    );
+    let mut outer = keys("k", 36);
+    outer.push(format!("\"nested\":{inner}"));
+    outer.push(format!("\"more\":[{inner},{inner}]"));
+    outer.push("\"k7\":\"outer\"".to_string());
+    outer.push("\"i5\":\"outer\"".to_string());
+    let json = format!("{{{}}}", outer.join(","));
+    assert!(super::parse::parse(&json).is_ok());
+    check(&json);
+    let document = Document::parse(&json).unwrap();
+    let root = document.root();
+    assert_eq!(root.get("k7").and_then(|n| n.as_str()), Some("outer"));
+    let nested = root.get("nested").unwrap();
+    assert_eq!(nested.get("i5").and_then(|n| n.as_str()), Some("again"));
+    assert_eq!(nested.get("k3").and_then(|n| n.as_str()), Some("inner"));
+    assert_eq!(nested.entries().count(), 41);
+    assert_eq!(root.entries().count(), 39);
+}
