@@ -239,7 +239,7 @@ impl<'t> Envelope<'t> {
             let line = lines.start();
             line.push_str(prefix);
             let verbatim = resource.write_line(record, cx, line).map_err(fail)?
-                && find_json_special(prefix.as_bytes()).is_none();
+                && (prefix.is_empty() || find_json_special(prefix.as_bytes()).is_none());
             let found = record.find_from(resource.id_key(), id_at).map(|(at, id)| {
                 id_at = at;
                 id
@@ -271,11 +271,11 @@ impl<'t> Envelope<'t> {
     /// The envelope as a `serde_json::Value`.
     pub(crate) fn into_value(self) -> Value {
         // Cannot fail: the text is JSON written by `into_json`.
-        serde_json::from_slice(&self.into_json()).unwrap_or(Value::Null)
+        serde_json::from_str(&self.into_json()).unwrap_or(Value::Null)
     }
 
     /// The envelope as compact JSON text.
-    pub(crate) fn into_json(self) -> Vec<u8> {
+    pub(crate) fn into_json(self) -> String {
         let ids_len: usize = self.ids.iter().copied().map(id_room).sum();
         let mut out = self.lines.close();
         out.reserve(ids_len + 64);
@@ -303,7 +303,7 @@ impl<'t> Envelope<'t> {
             out.push_str(&serde_json::to_string(&self.meta).unwrap_or_default());
         }
         out.push('}');
-        out.into_bytes()
+        out
     }
 }
 
@@ -512,7 +512,7 @@ mod tests {
             &RenderContext::at_unix(0),
         )
         .unwrap();
-        String::from_utf8(envelope.into_json()).unwrap()
+        envelope.into_json()
     }
 
     #[test]
