@@ -139,7 +139,10 @@ pub fn compact_envelope<K: AsRef<str>>(
 #[derive(Debug)]
 pub(crate) struct Envelope<'t> {
     lines: LineArray,
-    ids: Vec<Node<'t>>,
+    /// The `ids` array's items as JSON text, comma-separated: written as
+    /// each record renders, while its id is at hand, rather than read
+    /// back from the document in a second pass.
+    ids: String,
     meta: Meta<'t>,
 }
 
@@ -230,7 +233,7 @@ impl<'t> Envelope<'t> {
         let mut lines = LineArray::open(json, limit);
         // Grown as records render: a body of many records that fails at the
         // first does not pay for them all up front.
-        let mut ids = Vec::with_capacity(count.min(1024));
+        let mut ids = String::with_capacity(count.min(1024) * 8);
         // Where the id stood in the last record: records of a list mostly
         // hold their keys in one order, so it is looked at first.
         let mut id_at = 0;
@@ -244,26 +247,30 @@ impl<'t> Envelope<'t> {
                 id_at = at;
                 id
             });
-            let id = match found {
-                Some(id) if matches!(id.kind(), Kind::String(_) | Kind::Number(_)) => id,
-                Some(id) if !id.is_null() => {
+            let Some(id) = found.filter(|id| !id.is_null()) else {
+                return Err(fail(RecordError::new(format_args!(
+                    "no id under `{}`",
+                    resource.id_key()
+                ))));
+            };
+            let room = match id.kind() {
+                Kind::String(text) => text.len() + 3,
+                Kind::Number(_) => 24,
+                _ => {
                     return Err(fail(RecordError::new(format_args!(
                         "the id under `{}` is {}, not a string or number",
                         resource.id_key(),
                         kind_of(id)
                     ))));
                 }
-                _ => {
-                    return Err(fail(RecordError::new(format_args!(
-                        "no id under `{}`",
-                        resource.id_key()
-                    ))));
-                }
             };
             lines
-                .finish(verbatim, count - index - 1, id_room(id))
+                .finish(verbatim, count - index - 1, room)
                 .map_err(|_| NotCompact::TooLarge { limit })?;
-            ids.push(id);
+            if index > 0 {
+                ids.push(',');
+            }
+            write_id(id, &mut ids);
         }
         Ok(Envelope { lines, ids, meta })
     }
@@ -276,26 +283,10 @@ impl<'t> Envelope<'t> {
 
     /// The envelope as compact JSON text.
     pub(crate) fn into_json(self) -> String {
-        let ids_len: usize = self.ids.iter().copied().map(id_room).sum();
         let mut out = self.lines.close();
-        out.reserve(ids_len + 64);
+        out.reserve(self.ids.len() + 64);
         out.push_str(",\"ids\":[");
-        for (i, id) in self.ids.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            if let Some(text) = id.as_unescaped_str() {
-                // Needed no escape in the body, so needs none here.
-                out.push('"');
-                out.push_str(text);
-                out.push('"');
-            } else if let Some(text) = id.as_str() {
-                write_json_string(&mut out, text);
-            } else if let Some(number) = id.as_number() {
-                // `serde_json`'s text for the number, written in place.
-                number.push_json_text(&mut out);
-            }
-        }
+        out.push_str(&self.ids);
         out.push(']');
         if !self.meta.is_empty() {
             out.push_str(",\"meta\":");
@@ -320,9 +311,19 @@ pub(crate) fn list_key<K: AsRef<str>>(
         .find(|key| is_array(key))
 }
 
-/// About the room an id takes in the envelope's `ids`.
-fn id_room(id: Node<'_>) -> usize {
-    id.as_str().map_or(24, |text| text.len() + 3)
+/// Writes an id (a string or a number) as JSON onto `out`.
+fn write_id(id: Node<'_>, out: &mut String) {
+    if let Some(text) = id.as_unescaped_str() {
+        // Needed no escape in the body, so needs none here.
+        out.push('"');
+        out.push_str(text);
+        out.push('"');
+    } else if let Some(text) = id.as_str() {
+        write_json_string(out, text);
+    } else if let Some(number) = id.as_number() {
+        // `serde_json`'s text for the number, written in place.
+        number.push_json_text(out);
+    }
 }
 
 /// The envelope's `meta`: the entries of an object of the body (less the
