@@ -253,7 +253,8 @@ impl<'t> Envelope<'t> {
                     resource.id_key()
                 ))));
             };
-            let room = match id.kind() {
+            let kind = id.kind();
+            let room = match kind {
                 Kind::String(text) => text.len() + 3,
                 Kind::Number(_) => 24,
                 _ => {
@@ -270,7 +271,7 @@ impl<'t> Envelope<'t> {
             if index > 0 {
                 ids.push(',');
             }
-            write_id(id, &mut ids);
+            write_id(id, kind, &mut ids);
         }
         Ok(Envelope { lines, ids, meta })
     }
@@ -311,18 +312,23 @@ pub(crate) fn list_key<K: AsRef<str>>(
         .find(|key| is_array(key))
 }
 
-/// Writes an id (a string or a number) as JSON onto `out`.
-fn write_id(id: Node<'_>, out: &mut String) {
-    if let Some(text) = id.as_unescaped_str() {
-        // Needed no escape in the body, so needs none here.
-        out.push('"');
-        out.push_str(text);
-        out.push('"');
-    } else if let Some(text) = id.as_str() {
-        write_json_string(out, text);
-    } else if let Some(number) = id.as_number() {
+/// Writes an id (a string or a number, whose `kind` was read already) as
+/// JSON onto `out`.
+fn write_id(id: Node<'_>, kind: Kind<'_>, out: &mut String) {
+    match kind {
+        Kind::String(text) => {
+            if id.as_unescaped_str().is_some() {
+                // Needed no escape in the body, so needs none here.
+                out.push('"');
+                out.push_str(text);
+                out.push('"');
+            } else {
+                write_json_string(out, text);
+            }
+        }
         // `serde_json`'s text for the number, written in place.
-        number.push_json_text(out);
+        Kind::Number(number) => number.push_json_text(out),
+        _ => {}
     }
 }
 
