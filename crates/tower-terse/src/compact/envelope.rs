@@ -139,7 +139,10 @@ pub fn compact_envelope<K: AsRef<str>>(
 #[derive(Debug)]
 pub(crate) struct Envelope<'t> {
     lines: LineArray,
-    ids: Vec<Node<'t>>,
+    /// The `ids` array's items as JSON text, comma-separated: written as
+    /// each record renders, while its id is at hand, rather than read
+    /// back from the document in a second pass.
+    ids: String,
     meta: Meta<'t>,
 }
 
@@ -230,7 +233,7 @@ impl<'t> Envelope<'t> {
         let mut lines = LineArray::open(json, limit);
         // Grown as records render: a body of many records that fails at the
         // first does not pay for them all up front.
-        let mut ids = Vec::with_capacity(count.min(1024));
+        let mut ids = String::with_capacity(count.min(1024) * 8);
         // Where the id stood in the last record: records of a list mostly
         // hold their keys in one order, so it is looked at first.
         let mut id_at = 0;
@@ -239,31 +242,36 @@ impl<'t> Envelope<'t> {
             let line = lines.start();
             line.push_str(prefix);
             let verbatim = resource.write_line(record, cx, line).map_err(fail)?
-                && find_json_special(prefix.as_bytes()).is_none();
+                && (prefix.is_empty() || find_json_special(prefix.as_bytes()).is_none());
             let found = record.find_from(resource.id_key(), id_at).map(|(at, id)| {
                 id_at = at;
                 id
             });
-            let id = match found {
-                Some(id) if matches!(id.kind(), Kind::String(_) | Kind::Number(_)) => id,
-                Some(id) if !id.is_null() => {
+            let Some(id) = found.filter(|id| !id.is_null()) else {
+                return Err(fail(RecordError::new(format_args!(
+                    "no id under `{}`",
+                    resource.id_key()
+                ))));
+            };
+            let kind = id.kind();
+            let room = match kind {
+                Kind::String(text) => text.len() + 3,
+                Kind::Number(_) => 24,
+                _ => {
                     return Err(fail(RecordError::new(format_args!(
                         "the id under `{}` is {}, not a string or number",
                         resource.id_key(),
                         kind_of(id)
                     ))));
                 }
-                _ => {
-                    return Err(fail(RecordError::new(format_args!(
-                        "no id under `{}`",
-                        resource.id_key()
-                    ))));
-                }
             };
             lines
-                .finish(verbatim, count - index - 1, id_room(id))
+                .finish(verbatim, count - index - 1, room)
                 .map_err(|_| NotCompact::TooLarge { limit })?;
-            ids.push(id);
+            if index > 0 {
+                ids.push(',');
+            }
+            write_id(id, kind, &mut ids);
         }
         Ok(Envelope { lines, ids, meta })
     }
@@ -271,31 +279,15 @@ impl<'t> Envelope<'t> {
     /// The envelope as a `serde_json::Value`.
     pub(crate) fn into_value(self) -> Value {
         // Cannot fail: the text is JSON written by `into_json`.
-        serde_json::from_slice(&self.into_json()).unwrap_or(Value::Null)
+        serde_json::from_str(&self.into_json()).unwrap_or(Value::Null)
     }
 
     /// The envelope as compact JSON text.
-    pub(crate) fn into_json(self) -> Vec<u8> {
-        let ids_len: usize = self.ids.iter().copied().map(id_room).sum();
+    pub(crate) fn into_json(self) -> String {
         let mut out = self.lines.close();
-        out.reserve(ids_len + 64);
+        out.reserve(self.ids.len() + 64);
         out.push_str(",\"ids\":[");
-        for (i, id) in self.ids.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            if let Some(text) = id.as_unescaped_str() {
-                // Needed no escape in the body, so needs none here.
-                out.push('"');
-                out.push_str(text);
-                out.push('"');
-            } else if let Some(text) = id.as_str() {
-                write_json_string(&mut out, text);
-            } else if let Some(number) = id.as_number() {
-                // `serde_json`'s text for the number, written in place.
-                number.push_json_text(&mut out);
-            }
-        }
+        out.push_str(&self.ids);
         out.push(']');
         if !self.meta.is_empty() {
             out.push_str(",\"meta\":");
@@ -303,7 +295,7 @@ impl<'t> Envelope<'t> {
             out.push_str(&serde_json::to_string(&self.meta).unwrap_or_default());
         }
         out.push('}');
-        out.into_bytes()
+        out
     }
 }
 
@@ -320,9 +312,24 @@ pub(crate) fn list_key<K: AsRef<str>>(
         .find(|key| is_array(key))
 }
 
-/// About the room an id takes in the envelope's `ids`.
-fn id_room(id: Node<'_>) -> usize {
-    id.as_str().map_or(24, |text| text.len() + 3)
+/// Writes an id (a string or a number, whose `kind` was read already) as
+/// JSON onto `out`.
+fn write_id(id: Node<'_>, kind: Kind<'_>, out: &mut String) {
+    match kind {
+        Kind::String(text) => {
+            if id.as_unescaped_str().is_some() {
+                // Needed no escape in the body, so needs none here.
+                out.push('"');
+                out.push_str(text);
+                out.push('"');
+            } else {
+                write_json_string(out, text);
+            }
+        }
+        // `serde_json`'s text for the number, written in place.
+        Kind::Number(number) => number.push_json_text(out),
+        _ => {}
+    }
 }
 
 /// The envelope's `meta`: the entries of an object of the body (less the
@@ -512,7 +519,7 @@ mod tests {
             &RenderContext::at_unix(0),
         )
         .unwrap();
-        String::from_utf8(envelope.into_json()).unwrap()
+        envelope.into_json()
     }
 
     #[test]

@@ -33,7 +33,7 @@ fn both(body: &str, template: &str) -> (String, String) {
     let resource = CompactResource::new("item", Template::parse(template).unwrap());
     let document = Document::parse(body).unwrap();
     let envelope = Envelope::build(document.root(), &["data"], &resource, &cx).unwrap();
-    let text = String::from_utf8(envelope.into_json()).unwrap();
+    let text = envelope.into_json();
     let value: Value = serde_json::from_str(body).unwrap();
     let template = Template::parse(template).unwrap();
     let lines: Vec<String> = value

@@ -49,8 +49,8 @@ pub(super) fn compact(source: &Source<'_>) -> Rendering {
     // The lines stayed within the bound; the ids and meta, copied from the
     // body, may still take the envelope just past it.
     let text = match lines.style {
-        LineStyle::Envelope => String::from_utf8(envelope.into_json()).ok(),
-        LineStyle::Text => as_text(&envelope.into_json(), limit),
+        LineStyle::Envelope => Some(envelope.into_json()),
+        LineStyle::Text => as_text(envelope.into_json().as_bytes(), limit),
     };
     match text {
         Some(text) if text.len() <= limit => {

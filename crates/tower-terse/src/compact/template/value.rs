@@ -147,6 +147,14 @@ pub(super) fn push_node_text(node: Node<'_>, sep: &str, out: &mut String) -> boo
 /// usual and what it wrote is looked at.
 #[inline]
 pub(super) fn push_node_verbatim(node: Node<'_>, out: &mut String) -> (bool, bool) {
+    // Strings are most values, and this reads one without the checks that
+    // resolving it as a `Kind` makes first.
+    if let Some(s) = node.as_unescaped_str() {
+        if is_ascii_below_del(s) {
+            out.push_str(s);
+            return (s.is_empty(), true);
+        }
+    }
     match node.kind() {
         Kind::Null => return (true, true),
         Kind::Bool(b) => {
@@ -156,10 +164,6 @@ pub(super) fn push_node_verbatim(node: Node<'_>, out: &mut String) -> (bool, boo
         Kind::Number(n) => {
             n.push_json_text(out);
             return (false, true);
-        }
-        Kind::String(s) if node.as_unescaped_str().is_some() && is_ascii_below_del(s) => {
-            out.push_str(s);
-            return (s.is_empty(), true);
         }
         Kind::String(_) | Kind::Array(_) | Kind::Object(_) => {}
     }
