@@ -4,7 +4,8 @@
 # X-Token-Count), against the bare hyper proxy's
 # (`crates/terse-gateway/examples/bare_proxy.rs`), both release builds in
 # front of the same static upstream (a keep-alive HTTP/1.1 server in
-# Python that serves `benches/load/documents.py`'s documents from memory).
+# Python that serves `benches/load/documents.py`'s documents from memory),
+# asked as wrk asks in the load bench (no Accept-Encoding).
 #
 # Each proxy runs under `valgrind --tool=callgrind`; a client (Python's
 # http.client, one keep-alive connection) makes WARMUP GETs, then the
@@ -95,7 +96,9 @@ conn = http.client.HTTPConnection(host, int(port), timeout=600)
 
 def get(count):
     for _ in range(count):
-        conn.request("GET", path)
+        # As wrk asks: no Accept-Encoding (http.client adds "identity").
+        conn.putrequest("GET", path, skip_accept_encoding=True)
+        conn.endheaders()
         response = conn.getresponse()
         body = response.read()
         assert response.status == 200, response.status
