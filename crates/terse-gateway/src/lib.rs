@@ -123,7 +123,8 @@ pub use consume::Consumed;
 pub use forwarded::{CidrError, MAX_TRUSTED_PROXIES, TrustedProxies, UNTRUSTED_HEADERS};
 pub use headers::{remove_hop_by_hop, remove_underscored};
 pub use inflate::{
-    BATCH_BYTES, Inflate, InflateFuture, Inflated, READY_BYTES, REWIND_BYTES, Taping, Tee,
+    BATCH_BYTES, Inflate, InflateFuture, Inflated, READY_BYTES, REWIND_BYTES, Taping, TapingFuture,
+    Tee,
 };
 pub use log::{LogBody, LogFuture, RequestLog, RequestLogLayer};
 pub use mcp::{McpSplit, SplitFuture};
