@@ -11,9 +11,12 @@
 # http.client, one keep-alive connection) makes WARMUP GETs, then the
 # counters are zeroed and it makes REQUESTS GETs, dumps, makes 2 x REQUESTS
 # more and dumps again. Callgrind acts on a request to zero or dump when the
-# process next runs, so a window's edges can cut a request; the figure is
-# the marginal cost, (window of 2N - window of N) / N, in which those edges
-# and anything else fixed per window cancel. The gateway runs with the load
+# process next runs, so a window's edges can cut a request: the table gives
+# each window's instructions per request and the marginal cost, (window of
+# 2N - window of N) / N, in which those edges cancel but whatever runs on
+# a timer (tokio's, the gateway's memory trim) weighs double. The ratio is
+# taken both ways. Runs of one build differ by 2-3% (more for the
+# marginal): compare builds on a few runs each, or a larger REQUESTS. The gateway runs with the load
 # bench's config (`request_log = false`, the three `[[resource]]`s) and is
 # measured once its exact counters' tables are built (the "ready" line).
 # Instruction counts barely depend on the machine's load, unlike req/s: a
@@ -171,8 +174,8 @@ measure() {
     "$work/docs/$doc.json"
   kill "$pid"
   wait "$pid" 2>/dev/null || true
-  # The two dumps of the client, in order (the last file is the exit's).
-  mapfile -t dumps < <(ls "$work/$name.cg.$pid".* | sort -t. -k3 -n | head -n2)
+  # The client's two dumps, in order (the exit's has no suffix).
+  mapfile -t dumps < <(ls "$work/$name.cg.$pid".* | sort -V | head -n2)
   one="$(awk '/^summary:/ { print $2 }' "${dumps[0]}")"
   two="$(awk '/^summary:/ { print $2 }' "${dumps[1]}")"
   printf '%s\t%d\t%d\t%d\n' "$name" "$((one / requests))" "$((two / (2 * requests)))" \
@@ -186,6 +189,6 @@ measure() {
   measure gateway 1 "terse gateway listening on" "$terse" gateway --upstream "http://$upstream_addr" \
     --config "$work/terse.toml" --listen 127.0.0.1:0
 } | tee "$work/table"
-awk -F'\t' 'NR == 2 { b = $4 } NR == 3 { g = $4 }
-  END { printf "gateway / bare (marginal): %.2f (%s, %d requests)\n", g / b, doc, n }' \
+awk -F'\t' 'NR == 2 { b = $3; bm = $4 } NR == 3 { g = $3; gm = $4 }
+  END { printf "gateway / bare: %.2f (2N window), %.2f (marginal); %s, N = %d\n", g / b, gm / bm, doc, n }' \
   doc="$doc.json" n="$requests" "$work/table"
