@@ -25,12 +25,14 @@ pub fn remove_hop_by_hop(headers: &mut HeaderMap) {
     // Taken out first, so that the names it lists are read while the map
     // changes; one value (the usual case) is taken without a list.
     let mut values = headers.get_all(CONNECTION).iter();
-    let only = match (values.next(), values.next()) {
-        (Some(value), None) => Some(value.clone()),
-        _ => None,
+    let (only, several) = match (values.next(), values.next()) {
+        (Some(value), None) => (Some(value.clone()), false),
+        (first, _) => (None, first.is_some()),
     };
-    let listed: Vec<HeaderValue> = match headers.entry(CONNECTION) {
-        Entry::Occupied(entry) if only.is_none() => entry.remove_entry_mult().1.collect(),
+    // Without `Connection` (most requests and answers) there is no entry
+    // to look up a second time.
+    let listed: Vec<HeaderValue> = match several.then(|| headers.entry(CONNECTION)) {
+        Some(Entry::Occupied(entry)) => entry.remove_entry_mult().1.collect(),
         _ => Vec::new(),
     };
     for name in only

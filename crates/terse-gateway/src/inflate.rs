@@ -321,44 +321,72 @@ pub struct Taping<S> {
 impl<S, ReqB, ResB> Service<Request<ReqB>> for Taping<S>
 where
     S: Service<Request<ReqB>, Response = Response<ResB>>,
-    S::Future: Send + 'static,
-    ResB: Body<Data = Bytes> + Send + 'static,
+    ResB: Body<Data = Bytes>,
 {
     type Response = Response<Tee<ResB>>;
     type Error = S::Error;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
+    type Future = TapingFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
     }
 
     fn call(&mut self, request: Request<ReqB>) -> Self::Future {
-        let future = self.inner.call(request);
-        let budget = self.budget.clone();
-        Box::pin(async move {
-            let (mut parts, body) = future.await?.into_parts();
-            let json = parts.status.is_success()
-                && parts
-                    .headers
-                    .get(CONTENT_TYPE)
-                    .is_some_and(tower_terse::proxy::is_json_media_type);
-            let coding = parts
+        TapingFuture {
+            future: self.inner.call(request),
+            budget: self.budget.clone(),
+        }
+    }
+}
+
+pin_project! {
+    /// The future of [`Taping`]: the inner service's, its answer's body
+    /// put on a tape when it is compressed JSON. Not boxed: it is polled
+    /// once or twice per request, inside futures that are.
+    pub struct TapingFuture<F> {
+        #[pin]
+        future: F,
+        budget: Option<MemoryBudget>,
+    }
+}
+
+impl<F> std::fmt::Debug for TapingFuture<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TapingFuture").finish_non_exhaustive()
+    }
+}
+
+impl<F, ResB, E> Future for TapingFuture<F>
+where
+    F: Future<Output = Result<Response<ResB>, E>>,
+    ResB: Body<Data = Bytes>,
+{
+    type Output = Result<Response<Tee<ResB>>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let (mut parts, body) = ready!(this.future.poll(cx))?.into_parts();
+        let json = parts.status.is_success()
+            && parts
                 .headers
-                .get(CONTENT_ENCODING)
-                .filter(|c| CODINGS.iter().any(|known| c.as_bytes() == known.as_bytes()))
-                .cloned();
-            let tape = coding.filter(|_| json).map(|coding| {
-                Arc::new(Tape {
-                    coding,
-                    state: Mutex::default(),
-                    budget,
-                })
-            });
-            if let Some(tape) = &tape {
-                parts.extensions.insert(Taped(tape.clone()));
-            }
-            Ok(Response::from_parts(parts, Tee { body, tape }))
-        })
+                .get(CONTENT_TYPE)
+                .is_some_and(tower_terse::proxy::is_json_media_type);
+        let coding = parts
+            .headers
+            .get(CONTENT_ENCODING)
+            .filter(|c| CODINGS.iter().any(|known| c.as_bytes() == known.as_bytes()))
+            .cloned();
+        let tape = coding.filter(|_| json).map(|coding| {
+            Arc::new(Tape {
+                coding,
+                state: Mutex::default(),
+                budget: this.budget.take(),
+            })
+        });
+        if let Some(tape) = &tape {
+            parts.extensions.insert(Taped(tape.clone()));
+        }
+        Poll::Ready(Ok(Response::from_parts(parts, Tee { body, tape })))
     }
 }
 

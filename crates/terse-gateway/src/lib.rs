@@ -25,9 +25,10 @@
 //!
 //! The service [`gateway`] builds is, from the outside in:
 //!
-//! 1. tower-http's compression, which honours the client's
+//! 1. tower-http's compression ([`Compress`]), which honours the client's
 //!    `Accept-Encoding` on the way out (not SSE, not small bodies), its
-//!    body boxed once ([`BoxResponseBody`]) so the server moves a pointer;
+//!    body boxed once so the server moves a pointer, and left out of the
+//!    requests that accept no coding;
 //! 2. [`RequestLog`]: one `info` line per request;
 //! 3. the [`TerseLayer`], which rewrites what a client asked for and
 //!    passes everything else through (errors, non-JSON, streams); or, for
@@ -89,6 +90,7 @@
 )]
 
 mod boxed;
+mod compress;
 pub mod config;
 mod conn;
 mod consume;
@@ -111,17 +113,18 @@ mod urls;
 mod www_authenticate;
 
 use tower::{Layer as _, ServiceBuilder};
-use tower_http::compression::{Compression, CompressionLayer};
 use tower_terse::mcp::{Mcp, McpLayer};
 use tower_terse::{Terse, TerseLayer};
 
 pub use boxed::{BoxResponseBody, BoxResponseBodyFuture};
+pub use compress::{Compress, CompressBody, CompressFuture};
 pub use config::{Config, ConfigError};
 pub use consume::Consumed;
 pub use forwarded::{CidrError, MAX_TRUSTED_PROXIES, TrustedProxies, UNTRUSTED_HEADERS};
 pub use headers::{remove_hop_by_hop, remove_underscored};
 pub use inflate::{
-    BATCH_BYTES, Inflate, InflateFuture, Inflated, READY_BYTES, REWIND_BYTES, Taping, Tee,
+    BATCH_BYTES, Inflate, InflateFuture, Inflated, READY_BYTES, REWIND_BYTES, Taping, TapingFuture,
+    Tee,
 };
 pub use log::{LogBody, LogFuture, RequestLog, RequestLogLayer};
 pub use mcp::{McpSplit, SplitFuture};
@@ -140,13 +143,11 @@ pub use urls::{OriginError, PublicOrigin};
 ///     Box::new(service)
 /// }
 /// ```
-pub type Gateway = BoxResponseBody<
-    Compression<
-        RequestLog<
-            McpSplit<
-                Terse<Inflate<ResourceMetadata<Upstream>>>,
-                Mcp<Inflate<ResourceMetadata<Upstream>>>,
-            >,
+pub type Gateway = Compress<
+    RequestLog<
+        McpSplit<
+            Terse<Inflate<ResourceMetadata<Upstream>>>,
+            Mcp<Inflate<ResourceMetadata<Upstream>>>,
         >,
     >,
 >;
@@ -233,10 +234,9 @@ pub(crate) fn build(
     let http = ServiceBuilder::new().layer(layer).service(inner.clone());
     let mcp = mcp.map(|(path, mcp)| (path, ServiceBuilder::new().layer(mcp).service(inner)));
     ServiceBuilder::new()
-        // The compressed body is large: boxed where it is made (see
-        // `BoxResponseBody`), the once per response `serve` used to.
-        .layer_fn(BoxResponseBody::new)
-        .layer(CompressionLayer::new())
+        // tower-http's compression, left out of the requests that accept
+        // no coding, its large body boxed where it is made (see `Compress`).
+        .layer_fn(Compress::new)
         .layer_fn(|service| RequestLogLayer.layer(service).logging(request_log))
         .service(McpSplit::new(http, mcp).access(access))
 }

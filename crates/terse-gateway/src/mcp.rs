@@ -78,7 +78,7 @@ where
     B: Send + 'static,
     MB: Body<Data = Bytes>,
 {
-    type Response = Response<Either<HB, Either<MB, Full<Bytes>>>>;
+    type Response = Response<SplitBody<HB, MB>>;
     type Error = H::Error;
     type Future = SplitFuture<H::Future, M::Future, MB>;
 
@@ -127,12 +127,16 @@ where
     }
 }
 
+/// The body of [`McpSplit`]'s answers: the HTTP side's, the MCP side's
+/// (boxed, see [`SplitFuture::Accepted`]), or one the split made.
+type SplitBody<HB, MB> = Either<HB, Either<Pin<Box<MB>>, Full<Bytes>>>;
+
 /// Most bytes of a 202's body read before its head goes out (MCP's 202s
 /// have none); more is a 502.
 const MAX_ACCEPTED_BODY: usize = 64 * 1024;
 
 /// A 502 for the MCP endpoint's client, in the gateway's envelope.
-fn bad_gateway<HB, MB>(message: &str) -> Response<Either<HB, Either<MB, Full<Bytes>>>> {
+fn bad_gateway<HB, MB>(message: &str) -> Response<SplitBody<HB, MB>> {
     tower_terse::ErrorEnvelope::new(StatusCode::BAD_GATEWAY, "upstream_failed", message)
         .into_http_response::<Full<Bytes>>()
         .map(|body| Either::Right(Either::Right(body)))
@@ -151,10 +155,12 @@ pin_project! {
         /// upstream's answer.
         Mcp { #[pin] future: M, ticket: Option<Ticket> },
         /// A 202 whose (empty) body is read before the head goes out.
+        /// The MCP side's body is large (some 1 KiB) and its answers few:
+        /// boxed here and in the response, it leaves the future and the
+        /// response of every other request their own size.
         Accepted {
             head: Option<http::response::Parts>,
-            #[pin]
-            body: MB,
+            body: Pin<Box<MB>>,
             read: Vec<u8>,
         },
         /// A POST waiting for its session's GET stream to open upstream,
@@ -175,7 +181,7 @@ where
     M: Future<Output = Result<Response<MB>, E>>,
     MB: Body<Data = Bytes>,
 {
-    type Output = Result<Response<Either<HB, Either<MB, Full<Bytes>>>>, E>;
+    type Output = Result<Response<SplitBody<HB, MB>>, E>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         if let SplitProjection::Waiting {
@@ -207,21 +213,17 @@ where
                         let (head, body) = response.into_parts();
                         self.set(SplitFuture::Accepted {
                             head: Some(head),
-                            body,
+                            body: Box::pin(body),
                             read: Vec::new(),
                         });
                         self.poll(cx)
                     }
-                    other => {
-                        Poll::Ready(other.map(|r| r.map(|body| Either::Right(Either::Left(body)))))
-                    }
+                    other => Poll::Ready(
+                        other.map(|r| r.map(|body| Either::Right(Either::Left(Box::pin(body))))),
+                    ),
                 }
             }
-            SplitProjection::Accepted {
-                head,
-                mut body,
-                read,
-            } => loop {
+            SplitProjection::Accepted { head, body, read } => loop {
                 match ready!(body.as_mut().poll_frame(cx)) {
                     Some(Ok(frame)) => {
                         if let Ok(data) = frame.into_data() {

@@ -106,8 +106,9 @@ const ACCEPT_LOG_INTERVAL: Duration = Duration::from_secs(10);
 ///
 /// hyper moves each response several times on its way out: a service
 /// whose body type is large (tower-http's compression body is some 6 KiB)
-/// should box it where it is made, as [`gateway`](crate::gateway) does with
-/// [`BoxResponseBody`](crate::BoxResponseBody).
+/// should box it where it is made ([`BoxResponseBody`](crate::BoxResponseBody)),
+/// as [`gateway`](crate::gateway) does with its compressed bodies
+/// ([`Compress`](crate::Compress)).
 ///
 /// Each request carries the peer's address as a [`ClientAddr`] extension.
 /// Each connection is held to the deadlines of [`ServerOptions`], and at
@@ -231,7 +232,7 @@ pub async fn serve<S, B>(
                     let response = future.await?;
                     // Not boxed here: a service whose body is large boxes
                     // it where it is made (the gateway does, see
-                    // `BoxResponseBody`), before the layers outside move it.
+                    // `Compress`), before the layers outside move it.
                     Ok::<_, S::Error>(response.map(|body| Tracked::new(body, request)))
                 }
             });

@@ -38,6 +38,91 @@ const MAX_SETS: usize = 1 << 16;
 /// The bytes of the input the hash reads at each of its places.
 const SPAN: usize = 32;
 
+/// The keyed hash of `headers`' authorization and cookies
+/// ([`Memo::partition`]).
+fn credentials_hash(seed: &RandomState, headers: &HeaderMap) -> u64 {
+    let mut hasher = seed.build_hasher();
+    for name in [AUTHORIZATION, PROXY_AUTHORIZATION, COOKIE] {
+        // Each value with its length and each header's count: no two
+        // different sets of values hash the same input.
+        let values = headers.get_all(&name);
+        hasher.write_usize(values.iter().count());
+        for value in values {
+            hasher.write_usize(value.len());
+            hasher.write(value.as_bytes());
+        }
+    }
+    hasher.finish()
+}
+
+/// The hash that picks an input's set: a folded multiply per eight bytes
+/// under a key drawn per process, a tenth of SipHash's work on the same
+/// bytes. It needs no resistance to collisions: every hit compares the key
+/// and the whole input, and a set holds at most [`WAYS`] entries, so inputs
+/// made to share a hash cost a few comparisons and the set's room, never a
+/// wrong answer nor a walk. (The credentials' partition, which is compared
+/// as a hash, stays with SipHash.)
+struct SpanHasher {
+    state: u64,
+    key: u64,
+}
+
+/// A multiply whose high and low halves are folded together: every bit of
+/// either operand reaches every bit of the result.
+fn folded_multiply(a: u64, b: u64) -> u64 {
+    let full = u128::from(a) * u128::from(b);
+    (full as u64) ^ ((full >> 64) as u64)
+}
+
+impl SpanHasher {
+    fn new(key: [u64; 2]) -> Self {
+        SpanHasher {
+            state: key[0],
+            key: key[1] | 1,
+        }
+    }
+
+    fn mix(&mut self, word: u64) {
+        self.state = folded_multiply(self.state ^ word, self.key);
+    }
+}
+
+impl Hasher for SpanHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.mix(u64::from_le_bytes(word));
+        }
+        let tail = chunks.remainder();
+        // The tail's length goes in with it: "a" and "a\0" differ.
+        let mut word = [0u8; 8];
+        word[..tail.len()].copy_from_slice(tail);
+        self.mix(u64::from_le_bytes(word) ^ ((tail.len() as u64) << 56));
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.mix(u64::from(n));
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.mix(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.mix(n);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        folded_multiply(self.state, self.key.rotate_left(29) | 1)
+    }
+}
+
 /// A bounded, set-associative table from a key and an input to a value.
 pub(crate) struct Memo<K, V> {
     sets: Box<[Mutex<Set<K, V>>]>,
@@ -45,8 +130,13 @@ pub(crate) struct Memo<K, V> {
     limit: usize,
     held: AtomicUsize,
     /// Seeded per process: which set an input lands in cannot be known
-    /// from outside.
+    /// from outside. Keys the credentials' partition (SipHash).
     seed: RandomState,
+    /// The key of the set-picking hash ([`SpanHasher`]), drawn from `seed`.
+    span_key: [u64; 2],
+    /// The partition of a request with no credentials (most of them),
+    /// hashed once rather than on every request.
+    anonymous: u64,
     /// Where eviction for room looks next, round the sets.
     hand: AtomicUsize,
     budget: Option<MemoryBudget>,
@@ -93,6 +183,9 @@ where
         let sets = (limit / (WAYS * TYPICAL_ENTRY))
             .clamp(1, MAX_SETS)
             .next_power_of_two();
+        let seed = RandomState::new();
+        let anonymous = credentials_hash(&seed, &HeaderMap::new());
+        let span_key = [seed.hash_one(1u8), seed.hash_one(2u8)];
         let memo = Arc::new(Memo {
             sets: (0..sets)
                 .map(|_| {
@@ -104,7 +197,9 @@ where
                 .collect(),
             limit,
             held: AtomicUsize::new(0),
-            seed: RandomState::new(),
+            seed,
+            span_key,
+            anonymous,
             hand: AtomicUsize::new(0),
             budget: budget.clone(),
         });
@@ -125,25 +220,18 @@ where
     /// and cookies) in this table: a hash keyed per process, so equal
     /// credentials land together and nothing about them can be read back.
     pub(crate) fn partition(&self, headers: &HeaderMap) -> u64 {
-        let mut hasher = self.seed.build_hasher();
-        for name in [AUTHORIZATION, PROXY_AUTHORIZATION, COOKIE] {
-            // Each value with its length and each header's count: no two
-            // different sets of values hash the same input.
-            let values = headers.get_all(&name);
-            hasher.write_usize(values.iter().count());
-            for value in values {
-                hasher.write_usize(value.len());
-                hasher.write(value.as_bytes());
-            }
+        let credentials = [AUTHORIZATION, PROXY_AUTHORIZATION, COOKIE];
+        if !credentials.iter().any(|name| headers.contains_key(name)) {
+            return self.anonymous;
         }
-        hasher.finish()
+        credentials_hash(&self.seed, headers)
     }
 
     /// The hash of `key_part` and `input`: the input's length and a few
     /// spans of it (its start, its end and evenly spaced windows between),
     /// not all of it. It only picks a set; lookups compare inputs in full.
     pub(crate) fn hash(&self, key_part: impl Hash, input: &[u8]) -> u64 {
-        let mut hasher = self.seed.build_hasher();
+        let mut hasher = SpanHasher::new(self.span_key);
         key_part.hash(&mut hasher);
         let len = input.len();
         hasher.write_usize(len);

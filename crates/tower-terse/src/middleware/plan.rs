@@ -128,9 +128,15 @@ impl Plan {
         if let Some(matched) = self.route.matched() {
             return matched;
         }
-        self.resource
-            .as_ref()
-            .map_or("other", |resource| resource.pattern.as_str())
+        match &self.resource {
+            Some(resource) => resource.pattern.as_str(),
+            // Not looked up for the rendering (see `plan`).
+            None => self
+                .config
+                .resources
+                .lookup_route(None, self.route.path())
+                .map_or("other", |(_, resource)| resource.pattern.as_str()),
+        }
     }
 }
 
@@ -194,11 +200,12 @@ pub(crate) fn plan<B>(config: &Arc<LayerConfig>, req: &Request<B>) -> Planned {
     let route = RequestRoute::of(req);
     // Where compact lines apply they choose the fields themselves; elsewhere
     // compact is JSON, and the fields apply to it.
-    // The resource is looked up here, once, where anything reads it:
-    // compact lines and a projection render with it, and without a router
-    // pattern it labels the response's report. An axum request for plain
-    // JSON needs none, and pays for no scan of the table.
-    let needs_resource = format == Format::Compact || fields.is_some() || route.matched().is_none();
+    // The resource is looked up here, once, where the rendering reads it:
+    // compact lines and a projection render with it. A request for plain
+    // JSON needs none, and pays for no scan of the table; the label of its
+    // report (without a router pattern) looks it up when there is a report
+    // (`Plan::route_label`).
+    let needs_resource = format == Format::Compact || fields.is_some();
     let resource = needs_resource
         .then(|| config.resources.lookup_route(route.matched(), route.path()))
         .flatten()

@@ -1,0 +1,420 @@
+//! [`Compress`]: tower-http's compression, its machinery left out of the
+//! requests that accept no coding.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Buf;
+use http::header::{
+    ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, VARY,
+};
+use http::{HeaderMap, HeaderValue, Request, Response};
+use http_body::{Body, Frame, SizeHint};
+use pin_project_lite::pin_project;
+use tower::Service;
+use tower_http::compression::predicate::DefaultPredicate;
+use tower_http::compression::{Compression, CompressionBody};
+
+use crate::upstream_body::BoxError;
+
+/// tower-http's [`Compression`] (with its default predicate), answering a
+/// request that accepts no coding (no `Accept-Encoding`, or `identity`
+/// alone) as it would, without its machinery.
+///
+/// Such a request is answered in identity whatever the response; tower-http
+/// would still wrap its body in a compression body (its encoders' state
+/// inline, some 6 KiB, moved and boxed on every response) and read the
+/// request's headers for codings there are none of. Here the response
+/// keeps its own body and gets what tower-http adds to it for a client
+/// that accepts no coding: `Vary: Accept-Encoding` on a response it would
+/// have compressed for another client. Every other request goes through
+/// [`Compression`]. Either body is boxed once, where it is made, so that
+/// the layers outside and the server move a pointer.
+///
+/// ```
+/// use terse_gateway::Compress;
+///
+/// let service = Compress::new(tower::service_fn(|_: http::Request<()>| async {
+///     Ok::<_, std::convert::Infallible>(http::Response::new(String::from("ok")))
+/// }));
+/// # drop(service);
+/// ```
+#[derive(Clone)]
+pub struct Compress<S> {
+    inner: Compression<S>,
+}
+
+impl<S: std::fmt::Debug> std::fmt::Debug for Compress<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compress")
+            .field("inner", self.inner.get_ref())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S> Compress<S> {
+    /// `inner` with its responses compressed as the client accepts.
+    ///
+    /// ```
+    /// let service = terse_gateway::Compress::new(tower::service_fn(
+    ///     |_: http::Request<()>| async {
+    ///         Ok::<_, std::convert::Infallible>(http::Response::new(String::new()))
+    ///     },
+    /// ));
+    /// # drop(service);
+    /// ```
+    pub fn new(inner: S) -> Self {
+        Compress {
+            inner: Compression::new(inner),
+        }
+    }
+}
+
+impl<S, ReqB, B> Service<Request<ReqB>> for Compress<S>
+where
+    S: Service<Request<ReqB>, Response = Response<B>>,
+    B: Body,
+{
+    type Response = Response<CompressBody<B>>;
+    type Error = S::Error;
+    type Future = CompressFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<ReqB>) -> Self::Future {
+        let state = if accepts_a_coding(request.headers()) {
+            State::Compressed {
+                future: self.inner.call(request),
+            }
+        } else {
+            State::Identity {
+                future: self.inner.get_mut().call(request),
+            }
+        };
+        CompressFuture { state }
+    }
+}
+
+pin_project! {
+    /// The response future of [`Compress`].
+    pub struct CompressFuture<F> {
+        #[pin]
+        state: State<F>,
+    }
+}
+
+pin_project! {
+    #[project = StateProj]
+    enum State<F> {
+        // The client accepts no coding: the inner service's own future.
+        Identity {
+            #[pin]
+            future: F,
+        },
+        // tower-http's compression at work.
+        Compressed {
+            #[pin]
+            future: tower_http::compression::ResponseFuture<F, DefaultPredicate>,
+        },
+    }
+}
+
+impl<F> std::fmt::Debug for CompressFuture<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompressFuture").finish_non_exhaustive()
+    }
+}
+
+impl<F, B, E> Future for CompressFuture<F>
+where
+    F: Future<Output = Result<Response<B>, E>>,
+    B: Body,
+{
+    type Output = Result<Response<CompressBody<B>>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project().state.project() {
+            StateProj::Identity { future } => {
+                let mut response = std::task::ready!(future.poll(cx))?;
+                if would_compress(&response) {
+                    add_vary_accept_encoding(response.headers_mut());
+                }
+                Poll::Ready(Ok(response.map(CompressBody::identity)))
+            }
+            StateProj::Compressed { future } => {
+                let response = std::task::ready!(future.poll(cx))?;
+                Poll::Ready(Ok(response.map(CompressBody::compressed)))
+            }
+        }
+    }
+}
+
+/// Whether `headers` may accept a coding other than identity: any
+/// `Accept-Encoding` but none at all or `identity` alone (which tower-http
+/// answers in identity too) goes to tower-http to decide.
+fn accepts_a_coding(headers: &HeaderMap) -> bool {
+    headers.get_all(ACCEPT_ENCODING).iter().any(|value| {
+        !value
+            .as_bytes()
+            .trim_ascii()
+            .eq_ignore_ascii_case(b"identity")
+    })
+}
+
+/// Whether tower-http's compression would compress `response` for a client
+/// that accepts a coding: its test, with its default predicate
+/// ([`DefaultPredicate`]: at least 32 bytes or of unknown length, and not
+/// gRPC, an image but SVG, nor an event stream), the `Content-Type` read
+/// once rather than once per clause.
+fn would_compress<B: Body>(response: &Response<B>) -> bool {
+    let headers = response.headers();
+    if headers.contains_key(CONTENT_ENCODING) || headers.contains_key(CONTENT_RANGE) {
+        return false;
+    }
+    let size = response.body().size_hint().exact().or_else(|| {
+        headers
+            .get(CONTENT_LENGTH)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.parse::<u64>().ok())
+    });
+    if size.is_some_and(|size| size < MIN_COMPRESSED_SIZE) {
+        return false;
+    }
+    let content_type = headers
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default();
+    let grpc = content_type.starts_with("application/grpc")
+        && !content_type.starts_with("application/grpc-web");
+    let image = content_type.starts_with("image/") && !content_type.starts_with("image/svg+xml");
+    !grpc && !image && !content_type.starts_with("text/event-stream")
+}
+
+/// The smallest body tower-http's default predicate compresses.
+const MIN_COMPRESSED_SIZE: u64 = 32;
+
+/// Appends `Vary: accept-encoding` unless a `Vary` names it already, as
+/// tower-http does.
+fn add_vary_accept_encoding(headers: &mut HeaderMap) {
+    let named = headers.get_all(VARY).iter().any(|value| {
+        value
+            .as_bytes()
+            .windows(ACCEPT_ENCODING.as_str().len())
+            .any(|window| window.eq_ignore_ascii_case(ACCEPT_ENCODING.as_str().as_bytes()))
+    });
+    if !named {
+        headers.append(VARY, HeaderValue::from_static("accept-encoding"));
+    }
+}
+
+pin_project! {
+    /// The response body of [`Compress`]: the inner service's own, or
+    /// tower-http's compression body, boxed.
+    pub struct CompressBody<B>
+    where
+        B: Body,
+    {
+        #[pin]
+        inner: Inner<B>,
+    }
+}
+
+pin_project! {
+    #[project = InnerProj]
+    enum Inner<B>
+    where
+        B: Body,
+    {
+        // Sent as the inner service made it. Boxed as well: the layers'
+        // bodies inside are some hundreds of bytes, which the server would
+        // move several times on the way out.
+        Identity {
+            body: Pin<Box<B>>,
+        },
+        // Compressed as the client accepts (or passed through tower-http's
+        // compression body in identity).
+        Compressed {
+            body: Pin<Box<CompressionBody<B>>>,
+        },
+    }
+}
+
+impl<B: Body> CompressBody<B> {
+    fn identity(body: B) -> Self {
+        CompressBody {
+            inner: Inner::Identity {
+                body: Box::pin(body),
+            },
+        }
+    }
+
+    fn compressed(body: CompressionBody<B>) -> Self {
+        CompressBody {
+            inner: Inner::Compressed {
+                body: Box::pin(body),
+            },
+        }
+    }
+}
+
+impl<B: Body> std::fmt::Debug for CompressBody<B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.inner {
+            Inner::Identity { .. } => f.write_str("CompressBody::Identity"),
+            Inner::Compressed { .. } => f.write_str("CompressBody::Compressed"),
+        }
+    }
+}
+
+impl<B> Body for CompressBody<B>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    type Data = bytes::Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        match self.project().inner.project() {
+            // As tower-http's compression body passes an identity body on.
+            InnerProj::Identity { body } => match std::task::ready!(body.as_mut().poll_frame(cx)) {
+                Some(Ok(frame)) => Poll::Ready(Some(Ok(
+                    frame.map_data(|mut data| data.copy_to_bytes(data.remaining()))
+                ))),
+                Some(Err(err)) => Poll::Ready(Some(Err(err.into()))),
+                None => Poll::Ready(None),
+            },
+            InnerProj::Compressed { body } => body.as_mut().poll_frame(cx),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.inner {
+            Inner::Identity { body } => body.is_end_stream(),
+            Inner::Compressed { body } => body.is_end_stream(),
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match &self.inner {
+            Inner::Identity { body } => body.size_hint(),
+            Inner::Compressed { body } => body.size_hint(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::Full;
+    use tower_http::compression::predicate::Predicate;
+
+    /// `would_compress` decides as tower-http's compression does.
+    #[test]
+    fn would_compress_as_tower_http_does() {
+        let types = [
+            None,
+            Some("application/json"),
+            Some("application/grpc"),
+            Some("application/grpc+proto"),
+            Some("application/grpc-web"),
+            Some("image/png"),
+            Some("image/svg+xml"),
+            Some("text/event-stream"),
+            Some("text/event-stream; charset=utf-8"),
+            Some("text/html"),
+        ];
+        for content_type in types {
+            for len in [0usize, 31, 32, 33, 5000] {
+                for declared in [None, Some("10"), Some("100"), Some("x")] {
+                    for encoded in [false, true] {
+                        for ranged in [false, true] {
+                            let mut response =
+                                Response::new(Full::new(bytes::Bytes::from(vec![b'a'; len])));
+                            let headers = response.headers_mut();
+                            if let Some(content_type) = content_type {
+                                headers.insert(CONTENT_TYPE, content_type.parse().unwrap());
+                            }
+                            if let Some(declared) = declared {
+                                headers.insert(CONTENT_LENGTH, declared.parse().unwrap());
+                            }
+                            if encoded {
+                                headers.insert(CONTENT_ENCODING, "gzip".parse().unwrap());
+                            }
+                            if ranged {
+                                headers.insert(CONTENT_RANGE, "bytes 0-1/2".parse().unwrap());
+                            }
+                            let tower_http = !encoded
+                                && !ranged
+                                && DefaultPredicate::new().should_compress(&response);
+                            assert_eq!(
+                                would_compress(&response),
+                                tower_http,
+                                "{content_type:?} {len} {declared:?} {encoded} {ranged}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // A body of unknown length: its declared length decides.
+        for declared in [None, Some("10"), Some("100")] {
+            let mut response = Response::new(Unsized);
+            if let Some(declared) = declared {
+                response
+                    .headers_mut()
+                    .insert(CONTENT_LENGTH, declared.parse().unwrap());
+            }
+            assert_eq!(
+                would_compress(&response),
+                DefaultPredicate::new().should_compress(&response),
+                "{declared:?}"
+            );
+        }
+    }
+
+    /// A body whose length is not known.
+    struct Unsized;
+
+    impl Body for Unsized {
+        type Data = bytes::Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(
+            self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+            Poll::Ready(None)
+        }
+    }
+
+    #[test]
+    fn identity_alone_accepts_no_coding() {
+        let mut headers = HeaderMap::new();
+        assert!(!accepts_a_coding(&headers));
+        headers.insert(ACCEPT_ENCODING, " Identity ".parse().unwrap());
+        assert!(!accepts_a_coding(&headers));
+        headers.append(ACCEPT_ENCODING, "gzip".parse().unwrap());
+        assert!(accepts_a_coding(&headers));
+        headers.insert(ACCEPT_ENCODING, "identity;q=0".parse().unwrap());
+        assert!(accepts_a_coding(&headers));
+    }
+
+    #[test]
+    fn vary_names_accept_encoding_once() {
+        let mut headers = HeaderMap::new();
+        add_vary_accept_encoding(&mut headers);
+        add_vary_accept_encoding(&mut headers);
+        assert_eq!(headers.get_all(VARY).iter().count(), 1);
+        let mut headers = HeaderMap::new();
+        headers.insert(VARY, "X-Prefer-Format, Accept-Encoding".parse().unwrap());
+        add_vary_accept_encoding(&mut headers);
+        assert_eq!(headers.get_all(VARY).iter().count(), 1);
+    }
+}
