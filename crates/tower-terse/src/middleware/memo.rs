@@ -55,74 +55,6 @@ fn credentials_hash(seed: &RandomState, headers: &HeaderMap) -> u64 {
     hasher.finish()
 }
 
-/// The hash that picks an input's set: a folded multiply per eight bytes
-/// under a key drawn per process, a tenth of SipHash's work on the same
-/// bytes. It needs no resistance to collisions: every hit compares the key
-/// and the whole input, and a set holds at most [`WAYS`] entries, so inputs
-/// made to share a hash cost a few comparisons and the set's room, never a
-/// wrong answer nor a walk. (The credentials' partition, which is compared
-/// as a hash, stays with SipHash.)
-struct SpanHasher {
-    state: u64,
-    key: u64,
-}
-
-/// A multiply whose high and low halves are folded together: every bit of
-/// either operand reaches every bit of the result.
-fn folded_multiply(a: u64, b: u64) -> u64 {
-    let full = u128::from(a) * u128::from(b);
-    (full as u64) ^ ((full >> 64) as u64)
-}
-
-impl SpanHasher {
-    fn new(key: [u64; 2]) -> Self {
-        SpanHasher {
-            state: key[0],
-            key: key[1] | 1,
-        }
-    }
-
-    fn mix(&mut self, word: u64) {
-        self.state = folded_multiply(self.state ^ word, self.key);
-    }
-}
-
-impl Hasher for SpanHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.mix(u64::from_le_bytes(word));
-        }
-        let tail = chunks.remainder();
-        // The tail's length goes in with it: "a" and "a\0" differ.
-        let mut word = [0u8; 8];
-        word[..tail.len()].copy_from_slice(tail);
-        self.mix(u64::from_le_bytes(word) ^ ((tail.len() as u64) << 56));
-    }
-
-    fn write_u8(&mut self, n: u8) {
-        self.mix(u64::from(n));
-    }
-
-    fn write_u32(&mut self, n: u32) {
-        self.mix(u64::from(n));
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.mix(n);
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.mix(n as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        folded_multiply(self.state, self.key.rotate_left(29) | 1)
-    }
-}
-
 /// A bounded, set-associative table from a key and an input to a value.
 pub(crate) struct Memo<K, V> {
     sets: Box<[Mutex<Set<K, V>>]>,
@@ -132,8 +64,14 @@ pub(crate) struct Memo<K, V> {
     /// Seeded per process: which set an input lands in cannot be known
     /// from outside. Keys the credentials' partition (SipHash).
     seed: RandomState,
-    /// The key of the set-picking hash ([`SpanHasher`]), drawn from `seed`.
-    span_key: [u64; 2],
+    /// Keys the hash that picks an input's set ([`Memo::hash`]): foldhash's
+    /// folded multiply, a tenth of SipHash's work on the same bytes. It
+    /// needs no resistance to collisions: every hit compares the key and
+    /// the whole input, and a set holds at most [`WAYS`] entries, so inputs
+    /// made to share a hash cost a few comparisons and the set's room,
+    /// never a wrong answer nor a walk. (The credentials' partition, which
+    /// is compared as a hash, stays with SipHash.)
+    span_seed: foldhash::fast::RandomState,
     /// The partition of a request with no credentials (most of them),
     /// hashed once rather than on every request.
     anonymous: u64,
@@ -185,7 +123,6 @@ where
             .next_power_of_two();
         let seed = RandomState::new();
         let anonymous = credentials_hash(&seed, &HeaderMap::new());
-        let span_key = [seed.hash_one(1u8), seed.hash_one(2u8)];
         let memo = Arc::new(Memo {
             sets: (0..sets)
                 .map(|_| {
@@ -198,7 +135,7 @@ where
             limit,
             held: AtomicUsize::new(0),
             seed,
-            span_key,
+            span_seed: foldhash::fast::RandomState::default(),
             anonymous,
             hand: AtomicUsize::new(0),
             budget: budget.clone(),
@@ -231,7 +168,7 @@ where
     /// spans of it (its start, its end and evenly spaced windows between),
     /// not all of it. It only picks a set; lookups compare inputs in full.
     pub(crate) fn hash(&self, key_part: impl Hash, input: &[u8]) -> u64 {
-        let mut hasher = SpanHasher::new(self.span_key);
+        let mut hasher = self.span_seed.build_hasher();
         key_part.hash(&mut hasher);
         let len = input.len();
         hasher.write_usize(len);
