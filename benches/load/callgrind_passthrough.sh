@@ -137,25 +137,7 @@ start() { # NAME PATTERN COMMAND...: starts COMMAND, waits for `PATTERN http://A
 
 start upstream "upstream on" python3 "$work/upstream.py" "$work/docs"
 upstream_addr="$addr"
-cat >"$work/terse.toml" <<TOML
-[gateway]
-request_log = false
-
-[[resource]]
-route = "/flat.json"
-noun = "user"
-line = "{name} <{email}> score {score}, since {created}"
-
-[[resource]]
-route = "/nested.json"
-noun = "order"
-line = "{status} for {customer.name} in {customer.address.city}, total {total}"
-
-[[resource]]
-route = "/spaced.json"
-noun = "order"
-line = "{status} for {customer.name} in {customer.address.city}, total {total}"
-TOML
+cp "$here/terse.toml" "$work/terse.toml"
 
 # NAME COUNTED PATTERN COMMAND...: the marginal instructions per request of
 # COMMAND under callgrind.

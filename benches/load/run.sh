@@ -43,26 +43,7 @@ terse="${TERSE:-$root/target/release/terse}"
 bare="${BARE:-$root/target/release/examples/bare_proxy}"
 [ -n "${BARE:-}" ] || (cd "$root" && cargo build --release -q -p terse-gateway --example bare_proxy)
 python3 "$here/documents.py" "$work/docs" 2>/dev/null
-cat >"$work/terse.toml" <<TOML
-[gateway]
-# As nginx's access_log off below.
-request_log = false
-
-[[resource]]
-route = "/flat.json"
-noun = "user"
-line = "{name} <{email}> score {score}, since {created}"
-
-[[resource]]
-route = "/nested.json"
-noun = "order"
-line = "{status} for {customer.name} in {customer.address.city}, total {total}"
-
-[[resource]]
-route = "/spaced.json"
-noun = "order"
-line = "{status} for {customer.name} in {customer.address.city}, total {total}"
-TOML
+cp "$here/terse.toml" "$work/terse.toml"
 
 upstream=$((20000 + RANDOM % 3000)) proxy=$((23000 + RANDOM % 3000)) gateway=$((26000 + RANDOM % 3000))
 floor=$((29000 + RANDOM % 3000)) logging=$((32000 + RANDOM % 3000))
