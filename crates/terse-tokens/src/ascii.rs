@@ -629,6 +629,25 @@ impl<L: Fn(&str, usize) -> Option<usize>> Pieces<'_, L> {
         Some(tokens)
     }
 
+    /// The tokens of the segments `start..end` (none of the last of the
+    /// text), at most [`SEGMENT_MAX`] bytes in all: from the memo, or
+    /// counted and kept.
+    #[inline(always)]
+    fn span(&mut self, start: usize, end: usize) -> Option<usize> {
+        match end - start {
+            0 => Some(0),
+            // Every byte is a token.
+            1 => Some(1),
+            _ => {
+                let key = segment_key(self.bytes, start, end);
+                match self.memo.segment(key) {
+                    Some(tokens) => Some(tokens),
+                    None => self.new_segment(key, start, end),
+                }
+            }
+        }
+    }
+
     /// The tokens of a segment (not the last of the text) longer than [`SEGMENT_MAX`]: up
     /// to [`KEY_MAX`] bytes, from the table of long pieces (tagged as a
     /// segment, whose pieces may differ from those of a piece of the same
@@ -758,27 +777,34 @@ pub(super) fn count_till(
         };
         // In a cell, since both closures read it.
         let total = std::cell::Cell::new(0usize);
+        // Words and the punctuation between them go to the memo a span at
+        // a time: the segments since the last run of digits, as many
+        // whole ones as fit in [`SEGMENT_MAX`] bytes (`","status":"`,
+        // `\n    name: `), one lookup where there were two or three. A
+        // span's ends are segment boundaries, so its tokens depend on its
+        // bytes alone, as a segment's do. Runs of digits are never in a
+        // span: ids and prices would fill the memo with spans met once.
+        let mut pending = 0;
         let segment = |start: usize, end: usize, digits: bool| {
-            let len = end - start;
-            let tokens = if digits {
-                len.div_ceil(3)
-            } else if len == 1 {
-                // Every byte is a token.
-                1
-            } else if len <= SEGMENT_MAX {
-                let key = segment_key(bytes, start, end);
-                match pieces.memo.segment(key) {
-                    Some(tokens) => tokens,
-                    None => pieces.new_segment(key, start, end)?,
-                }
+            if !digits && end - pending <= SEGMENT_MAX {
+                return Some(());
+            }
+            let mut tokens = pieces.span(pending, start)?;
+            if digits {
+                tokens += (end - start).div_ceil(3);
+                pending = end;
+            } else if end - start <= SEGMENT_MAX {
+                pending = start;
             } else {
-                pieces.long_segment(start, end, limit.saturating_sub(total.get()))?
-            };
+                let left = limit.saturating_sub(total.get() + tokens);
+                tokens += pieces.long_segment(start, end, left)?;
+                pending = end;
+            }
             total.set(total.get() + tokens);
             Some(())
         };
         let last = each_segment(bytes, segment, || (total.get() <= limit).then_some(()))?;
-        let mut total = total.get();
+        let mut total = total.get() + pieces.span(pending, last)?;
         if last < bytes.len() {
             total += pieces.last(last, limit.saturating_sub(total))?;
         }
