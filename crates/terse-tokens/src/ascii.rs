@@ -382,17 +382,8 @@ fn short_key(w: u64, len: usize) -> u64 {
     w & below(len) | 0x80 << (8 * (len - 1))
 }
 
-/// The eight bytes of `bytes` that end at `end`; 0 when `end < 8`.
-#[inline(always)]
-fn word_before(bytes: &[u8], end: usize) -> u64 {
-    match end.checked_sub(8).and_then(|at| bytes.get(at..end)) {
-        Some(&[a, b, c, d, e, f, g, h]) => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
-        _ => 0,
-    }
-}
-
 /// How [`segment_key`] packs a segment of each length: the masks of its
-/// first and its last eight bytes and the bits set in each.
+/// first eight bytes and of the next eight and the bits set in each.
 #[derive(Clone, Copy)]
 struct Packing {
     first: u64,
@@ -403,9 +394,10 @@ struct Packing {
 
 /// [`Packing`] by length, 1 to [`SEGMENT_MAX`]: up to eight bytes, the
 /// bytes from the first word with bit 7 of the last one set, as
-/// [`short_key`] packs a piece; nine and more, the first eight bytes and
-/// the last eight, with bit 7 of byte `len - 9` of the last set. No ASCII
-/// byte has bit 7, so the set bit tells the length, and no key is zeros.
+/// [`short_key`] packs a piece, and a second word of zeros; nine and more,
+/// the first eight bytes and the next `len - 8`, with bit 7 of the last
+/// one set. No ASCII byte has bit 7, so the set bit tells the length, and
+/// no key is zeros.
 static PACKING: [Packing; SEGMENT_MAX + 1] = {
     let mut table = [Packing {
         first: 0,
@@ -426,7 +418,7 @@ static PACKING: [Packing; SEGMENT_MAX + 1] = {
             Packing {
                 first: u64::MAX,
                 first_tag: 0,
-                last: u64::MAX,
+                last: below(len - 8),
                 last_tag: 0x80 << (8 * (len - 9)),
             }
         };
@@ -437,14 +429,31 @@ static PACKING: [Packing; SEGMENT_MAX + 1] = {
 
 /// The memo key of the segment `start..end` of `bytes`, 1 to
 /// [`SEGMENT_MAX`] bytes long: two words that tell any two such segments
-/// apart ([`PACKING`]), made without a branch on the length.
+/// apart ([`PACKING`]), made from one load of sixteen bytes without a
+/// branch on the length.
 #[inline(always)]
 fn segment_key(bytes: &[u8], start: usize, end: usize) -> [u64; 2] {
     let packing = &PACKING[end - start];
+    let both = match bytes.get(start..).and_then(<[u8]>::first_chunk::<16>) {
+        Some(chunk) => u128::from_le_bytes(*chunk),
+        None => sixteen_past_end(bytes, start),
+    };
     [
-        word_at(bytes, start) & packing.first | packing.first_tag,
-        word_before(bytes, end) & packing.last | packing.last_tag,
+        both as u64 & packing.first | packing.first_tag,
+        (both >> 64) as u64 & packing.last | packing.last_tag,
     ]
+}
+
+/// The sixteen bytes of `bytes` from `at` for [`segment_key`] near the end
+/// of the text, zeros past it (which the key masks off).
+#[cold]
+#[inline(never)]
+fn sixteen_past_end(bytes: &[u8], at: usize) -> u128 {
+    let mut chunk = [0; 16];
+    let rest = bytes.get(at..).unwrap_or_default();
+    let rest = &rest[..rest.len().min(16)];
+    chunk[..rest.len()].copy_from_slice(rest);
+    u128::from_le_bytes(chunk)
 }
 
 /// The memo's set for a segment's key.
