@@ -568,6 +568,25 @@ impl Memo {
     }
 }
 
+/// The tokens of a run of `len` digits: three digits a token. A table for
+/// the runs of API text (ids, prices, dates), cheaper than the division.
+#[inline(always)]
+fn digit_tokens(len: usize) -> usize {
+    const RUNS: [u8; 32] = {
+        let mut table = [0; 32];
+        let mut len = 0;
+        while len < 32 {
+            table[len] = len.div_ceil(3) as u8;
+            len += 1;
+        }
+        table
+    };
+    match RUNS.get(len) {
+        Some(&tokens) => usize::from(tokens),
+        None => len.div_ceil(3),
+    }
+}
+
 /// Counts pieces, with the memo and the counters of new pieces.
 struct Pieces<'a, L> {
     bytes: &'a [u8],
@@ -763,8 +782,10 @@ fn last_block(bytes: &[u8], at: usize) -> [u8; BLOCK] {
 /// The text is taken a segment at a time, between boundaries found
 /// without the pattern's rules ([`each_segment`]): a run of digits, whose
 /// pieces are its digits three at a time, one token each; or the bytes up
-/// to the end of a word, which the memo answers whole. A segment not in
-/// the memo is counted piece by piece. The tokens of a segment depend on
+/// to the end of a word, which the memo answers whole, together with the
+/// words after it up to the next run of digits, as many whole segments as
+/// fit in [`SEGMENT_MAX`] bytes. A span not in the memo is counted piece
+/// by piece. The tokens of a segment depend on
 /// its bytes alone, since the byte after it (a digit or a byte after a
 /// word) makes the same pieces in it wherever it stands; the last segment
 /// of the text, which has no byte after it, is never kept.
@@ -800,7 +821,7 @@ pub(super) fn count_till(
             }
             let mut tokens = pieces.span(pending, start)?;
             if digits {
-                tokens += (end - start).div_ceil(3);
+                tokens += digit_tokens(end - start);
                 pending = end;
             } else if end - start <= SEGMENT_MAX {
                 pending = start;
