@@ -382,17 +382,8 @@ fn short_key(w: u64, len: usize) -> u64 {
     w & below(len) | 0x80 << (8 * (len - 1))
 }
 
-/// The eight bytes of `bytes` that end at `end`; 0 when `end < 8`.
-#[inline(always)]
-fn word_before(bytes: &[u8], end: usize) -> u64 {
-    match end.checked_sub(8).and_then(|at| bytes.get(at..end)) {
-        Some(&[a, b, c, d, e, f, g, h]) => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
-        _ => 0,
-    }
-}
-
 /// How [`segment_key`] packs a segment of each length: the masks of its
-/// first and its last eight bytes and the bits set in each.
+/// first eight bytes and of the next eight and the bits set in each.
 #[derive(Clone, Copy)]
 struct Packing {
     first: u64,
@@ -403,9 +394,10 @@ struct Packing {
 
 /// [`Packing`] by length, 1 to [`SEGMENT_MAX`]: up to eight bytes, the
 /// bytes from the first word with bit 7 of the last one set, as
-/// [`short_key`] packs a piece; nine and more, the first eight bytes and
-/// the last eight, with bit 7 of byte `len - 9` of the last set. No ASCII
-/// byte has bit 7, so the set bit tells the length, and no key is zeros.
+/// [`short_key`] packs a piece, and a second word of zeros; nine and more,
+/// the first eight bytes and the next `len - 8`, with bit 7 of the last
+/// one set. No ASCII byte has bit 7, so the set bit tells the length, and
+/// no key is zeros.
 static PACKING: [Packing; SEGMENT_MAX + 1] = {
     let mut table = [Packing {
         first: 0,
@@ -426,7 +418,7 @@ static PACKING: [Packing; SEGMENT_MAX + 1] = {
             Packing {
                 first: u64::MAX,
                 first_tag: 0,
-                last: u64::MAX,
+                last: below(len - 8),
                 last_tag: 0x80 << (8 * (len - 9)),
             }
         };
@@ -437,14 +429,31 @@ static PACKING: [Packing; SEGMENT_MAX + 1] = {
 
 /// The memo key of the segment `start..end` of `bytes`, 1 to
 /// [`SEGMENT_MAX`] bytes long: two words that tell any two such segments
-/// apart ([`PACKING`]), made without a branch on the length.
+/// apart ([`PACKING`]), made from one load of sixteen bytes without a
+/// branch on the length.
 #[inline(always)]
 fn segment_key(bytes: &[u8], start: usize, end: usize) -> [u64; 2] {
     let packing = &PACKING[end - start];
+    let both = match bytes.get(start..).and_then(<[u8]>::first_chunk::<16>) {
+        Some(chunk) => u128::from_le_bytes(*chunk),
+        None => sixteen_past_end(bytes, start),
+    };
     [
-        word_at(bytes, start) & packing.first | packing.first_tag,
-        word_before(bytes, end) & packing.last | packing.last_tag,
+        both as u64 & packing.first | packing.first_tag,
+        (both >> 64) as u64 & packing.last | packing.last_tag,
     ]
+}
+
+/// The sixteen bytes of `bytes` from `at` for [`segment_key`] near the end
+/// of the text, zeros past it (which the key masks off).
+#[cold]
+#[inline(never)]
+fn sixteen_past_end(bytes: &[u8], at: usize) -> u128 {
+    let mut chunk = [0; 16];
+    let rest = bytes.get(at..).unwrap_or_default();
+    let rest = &rest[..rest.len().min(16)];
+    chunk[..rest.len()].copy_from_slice(rest);
+    u128::from_le_bytes(chunk)
 }
 
 /// The memo's set for a segment's key.
@@ -559,6 +568,25 @@ impl Memo {
     }
 }
 
+/// The tokens of a run of `len` digits: three digits a token. A table for
+/// the runs of API text (ids, prices, dates), cheaper than the division.
+#[inline(always)]
+fn digit_tokens(len: usize) -> usize {
+    const RUNS: [u8; 32] = {
+        let mut table = [0; 32];
+        let mut len = 0;
+        while len < 32 {
+            table[len] = len.div_ceil(3) as u8;
+            len += 1;
+        }
+        table
+    };
+    match RUNS.get(len) {
+        Some(&tokens) => usize::from(tokens),
+        None => len.div_ceil(3),
+    }
+}
+
 /// Counts pieces, with the memo and the counters of new pieces.
 struct Pieces<'a, L> {
     bytes: &'a [u8],
@@ -627,6 +655,25 @@ impl<L: Fn(&str, usize) -> Option<usize>> Pieces<'_, L> {
         let tokens = self.count(start, end, usize::MAX)?;
         self.memo.keep_segment(key, tokens);
         Some(tokens)
+    }
+
+    /// The tokens of the segments `start..end` (none of the last of the
+    /// text), at most [`SEGMENT_MAX`] bytes in all: from the memo, or
+    /// counted and kept.
+    #[inline(always)]
+    fn span(&mut self, start: usize, end: usize) -> Option<usize> {
+        match end - start {
+            0 => Some(0),
+            // Every byte is a token.
+            1 => Some(1),
+            _ => {
+                let key = segment_key(self.bytes, start, end);
+                match self.memo.segment(key) {
+                    Some(tokens) => Some(tokens),
+                    None => self.new_segment(key, start, end),
+                }
+            }
+        }
     }
 
     /// The tokens of a segment (not the last of the text) longer than [`SEGMENT_MAX`]: up
@@ -735,8 +782,10 @@ fn last_block(bytes: &[u8], at: usize) -> [u8; BLOCK] {
 /// The text is taken a segment at a time, between boundaries found
 /// without the pattern's rules ([`each_segment`]): a run of digits, whose
 /// pieces are its digits three at a time, one token each; or the bytes up
-/// to the end of a word, which the memo answers whole. A segment not in
-/// the memo is counted piece by piece. The tokens of a segment depend on
+/// to the end of a word, which the memo answers whole, together with the
+/// words after it up to the next run of digits, as many whole segments as
+/// fit in [`SEGMENT_MAX`] bytes. A span not in the memo is counted piece
+/// by piece. The tokens of a segment depend on
 /// its bytes alone, since the byte after it (a digit or a byte after a
 /// word) makes the same pieces in it wherever it stands; the last segment
 /// of the text, which has no byte after it, is never kept.
@@ -758,27 +807,34 @@ pub(super) fn count_till(
         };
         // In a cell, since both closures read it.
         let total = std::cell::Cell::new(0usize);
+        // Words and the punctuation between them go to the memo a span at
+        // a time: the segments since the last run of digits, as many
+        // whole ones as fit in [`SEGMENT_MAX`] bytes (`","status":"`,
+        // `\n    name: `), one lookup where there were two or three. A
+        // span's ends are segment boundaries, so its tokens depend on its
+        // bytes alone, as a segment's do. Runs of digits are never in a
+        // span: ids and prices would fill the memo with spans met once.
+        let mut pending = 0;
         let segment = |start: usize, end: usize, digits: bool| {
-            let len = end - start;
-            let tokens = if digits {
-                len.div_ceil(3)
-            } else if len == 1 {
-                // Every byte is a token.
-                1
-            } else if len <= SEGMENT_MAX {
-                let key = segment_key(bytes, start, end);
-                match pieces.memo.segment(key) {
-                    Some(tokens) => tokens,
-                    None => pieces.new_segment(key, start, end)?,
-                }
+            if !digits && end - pending <= SEGMENT_MAX {
+                return Some(());
+            }
+            let mut tokens = pieces.span(pending, start)?;
+            if digits {
+                tokens += digit_tokens(end - start);
+                pending = end;
+            } else if end - start <= SEGMENT_MAX {
+                pending = start;
             } else {
-                pieces.long_segment(start, end, limit.saturating_sub(total.get()))?
-            };
+                let left = limit.saturating_sub(total.get() + tokens);
+                tokens += pieces.long_segment(start, end, left)?;
+                pending = end;
+            }
             total.set(total.get() + tokens);
             Some(())
         };
         let last = each_segment(bytes, segment, || (total.get() <= limit).then_some(()))?;
-        let mut total = total.get();
+        let mut total = total.get() + pieces.span(pending, last)?;
         if last < bytes.len() {
             total += pieces.last(last, limit.saturating_sub(total))?;
         }
