@@ -498,25 +498,10 @@ impl<'t> Node<'t> {
     /// ```
     #[inline]
     pub fn find(self, key: &str) -> Option<(usize, Node<'t>)> {
-        let (slots, len) = self.object_slots()?;
-        let first = self.idx + 1;
-        if is_flat(slots, len) {
-            // Keys at every other slot: no value to skip.
-            return slots
-                .chunks_exact(2)
-                .position(
-                    |pair| matches!(pair, [Slot::String(text), _] if self.doc.is_key(*text, key)),
-                )
-                .map(|position| {
-                    let value = Node {
-                        doc: self.doc,
-                        // Within the object, whose indexes are u32.
-                        idx: first + 2 * position as u32 + 1,
-                    };
-                    (position, value)
-                });
-        }
-        let mut idx = first;
+        let Slot::Object { len, .. } = self.slot() else {
+            return None;
+        };
+        let mut idx = self.idx + 1;
         for position in 0..len {
             if let Slot::String(text) = self.doc.slots[idx as usize] {
                 if self.doc.is_key(text, key) {
@@ -566,46 +551,28 @@ impl<'t> Node<'t> {
     }
 
     /// [`entry`](Self::entry), with the key as stored.
-    ///
-    /// Always inlined: [`find_from`](Self::find_from) checks the key of
-    /// the entry it guesses once per step of a template's placeholder, and
-    /// in a flat object this is one bounds check and one read of a slot.
-    #[inline(always)]
+    #[inline]
     fn entry_slot(self, position: usize) -> Option<(Text, Node<'t>)> {
-        let (slots, len) = self.object_slots()?;
-        let key = if is_flat(slots, len) {
-            // Beyond the object, the slot lookup below fails.
-            position.checked_mul(2)?
-        } else {
-            let position = u32::try_from(position).ok().filter(|&p| p < len)?;
-            let key = (0..position).fold(self.idx + 1, |key, _| self.doc.after(key + 1));
-            (key - self.idx - 1) as usize
+        let Slot::Object { len, end } = self.slot() else {
+            return None;
         };
-        match slots.get(key)? {
-            &Slot::String(text) => Some((
+        let position = u32::try_from(position).ok().filter(|&p| p < len)?;
+        // In u64: `2 * len` may not fit a u32 in a document near its limit.
+        let flat = u64::from(end) == u64::from(self.idx) + 1 + 2 * u64::from(len);
+        let key = if flat {
+            self.idx + 1 + 2 * position
+        } else {
+            (0..position).fold(self.idx + 1, |key, _| self.doc.after(key + 1))
+        };
+        match self.doc.slots[key as usize] {
+            Slot::String(text) => Some((
                 text,
                 Node {
                     doc: self.doc,
-                    // Within the object, whose indexes are u32.
-                    idx: self.idx + 2 + key as u32,
+                    idx: key + 1,
                 },
             )),
             // Every key is a string slot.
-            _ => None,
-        }
-    }
-
-    /// The slots of the node's entries (keys and values in turn, each
-    /// nested value followed by its descendants) and its number of entries,
-    /// when it is an object: the entries are then read from one slice, each
-    /// bounds check against it alone.
-    #[inline(always)]
-    fn object_slots(self) -> Option<(&'t [Slot], u32)> {
-        let slots: &'t [Slot] = &self.doc.slots;
-        match slots.get(self.idx as usize)? {
-            &Slot::Object { len, end } => {
-                Some((slots.get(self.idx as usize + 1..end as usize)?, len))
-            }
             _ => None,
         }
     }
@@ -703,15 +670,6 @@ impl<'t> Node<'t> {
 enum Open<'t> {
     Array(Vec<Value>, Items<'t>),
     Object(serde_json::Map<String, Value>, Entries<'t>, String),
-}
-
-/// Whether the slots of an object of `len` entries hold one slot per
-/// value (a scalar, or an empty array or object), so that its keys stand at
-/// every other slot.
-#[inline(always)]
-fn is_flat(slots: &[Slot], len: u32) -> bool {
-    // In u64: `2 * len` may not fit a u32 in a document near its limit.
-    slots.len() as u64 == 2 * u64::from(len)
 }
 
 /// Whether two strings are equal. Keys are short, and comparing them a word
