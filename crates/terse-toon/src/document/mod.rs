@@ -129,21 +129,28 @@ impl Text {
     /// character boundaries, for comparisons of keys.
     #[inline(always)]
     fn resolve_bytes<'s>(self, src: &'s [u8], owned: &'s [u8]) -> &'s [u8] {
-        let (start, end) = (self.start as usize, self.end as usize);
-        match start.checked_sub(src.len()) {
-            None => src.get(start..end),
-            Some(owned_start) => owned.get(owned_start..end - src.len()),
-        }
-        .unwrap_or_default()
+        let (buffer, start) = self.locate(src, owned);
+        buffer.get(start..start + self.len()).unwrap_or_default()
     }
 
     /// The text itself, given the input and the side buffer.
     #[inline]
     fn resolve<'s>(self, src: &'s str, owned: &'s str) -> &'s str {
-        let (start, end) = (self.start as usize, self.end as usize);
-        match start.checked_sub(src.len()) {
-            None => &src[start..end],
-            Some(owned_start) => &owned[owned_start..end - src.len()],
+        let (buffer, start) = self.locate(src, owned);
+        &buffer[start..start + self.len()]
+    }
+
+    /// The buffer the text is in (the input, or the side buffer past it)
+    /// and where in it the text starts. A choice between two pairs, which
+    /// compiles to conditional moves rather than a branch per buffer with
+    /// its own bounds checks.
+    #[inline(always)]
+    fn locate<'s, T: ?Sized + AsRef<[u8]>>(self, src: &'s T, owned: &'s T) -> (&'s T, usize) {
+        let (start, input) = (self.start as usize, src.as_ref().len());
+        if start < input {
+            (src, start)
+        } else {
+            (owned, start - input)
         }
     }
 }
