@@ -16,9 +16,10 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Deserializer, de::Error as _};
+use serde::{Deserialize, Deserializer};
 
 use crate::defaults::MEMORY_BUDGET_BYTES;
+use crate::settings::in_range;
 
 /// How often a refusal is logged at most; the refusals in between are
 /// counted in the next line.
@@ -390,16 +391,9 @@ impl Default for BudgetSize {
 
 impl<'de> Deserialize<'de> for BudgetSize {
     fn deserialize<D: Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
-        let bytes = usize::deserialize(de)?;
         // The key is named: this is the one key a file sets a budget with,
-        // and the gateway's other range errors name theirs.
-        BudgetSize::new(bytes).ok_or_else(|| {
-            D::Error::custom(format!(
-                "`max_buffered_bytes` must be between {} and {}, not {bytes}",
-                Self::MIN.0,
-                Self::MAX.0
-            ))
-        })
+        // and the other range errors name theirs.
+        in_range(de, "max_buffered_bytes", Self::MIN.0..=Self::MAX.0).map(BudgetSize)
     }
 }
 

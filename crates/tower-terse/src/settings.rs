@@ -326,14 +326,16 @@ impl Settings {
     }
 }
 
-fn in_range<'de, D: Deserializer<'de>>(
+/// A `usize` of `key` read by serde, refused with the range it must be
+/// in when it is outside it.
+pub(crate) fn in_range<'de, D: Deserializer<'de>>(
     de: D,
     key: &str,
     range: std::ops::RangeInclusive<usize>,
-) -> Result<Option<usize>, D::Error> {
+) -> Result<usize, D::Error> {
     let n = usize::deserialize(de)?;
     if range.contains(&n) {
-        return Ok(Some(n));
+        return Ok(n);
     }
     Err(D::Error::custom(format!(
         "`{key}` must be between {} and {}, not {n}",
@@ -348,23 +350,23 @@ fn in_range<'de, D: Deserializer<'de>>(
 pub const MAX_BODY_BYTES: usize = 1 << 30;
 
 fn body_bytes<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
-    in_range(de, "max_body_bytes", 1..=MAX_BODY_BYTES)
+    in_range(de, "max_body_bytes", 1..=MAX_BODY_BYTES).map(Some)
 }
 
 fn output_bytes<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
-    in_range(de, "max_output_bytes", 1..=MAX_BODY_BYTES)
+    in_range(de, "max_output_bytes", 1..=MAX_BODY_BYTES).map(Some)
 }
 
 fn offload_bytes<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
-    in_range(de, "offload_threshold", 0..=MAX_BODY_BYTES)
+    in_range(de, "offload_threshold", 0..=MAX_BODY_BYTES).map(Some)
 }
 
 fn memo_bytes<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
-    in_range(de, "rewrite_memo_bytes", 0..=MAX_BODY_BYTES)
+    in_range(de, "rewrite_memo_bytes", 0..=MAX_BODY_BYTES).map(Some)
 }
 
 fn rewrites<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
-    in_range(de, "max_concurrent_rewrites", 1..=4096)
+    in_range(de, "max_concurrent_rewrites", 1..=4096).map(Some)
 }
 
 /// The longest [`Settings::max_rewrite_wait`]: a rewrite waiting longer
@@ -423,7 +425,7 @@ impl<'de> serde::de::Visitor<'de> for DurationVisitor {
 }
 
 fn indent<'de, D: Deserializer<'de>>(de: D) -> Result<Option<usize>, D::Error> {
-    in_range(de, "indent", 1..=16)
+    in_range(de, "indent", 1..=16).map(Some)
 }
 
 fn name<'de, D: Deserializer<'de>>(de: D, key: &str) -> Result<Option<String>, D::Error> {
