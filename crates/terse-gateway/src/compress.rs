@@ -6,14 +6,12 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::Buf;
-use http::header::{
-    ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, VARY,
-};
+use http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_RANGE, VARY};
 use http::{HeaderMap, HeaderValue, Request, Response};
 use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower::Service;
-use tower_http::compression::predicate::DefaultPredicate;
+use tower_http::compression::predicate::{DefaultPredicate, Predicate};
 use tower_http::compression::{Compression, CompressionBody};
 
 use crate::upstream_body::BoxError;
@@ -165,36 +163,15 @@ fn accepts_a_coding(headers: &HeaderMap) -> bool {
 }
 
 /// Whether tower-http's compression would compress `response` for a client
-/// that accepts a coding: its test, with its default predicate
-/// ([`DefaultPredicate`]: at least 32 bytes or of unknown length, and not
-/// gRPC, an image but SVG, nor an event stream), the `Content-Type` read
-/// once rather than once per clause.
+/// that accepts a coding: not when it is encoded or ranged already (its
+/// response future's own test), else as its default predicate
+/// ([`DefaultPredicate`]) says.
 fn would_compress<B: Body>(response: &Response<B>) -> bool {
     let headers = response.headers();
-    if headers.contains_key(CONTENT_ENCODING) || headers.contains_key(CONTENT_RANGE) {
-        return false;
-    }
-    let size = response.body().size_hint().exact().or_else(|| {
-        headers
-            .get(CONTENT_LENGTH)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.parse::<u64>().ok())
-    });
-    if size.is_some_and(|size| size < MIN_COMPRESSED_SIZE) {
-        return false;
-    }
-    let content_type = headers
-        .get(CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or_default();
-    let grpc = content_type.starts_with("application/grpc")
-        && !content_type.starts_with("application/grpc-web");
-    let image = content_type.starts_with("image/") && !content_type.starts_with("image/svg+xml");
-    !grpc && !image && !content_type.starts_with("text/event-stream")
+    !headers.contains_key(CONTENT_ENCODING)
+        && !headers.contains_key(CONTENT_RANGE)
+        && DefaultPredicate::new().should_compress(response)
 }
-
-/// The smallest body tower-http's default predicate compresses.
-const MIN_COMPRESSED_SIZE: u64 = 32;
 
 /// Appends `Vary: accept-encoding` unless a `Vary` names it already, as
 /// tower-http does.
@@ -312,12 +289,17 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use http_body_util::Full;
-    use tower_http::compression::predicate::Predicate;
+    use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+    use http_body_util::{BodyExt, Full};
+    use tower::ServiceExt;
 
-    /// `would_compress` decides as tower-http's compression does.
-    #[test]
-    fn would_compress_as_tower_http_does() {
+    /// For a client that accepts no coding (no `Accept-Encoding`, or
+    /// `identity` alone), [`Compress`] answers as tower-http's
+    /// [`Compression`] does: the same status, head (`Vary` included) and
+    /// body, for every kind of response its predicate and its response
+    /// future tell apart.
+    #[tokio::test]
+    async fn a_client_of_no_coding_gets_what_tower_http_gives_it() {
         let types = [
             None,
             Some("application/json"),
@@ -330,53 +312,76 @@ mod tests {
             Some("text/event-stream; charset=utf-8"),
             Some("text/html"),
         ];
+        // `None`: a body of unknown length, whose declared length decides.
+        let lengths = [Some(0usize), Some(31), Some(32), Some(33), Some(5000), None];
+        let mut cases = 0;
         for content_type in types {
-            for len in [0usize, 31, 32, 33, 5000] {
+            for len in lengths {
                 for declared in [None, Some("10"), Some("100"), Some("x")] {
-                    for encoded in [false, true] {
-                        for ranged in [false, true] {
-                            let mut response =
-                                Response::new(Full::new(bytes::Bytes::from(vec![b'a'; len])));
-                            let headers = response.headers_mut();
-                            if let Some(content_type) = content_type {
-                                headers.insert(CONTENT_TYPE, content_type.parse().unwrap());
-                            }
-                            if let Some(declared) = declared {
-                                headers.insert(CONTENT_LENGTH, declared.parse().unwrap());
-                            }
-                            if encoded {
-                                headers.insert(CONTENT_ENCODING, "gzip".parse().unwrap());
-                            }
-                            if ranged {
-                                headers.insert(CONTENT_RANGE, "bytes 0-1/2".parse().unwrap());
-                            }
-                            let tower_http = !encoded
-                                && !ranged
-                                && DefaultPredicate::new().should_compress(&response);
-                            assert_eq!(
-                                would_compress(&response),
-                                tower_http,
-                                "{content_type:?} {len} {declared:?} {encoded} {ranged}"
+                    for (encoded, ranged, vary) in [
+                        (false, false, None),
+                        (true, false, None),
+                        (false, true, None),
+                        (false, false, Some("X-Prefer-Format")),
+                        (false, false, Some("x-prefer-format, Accept-Encoding")),
+                    ] {
+                        for accept in [None, Some("identity")] {
+                            let answer = move || {
+                                let body = match len {
+                                    Some(len) => http_body_util::Either::Left(Full::new(
+                                        bytes::Bytes::from(vec![b'a'; len]),
+                                    )),
+                                    None => http_body_util::Either::Right(Unsized),
+                                };
+                                let mut response = Response::new(body);
+                                let headers = response.headers_mut();
+                                if let Some(content_type) = content_type {
+                                    headers.insert(CONTENT_TYPE, content_type.parse().unwrap());
+                                }
+                                if let Some(declared) = declared {
+                                    headers.insert(CONTENT_LENGTH, declared.parse().unwrap());
+                                }
+                                if encoded {
+                                    headers.insert(CONTENT_ENCODING, "gzip".parse().unwrap());
+                                }
+                                if ranged {
+                                    headers.insert(CONTENT_RANGE, "bytes 0-1/2".parse().unwrap());
+                                }
+                                if let Some(vary) = vary {
+                                    headers.insert(VARY, vary.parse().unwrap());
+                                }
+                                response
+                            };
+                            let request = || {
+                                let mut request = Request::new(());
+                                if let Some(accept) = accept {
+                                    request
+                                        .headers_mut()
+                                        .insert(ACCEPT_ENCODING, accept.parse().unwrap());
+                                }
+                                request
+                            };
+                            let service = tower::service_fn(move |_: Request<()>| async move {
+                                Ok::<_, std::convert::Infallible>(answer())
+                            });
+                            let ours = Compress::new(service).oneshot(request()).await.unwrap();
+                            let theirs =
+                                Compression::new(service).oneshot(request()).await.unwrap();
+                            let case = format!(
+                                "{content_type:?} {len:?} {declared:?} {encoded} {ranged} {vary:?} {accept:?}"
                             );
+                            assert_eq!(ours.status(), theirs.status(), "{case}");
+                            assert_eq!(ours.headers(), theirs.headers(), "{case}");
+                            let ours = ours.into_body().collect().await.unwrap().to_bytes();
+                            let theirs = theirs.into_body().collect().await.unwrap().to_bytes();
+                            assert_eq!(ours, theirs, "{case}");
+                            cases += 1;
                         }
                     }
                 }
             }
         }
-        // A body of unknown length: its declared length decides.
-        for declared in [None, Some("10"), Some("100")] {
-            let mut response = Response::new(Unsized);
-            if let Some(declared) = declared {
-                response
-                    .headers_mut()
-                    .insert(CONTENT_LENGTH, declared.parse().unwrap());
-            }
-            assert_eq!(
-                would_compress(&response),
-                DefaultPredicate::new().should_compress(&response),
-                "{declared:?}"
-            );
-        }
+        assert_eq!(cases, 10 * 6 * 4 * 5 * 2);
     }
 
     /// A body whose length is not known.
