@@ -45,10 +45,11 @@ terse="${TERSE:-$target/release/terse}"
 bare="${BARE:-$target/release/examples/bare_proxy}"
 [ -n "${BARE:-}" ] || (cd "$root" && cargo build --release -q -p terse-gateway --example bare_proxy)
 
+# shellcheck source=tests/load/common.sh
+source "$root/tests/load/common.sh"
 work="$(mktemp -d)"
-pids=()
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  stop_servers
   if [ -n "${KEEP:-}" ]; then echo "callgrind files kept in $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
@@ -120,23 +121,8 @@ get(2 * n)
 control("-d")
 PY
 
-start() { # NAME PATTERN COMMAND...: starts COMMAND, waits for `PATTERN http://ADDR` on stdout
-  local name="$1" pattern="$2"
-  shift 2
-  "$@" >"$work/$name.out" 2>"$work/$name.err" &
-  pids+=("$!")
-  eval "${name}_pid=$!"
-  for _ in $(seq 1200); do
-    addr="$(grep -o "$pattern http://[0-9.:]*" "$work/$name.out" | head -n1 | sed 's|.*http://||' || true)"
-    [ -n "$addr" ] && return
-    sleep 0.1
-  done
-  echo "$name did not start: $(cat "$work/$name.err")" >&2
-  exit 1
-}
-
-start upstream "upstream on" python3 "$work/upstream.py" "$work/docs"
-upstream_addr="$addr"
+start_server "upstream on" python3 "$work/upstream.py" "$work/docs"
+upstream_addr="${URL#http://}"
 cp "$here/terse.toml" "$work/terse.toml"
 
 # NAME COUNTED PATTERN COMMAND...: the marginal instructions per request of
@@ -144,15 +130,16 @@ cp "$here/terse.toml" "$work/terse.toml"
 measure() {
   local name="$1" counted="$2" pattern="$3" pid one two
   shift 3
-  start "$name" "$pattern" valgrind --tool=callgrind --callgrind-out-file="$work/$name.cg.%p" "$@"
-  pid="$(eval echo "\$${name}_pid")"
+  START_TRIES=1200 start_server "$pattern" \
+    valgrind --tool=callgrind --callgrind-out-file="$work/$name.cg.%p" "$@"
+  pid="${PIDS[-1]}"
   if [ "$name" = gateway ]; then
     for _ in $(seq 3000); do
-      grep -q "exact token counters ready" "$work/$name.err" && break
+      grep -q "exact token counters ready" "$SERVER_ERR" && break
       sleep 0.1
     done
   fi
-  python3 "$work/client.py" "$addr" "/$doc.json" "$pid" "$warmup" "$requests" "$counted" \
+  python3 "$work/client.py" "${URL#http://}" "/$doc.json" "$pid" "$warmup" "$requests" "$counted" \
     "$work/docs/$doc.json"
   kill "$pid"
   wait "$pid" 2>/dev/null || true

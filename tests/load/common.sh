@@ -15,22 +15,25 @@ trap stop_servers EXIT
 
 # start_server PATTERN COMMAND...: runs COMMAND (which listens on a free
 # loopback port) in the background and sets URL to the first
-# `PATTERN http://...` address it prints. Not to be run in a command
-# substitution: the server's pid must reach PIDS.
+# `PATTERN http://...` address it prints, and SERVER_ERR to the file its
+# stderr goes to; waits START_TRIES tenths of a second for it (default 50:
+# a server under valgrind takes longer). Not to be run in a command
+# substitution: the server's pid must reach PIDS (the last one there).
 start_server() {
     local pattern="$1" log
     shift
     log=$(mktemp)
-    "$@" >"$log" 2>/dev/null &
+    SERVER_ERR="$log.err"
+    "$@" >"$log" 2>"$SERVER_ERR" &
     PIDS+=("$!")
-    for _ in $(seq 50); do
+    for _ in $(seq "${START_TRIES:-50}"); do
         URL=$(grep -o "$pattern http://[0-9.:]*" "$log" | head -n1 | sed 's/.* //' || true)
         if [ -n "$URL" ]; then
             return
         fi
         sleep 0.1
     done
-    echo "server did not start: $(cat "$log")" >&2
+    echo "server did not start: $(cat "$log" "$SERVER_ERR")" >&2
     exit 1
 }
 
