@@ -202,6 +202,18 @@ fn writes_as_read(text: &str) -> bool {
     if digits.starts_with(b"0.0000") {
         return false;
     }
+    if digits.len() <= 16 {
+        // Sixteen bytes with a point hold at most 15 digits: no count.
+        let mut point = false;
+        for &byte in digits {
+            match byte {
+                b'0'..=b'9' => {}
+                b'.' => point = true,
+                _ => return false,
+            }
+        }
+        return point;
+    }
     let mut significant = 0usize;
     let mut point = false;
     for &byte in digits {

@@ -25,8 +25,9 @@ impl Hints {
         Hints((0..count).map(|_| AtomicU32::new(0)).collect())
     }
 
-    /// The value under `key` in `record` (an object), trying the position
-    /// hint `index` holds first and remembering where it was found.
+    /// The value under `key` in `record` (`None` unless it is an object),
+    /// trying the position hint `index` holds first and remembering where
+    /// it was found.
     #[inline]
     pub(super) fn get<'t>(&self, index: usize, record: Node<'t>, key: &str) -> Option<Node<'t>> {
         let Some(hint) = self.0.get(index) else {

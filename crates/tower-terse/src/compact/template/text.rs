@@ -47,15 +47,44 @@ fn find_break(text: &str) -> Option<usize> {
 /// bytes at a
 /// time, one test per word: bit 7 of a byte is set when it is 0x80 or
 /// above, or when its low seven bits plus one carry into it (0x7F); no
-/// carry crosses into the next byte.
+/// carry crosses into the next byte, so the test has no false alarm and
+/// the words' flags are only gathered, not looked at one by one. The last
+/// word overlaps the one before it (the bytes are read again, never past
+/// the text); text shorter than a word is read as two overlapping halves,
+/// or byte by byte below four bytes.
 #[inline]
 pub(super) fn is_ascii_below_del(text: &str) -> bool {
-    scan::find(
-        text.as_bytes(),
-        |word| ((word & scan::splat(0x7f)).wrapping_add(scan::splat(1)) | word) & scan::splat(0x80),
-        |b| b >= 0x7f,
-    )
-    .is_none()
+    let flag = |word: u64| {
+        ((word & scan::splat(0x7f)).wrapping_add(scan::splat(1)) | word) & scan::splat(0x80)
+    };
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    let word = |at: usize| {
+        bytes
+            .get(at..at + 8)
+            .and_then(|w| w.first_chunk::<8>())
+            .map_or(0, |w| u64::from_le_bytes(*w))
+    };
+    let half = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .and_then(|w| w.first_chunk::<4>())
+            .map_or(0, |w| u64::from(u32::from_le_bytes(*w)))
+    };
+    let flagged = match n {
+        0..=3 => return bytes.iter().all(|&b| b < 0x7f),
+        4..=7 => flag(half(0) | half(n - 4) << 32),
+        _ => {
+            let mut flagged = flag(word(n - 8));
+            let mut at = 0;
+            while at + 8 < n {
+                flagged |= flag(word(at));
+                at += 8;
+            }
+            flagged
+        }
+    };
+    flagged == 0
 }
 
 /// Escapes what `out` holds from `mark` on, in place, when it would break
@@ -105,6 +134,30 @@ mod tests {
         // Controls are plain here: they are JSON's to escape, and only
         // strings that needed no escape in the body take this path.
         assert!(is_ascii_below_del("\u{1}"));
+    }
+
+    #[test]
+    fn plain_text_is_checked_at_every_length_and_position() {
+        // The word, the overlapping last word, the two halves and the
+        // bytes of short text each see every position of a byte at or
+        // above DEL, and of one just below it.
+        for len in 0..=33 {
+            let mut text = vec![b'a'; len];
+            assert!(is_ascii_below_del(std::str::from_utf8(&text).unwrap()));
+            for at in 0..len {
+                for (byte, plain) in [(0x7e, true), (0x7f, false)] {
+                    text[at] = byte;
+                    let text_str = std::str::from_utf8(&text).unwrap();
+                    assert_eq!(is_ascii_below_del(text_str), plain, "{text_str:?}");
+                }
+                text[at] = b'a';
+            }
+            for at in 0..len.saturating_sub(1) {
+                let mut wide = String::from_utf8(vec![b'a'; len]).unwrap();
+                wide.replace_range(at..at + 2, "\u{e9}");
+                assert!(!is_ascii_below_del(&wide), "{wide:?}");
+            }
+        }
     }
 
     proptest! {
