@@ -75,7 +75,8 @@ fn cases(name: &str, value: &Value) -> Vec<Case> {
 }
 
 /// Checks `choose` on every case: no wrong decision. Prints, per
-/// formatting, how many decisions needed exact counts, and how far the
+/// formatting, how many decisions needed exact counts (and how many of
+/// those stopped before counting both texts whole), and how far the
 /// difference of the two estimates was from the difference of the exact
 /// counts (as a share of the larger estimate, the unit of the tie band):
 /// the two renderings share every value, yet their estimates do not err
@@ -83,15 +84,16 @@ fn cases(name: &str, value: &Value) -> Vec<Case> {
 fn check_choices(cases: &[Case]) {
     let mut wrong = Vec::new();
     println!(
-        "{:<9} {:>5} {:>15} {:>15}",
-        "format", "docs", "counted exactly", "paired err max"
+        "{:<9} {:>5} {:>15} {:>13} {:>15}",
+        "format", "docs", "counted exactly", "stopped early", "paired err max"
     );
     for (formatting, _) in FORMATTINGS {
-        let (mut docs, mut counted, mut paired) = (0, 0, 0f64);
+        let (mut docs, mut counted, mut early, mut paired) = (0, 0, 0, 0f64);
         for case in cases.iter().filter(|c| c.formatting == formatting) {
             let choice = choose(&case.minified, &case.toon, Counting::Estimate);
             docs += 1;
             counted += usize::from(choice.decided_exactly);
+            early += usize::from(choice.decided_exactly && !choice.exact);
             let (json, toon) = estimates(&case.minified, &case.toon);
             let estimated = toon as f64 - json as f64;
             let exactly = exact(&case.toon) as f64 - exact(&case.minified) as f64;
@@ -107,7 +109,7 @@ fn check_choices(cases: &[Case]) {
             }
         }
         println!(
-            "{formatting:<9} {docs:>5} {counted:>7} ({:>4.1}%) {:>14.1}%",
+            "{formatting:<9} {docs:>5} {counted:>7} ({:>4.1}%) {early:>13} {:>14.1}%",
             100.0 * counted as f64 / docs as f64,
             100.0 * paired
         );
