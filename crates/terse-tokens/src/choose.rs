@@ -130,36 +130,57 @@ pub fn on_estimates(json: &str, toon: &str) -> Option<Choice> {
     weigh(json, toon).ok()
 }
 
-/// The estimates of a near tie, kept for [`settle_weighed`]: for long texts
-/// ([`STAGED_MIN_BYTES`]), the estimator's sums of the slices the exact
-/// counts go through, taken in the same pass as the estimates of the whole
-/// texts.
-#[derive(Clone, Copy)]
-pub(super) struct Weighed {
+/// The estimates of a near tie that [`weigh`] left open, kept for
+/// [`settle_weighed`]: for long texts (8 KiB or more together), the
+/// estimator's sums of the slices the exact counts go through, taken in the
+/// same pass as the estimates of the whole texts. For tower-terse's smart
+/// fallback, which settles a tie after the rendering that met it. Not a
+/// stable API.
+///
+/// ```
+/// use terse_tokens::{settle_weighed, weigh};
+///
+/// let (json, toon) = (r#"{"a":1}"#, "a: 1");
+/// if let Err(weighed) = weigh(json, toon) {
+///     assert!(settle_weighed(json, toon, weighed).decided_exactly);
+/// }
+/// ```
+#[derive(Debug)]
+pub struct Weighed {
     #[cfg(feature = "exact-tokens")]
-    stages: Option<Stages>,
+    stages: Option<Box<Stages>>,
 }
 
 /// The estimator's sums of each text's slices, [`STAGES`] of them each,
 /// cut at [`aligned`] offsets.
 #[cfg(feature = "exact-tokens")]
-#[derive(Clone, Copy)]
+#[derive(Debug)]
 struct Stages {
     json: [i64; STAGES],
     toon: [i64; STAGES],
 }
 
-/// [`on_estimates`], keeping a near tie's estimates for [`settle_weighed`].
-// A tie's sums are a few dozen words on the stack, read by the one caller
-// at once: not worth a box on the path of every long text.
-#[allow(clippy::result_large_err)]
-fn weigh(json: &str, toon: &str) -> Result<Choice, Weighed> {
+/// [`on_estimates`], keeping a near tie's estimates for [`settle_weighed`]
+/// rather than dropping them: `Err` is a near tie. Not a stable API.
+///
+/// ```
+/// use terse_tokens::{Served, weigh};
+///
+/// let json = r#"[{"id":1,"name":"Ada"},{"id":2,"name":"Linus"},{"id":3,"name":"Grace"}]"#;
+/// let toon = "[3]{id,name}:\n  1,Ada\n  2,Linus\n  3,Grace";
+/// match weigh(json, toon) {
+///     Ok(choice) => assert_eq!(choice.served, Served::Toon),
+///     Err(_) => {} // a near tie, for `settle_weighed`
+/// }
+/// ```
+#[doc(hidden)]
+pub fn weigh(json: &str, toon: &str) -> Result<Choice, Weighed> {
     let countable =
         cfg!(feature = "exact-tokens") && json.len().max(toon.len()) <= EXACT_TIE_MAX_BYTES;
     #[cfg(feature = "exact-tokens")]
     let (json_tokens, toon_tokens, stages) = match Stages::of(json, toon) {
         Some((json_tokens, toon_tokens, stages)) if countable => {
-            (json_tokens, toon_tokens, Some(stages))
+            (json_tokens, toon_tokens, Some(Box::new(stages)))
         }
         _ => {
             let (json_tokens, toon_tokens) = estimates(json, toon);
@@ -197,13 +218,27 @@ pub fn settle(json: &str, toon: &str) -> Choice {
     let stages = (json.len().max(toon.len()) <= EXACT_TIE_MAX_BYTES)
         .then(|| Stages::of(json, toon))
         .flatten()
-        .map(|(_, _, stages)| stages);
+        .map(|(_, _, stages)| Box::new(stages));
     settle_weighed(json, toon, Weighed { stages })
 }
 
-/// [`settle`] with the estimates [`weigh`] took.
+/// [`settle`] with the estimates [`weigh`] took of the same `json` and
+/// `toon`, which it does not take again (with the estimates of other texts
+/// the choice may be wrong, but nothing panics). Not a stable API.
+///
+/// ```
+/// use terse_tokens::{Counting, choose, settle_weighed, weigh};
+///
+/// let (json, toon) = (r#"{"id":7,"name":"Ada"}"#, "id: 7\nname: Ada");
+/// let choice = match weigh(json, toon) {
+///     Ok(choice) => choice,
+///     Err(weighed) => settle_weighed(json, toon, weighed),
+/// };
+/// assert_eq!(choice, choose(json, toon, Counting::Estimate));
+/// ```
+#[doc(hidden)]
 #[cfg(feature = "exact-tokens")]
-fn settle_weighed(json: &str, toon: &str, weighed: Weighed) -> Choice {
+pub fn settle_weighed(json: &str, toon: &str, weighed: Weighed) -> Choice {
     // One counter for both: they share their whitespace pieces.
     let mut counter = super::exact::Counter::new();
     if let Some(stages) = weighed.stages {
@@ -429,9 +464,16 @@ pub fn settle(json: &str, toon: &str) -> Choice {
     settle_weighed(json, toon, Weighed {})
 }
 
-/// Without exact counts, nothing is left open: the estimates decide.
+/// Without exact counts, nothing is left open: the estimates decide. Not a
+/// stable API.
+///
+/// ```
+/// let choice = terse_tokens::settle("[1]", "[1]");
+/// assert_eq!(choice.served, terse_tokens::Served::Json);
+/// ```
+#[doc(hidden)]
 #[cfg(not(feature = "exact-tokens"))]
-fn settle_weighed(json: &str, toon: &str, _: Weighed) -> Choice {
+pub fn settle_weighed(json: &str, toon: &str, _: Weighed) -> Choice {
     let (json_tokens, toon_tokens) = estimates(json, toon);
     Choice {
         served: cheaper(json_tokens, toon_tokens),
