@@ -38,10 +38,15 @@ pub struct Choice {
     pub toon_tokens: usize,
     /// Whether `json_tokens` and the served text's tokens are exact counts:
     /// always with [`Counting::Exact`], and with [`Counting::Estimate`] when
-    /// a near tie was settled exactly (they were counted anyway).
+    /// a near tie was settled exactly (they were counted anyway). A long
+    /// near tie (8 KiB or more, both texts together) settled before both
+    /// texts were counted whole is not: its counts are the exact counts of
+    /// the first slices of each text plus the estimates of the rest.
     pub exact: bool,
     /// Whether the choice was made on exact counts: always with
-    /// [`Counting::Exact`], and for a near tie with [`Counting::Estimate`].
+    /// [`Counting::Exact`], and for a near tie with [`Counting::Estimate`]
+    /// (for a long one, possibly on the exact counts of the first slices of
+    /// both texts, once the estimates of the rest could not turn it).
     pub decided_exactly: bool,
 }
 
@@ -84,8 +89,13 @@ pub const EXACT_TIE_MAX_BYTES: usize = 1 << 20;
 /// `exact-tokens` feature is on, both are counted exactly and the exact
 /// counts decide, so the choice is the one with fewer exact tokens; the
 /// counts returned are then the exact ones (`exact` is set), since they were
-/// paid for. The TOON is counted only until it passes the JSON. Texts over
-/// [`EXACT_TIE_MAX_BYTES`] are decided on the estimates.
+/// paid for. The TOON is counted only until it passes the JSON. Texts of
+/// 8 KiB or more together are counted a slice of each at a time, and
+/// counting stops once the exact counts so far and the estimates of the
+/// rest are further apart than the estimator's error on the rest: the
+/// choice is still the one with fewer exact tokens, and the counts returned
+/// are those sums (`exact` is not set). Texts over [`EXACT_TIE_MAX_BYTES`]
+/// are decided on the estimates.
 /// With [`Counting::Exact`] both are counted exactly.
 ///
 /// ```
