@@ -389,15 +389,23 @@ impl Cuts {
 /// so the exact counts of the slices add up to the exact count of the text.
 /// Stage `i` counts slice `i` of both exactly; then the counts so far plus
 /// the estimates of the slices not counted yet are estimates of the two
-/// texts whose error is the error of the rest alone. That error is bounded
-/// per text by the estimator's band (`TIE_PERCENT` of the rest's estimate),
-/// and the two bands are added rather than shared: the rests of the two
-/// texts are cut at the same share of their bytes, not at the same record,
-/// so they need not hold the same data and need not err alike. When the
-/// difference of the two sums is wider than that, the rest cannot turn the
-/// answer and counting stops; the counts returned are then those sums
-/// (`exact` is not set). A tie that stays close to the end is counted whole,
-/// and decided on exact counts as before.
+/// texts whose error is the error of the rest alone. The band on it is
+/// the estimator's band on each rest (`TIE_PERCENT` of its estimate), the
+/// two added rather than shared: the rests of the two texts are cut at the
+/// same share of their bytes, not at the same record, so they need not hold
+/// the same data and need not err alike. When the difference of the two
+/// sums is wider than that, the rest cannot turn the answer and counting
+/// stops; the counts returned are then those sums (`exact` is not set). A
+/// tie that stays close to the end is counted whole, and decided on exact
+/// counts as before.
+///
+/// Checked beyond the decision test's long documents: every near tie of
+/// its 704 distinct documents (312 ties), cut at every eighth whatever its
+/// length and each rest estimated alone, 1 966 cuts in all. The estimated
+/// difference of the two rests was never further from the exact one than
+/// this band (the closest came within 2 tokens of it), though the two
+/// rests' errors added up past it at 17 cuts (by up to 8 tokens): they
+/// partly cancel. 149 of the 312 would stop early, none on the wrong side.
 ///
 /// On the load bench's nested orders (14 KB, 4 827 exact tokens of JSON
 /// against 5 185 of TOON) it stops after 5 of the 8 stages, having counted
