@@ -89,8 +89,10 @@ async fn nested_records_go_out_minified_digit_for_digit() {
     assert_eq!(headers["etag"], "W/\"v1-json-min\"");
     assert_eq!(headers["content-length"], body.len().to_string().as_str());
     let count: usize = headers["x-token-count"].to_str().unwrap().parse().unwrap();
+    // Exact when the choice was a near tie, else the smart fallback's
+    // estimate of the JSON (which adds the tokens of its escaped words).
     assert!(
-        count == exact(&body) || count == tower_terse::tokens::estimate(body.as_bytes()),
+        count == exact(&body) || count == tower_terse::tokens::estimates(&body, &toon).0,
         "X-Token-Count {count} counts what is sent"
     );
 

@@ -75,7 +75,8 @@ fn cases(name: &str, value: &Value) -> Vec<Case> {
 }
 
 /// Checks `choose` on every case: no wrong decision. Prints, per
-/// formatting, how many decisions needed exact counts, and how far the
+/// formatting, how many decisions needed exact counts (and how many of
+/// those stopped before counting both texts whole), and how far the
 /// difference of the two estimates was from the difference of the exact
 /// counts (as a share of the larger estimate, the unit of the tie band):
 /// the two renderings share every value, yet their estimates do not err
@@ -83,15 +84,16 @@ fn cases(name: &str, value: &Value) -> Vec<Case> {
 fn check_choices(cases: &[Case]) {
     let mut wrong = Vec::new();
     println!(
-        "{:<9} {:>5} {:>15} {:>15}",
-        "format", "docs", "counted exactly", "paired err max"
+        "{:<9} {:>5} {:>15} {:>13} {:>15}",
+        "format", "docs", "counted exactly", "stopped early", "paired err max"
     );
     for (formatting, _) in FORMATTINGS {
-        let (mut docs, mut counted, mut paired) = (0, 0, 0f64);
+        let (mut docs, mut counted, mut early, mut paired) = (0, 0, 0, 0f64);
         for case in cases.iter().filter(|c| c.formatting == formatting) {
             let choice = choose(&case.minified, &case.toon, Counting::Estimate);
             docs += 1;
             counted += usize::from(choice.decided_exactly);
+            early += usize::from(choice.decided_exactly && !choice.exact);
             let (json, toon) = estimates(&case.minified, &case.toon);
             let estimated = toon as f64 - json as f64;
             let exactly = exact(&case.toon) as f64 - exact(&case.minified) as f64;
@@ -107,7 +109,7 @@ fn check_choices(cases: &[Case]) {
             }
         }
         println!(
-            "{formatting:<9} {docs:>5} {counted:>7} ({:>4.1}%) {:>14.1}%",
+            "{formatting:<9} {docs:>5} {counted:>7} ({:>4.1}%) {early:>13} {:>14.1}%",
             100.0 * counted as f64 / docs as f64,
             100.0 * paired
         );
@@ -118,6 +120,58 @@ fn check_choices(cases: &[Case]) {
         wrong.len(),
         wrong.join("\n")
     );
+}
+
+/// Checks the band a long near tie is counted in stages with (see
+/// `tokens::choose`), on every near tie here whatever its length: each text
+/// cut at every eighth where a piece starts, the estimated difference of
+/// the two rests is no further from the exact difference than the estimator's
+/// band on each rest, added (8% of the two rests' estimates, plus 4).
+/// Minified and Python-escaped JSON only: the other formattings minify to
+/// the minified text.
+fn check_stages(cases: &[Case]) {
+    // Where o200k_base starts a piece whatever surrounds it, as the staged
+    // count cuts: after an ASCII letter or digit, before `"`, `,`, `:` or a
+    // line break.
+    let cut = |text: &str, share: usize| {
+        let bytes = text.as_bytes();
+        (bytes.len() * share / 8..bytes.len() * (share + 1) / 8).find(|&at| {
+            at > 0
+                && bytes[at - 1].is_ascii_alphanumeric()
+                && matches!(bytes[at], b'"' | b',' | b':' | b'\n')
+        })
+    };
+    let (mut checked, mut closest) = (0, i64::MAX);
+    for case in cases
+        .iter()
+        .filter(|c| matches!(c.formatting, "minified" | "python"))
+    {
+        if !choose(&case.minified, &case.toon, Counting::Estimate).decided_exactly {
+            continue;
+        }
+        for share in 1..8 {
+            let (Some(json_at), Some(toon_at)) =
+                (cut(&case.minified, share), cut(&case.toon, share))
+            else {
+                continue;
+            };
+            let (json_rest, toon_rest) = (&case.minified[json_at..], &case.toon[toon_at..]);
+            let (json_estimate, toon_estimate) = estimates(json_rest, toon_rest);
+            let error = (toon_estimate as i64 - json_estimate as i64)
+                - (exact(toon_rest) as i64 - exact(json_rest) as i64);
+            let band = ((json_estimate + toon_estimate) * 8 / 100 + 4) as i64;
+            assert!(
+                error.abs() <= band,
+                "{} ({}), cut at {share}/8: the rests' difference is off by {error}, band {band}",
+                case.name,
+                case.formatting
+            );
+            checked += 1;
+            closest = closest.min(band - error.abs());
+        }
+    }
+    println!("staged band: {checked} cuts of near ties, the closest {closest} tokens inside");
+    assert!(checked > 1000, "only {checked} cuts");
 }
 
 /// Serves each case's JSON behind the default layer and checks what
@@ -251,5 +305,6 @@ async fn the_fallback_serves_the_format_with_fewer_exact_tokens_everywhere() {
     cases.extend(agent_api_cases().await);
     assert!(cases.len() >= 700, "only {} documents", cases.len());
     check_choices(&cases);
+    check_stages(&cases);
     check_served(&cases).await;
 }

@@ -28,7 +28,7 @@ use core::arch::x86_64::{
     _mm256_movemask_epi8, _mm256_or_si256, _mm256_sad_epu8, _mm256_set1_epi8, _mm256_setzero_si256,
 };
 
-use super::features::{FEATURES, RUN};
+use super::features::{FEATURES, RUN, lower};
 use super::kernel::{self, CHUNK};
 use super::weights::{
     ASCII_BASE, ASCII_OFFSET, ASCII_SCALE_BITS, FEATURE_WEIGHTS, RUN_WEIGHT, SCALE_BITS,
@@ -98,8 +98,20 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
     }
     // The runs that start in the last block, one at a time; the pairs and
     // runs from `i` on are the portable kernel's.
-    if let Some(last) = i.checked_sub(BLOCK).and_then(|start| bytes.get(start..)) {
-        runs += kernel::scalar_runs(last, BLOCK);
+    if i >= BLOCK {
+        // The windows that start in the last block and end past it: its
+        // letters with those of the few bytes after it (missing bytes are
+        // no letters), rather than a scalar pass over the block, which
+        // each call paid (the smart fallback's near ties estimate a text
+        // in sixteen slices).
+        let after = bytes
+            .get(i..)
+            .unwrap_or_default()
+            .iter()
+            .take(RUN - 1)
+            .enumerate()
+            .fold(0u32, |mask, (k, &b)| mask | u32::from(lower(b)) << k);
+        runs += run_starts(letters_before, after);
     }
     let tail = kernel::chunk_sum(bytes.get(i..).unwrap_or_default(), pairs.saturating_sub(i));
     let scores = unsafe {

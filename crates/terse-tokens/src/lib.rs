@@ -16,7 +16,9 @@
 //! [`choose`] is the smart fallback's decision between TOON and JSON: on the
 //! estimates when they are clearly apart, on exact counts when they are
 //! within the estimator's error band, so the format served is the one with
-//! fewer exact tokens (and the counts it returns are then the exact ones).
+//! fewer exact tokens (and the counts it returns are then the exact ones,
+//! or, for long texts decided before both were counted whole, the exact
+//! counts of their first slices plus the estimates of the rest).
 //!
 //! ```
 //! let body = br#"{"id":1,"title":"Weekly sync","start_at":"2025-06-02T09:30:00Z"}"#;
@@ -65,7 +67,7 @@ pub use choose::{Choice, Counting, EXACT_TIE_MAX_BYTES, Served, choose, estimate
 /// The two halves of [`choose`], for tower-terse's smart fallback, which
 /// renders the TOON between them. Not a stable API.
 #[doc(hidden)]
-pub use choose::{on_estimates, settle};
+pub use choose::{Weighed, on_estimates, settle, settle_weighed, weigh};
 pub use estimate::{estimate, estimate_portable};
 
 /// The estimator's byte classes and pair features, for the weight-fitting

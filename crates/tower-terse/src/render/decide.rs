@@ -25,7 +25,8 @@ pub(crate) fn toon_or_json(settings: &RenderSettings, json: &str, toon: &str) ->
 
 /// [`toon_or_json`], unless the estimates leave a near tie whose exact
 /// counts would take more than `count_here` work ([`exact_count_work`]):
-/// then `None`, and the tie is for [`tokens::settle`] elsewhere.
+/// then its estimates, and the tie is for [`tokens::settle_weighed`]
+/// elsewhere.
 ///
 /// [`exact_count_work`]: super::working::exact_count_work
 pub(crate) fn toon_or_json_within(
@@ -33,12 +34,12 @@ pub(crate) fn toon_or_json_within(
     json: &str,
     toon: &str,
     count_here: usize,
-) -> Option<Choice> {
+) -> Result<Choice, tokens::Weighed> {
     let work = super::working::exact_count_work(json.len().saturating_add(toon.len()));
     if settings.counting() == Counting::Estimate && work > count_here {
-        return tokens::on_estimates(json, toon);
+        return tokens::weigh(json, toon);
     }
-    Some(toon_or_json(settings, json, toon))
+    Ok(toon_or_json(settings, json, toon))
 }
 
 #[cfg(test)]

@@ -125,6 +125,8 @@ pub(crate) struct Tie {
     json: Candidate,
     /// Why TOON was tried, when another format was planned.
     fallback: Option<Fallback>,
+    /// The estimates that found the tie, which settling it reads again.
+    weighed: crate::tokens::Weighed,
 }
 
 /// The JSON a token-saving choice weighs TOON against: the cheapest JSON
@@ -258,12 +260,13 @@ pub(crate) fn settle(
         toon,
         json,
         fallback,
+        weighed,
     } = tie;
     let Ok(text) = std::str::from_utf8(body) else {
         // It was read as UTF-8 before it was encoded.
         return source.not_json();
     };
-    let choice = crate::tokens::settle(json.text(text), &toon);
+    let choice = crate::tokens::settle_weighed(json.text(text), &toon, weighed);
     source.served(choice, toon, json, fallback)
 }
 
@@ -403,9 +406,10 @@ impl Source<'_> {
         }
     }
 
-    /// The smart fallback's choice between `json` and `toon`, or `None`
-    /// for a near tie whose exact counts cost more than this call may do.
-    fn choose(&self, json: &str, toon: &str) -> Option<Choice> {
+    /// The smart fallback's choice between `json` and `toon`, or the
+    /// estimates of a near tie whose exact counts cost more than this call
+    /// may do.
+    fn choose(&self, json: &str, toon: &str) -> Result<Choice, crate::tokens::Weighed> {
         toon_or_json_within(self.settings, json, toon, self.count_here)
     }
 
@@ -527,13 +531,14 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
             }
             let json = json();
             match source.choose(&json, &text) {
-                Some(choice) => source
+                Ok(choice) => source
                     .served(choice, text, Candidate::Projected(json), fallback)
                     .into(),
-                None => Rendering::Tie(Tie {
+                Err(weighed) => Rendering::Tie(Tie {
                     toon: text,
                     json: Candidate::Projected(json),
                     fallback,
+                    weighed,
                 }),
             }
         }
@@ -574,11 +579,12 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
                 Candidate::Body
             };
             match source.choose(candidate.text(json), &text) {
-                Some(choice) => source.served(choice, text, candidate, fallback).into(),
-                None => Rendering::Tie(Tie {
+                Ok(choice) => source.served(choice, text, candidate, fallback).into(),
+                Err(weighed) => Rendering::Tie(Tie {
                     toon: text,
                     json: candidate,
                     fallback,
+                    weighed,
                 }),
             }
         }

@@ -31,7 +31,7 @@ pub use terse_tokens::{
 pub use terse_tokens::{exact, warm};
 // The smart fallback decides on the estimates first and settles a near tie
 // on exact counts apart from it (off an async worker).
-pub(crate) use terse_tokens::{on_estimates, settle};
+pub(crate) use terse_tokens::{Weighed, settle_weighed, weigh};
 
 /// The estimator's byte classes and pair features, for the weight-fitting
 /// tool in `tools/`. Not a stable API.
