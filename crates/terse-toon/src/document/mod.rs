@@ -736,14 +736,20 @@ impl<'t> FlatObject<'t> {
     }
 
     /// The value at `key` and its slot: the entry at `position` is tried
-    /// first, then every entry.
+    /// first, then (unless `in_place`) every entry.
     #[inline(always)]
-    pub(crate) fn value(self, position: usize, key: &str) -> Option<(Node<'t>, Slot)> {
+    pub(crate) fn value(
+        self,
+        position: usize,
+        key: &str,
+        in_place: bool,
+    ) -> Option<(Node<'t>, Slot)> {
         // Positions of slots, not slots, come back from the lookups: an
         // index travels in a register, where an optional slot went through
         // memory.
         let at = match self.value_at(position, key) {
             Some(at) => at,
+            None if in_place => return None,
             None => self.find(key)?,
         };
         let slot = *self.slots.get(at)?;

@@ -10,7 +10,7 @@
 //! active delimiter of each array equals the document delimiter and one
 //! delimiter governs all delimiter-aware quoting (spec §11.1).
 
-use super::out::{Out, Sink};
+use super::out::{Out, SHORT, Sink};
 use super::primitive::write_primitive;
 use super::shape::Table;
 use super::tree::{Kind, Tree};
@@ -25,7 +25,21 @@ pub(crate) fn emit<'t, T: Tree<'t>>(
     capacity: usize,
     limit: usize,
 ) -> Option<String> {
+    emit_sharing(root, options, capacity, limit, true)
+}
+
+/// [`emit`], with a table trying the last table's header first
+/// (`share_headers`) or always building its own: the same text either way,
+/// which the tests check.
+pub(crate) fn emit_sharing<'t, T: Tree<'t>>(
+    root: T,
+    options: &EncodeOptions,
+    capacity: usize,
+    limit: usize,
+    share_headers: bool,
+) -> Option<String> {
     let mut emitter = Emitter {
+        share_headers,
         out: Out::new(capacity, limit),
         indent_size: options.indent_size,
         delimiter: options.delimiter.as_byte(),
@@ -44,6 +58,11 @@ pub(crate) fn emit<'t, T: Tree<'t>>(
 
 /// A newline and the widest indentation written in one piece.
 const NEWLINE_SPACES: &str = "\n                                                                ";
+
+/// A newline and spaces, and spaces alone (the document's first line), as
+/// words for [`Out::push_word`].
+const NEWLINE_WORD: [u8; SHORT] = *b"\n               ";
+const SPACES_WORD: [u8; SHORT] = *b"                ";
 
 /// Where an array is written; it decides the empty form and whether the
 /// tabular form is allowed.
@@ -68,6 +87,9 @@ enum Frame<'t, T: Tree<'t>> {
 
 struct Emitter<'t, T: Tree<'t>> {
     out: Out,
+    /// Whether a table tries the last table's header before building its
+    /// own.
+    share_headers: bool,
     indent_size: usize,
     delimiter: u8,
     /// The delimiter symbol inside brackets: empty for comma.
@@ -76,6 +98,18 @@ struct Emitter<'t, T: Tree<'t>> {
     table: Table<'t, T>,
     /// Open objects and lists, innermost last.
     frames: Vec<Frame<'t, T>>,
+}
+
+/// How the rows of a table matched its header.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    /// Every row written matched (all of them, unless the output refused
+    /// a write first).
+    Match,
+    /// The first row did not.
+    FirstDiffers,
+    /// A later row did not.
+    Differs,
 }
 
 /// The next line a frame asks for.
@@ -128,14 +162,24 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     }
 
     /// Ends the current line (unless nothing is written yet) and indents:
-    /// one write of a newline and spaces from a static line, for depths
-    /// within it; wider indentation is written a line's worth at a time.
-    /// Always inlined: it runs once per line, and as a call it cost about
-    /// as much as its body.
+    /// one store of a word of a newline and spaces for indentation narrower
+    /// than a word (what follows the line's bytes in the word lands past the
+    /// text, to be overwritten); wider indentation from a static line, a
+    /// line's worth at a time. Always inlined: it runs once per line, and as
+    /// a call it cost about as much as its body.
     #[inline(always)]
     fn line(&mut self, depth: usize) {
         let start = usize::from(self.out.is_empty());
         let width = depth.saturating_mul(self.indent_size);
+        if width < SHORT {
+            let word = if start == 0 {
+                NEWLINE_WORD
+            } else {
+                SPACES_WORD
+            };
+            self.out.push_word(word, width + 1 - start);
+            return;
+        }
         match NEWLINE_SPACES.get(start..=width) {
             Some(line) => self.out.push_str(line),
             None => self.wide_line(start, width),
@@ -246,15 +290,30 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     /// that does not. Output that passes the limit on the way says nothing
     /// of the rows after it, so the rows are then checked without writing,
     /// and written again only when they all match.
+    ///
+    /// Lists of records often hold many tables of one shape (each order's
+    /// items): when the last header taken is of leaves only, the first row
+    /// is tried against it in its order before the header is built again
+    /// from that row, which then costs nothing when it would be the same.
     fn table(&mut self, array: T, len: usize, depth: usize) -> bool {
         let Some(first) = array.items().next() else {
             return false;
         };
-        if !self.table.start(first) {
-            return false;
-        }
         let mark = self.out.mark();
-        let matched = self.table_rows(array, len, depth);
+        let mut rows = Rows::FirstDiffers;
+        if self.share_headers && self.table.has_flat_header() {
+            rows = self.table_rows(array, len, depth, true);
+            if rows == Rows::FirstDiffers {
+                self.out.rewind(mark);
+            }
+        }
+        if rows == Rows::FirstDiffers {
+            if !self.table.start(first) {
+                return false;
+            }
+            rows = self.table_rows(array, len, depth, false);
+        }
+        let matched = rows == Rows::Match;
         if matched && !self.out.is_over() {
             return true;
         }
@@ -262,26 +321,37 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
         if !matched || !self.table.detect(array.items()) {
             return false;
         }
-        self.table_rows(array, len, depth);
+        self.table_rows(array, len, depth, false);
         true
     }
 
     /// The header taken by `self.table` and the rows of `array` below it,
-    /// until the output refuses a write; `false` at the first row that does
-    /// not match the header, what was written left to the caller.
-    fn table_rows(&mut self, array: T, len: usize, depth: usize) -> bool {
+    /// until the output refuses a write; at the first row that does not
+    /// match the header, what was written is left to the caller. With
+    /// `first_in_order`, the first row matches only with its keys in the
+    /// header's order.
+    fn table_rows(&mut self, array: T, len: usize, depth: usize, first_in_order: bool) -> Rows {
         self.bracket(len, false);
         self.table.write_header(&mut self.out, self.delimiter);
-        for row in array.items() {
+        let mut in_order = first_in_order;
+        for (index, row) in array.items().enumerate() {
             if self.out.is_over() {
                 break;
             }
             self.line(depth + 1);
-            if !self.table.write_row(&mut self.out, row, self.delimiter) {
-                return false;
+            if !self
+                .table
+                .write_row(&mut self.out, row, self.delimiter, in_order)
+            {
+                return if index == 0 {
+                    Rows::FirstDiffers
+                } else {
+                    Rows::Differs
+                };
             }
+            in_order = false;
         }
-        true
+        Rows::Match
     }
 
     /// One element of an expanded list at `depth`.
@@ -336,7 +406,8 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
             write_key(&mut self.out, entry_key);
             self.out.push_str(": ");
             // Detection matched every row already.
-            self.table.write_row(&mut self.out, value, self.delimiter);
+            self.table
+                .write_row(&mut self.out, value, self.delimiter, false);
         }
     }
 }

@@ -3,9 +3,8 @@
 //! Every write is checked before it lands: a write that would take the text
 //! past the bound is dropped and marks the output as over the limit, so the
 //! text never holds a byte past the bound, whatever one line or one string
-//! holds. The check is one comparison per write, beside the room check.
-//! The buffer grows by doubling, capped at the bound, so its capacity never
-//! passes the bound either.
+//! holds. The buffer grows by doubling, capped at the bound, so a short
+//! write that lands inside it needs no check of the bound of its own.
 
 /// Something the number and string writers append text to: a plain `String`
 /// (the document's side buffer) or the emitter's bounded [`Out`].
@@ -37,32 +36,44 @@ pub(crate) struct Mark {
     over: bool,
 }
 
-/// Writes of at most this many bytes are copied a word or two at a time,
+/// Writes of at most this many bytes are stored as one fixed-width word,
 /// inline, when the buffer has this much room past the text.
-const SHORT: usize = 16;
+pub(crate) const SHORT: usize = 16;
+
+/// Zeros to extend the buffer with as the text grows.
+static ZEROS: [u8; 1024] = [0; 1024];
 
 /// The emitter's output: text that never grows past `limit` bytes.
 ///
-/// The text is kept as bytes, so that a short write (a key, a cell, a
-/// number, most strings of API data) is a store of one fixed-width word
-/// (the text's bytes and whatever follows, then cut back to the text)
-/// rather than a call to `memcpy` through `String::push_str`: the emitter
-/// makes one or two writes per value, and the call cost more than the copy.
-/// The text is checked as UTF-8 once, at the end, which its ASCII fast path
-/// does many bytes a step; every write is a whole `&str` or an ASCII byte,
-/// so the check always passes.
+/// The text is kept as bytes at the start of a buffer whose every byte is
+/// initialised (zeros, or what a store past the text or a rewind left
+/// there), with its own length beside it. A short write (a key, a cell, a
+/// number, an indentation, most strings of API data) is then one store of
+/// a fixed-width word at the text's end, checked once against the
+/// buffer's length, and an addition to the length: no call to `memcpy`,
+/// no second check of the room, no cut back of a vector's length. The
+/// buffer is never longer than the limit, so a store that lands inside it
+/// keeps the text within the limit without a check of its own. The text is
+/// checked as UTF-8 once, at the end, which its ASCII fast path does many
+/// bytes a step; every write is a whole `&str` or ASCII bytes, so the check
+/// always passes.
 pub(crate) struct Out {
-    text: Vec<u8>,
+    /// The text (its first `len` bytes), then room; never longer than
+    /// `limit`.
+    buf: Vec<u8>,
+    len: usize,
     limit: usize,
     over: bool,
 }
 
 impl Out {
     /// An empty output that takes at most `limit` bytes, with room for
-    /// `capacity` bytes (never more than `limit`) reserved up front.
+    /// `capacity` bytes (never more than `limit`) reserved up front (and
+    /// zeroed as the text reaches it).
     pub(crate) fn new(capacity: usize, limit: usize) -> Self {
         Out {
-            text: Vec::with_capacity(capacity.min(limit)),
+            buf: Vec::with_capacity(capacity.min(limit)),
+            len: 0,
             limit,
             over: false,
         }
@@ -78,18 +89,19 @@ impl Out {
     /// Whether nothing is written yet.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
-        self.text.is_empty()
+        self.len == 0
     }
 
     /// The text, or `None` when a write passed the limit.
-    pub(crate) fn finish(self) -> Option<String> {
+    pub(crate) fn finish(mut self) -> Option<String> {
         if self.over {
             return None;
         }
-        // Every write was a whole `&str` or an ASCII byte, so the text is
+        self.buf.truncate(self.len);
+        // Every write was a whole `&str` or ASCII bytes, so the text is
         // UTF-8; the lossy arm is never taken, and stands in for a panic.
         Some(
-            String::from_utf8(self.text)
+            String::from_utf8(self.buf)
                 .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()),
         )
     }
@@ -98,7 +110,7 @@ impl Out {
     #[inline]
     pub(crate) fn mark(&self) -> Mark {
         Mark {
-            len: self.text.len(),
+            len: self.len,
             over: self.over,
         }
     }
@@ -106,7 +118,7 @@ impl Out {
     /// Takes back what was written since `mark` (one of this output's), a
     /// refused write included: the output is as it was at the mark.
     pub(crate) fn rewind(&mut self, mark: Mark) {
-        self.text.truncate(mark.len);
+        self.len = mark.len.min(self.len);
         self.over = mark.over;
     }
 
@@ -114,41 +126,79 @@ impl Out {
     #[inline]
     pub(crate) fn push_byte(&mut self, byte: u8) {
         debug_assert!(byte.is_ascii());
-        if self.text.len() == self.limit {
+        // Masked to seven bits (a no-op for ASCII), so that the text stays
+        // UTF-8 whatever a caller passes.
+        match self.buf.get_mut(self.len) {
+            Some(slot) => {
+                *slot = byte & 0x7f;
+                self.len += 1;
+            }
+            None => self.push_slow(&[byte & 0x7f]),
+        }
+    }
+
+    /// Appends the first `n` bytes of `word` (at most [`SHORT`]; ASCII, or
+    /// whole characters), storing the whole word when there is room for it:
+    /// what follows the `n` bytes lands past the text, to be overwritten.
+    #[inline(always)]
+    pub(crate) fn push_word(&mut self, word: [u8; SHORT], n: usize) {
+        let n = n.min(SHORT);
+        match self
+            .buf
+            .get_mut(self.len..)
+            .and_then(|room| room.first_chunk_mut::<SHORT>())
+        {
+            Some(room) => {
+                *room = word;
+                self.len += n;
+            }
+            None => self.push_slow(word.get(..n).unwrap_or_default()),
+        }
+    }
+
+    /// Makes room for `additional` more bytes past the text (the caller has
+    /// checked the limit), with a word's room to spare, but never past the
+    /// limit. The room is zeroed a step of [`ZEROS`] at a time as the text
+    /// reaches it, so a buffer costs the zeroing of what the text uses; in
+    /// steps of that size, rather than one `memset` of the whole room, a
+    /// copy runs a vector loop, not a byte-per-step `rep stosb`.
+    #[cold]
+    fn grow(&mut self, additional: usize) {
+        let wanted = self
+            .len
+            .saturating_add(additional)
+            .saturating_add(SHORT)
+            .max(self.buf.len().saturating_add(ZEROS.len()))
+            .min(self.limit);
+        while self.buf.len() < wanted {
+            let step = (wanted - self.buf.len()).min(ZEROS.len());
+            self.buf
+                .extend_from_slice(ZEROS.get(..step).unwrap_or_default());
+        }
+    }
+
+    /// Appends `bytes` (whole characters) when the fast path of a short
+    /// store has no room: a long text, or one near the end of the buffer
+    /// or of the limit.
+    #[inline(never)]
+    fn push_slow(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        // `len <= limit` always holds, so the subtraction cannot wrap.
+        if n > self.limit - self.len {
             self.over = true;
             return;
         }
-        if self.text.len() == self.text.capacity() {
-            self.grow(1);
+        if n > self.buf.len() - self.len {
+            self.grow(n);
         }
-        // Masked to seven bits (a no-op for ASCII), so that the text stays
-        // UTF-8 whatever a caller passes.
-        self.text.push(byte & 0x7f);
-    }
-
-    /// Makes room for `additional` more bytes (the caller has checked the
-    /// limit): doubling, but never past the limit.
-    #[cold]
-    fn grow(&mut self, additional: usize) {
-        let len = self.text.len();
-        let wanted = self
-            .text
-            .capacity()
-            .saturating_mul(2)
-            .max(len + additional)
-            .max(64)
-            .min(self.limit);
-        self.text.reserve_exact(wanted - len);
-    }
-
-    /// [`push_str`](Sink::push_str) of a long text, or of one near the end
-    /// of the room (the limit checked already).
-    #[inline(never)]
-    fn push_long(&mut self, text: &str) {
-        if text.len() > self.text.capacity() - self.text.len() {
-            self.grow(text.len());
+        match self.buf.get_mut(self.len..self.len + n) {
+            Some(room) => {
+                room.copy_from_slice(bytes);
+                self.len += n;
+            }
+            // `grow` made the room (the limit allows it); never taken.
+            None => self.over = true,
         }
-        self.text.extend_from_slice(text.as_bytes());
     }
 }
 
@@ -180,20 +230,12 @@ fn short_word(src: &[u8]) -> [u8; SHORT] {
 impl Sink for Out {
     #[inline]
     fn push_str(&mut self, text: &str) {
-        let (n, len) = (text.len(), self.text.len());
-        // `len <= limit` always holds, so the subtraction cannot wrap.
-        if n > self.limit - len {
-            self.over = true;
-            return;
+        let bytes = text.as_bytes();
+        if bytes.len() <= SHORT {
+            self.push_word(short_word(bytes), bytes.len());
+        } else {
+            self.push_slow(bytes);
         }
-        if n <= SHORT && self.text.capacity() - len >= SHORT {
-            // The whole word fits the room; the bytes past the text are
-            // cut at once.
-            self.text.extend_from_slice(&short_word(text.as_bytes()));
-            self.text.truncate(len + n);
-            return;
-        }
-        self.push_long(text);
     }
 
     #[inline]
@@ -219,8 +261,8 @@ mod tests {
         assert!(!out.is_over());
         out.push('f');
         assert!(out.is_over());
-        assert!(out.text.capacity() <= 5);
-        assert_eq!(out.text.as_slice(), b"abcde");
+        assert!(out.buf.len() <= 5);
+        assert_eq!(&out.buf[..out.len], b"abcde");
         assert_eq!(out.finish(), None);
     }
 
@@ -229,7 +271,7 @@ mod tests {
         let mut out = Out::new(0, 100);
         for _ in 0..100 {
             out.push('x');
-            assert!(out.text.capacity() <= 100);
+            assert!(out.buf.len() <= 100);
         }
         assert_eq!(out.finish().map(|text| text.len()), Some(100));
     }
@@ -260,6 +302,58 @@ mod tests {
                     assert_eq!(out.finish().as_deref(), Some(expected.as_str()));
                 }
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// Any run of writes, rewinds included, leaves the text a plain
+        /// string gets from the writes that fit the limit, and the output
+        /// over the limit exactly when one did not fit.
+        #[test]
+        fn writes_are_those_of_a_plain_string_within_the_limit(
+            capacity in 0usize..80,
+            limit in 0usize..120,
+            writes in proptest::collection::vec((0u8..4, "[a-zé]{0,40}", 0usize..=SHORT), 0..40),
+        ) {
+            let mut out = Out::new(capacity, limit);
+            let (mut model, mut over) = (String::new(), false);
+            let mut marks = Vec::new();
+            for (what, text, n) in writes {
+                let piece = match what {
+                    0 => text.clone(),
+                    1 => "\n                ".get(..n).unwrap_or_default().to_owned(),
+                    2 => "x".to_owned(),
+                    _ => String::new(),
+                };
+                match what {
+                    0 => out.push_str(&text),
+                    1 => {
+                        let mut word = [b' '; SHORT];
+                        word[0] = b'\n';
+                        out.push_word(word, n);
+                    }
+                    2 => out.push_byte(b'x'),
+                    _ => {
+                        if let Some((mark, len, was_over)) = marks.pop() {
+                            out.rewind(mark);
+                            model.truncate(len);
+                            over = was_over;
+                        } else {
+                            marks.push((out.mark(), model.len(), over));
+                        }
+                        continue;
+                    }
+                }
+                if model.len() + piece.len() <= limit {
+                    model.push_str(&piece);
+                } else {
+                    over = true;
+                }
+                proptest::prop_assert!(out.buf.len() <= limit);
+                proptest::prop_assert_eq!(&out.buf[..out.len], model.as_bytes());
+                proptest::prop_assert_eq!(out.is_over(), over);
+            }
+            proptest::prop_assert_eq!(out.finish(), (!over).then_some(model));
         }
     }
 

@@ -68,9 +68,11 @@ pub(crate) trait Tree<'t>: Copy {
     /// A row of as many entries as the header has names, each name found
     /// among them, has exactly the header's keys, as an object's keys are
     /// distinct. Rows usually list their keys in the header's order, so
-    /// the next entry is tried before a lookup.
+    /// the next entry is tried before a lookup. With `IN_ORDER`, the keys
+    /// must also be in the header's order: the row is then one the header
+    /// could have been built from.
     #[inline]
-    fn walk_flat(
+    fn walk_flat<const IN_ORDER: bool>(
         self,
         names: impl ExactSizeIterator<Item = &'t str>,
         mut leaf: impl FnMut(Self, Kind<'t>),
@@ -80,7 +82,15 @@ pub(crate) trait Tree<'t>: Copy {
         }
         let mut entries = self.entries();
         for name in names {
-            let Some(value) = next_or_get(self, &mut entries, name) else {
+            let found = if IN_ORDER {
+                match entries.next() {
+                    Some((key, value)) if same_bytes(key, name) => Some(value),
+                    _ => None,
+                }
+            } else {
+                next_or_get(self, &mut entries, name)
+            };
+            let Some(value) = found else {
                 return false;
             };
             let kind = value.kind();
@@ -186,7 +196,7 @@ impl<'t> Tree<'t> for Node<'t> {
     /// scalars: each cell is read at its field's position, with one
     /// comparison of a key, and its slot is read once.
     #[inline]
-    fn walk_flat(
+    fn walk_flat<const IN_ORDER: bool>(
         self,
         names: impl ExactSizeIterator<Item = &'t str>,
         mut leaf: impl FnMut(Self, Kind<'t>),
@@ -200,7 +210,7 @@ impl<'t> Tree<'t> for Node<'t> {
             return false;
         }
         for (position, name) in names.enumerate() {
-            let Some((value, slot)) = row.value(position, name) else {
+            let Some((value, slot)) = row.value(position, name, IN_ORDER) else {
                 return false;
             };
             let kind = node_kind(value.kind_of(slot));
