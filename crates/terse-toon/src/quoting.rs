@@ -5,7 +5,7 @@
 //! values follow [`needs_quotes`]; anything quoted is escaped by
 //! [`write_quoted`].
 
-use crate::encode::out::Sink;
+use crate::encode::out::{Out, Sink};
 
 /// Bytes that force a string value into quotes wherever they appear: the
 /// structural characters `: " \ [ ] { }`, every C0 control character, and
@@ -66,7 +66,12 @@ pub(crate) fn is_unquoted_key(key: &str) -> bool {
 /// Whether the string value `value` must be quoted when `delimiter` is the
 /// delimiter that matters at its position (spec §7.2, §11.1).
 pub(crate) fn needs_quotes(value: &str, delimiter: u8) -> bool {
-    let bytes = value.as_bytes();
+    needs_quotes_bytes(value.as_bytes(), delimiter)
+}
+
+/// [`needs_quotes`] of the bytes of a string value.
+#[inline(always)]
+fn needs_quotes_bytes(bytes: &[u8], delimiter: u8) -> bool {
     let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
         return true;
     };
@@ -79,7 +84,7 @@ pub(crate) fn needs_quotes(value: &str, delimiter: u8) -> bool {
     }
     match first {
         b'0'..=b'9' | b'+' => is_numeric_like(bytes),
-        b't' | b'f' | b'n' => matches!(value, "true" | "false" | "null"),
+        b't' | b'f' | b'n' => matches!(bytes, b"true" | b"false" | b"null"),
         _ => false,
     }
 }
@@ -247,10 +252,18 @@ pub(crate) fn write_quoted(out: &mut impl Sink, text: &str) {
 /// it cost more than its body.
 #[inline(always)]
 pub(crate) fn write_key(out: &mut impl Sink, key: &str) {
+    write_key_then(out, key, "");
+}
+
+/// [`write_key`] and then `suffix` (`": "` or `":"`), in one write when
+/// the key needs no quotes and both are short.
+#[inline(always)]
+pub(crate) fn write_key_then(out: &mut impl Sink, key: &str, suffix: &str) {
     if is_unquoted_key(key) {
-        out.push_str(key);
+        out.push_str_then(key, suffix);
     } else {
         write_quoted(out, key);
+        out.push_str(suffix);
     }
 }
 
@@ -263,6 +276,21 @@ pub(crate) fn write_root_string(out: &mut impl Sink, value: &str, delimiter: u8)
         write_quoted(out, value);
     } else {
         write_string(out, value, delimiter);
+    }
+}
+
+/// [`write_string`] of a value given as its bytes (whole text of the
+/// document), into the emitter's output, which takes bytes: the text is
+/// looked at as a `&str` only to be quoted.
+pub(crate) fn write_string_bytes(out: &mut Out, value: &[u8], delimiter: u8) {
+    if !needs_quotes_bytes(value, delimiter) {
+        out.push_bytes(value);
+        return;
+    }
+    match std::str::from_utf8(value) {
+        Ok(text) => write_quoted(out, text),
+        // Never taken: the bytes are whole text.
+        Err(_) => write_quoted(out, &String::from_utf8_lossy(value)),
     }
 }
 

@@ -296,6 +296,13 @@ impl<'a> Document<'a> {
         text.resolve(self.src, &self.owned)
     }
 
+    /// The bytes of a text, without the checks that its ends are character
+    /// boundaries (they are: the parser stores whole texts).
+    #[inline(always)]
+    fn text_bytes(&self, text: Text) -> &[u8] {
+        text.resolve_bytes(self.src.as_bytes(), self.owned.as_bytes())
+    }
+
     /// Whether the stored `text` is `key`. Lengths are compared before the
     /// text is looked up: most keys differ in length, and this is the hot
     /// loop of template rendering. The bytes are compared without resolving
@@ -389,6 +396,37 @@ impl<'t> Node<'t> {
     #[inline]
     pub fn is_object(self) -> bool {
         matches!(self.slot(), Slot::Object { .. })
+    }
+
+    /// The number of entries, when the node is an object; read from the
+    /// slot alone, without looking up a text.
+    #[inline]
+    pub(crate) fn object_len(self) -> Option<usize> {
+        match self.slot() {
+            Slot::Object { len, .. } => Some(len as usize),
+            _ => None,
+        }
+    }
+
+    /// Whether the node is an array or an object; read from the slot alone,
+    /// without looking up a text.
+    #[inline]
+    pub(crate) fn is_container(self) -> bool {
+        matches!(self.slot(), Slot::Array { .. } | Slot::Object { .. })
+    }
+
+    /// The value of the first entry, when the node is a non-empty object,
+    /// without looking up its key: an object's first key is the slot after
+    /// it, and that key's value the one after that.
+    #[inline]
+    pub(crate) fn first_value(self) -> Option<Node<'t>> {
+        match self.slot() {
+            Slot::Object { len, .. } if len > 0 => Some(Node {
+                doc: self.doc,
+                idx: self.idx + 2,
+            }),
+            _ => None,
+        }
     }
 
     /// The string, when the node is one.
@@ -744,14 +782,7 @@ impl<'t> FlatObject<'t> {
         key: &str,
         in_place: bool,
     ) -> Option<(Node<'t>, Slot)> {
-        // Positions of slots, not slots, come back from the lookups: an
-        // index travels in a register, where an optional slot went through
-        // memory.
-        let at = match self.value_at(position, key) {
-            Some(at) => at,
-            None if in_place => return None,
-            None => self.find(key)?,
-        };
+        let at = self.locate(position, key, in_place)?;
         let slot = *self.slots.get(at)?;
         Some((
             Node {
@@ -761,6 +792,34 @@ impl<'t> FlatObject<'t> {
             },
             slot,
         ))
+    }
+
+    /// The value at `key` as a [`Scalar`], found as [`value`](Self::value)
+    /// finds it: what a table's cell writes, its text as bytes.
+    #[inline(always)]
+    pub(crate) fn scalar(self, position: usize, key: &str, in_place: bool) -> Option<Scalar<'t>> {
+        let at = self.locate(position, key, in_place)?;
+        Some(match *self.slots.get(at)? {
+            Slot::Null => Scalar::Null,
+            Slot::Bool(b) => Scalar::Bool(b),
+            Slot::Number(text, _) => Scalar::Number(self.doc.text_bytes(text)),
+            Slot::String(text) => Scalar::String(self.doc.text_bytes(text)),
+            Slot::Array { .. } | Slot::Object { .. } => Scalar::Container,
+        })
+    }
+
+    /// The position in `slots` of the value at `key`: the entry at
+    /// `position` is tried first, then (unless `in_place`) every entry.
+    #[inline(always)]
+    fn locate(self, position: usize, key: &str, in_place: bool) -> Option<usize> {
+        // Positions of slots, not slots, come back from the lookups: an
+        // index travels in a register, where an optional slot went through
+        // memory.
+        match self.value_at(position, key) {
+            Some(at) => Some(at),
+            None if in_place => None,
+            None => self.find(key),
+        }
     }
 
     /// The position in `slots` of the value of the entry at `position`,
@@ -780,6 +839,23 @@ impl<'t> FlatObject<'t> {
     fn find(self, key: &str) -> Option<usize> {
         (0..self.len()).find_map(|position| self.value_at(position, key))
     }
+}
+
+/// A value of a [`FlatObject`] as a table's cell writes it: a scalar with
+/// its text as bytes, which a writer into a byte buffer checked as UTF-8 at
+/// its end copies without the checks that the ends of a `&str` are
+/// character boundaries (the text is whole text of the document either
+/// way).
+#[derive(Clone, Copy)]
+pub(crate) enum Scalar<'t> {
+    Null,
+    Bool(bool),
+    /// The canonical text (TOON's, spec §2).
+    Number(&'t [u8]),
+    /// The unescaped text.
+    String(&'t [u8]),
+    /// An empty array or object: no scalar.
+    Container,
 }
 
 /// Compact JSON, as `serde_json` writes it.

@@ -14,7 +14,7 @@ use super::out::{Out, SHORT, Sink};
 use super::primitive::write_primitive;
 use super::shape::Table;
 use super::tree::{Kind, Tree};
-use crate::quoting::{write_key, write_root_string};
+use crate::quoting::{write_key, write_key_then, write_root_string};
 use crate::{Delimiter, EncodeOptions};
 
 /// Encodes `root` as a TOON document of at most `limit` bytes; `None` when
@@ -61,8 +61,8 @@ const NEWLINE_SPACES: &str = "\n                                                
 
 /// A newline and spaces, and spaces alone (the document's first line), as
 /// words for [`Out::push_word`].
-const NEWLINE_WORD: [u8; SHORT] = *b"\n               ";
-const SPACES_WORD: [u8; SHORT] = *b"                ";
+const NEWLINE_WORD: u128 = u128::from_le_bytes(*b"\n               ");
+const SPACES_WORD: u128 = u128::from_le_bytes(*b"                ");
 
 /// Where an array is written; it decides the empty form and whether the
 /// tabular form is allowed.
@@ -212,14 +212,12 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                 if self.keyed_fields(value, len) {
                     self.keyed_table(Some(key), value, len, depth);
                 } else {
-                    write_key(&mut self.out, key);
-                    self.out.push(':');
+                    write_key_then(&mut self.out, key, ":");
                     self.frames.push(Frame::Fields(value.entries(), depth + 1));
                 }
             }
             kind => {
-                write_key(&mut self.out, key);
-                self.out.push_str(": ");
+                write_key_then(&mut self.out, key, ": ");
                 self.primitive(value, kind);
             }
         }
@@ -257,7 +255,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
             }
             return;
         }
-        if array.items().all(|item| item.kind().is_primitive()) {
+        if !array.items().any(Tree::is_container) {
             self.bracket(len, false);
             self.out.push_str(": ");
             let mut first = true;
@@ -387,7 +385,10 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     /// before the header walk starts.
     fn keyed_fields(&mut self, object: T, len: usize) -> bool {
         len >= 2
-            && matches!(object.entries().next(), Some((_, first)) if matches!(first.kind(), Kind::Object(n) if n > 0))
+            && object
+                .first_value()
+                .and_then(Tree::object_len)
+                .is_some_and(|n| n > 0)
             && self.table.detect(object.entries().map(|(_, value)| value))
     }
 

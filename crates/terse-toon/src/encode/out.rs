@@ -11,6 +11,13 @@
 pub(crate) trait Sink {
     fn push_str(&mut self, text: &str);
 
+    /// Appends `text` and then `suffix` (a separator such as `": "`).
+    #[inline]
+    fn push_str_then(&mut self, text: &str, suffix: &str) {
+        self.push_str(text);
+        self.push_str(suffix);
+    }
+
     #[inline]
     fn push(&mut self, c: char) {
         self.push_str(c.encode_utf8(&mut [0; 4]));
@@ -55,8 +62,8 @@ static ZEROS: [u8; 1024] = [0; 1024];
 /// buffer is never longer than the limit, so a store that lands inside it
 /// keeps the text within the limit without a check of its own. The text is
 /// checked as UTF-8 once, at the end, which its ASCII fast path does many
-/// bytes a step; every write is a whole `&str` or ASCII bytes, so the check
-/// always passes.
+/// bytes a step; every write is whole text (of a `&str`, or of the
+/// document) or ASCII bytes, so the check always passes.
 pub(crate) struct Out {
     /// The text (its first `len` bytes), then room; never longer than
     /// `limit`.
@@ -137,11 +144,23 @@ impl Out {
         }
     }
 
+    /// Appends `bytes`: whole text (of a `&str`, or of the document a
+    /// table's cell is read from), so that the text stays UTF-8.
+    #[inline(always)]
+    pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
+        if bytes.len() <= SHORT {
+            self.push_word(short_word(bytes), bytes.len());
+        } else {
+            self.push_slow(bytes);
+        }
+    }
+
     /// Appends the first `n` bytes of `word` (at most [`SHORT`]; ASCII, or
     /// whole characters), storing the whole word when there is room for it:
     /// what follows the `n` bytes lands past the text, to be overwritten.
     #[inline(always)]
-    pub(crate) fn push_word(&mut self, word: [u8; SHORT], n: usize) {
+    pub(crate) fn push_word(&mut self, word: u128, n: usize) {
+        let word = word.to_le_bytes();
         let n = n.min(SHORT);
         match self
             .buf
@@ -202,40 +221,53 @@ impl Out {
     }
 }
 
-/// `src` (at most [`SHORT`] bytes) at the start of a word, with two
-/// overlapping copies of a fixed width: no call, no loop.
+/// `src` (at most [`SHORT`] bytes) as the low bytes of a word (zeros
+/// above), from two overlapping reads of a fixed width: no call, no loop.
+/// A `u128` rather than a byte array, so that it stays in registers and
+/// what is added to it is a shift and an or.
 #[inline(always)]
-fn short_word(src: &[u8]) -> [u8; SHORT] {
-    let mut word = [0; SHORT];
+fn short_word(src: &[u8]) -> u128 {
     let n = src.len();
+    let at = |i: usize| u128::from(src.get(i).copied().unwrap_or(0));
+    let u64_at = |i: usize| {
+        src.get(i..i + 8)
+            .and_then(|w| w.try_into().ok())
+            .map_or(0, |w| u128::from(u64::from_le_bytes(w)))
+    };
+    let u32_at = |i: usize| {
+        src.get(i..i + 4)
+            .and_then(|w| w.try_into().ok())
+            .map_or(0, |w| u128::from(u32::from_le_bytes(w)))
+    };
+    // The overlapping reads hold the same bytes where they overlap, so an
+    // or of the two is the text.
     match n {
-        8..=SHORT => {
-            word[..8].copy_from_slice(&src[..8]);
-            word[n - 8..n].copy_from_slice(&src[n - 8..]);
-        }
-        4..=7 => {
-            word[..4].copy_from_slice(&src[..4]);
-            word[n - 4..n].copy_from_slice(&src[n - 4..]);
-        }
-        1..=3 => {
-            word[0] = src[0];
-            word[n / 2] = src[n / 2];
-            word[n - 1] = src[n - 1];
-        }
-        _ => {}
+        8..=SHORT => u64_at(0) | (u64_at(n - 8) << (8 * (n - 8))),
+        4..=7 => u32_at(0) | (u32_at(n - 4) << (8 * (n - 4))),
+        1..=3 => at(0) | (at(n / 2) << (8 * (n / 2))) | (at(n - 1) << (8 * (n - 1))),
+        _ => 0,
     }
-    word
 }
 
 impl Sink for Out {
-    #[inline]
-    fn push_str(&mut self, text: &str) {
-        let bytes = text.as_bytes();
-        if bytes.len() <= SHORT {
-            self.push_word(short_word(bytes), bytes.len());
+    /// One store of a word when both fit one: a key and its `": "`.
+    #[inline(always)]
+    fn push_str_then(&mut self, text: &str, suffix: &str) {
+        let (n, m) = (text.len(), suffix.len());
+        if n + m <= SHORT {
+            let word = short_word(text.as_bytes()) | (short_word(suffix.as_bytes()) << (8 * n));
+            self.push_word(word, n + m);
         } else {
-            self.push_slow(bytes);
+            self.push_str(text);
+            self.push_str(suffix);
         }
+    }
+
+    // Always inlined: most writes are of a few bytes, whose length the
+    // compiler then often knows, and as a call it cost more than its body.
+    #[inline(always)]
+    fn push_str(&mut self, text: &str) {
+        self.push_bytes(text.as_bytes());
     }
 
     #[inline]
@@ -330,7 +362,7 @@ mod tests {
                     1 => {
                         let mut word = [b' '; SHORT];
                         word[0] = b'\n';
-                        out.push_word(word, n);
+                        out.push_word(u128::from_le_bytes(word), n);
                     }
                     2 => out.push_byte(b'x'),
                     _ => {

@@ -188,6 +188,17 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
         delimiter: u8,
         in_order: bool,
     ) -> bool {
+        if self.flat {
+            let names = self.fields.iter().map(|field| field.name);
+            let written = if in_order {
+                row.write_flat_row::<true>(names, out, delimiter)
+            } else {
+                row.write_flat_row::<false>(names, out, delimiter)
+            };
+            if let Some(matched) = written {
+                return matched;
+            }
+        }
         let mut first = true;
         self.walk(row, in_order, |value, kind| {
             if !first {

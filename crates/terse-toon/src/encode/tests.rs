@@ -539,8 +539,10 @@ fn escaped_and_repeated_keys_match_the_header_by_their_text() {
 /// table out.
 fn pooled_record() -> impl Strategy<Value = String> {
     let value = prop_oneof![
-        6 => Just("1".to_owned()),
-        6 => "[a-c ,:]{0,3}".prop_map(|s| serde_json::to_string(&s).unwrap()),
+        6 => prop::sample::select(vec!["1", "-0.0", "1e21", "2.50", "-7", "true", "false"])
+            .prop_map(str::to_owned),
+        6 => "[a-c ,:|\t\\\"é0-9.e+-]{0,3}|true|null|long string of [a-z ]{9,30}"
+            .prop_map(|s| serde_json::to_string(&s).unwrap()),
         2 => Just("null".to_owned()),
         1 => Just(r#"{"x":1}"#.to_owned()),
         1 => Just("[1]".to_owned()),
@@ -589,7 +591,9 @@ proptest! {
 
     /// A table that tries the last table's header first writes what one
     /// that builds its own header writes, on both paths and at every limit
-    /// (a limit that cuts a table short takes the checked path).
+    /// (a limit that cuts a table short takes the checked path); and the
+    /// document's rows, written from their slots' bytes, are what the walk
+    /// of a `Value`'s rows writes.
     #[test]
     fn a_shared_header_is_the_header_a_table_builds(
         json in tables_of_one_list(),

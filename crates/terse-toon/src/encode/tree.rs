@@ -10,8 +10,9 @@
 //! [`encode_json`]: crate::encode_json()
 
 use super::number;
-use super::out::Sink;
-use crate::document::{self, Node, same_bytes};
+use super::out::{Out, Sink};
+use crate::document::{self, Node, Scalar, same_bytes};
+use crate::quoting::write_string_bytes;
 use serde_json::{Map, Value};
 
 /// What a node is, with the data the emitter needs without a second lookup.
@@ -54,6 +55,42 @@ pub(crate) trait Tree<'t>: Copy {
 
     /// The entries; empty unless the node is an object.
     fn entries(self) -> Self::Entries;
+
+    /// The number of entries, when the node is an object: what a check of
+    /// the form needs, without the text a string's [`kind`](Self::kind)
+    /// looks up.
+    fn object_len(self) -> Option<usize> {
+        match self.kind() {
+            Kind::Object(len) => Some(len),
+            _ => None,
+        }
+    }
+
+    /// Whether the node is an array or an object (not a primitive), without
+    /// the text a string's [`kind`](Self::kind) looks up.
+    fn is_container(self) -> bool {
+        !self.kind().is_primitive()
+    }
+
+    /// The value of the first entry, when the node is a non-empty object.
+    fn first_value(self) -> Option<Self> {
+        self.entries().next().map(|(_, value)| value)
+    }
+
+    /// Writes a table row along a header of leaves only (`names`, distinct)
+    /// as [`walk_flat`](Self::walk_flat) walks it, its cells joined by
+    /// `delimiter`: `Some(false)` as soon as the row does not match (what
+    /// was written is the caller's to take back); `None` when the tree has
+    /// no writer of its own and the caller walks the row.
+    fn write_flat_row<const IN_ORDER: bool>(
+        self,
+        names: impl ExactSizeIterator<Item = &'t str>,
+        out: &mut Out,
+        delimiter: u8,
+    ) -> Option<bool> {
+        let _ = (names, out, delimiter);
+        None
+    }
 
     /// The value at `key` of an object node.
     fn get(self, key: &str) -> Option<Self> {
@@ -222,11 +259,60 @@ impl<'t> Tree<'t> for Node<'t> {
         true
     }
 
+    /// Cells are read as their slots' bytes and written as they are read:
+    /// no text is looked at as a `&str` unless it is quoted.
+    #[inline]
+    fn write_flat_row<const IN_ORDER: bool>(
+        self,
+        names: impl ExactSizeIterator<Item = &'t str>,
+        out: &mut Out,
+        delimiter: u8,
+    ) -> Option<bool> {
+        let Some(row) = self.flat_object() else {
+            return Some(false);
+        };
+        if row.len() != names.len() {
+            return Some(false);
+        }
+        for (position, name) in names.enumerate() {
+            let Some(cell) = row.scalar(position, name, IN_ORDER) else {
+                return Some(false);
+            };
+            if position > 0 {
+                out.push_byte(delimiter);
+            }
+            match cell {
+                Scalar::Null => out.push_str("null"),
+                Scalar::Bool(true) => out.push_str("true"),
+                Scalar::Bool(false) => out.push_str("false"),
+                Scalar::Number(text) => out.push_bytes(text),
+                Scalar::String(text) => write_string_bytes(out, text, delimiter),
+                Scalar::Container => return Some(false),
+            }
+        }
+        Some(true)
+    }
+
     #[inline]
     fn write_number(self, out: &mut impl Sink) {
         if let Some(n) = self.as_number() {
             out.push_str(n.canonical());
         }
+    }
+
+    #[inline]
+    fn object_len(self) -> Option<usize> {
+        Node::object_len(self)
+    }
+
+    #[inline]
+    fn is_container(self) -> bool {
+        Node::is_container(self)
+    }
+
+    #[inline]
+    fn first_value(self) -> Option<Self> {
+        Node::first_value(self)
     }
 
     #[inline]
