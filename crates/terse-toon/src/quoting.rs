@@ -220,8 +220,14 @@ fn is_numeric_like(bytes: &[u8]) -> bool {
 /// `\r`, `\t`, and `\u00xx` (lowercase hex) for the other C0 controls.
 pub(crate) fn write_quoted(out: &mut impl Sink, text: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('"');
     let bytes = text.as_bytes();
+    // Most quoted values (a number as a string, a value with a colon or a
+    // delimiter) escape nothing: the quotes and the text in one write.
+    if !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_quoted(text);
+        return;
+    }
+    out.push('"');
     let mut run_start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let escape: &str = match b {

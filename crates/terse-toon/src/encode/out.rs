@@ -18,6 +18,14 @@ pub(crate) trait Sink {
         self.push_str(suffix);
     }
 
+    /// Appends `text` in double quotes (text that needs no escape).
+    #[inline]
+    fn push_quoted(&mut self, text: &str) {
+        self.push('"');
+        self.push_str(text);
+        self.push('"');
+    }
+
     #[inline]
     fn push(&mut self, c: char) {
         self.push_str(c.encode_utf8(&mut [0; 4]));
@@ -151,7 +159,33 @@ impl Out {
         if bytes.len() <= SHORT {
             self.push_word(short_word(bytes), bytes.len());
         } else {
-            self.push_slow(bytes);
+            self.push_two_words(bytes);
+        }
+    }
+
+    /// Appends `bytes` (whole text) of up to two words as two overlapping
+    /// stores of a word (an e-mail address, a sentence of a few words)
+    /// rather than a call to `memcpy`; longer ones through that call.
+    #[inline(never)]
+    fn push_two_words(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        let words = bytes
+            .first_chunk::<SHORT>()
+            .zip(bytes.last_chunk::<SHORT>());
+        let room = self
+            .buf
+            .get_mut(self.len..)
+            .and_then(|room| room.first_chunk_mut::<{ 2 * SHORT }>());
+        match (words, room) {
+            (Some((first, last)), Some(room)) if n <= 2 * SHORT => {
+                // Within the buffer, so within the limit.
+                room[..SHORT].copy_from_slice(first);
+                if let Some(end) = room.get_mut(n - SHORT..n) {
+                    end.copy_from_slice(last);
+                }
+                self.len += n;
+            }
+            _ => self.push_slow(bytes),
         }
     }
 
@@ -228,7 +262,7 @@ impl Out {
 #[inline(always)]
 fn short_word(src: &[u8]) -> u128 {
     let n = src.len();
-    let at = |i: usize| u128::from(src.get(i).copied().unwrap_or(0));
+    let at = |i: usize| u64::from(src.get(i).copied().unwrap_or(0));
     let u64_at = |i: usize| {
         src.get(i..i + 8)
             .and_then(|w| w.try_into().ok())
@@ -237,14 +271,16 @@ fn short_word(src: &[u8]) -> u128 {
     let u32_at = |i: usize| {
         src.get(i..i + 4)
             .and_then(|w| w.try_into().ok())
-            .map_or(0, |w| u128::from(u32::from_le_bytes(w)))
+            .map_or(0, |w| u64::from(u32::from_le_bytes(w)))
     };
     // The overlapping reads hold the same bytes where they overlap, so an
     // or of the two is the text.
+    // Texts of less than eight bytes are put together in a `u64`, whose
+    // shifts by a variable are one instruction, not a `u128`'s several.
     match n {
         8..=SHORT => u64_at(0) | (u64_at(n - 8) << (8 * (n - 8))),
-        4..=7 => u32_at(0) | (u32_at(n - 4) << (8 * (n - 4))),
-        1..=3 => at(0) | (at(n / 2) << (8 * (n / 2))) | (at(n - 1) << (8 * (n - 1))),
+        4..=7 => u128::from(u32_at(0) | (u32_at(n - 4) << (8 * (n - 4)))),
+        1..=3 => u128::from(at(0) | (at(n / 2) << (8 * (n / 2))) | (at(n - 1) << (8 * (n - 1)))),
         _ => 0,
     }
 }
@@ -260,6 +296,21 @@ impl Sink for Out {
         } else {
             self.push_str(text);
             self.push_str(suffix);
+        }
+    }
+
+    /// One store of a word when the text and its quotes fit one.
+    #[inline]
+    fn push_quoted(&mut self, text: &str) {
+        let n = text.len();
+        if n + 2 <= SHORT {
+            let quote = u128::from(b'"');
+            let word = quote | (short_word(text.as_bytes()) << 8) | (quote << (8 * (n + 1)));
+            self.push_word(word, n + 2);
+        } else {
+            self.push_byte(b'"');
+            self.push_str(text);
+            self.push_byte(b'"');
         }
     }
 
