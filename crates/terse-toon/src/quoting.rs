@@ -253,19 +253,94 @@ pub(crate) fn write_quoted(out: &mut impl Sink, text: &str) {
     out.push('"');
 }
 
+/// The keys found to need no quotes lately, by their bytes: a document's
+/// objects repeat a few keys many times (every record of a list has the
+/// same ones), and finding a key here is a multiply, a load and two
+/// compares where [`is_unquoted_key`] reads it byte by byte. Keys of up to
+/// eight bytes, the most common, are kept: the bytes and the length are
+/// the whole key.
+pub(crate) struct PlainKeys {
+    words: [u64; 64],
+    /// The keys' lengths; 0 for an empty place.
+    lens: [u8; 64],
+}
+
+impl PlainKeys {
+    pub(crate) fn new() -> Self {
+        PlainKeys {
+            words: [0; 64],
+            lens: [0; 64],
+        }
+    }
+
+    /// The bytes of `key` as the low bytes of a word (zeros above), when
+    /// it is a key of one to eight bytes that needs no quotes
+    /// ([`is_unquoted_key`]); a key that does is remembered.
+    #[inline(always)]
+    pub(crate) fn plain_word(&mut self, key: &str) -> Option<u64> {
+        let bytes = key.as_bytes();
+        let n = bytes.len();
+        if !(1..=8).contains(&n) {
+            return None;
+        }
+        let word = short_u64(bytes);
+        // The top six bits of a multiplicative hash: below 64.
+        let place = (word.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize;
+        if self.words[place] == word && usize::from(self.lens[place]) == n {
+            return Some(word);
+        }
+        if !is_unquoted_key(key) {
+            return None;
+        }
+        self.words[place] = word;
+        // `n` is at most 8.
+        self.lens[place] = n as u8;
+        Some(word)
+    }
+}
+
+/// `bytes` (1 to 8 of them) as the low bytes of a `u64`, zeros above: two
+/// overlapping reads, or three bytes.
+#[inline(always)]
+fn short_u64(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    let u32_at = |i: usize| {
+        bytes
+            .get(i..i + 4)
+            .and_then(|w| w.try_into().ok())
+            .map_or(0, |w| u64::from(u32::from_le_bytes(w)))
+    };
+    let at = |i: usize| u64::from(bytes.get(i).copied().unwrap_or(0));
+    match n {
+        8 => bytes
+            .first_chunk::<8>()
+            .map_or(0, |w| u64::from_le_bytes(*w)),
+        4..=7 => u32_at(0) | (u32_at(n - 4) << (8 * (n - 4))),
+        1..=3 => at(0) | (at(n / 2) << (8 * (n / 2))) | (at(n - 1) << (8 * (n - 1))),
+        _ => 0,
+    }
+}
+
 /// Writes an object key, tabular field name or entry key (spec §7.3).
 /// Always inlined: every key of a document goes through it, and as a call
 /// it cost more than its body.
 #[inline(always)]
 pub(crate) fn write_key(out: &mut impl Sink, key: &str) {
-    write_key_then(out, key, "");
+    if is_unquoted_key(key) {
+        out.push_str(key);
+    } else {
+        write_quoted(out, key);
+    }
 }
 
-/// [`write_key`] and then `suffix` (`": "` or `":"`), in one write when
-/// the key needs no quotes and both are short.
+/// [`write_key`] and then `suffix` (`": "`, `":"` or nothing), in one
+/// write when the key needs no quotes and both are short; whether it needs
+/// them is asked of `plain` first.
 #[inline(always)]
-pub(crate) fn write_key_then(out: &mut impl Sink, key: &str, suffix: &str) {
-    if is_unquoted_key(key) {
+pub(crate) fn write_key_then(out: &mut Out, plain: &mut PlainKeys, key: &str, suffix: &str) {
+    if let Some(word) = plain.plain_word(key) {
+        out.push_word_then(word, key.len(), suffix);
+    } else if is_unquoted_key(key) {
         out.push_str_then(key, suffix);
     } else {
         write_quoted(out, key);
@@ -324,6 +399,27 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Whatever keys came before (a key and the same bytes with a NUL
+        /// after them, keys that share a place), a key's word is its bytes
+        /// exactly when it is a short key that needs no quotes.
+        #[test]
+        fn remembered_keys_are_those_that_need_no_quotes(
+            keys in proptest::collection::vec("[a-c_.0-9 é\u{0}]{0,9}", 1..60),
+        ) {
+            let mut plain = PlainKeys::new();
+            for key in keys.iter().chain(&keys) {
+                let expected = (1..=8).contains(&key.len()) && is_unquoted_key(key);
+                let word = plain.plain_word(key);
+                proptest::prop_assert_eq!(word.is_some(), expected, "{:?}", key);
+                if let Some(word) = word {
+                    proptest::prop_assert_eq!(&word.to_le_bytes()[..key.len()], key.as_bytes());
+                    if key.len() < 8 {
+                        proptest::prop_assert_eq!(word >> (8 * key.len()), 0);
+                    }
+                }
+            }
+        }
+
         #[test]
         fn the_key_table_is_the_identifier_pattern(key in "[a-zA-Z0-9_. :é\\-]{0,6}") {
             let bytes = key.as_bytes();

@@ -14,7 +14,7 @@ use super::out::{Out, SHORT, Sink};
 use super::primitive::write_primitive;
 use super::shape::Table;
 use super::tree::{Kind, Tree};
-use crate::quoting::{write_key, write_key_then, write_root_string};
+use crate::quoting::{PlainKeys, write_key_then, write_root_string};
 use crate::{Delimiter, EncodeOptions};
 
 /// Encodes `root` as a TOON document of at most `limit` bytes; `None` when
@@ -40,6 +40,7 @@ pub(crate) fn emit_sharing<'t, T: Tree<'t>>(
 ) -> Option<String> {
     let mut emitter = Emitter {
         share_headers,
+        keys: PlainKeys::new(),
         out: Out::new(capacity, limit),
         indent_size: options.indent_size,
         delimiter: options.delimiter.as_byte(),
@@ -90,6 +91,8 @@ struct Emitter<'t, T: Tree<'t>> {
     /// Whether a table tries the last table's header before building its
     /// own.
     share_headers: bool,
+    /// Keys found to need no quotes.
+    keys: PlainKeys,
     indent_size: usize,
     delimiter: u8,
     /// The delimiter symbol inside brackets: empty for comma.
@@ -212,12 +215,12 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                 if self.keyed_fields(value, len) {
                     self.keyed_table(Some(key), value, len, depth);
                 } else {
-                    write_key_then(&mut self.out, key, ":");
+                    write_key_then(&mut self.out, &mut self.keys, key, ":");
                     self.frames.push(Frame::Fields(value.entries(), depth + 1));
                 }
             }
             kind => {
-                write_key_then(&mut self.out, key, ": ");
+                write_key_then(&mut self.out, &mut self.keys, key, ": ");
                 self.primitive(value, kind);
             }
         }
@@ -242,7 +245,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     /// header and the content below it (a list's items through a frame).
     fn array(&mut self, key: Option<&str>, array: T, len: usize, depth: usize, position: Position) {
         if let Some(key) = key {
-            write_key(&mut self.out, key);
+            write_key_then(&mut self.out, &mut self.keys, key, "");
         }
         if len == 0 {
             match position {
@@ -395,7 +398,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     /// A keyed tabular object (fields already detected) and its entry rows.
     fn keyed_table(&mut self, key: Option<&str>, object: T, len: usize, depth: usize) {
         if let Some(key) = key {
-            write_key(&mut self.out, key);
+            write_key_then(&mut self.out, &mut self.keys, key, "");
         }
         self.bracket(len, true);
         self.table.write_header(&mut self.out, self.delimiter);
@@ -404,8 +407,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                 return;
             }
             self.line(depth + 1);
-            write_key(&mut self.out, entry_key);
-            self.out.push_str(": ");
+            write_key_then(&mut self.out, &mut self.keys, entry_key, ": ");
             // Detection matched every row already.
             self.table
                 .write_row(&mut self.out, value, self.delimiter, false);

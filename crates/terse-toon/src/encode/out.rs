@@ -189,6 +189,20 @@ impl Out {
         }
     }
 
+    /// Appends the `n` bytes (at most 8) of text in the low bytes of
+    /// `word`, then `suffix` (at most 8 bytes), in one store of a word.
+    #[inline(always)]
+    pub(crate) fn push_word_then(&mut self, word: u64, n: usize, suffix: &str) {
+        let n = n.min(8);
+        if suffix.len() <= 8 {
+            let word = u128::from(word) | (short_word(suffix.as_bytes()) << (8 * n));
+            self.push_word(word, n + suffix.len());
+        } else {
+            self.push_word(u128::from(word), n);
+            self.push_str(suffix);
+        }
+    }
+
     /// Appends the first `n` bytes of `word` (at most [`SHORT`]; ASCII, or
     /// whole characters), storing the whole word when there is room for it:
     /// what follows the `n` bytes lands past the text, to be overwritten.
