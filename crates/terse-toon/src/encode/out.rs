@@ -305,7 +305,12 @@ impl Sink for Out {
     fn push_str_then(&mut self, text: &str, suffix: &str) {
         let (n, m) = (text.len(), suffix.len());
         if n + m <= SHORT {
-            let word = short_word(text.as_bytes()) | (short_word(suffix.as_bytes()) << (8 * n));
+            // A text of a whole word has no room for a suffix (which is
+            // then empty), and no shift of a whole word is asked for.
+            let tail = short_word(suffix.as_bytes())
+                .checked_shl(8 * n as u32)
+                .unwrap_or(0);
+            let word = short_word(text.as_bytes()) | tail;
             self.push_word(word, n + m);
         } else {
             self.push_str(text);
@@ -410,17 +415,29 @@ mod tests {
         fn writes_are_those_of_a_plain_string_within_the_limit(
             capacity in 0usize..80,
             limit in 0usize..120,
-            writes in proptest::collection::vec((0u8..4, "[a-zé]{0,40}", 0usize..=SHORT), 0..40),
+            writes in proptest::collection::vec((0u8..6, "[a-zé]{0,40}", 0usize..=SHORT), 0..40),
         ) {
             let mut out = Out::new(capacity, limit);
             let (mut model, mut over) = (String::new(), false);
             let mut marks = Vec::new();
             for (what, text, n) in writes {
-                let piece = match what {
-                    0 => text.clone(),
-                    1 => "\n                ".get(..n).unwrap_or_default().to_owned(),
-                    2 => "x".to_owned(),
-                    _ => String::new(),
+                let suffix = [": ", ":", ""][n % 3];
+                // What lands as one write: all of it or nothing.
+                let whole = |pieces: &[&str]| -> Vec<String> {
+                    let all = pieces.concat();
+                    if all.len() <= SHORT {
+                        vec![all]
+                    } else {
+                        pieces.iter().map(|piece| (*piece).to_owned()).collect()
+                    }
+                };
+                let pieces = match what {
+                    0 => vec![text.clone()],
+                    3 => whole(&[&text, suffix]),
+                    4 => whole(&["\"", &text, "\""]),
+                    1 => vec!["\n                ".get(..n).unwrap_or_default().to_owned()],
+                    2 => vec!["x".to_owned()],
+                    _ => Vec::new(),
                 };
                 match what {
                     0 => out.push_str(&text),
@@ -430,6 +447,8 @@ mod tests {
                         out.push_word(u128::from_le_bytes(word), n);
                     }
                     2 => out.push_byte(b'x'),
+                    3 => out.push_str_then(&text, suffix),
+                    4 => out.push_quoted(&text),
                     _ => {
                         if let Some((mark, len, was_over)) = marks.pop() {
                             out.rewind(mark);
@@ -441,10 +460,12 @@ mod tests {
                         continue;
                     }
                 }
-                if model.len() + piece.len() <= limit {
-                    model.push_str(&piece);
-                } else {
-                    over = true;
+                for piece in pieces {
+                    if model.len() + piece.len() <= limit {
+                        model.push_str(&piece);
+                    } else {
+                        over = true;
+                    }
                 }
                 proptest::prop_assert!(out.buf.len() <= limit);
                 proptest::prop_assert_eq!(&out.buf[..out.len], model.as_bytes());
