@@ -296,6 +296,18 @@ impl<'a> Document<'a> {
         text.resolve(self.src, &self.owned)
     }
 
+    /// A slot as a [`Scalar`].
+    #[inline(always)]
+    fn scalar(&self, slot: Slot) -> Scalar<'_> {
+        match slot {
+            Slot::Null => Scalar::Null,
+            Slot::Bool(b) => Scalar::Bool(b),
+            Slot::Number(text, _) => Scalar::Number(self.text_bytes(text)),
+            Slot::String(text) => Scalar::String(self.text_bytes(text)),
+            Slot::Array { .. } | Slot::Object { .. } => Scalar::Container,
+        }
+    }
+
     /// The bytes of a text, without the checks that its ends are character
     /// boundaries (they are: the parser stores whole texts).
     #[inline(always)]
@@ -406,6 +418,24 @@ impl<'t> Node<'t> {
             Slot::Object { len, .. } => Some(len as usize),
             _ => None,
         }
+    }
+
+    /// Whether the node is an object (`true`) or an array, and its length,
+    /// when it is either; read from the slot alone, without looking up a
+    /// text.
+    #[inline(always)]
+    pub(crate) fn container(self) -> Option<(bool, usize)> {
+        match self.slot() {
+            Slot::Object { len, .. } => Some((true, len as usize)),
+            Slot::Array { len, .. } => Some((false, len as usize)),
+            _ => None,
+        }
+    }
+
+    /// The node as a [`Scalar`]: its text as bytes.
+    #[inline(always)]
+    pub(crate) fn scalar(self) -> Scalar<'t> {
+        self.doc.scalar(self.slot())
     }
 
     /// Whether the node is an array or an object; read from the slot alone,
@@ -799,13 +829,7 @@ impl<'t> FlatObject<'t> {
     #[inline(always)]
     pub(crate) fn scalar(self, position: usize, key: &str, in_place: bool) -> Option<Scalar<'t>> {
         let at = self.locate(position, key, in_place)?;
-        Some(match *self.slots.get(at)? {
-            Slot::Null => Scalar::Null,
-            Slot::Bool(b) => Scalar::Bool(b),
-            Slot::Number(text, _) => Scalar::Number(self.doc.text_bytes(text)),
-            Slot::String(text) => Scalar::String(self.doc.text_bytes(text)),
-            Slot::Array { .. } | Slot::Object { .. } => Scalar::Container,
-        })
+        Some(self.doc.scalar(*self.slots.get(at)?))
     }
 
     /// The position in `slots` of the value at `key`: the entry at

@@ -11,7 +11,7 @@
 //! delimiter governs all delimiter-aware quoting (spec §11.1).
 
 use super::out::{Out, SHORT, Sink};
-use super::primitive::write_primitive;
+use super::primitive::{write_primitive, write_value};
 use super::shape::Table;
 use super::tree::{Kind, Tree};
 use crate::quoting::{PlainKeys, write_key_then, write_root_string};
@@ -208,10 +208,12 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
 
     /// One field whose line is already started (indentation or `- `).
     /// `depth` is the field's own depth; nested content goes one deeper.
+    /// What the value is is read without its text first: a primitive's
+    /// text is then read once, as it is written.
     fn field(&mut self, key: &'t str, value: T, depth: usize) {
-        match value.kind() {
-            Kind::Array(len) => self.array(Some(key), value, len, depth, Position::Field),
-            Kind::Object(len) => {
+        match value.container() {
+            Some(Kind::Array(len)) => self.array(Some(key), value, len, depth, Position::Field),
+            Some(Kind::Object(len)) => {
                 if self.keyed_fields(value, len) {
                     self.keyed_table(Some(key), value, len, depth);
                 } else {
@@ -219,9 +221,9 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                     self.frames.push(Frame::Fields(value.entries(), depth + 1));
                 }
             }
-            kind => {
+            _ => {
                 write_key_then(&mut self.out, &mut self.keys, key, ": ");
-                self.primitive(value, kind);
+                write_value(&mut self.out, value, self.delimiter);
             }
         }
     }
@@ -270,7 +272,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                     self.out.push_byte(self.delimiter);
                 }
                 first = false;
-                self.primitive(item, item.kind());
+                write_value(&mut self.out, item, self.delimiter);
             }
             return;
         }

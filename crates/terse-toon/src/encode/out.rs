@@ -194,9 +194,15 @@ impl Out {
     #[inline(always)]
     pub(crate) fn push_word_then(&mut self, word: u64, n: usize, suffix: &str) {
         let n = n.min(8);
-        if suffix.len() <= 8 {
+        let m = suffix.len();
+        if n + m <= 8 {
+            // All in a `u64`, whose shift by a variable is one instruction.
+            let tail = u64::try_from(short_word(suffix.as_bytes())).unwrap_or(0);
+            let word = word | tail.checked_shl(8 * n as u32).unwrap_or(0);
+            self.push_word(u128::from(word), n + m);
+        } else if m <= 8 {
             let word = u128::from(word) | (short_word(suffix.as_bytes()) << (8 * n));
-            self.push_word(word, n + suffix.len());
+            self.push_word(word, n + m);
         } else {
             self.push_word(u128::from(word), n);
             self.push_str(suffix);

@@ -66,6 +66,21 @@ pub(crate) trait Tree<'t>: Copy {
         }
     }
 
+    /// What the node is when it is an array or an object, without the text
+    /// a string's [`kind`](Self::kind) looks up; `None` for a primitive.
+    fn container(self) -> Option<Kind<'t>> {
+        match self.kind() {
+            kind @ (Kind::Array(_) | Kind::Object(_)) => Some(kind),
+            _ => None,
+        }
+    }
+
+    /// The node as a [`Scalar`], its text as bytes, when the tree has
+    /// such a view (a document's does); `None` when it does not.
+    fn scalar(self) -> Option<Scalar<'t>> {
+        None
+    }
+
     /// Whether the node is an array or an object (not a primitive), without
     /// the text a string's [`kind`](Self::kind) looks up.
     fn is_container(self) -> bool {
@@ -308,6 +323,22 @@ impl<'t> Tree<'t> for Node<'t> {
     #[inline]
     fn is_container(self) -> bool {
         Node::is_container(self)
+    }
+
+    #[inline(always)]
+    fn container(self) -> Option<Kind<'t>> {
+        Node::container(self).map(|(is_object, len)| {
+            if is_object {
+                Kind::Object(len)
+            } else {
+                Kind::Array(len)
+            }
+        })
+    }
+
+    #[inline(always)]
+    fn scalar(self) -> Option<Scalar<'t>> {
+        Some(Node::scalar(self))
     }
 
     #[inline]
