@@ -127,10 +127,26 @@ impl Text {
     /// The bytes of the text, given the input and the side buffer as bytes:
     /// [`resolve`](Self::resolve) without its checks that the ends are
     /// character boundaries, for comparisons of keys.
+    ///
+    /// The input is tried first, with one check of the range: a text that
+    /// ends past the input is in the side buffer (an empty one at the
+    /// input's end is empty wherever it is), which is the rare case (an
+    /// escaped string, a re-formatted number).
     #[inline(always)]
     fn resolve_bytes<'s>(self, src: &'s [u8], owned: &'s [u8]) -> &'s [u8] {
-        let (buffer, start) = self.locate(src, owned);
-        buffer.get(start..start + self.len()).unwrap_or_default()
+        let (start, end) = (self.start as usize, self.end as usize);
+        match src.get(start..end) {
+            Some(text) => text,
+            None => Self::in_side_buffer(start, end, src.len(), owned),
+        }
+    }
+
+    /// [`resolve_bytes`](Self::resolve_bytes) of a text in the side buffer.
+    #[cold]
+    fn in_side_buffer(start: usize, end: usize, input: usize, owned: &[u8]) -> &[u8] {
+        owned
+            .get(start.wrapping_sub(input)..end.wrapping_sub(input))
+            .unwrap_or_default()
     }
 
     /// The text itself, given the input and the side buffer.
