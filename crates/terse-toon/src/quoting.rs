@@ -52,7 +52,13 @@ static KEY_BYTES: [u8; 256] = {
 /// Whether `key` may be written without quotes (`^[A-Za-z_][A-Za-z0-9_.]*$`).
 #[inline]
 pub(crate) fn is_unquoted_key(key: &str) -> bool {
-    let Some((&first, rest)) = key.as_bytes().split_first() else {
+    is_unquoted_key_bytes(key.as_bytes())
+}
+
+/// [`is_unquoted_key`] of the bytes of a key.
+#[inline]
+fn is_unquoted_key_bytes(key: &[u8]) -> bool {
+    let Some((&first, rest)) = key.split_first() else {
         return false;
     };
     // `&` over the bytes: no early exit, so the loop has no branch per byte
@@ -277,8 +283,8 @@ impl PlainKeys {
     /// it is a key of one to eight bytes that needs no quotes
     /// ([`is_unquoted_key`]); a key that does is remembered.
     #[inline(always)]
-    pub(crate) fn plain_word(&mut self, key: &str) -> Option<u64> {
-        let bytes = key.as_bytes();
+    pub(crate) fn plain_word(&mut self, key: &[u8]) -> Option<u64> {
+        let bytes = key;
         let n = bytes.len();
         if !(1..=8).contains(&n) {
             return None;
@@ -289,7 +295,7 @@ impl PlainKeys {
         if self.words[place] == word && usize::from(self.lens[place]) == n {
             return Some(word);
         }
-        if !is_unquoted_key(key) {
+        if !is_unquoted_key_bytes(key) {
             return None;
         }
         self.words[place] = word;
@@ -333,18 +339,29 @@ pub(crate) fn write_key(out: &mut impl Sink, key: &str) {
     }
 }
 
-/// [`write_key`] and then `suffix` (`": "`, `":"` or nothing), in one
-/// write when the key needs no quotes and both are short; whether it needs
-/// them is asked of `plain` first.
+/// [`write_key`] of a key given as its bytes (whole text) and then
+/// `suffix` (`": "`, `":"` or nothing), in one write when the key needs no
+/// quotes and both are short; whether it needs them is asked of `plain`
+/// first. The key is looked at as a `&str` only to be quoted.
 #[inline(always)]
-pub(crate) fn write_key_then(out: &mut Out, plain: &mut PlainKeys, key: &str, suffix: &str) {
+pub(crate) fn write_key_then(out: &mut Out, plain: &mut PlainKeys, key: &[u8], suffix: &str) {
     if let Some(word) = plain.plain_word(key) {
         out.push_word_then(word, key.len(), suffix);
-    } else if is_unquoted_key(key) {
-        out.push_str_then(key, suffix);
+    } else if is_unquoted_key_bytes(key) {
+        out.push_bytes_then(key, suffix);
     } else {
-        write_quoted(out, key);
+        write_quoted_bytes(out, key);
         out.push_str(suffix);
+    }
+}
+
+/// [`write_quoted`] of whole text given as its bytes.
+#[cold]
+fn write_quoted_bytes(out: &mut Out, text: &[u8]) {
+    match std::str::from_utf8(text) {
+        Ok(text) => write_quoted(out, text),
+        // Never taken: the bytes are whole text.
+        Err(_) => write_quoted(out, &String::from_utf8_lossy(text)),
     }
 }
 
@@ -368,11 +385,7 @@ pub(crate) fn write_string_bytes(out: &mut Out, value: &[u8], delimiter: u8) {
         out.push_bytes(value);
         return;
     }
-    match std::str::from_utf8(value) {
-        Ok(text) => write_quoted(out, text),
-        // Never taken: the bytes are whole text.
-        Err(_) => write_quoted(out, &String::from_utf8_lossy(value)),
-    }
+    write_quoted_bytes(out, value);
 }
 
 /// Writes a string value, quoted only when [`needs_quotes`] says so.
@@ -409,7 +422,7 @@ mod tests {
             let mut plain = PlainKeys::new();
             for key in keys.iter().chain(&keys) {
                 let expected = (1..=8).contains(&key.len()) && is_unquoted_key(key);
-                let word = plain.plain_word(key);
+                let word = plain.plain_word(key.as_bytes());
                 proptest::prop_assert_eq!(word.is_some(), expected, "{:?}", key);
                 if let Some(word) = word {
                     proptest::prop_assert_eq!(&word.to_le_bytes()[..key.len()], key.as_bytes());

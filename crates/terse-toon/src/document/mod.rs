@@ -557,6 +557,21 @@ impl<'t> Node<'t> {
         }
     }
 
+    /// [`entries`](Self::entries) with the keys as bytes, read without
+    /// the checks of a `&str` (they are whole texts).
+    #[inline]
+    pub(crate) fn raw_entries(self) -> RawEntries<'t> {
+        let left = match self.slot() {
+            Slot::Object { len, .. } => len,
+            _ => 0,
+        };
+        RawEntries {
+            doc: self.doc,
+            next: self.idx + 1,
+            left,
+        }
+    }
+
     /// The value at `key`, when the node is an object that has it.
     #[inline]
     pub fn get(self, key: &str) -> Option<Node<'t>> {
@@ -970,3 +985,31 @@ impl<'t> Iterator for Entries<'t> {
 }
 
 impl ExactSizeIterator for Entries<'_> {}
+
+/// The entries of an object node with their keys as bytes; see
+/// [`Node::raw_entries`].
+pub(crate) struct RawEntries<'t> {
+    doc: &'t Document<'t>,
+    next: u32,
+    left: u32,
+}
+
+impl<'t> Iterator for RawEntries<'t> {
+    type Item = (&'t [u8], Node<'t>);
+
+    // Always inlined: every field of an object written is read through it.
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let key = match self.doc.slots.get(self.next as usize) {
+            Some(&Slot::String(text)) => self.doc.text_bytes(text),
+            _ => &[],
+        };
+        let idx = self.next + 1;
+        self.next = self.doc.after(idx);
+        Some((key, Node { doc: self.doc, idx }))
+    }
+}

@@ -81,7 +81,7 @@ enum Position {
 /// An object or list whose lines are still being written.
 enum Frame<'t, T: Tree<'t>> {
     /// The fields not written yet, each to go on its own line at the depth.
-    Fields(T::Entries, usize),
+    Fields(T::RawEntries, usize),
     /// The list items not written yet, at the depth.
     Items(T::Items, usize),
 }
@@ -117,7 +117,7 @@ enum Rows {
 
 /// The next line a frame asks for.
 enum Step<'t, T> {
-    Field(&'t str, T, usize),
+    Field(&'t [u8], T, usize),
     Item(T, usize),
 }
 
@@ -130,7 +130,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                 if self.keyed_fields(value, len) {
                     self.keyed_table(None, value, len, 0);
                 } else {
-                    self.frames.push(Frame::Fields(value.entries(), 0));
+                    self.frames.push(Frame::Fields(value.raw_entries(), 0));
                 }
             }
             Kind::String(s) => write_root_string(&mut self.out, s, self.delimiter),
@@ -210,7 +210,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     /// `depth` is the field's own depth; nested content goes one deeper.
     /// What the value is is read without its text first: a primitive's
     /// text is then read once, as it is written.
-    fn field(&mut self, key: &'t str, value: T, depth: usize) {
+    fn field(&mut self, key: &'t [u8], value: T, depth: usize) {
         match value.container() {
             Some(Kind::Array(len)) => self.array(Some(key), value, len, depth, Position::Field),
             Some(Kind::Object(len)) => {
@@ -218,7 +218,8 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                     self.keyed_table(Some(key), value, len, depth);
                 } else {
                     write_key_then(&mut self.out, &mut self.keys, key, ":");
-                    self.frames.push(Frame::Fields(value.entries(), depth + 1));
+                    self.frames
+                        .push(Frame::Fields(value.raw_entries(), depth + 1));
                 }
             }
             _ => {
@@ -245,7 +246,14 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
 
     /// An array whose line is already started; writes the optional key, the
     /// header and the content below it (a list's items through a frame).
-    fn array(&mut self, key: Option<&str>, array: T, len: usize, depth: usize, position: Position) {
+    fn array(
+        &mut self,
+        key: Option<&[u8]>,
+        array: T,
+        len: usize,
+        depth: usize,
+        position: Position,
+    ) {
         if let Some(key) = key {
             write_key_then(&mut self.out, &mut self.keys, key, "");
         }
@@ -367,7 +375,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                 // The first field sits on the hyphen line at depth + 1, the
                 // others on lines of their own below it, after whatever the
                 // first field opens.
-                let mut entries = item.entries();
+                let mut entries = item.raw_entries();
                 if let Some((key, value)) = entries.next() {
                     self.frames.push(Frame::Fields(entries, depth + 1));
                     self.field(key, value, depth + 1);
@@ -398,13 +406,13 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     }
 
     /// A keyed tabular object (fields already detected) and its entry rows.
-    fn keyed_table(&mut self, key: Option<&str>, object: T, len: usize, depth: usize) {
+    fn keyed_table(&mut self, key: Option<&[u8]>, object: T, len: usize, depth: usize) {
         if let Some(key) = key {
             write_key_then(&mut self.out, &mut self.keys, key, "");
         }
         self.bracket(len, true);
         self.table.write_header(&mut self.out, self.delimiter);
-        for (entry_key, value) in object.entries() {
+        for (entry_key, value) in object.raw_entries() {
             if self.out.is_over() {
                 return;
             }

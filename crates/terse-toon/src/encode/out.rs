@@ -11,13 +11,6 @@
 pub(crate) trait Sink {
     fn push_str(&mut self, text: &str);
 
-    /// Appends `text` and then `suffix` (a separator such as `": "`).
-    #[inline]
-    fn push_str_then(&mut self, text: &str, suffix: &str) {
-        self.push_str(text);
-        self.push_str(suffix);
-    }
-
     /// Appends `text` in double quotes (text that needs no escape).
     #[inline]
     fn push_quoted(&mut self, text: &str) {
@@ -160,6 +153,25 @@ impl Out {
             self.push_word(short_word(bytes), bytes.len());
         } else {
             self.push_two_words(bytes);
+        }
+    }
+
+    /// Appends `text` (whole text) and then `suffix` (a separator such as
+    /// `": "`): one store of a word when both fit one, a key and its colon.
+    #[inline(always)]
+    pub(crate) fn push_bytes_then(&mut self, text: &[u8], suffix: &str) {
+        let (n, m) = (text.len(), suffix.len());
+        if n + m <= SHORT {
+            // A text of a whole word has no room for a suffix (which is
+            // then empty), and no shift of a whole word is asked for.
+            let tail = short_word(suffix.as_bytes())
+                .checked_shl(8 * n as u32)
+                .unwrap_or(0);
+            let word = short_word(text) | tail;
+            self.push_word(word, n + m);
+        } else {
+            self.push_bytes(text);
+            self.push_str(suffix);
         }
     }
 
@@ -306,24 +318,6 @@ fn short_word(src: &[u8]) -> u128 {
 }
 
 impl Sink for Out {
-    /// One store of a word when both fit one: a key and its `": "`.
-    #[inline(always)]
-    fn push_str_then(&mut self, text: &str, suffix: &str) {
-        let (n, m) = (text.len(), suffix.len());
-        if n + m <= SHORT {
-            // A text of a whole word has no room for a suffix (which is
-            // then empty), and no shift of a whole word is asked for.
-            let tail = short_word(suffix.as_bytes())
-                .checked_shl(8 * n as u32)
-                .unwrap_or(0);
-            let word = short_word(text.as_bytes()) | tail;
-            self.push_word(word, n + m);
-        } else {
-            self.push_str(text);
-            self.push_str(suffix);
-        }
-    }
-
     /// One store of a word when the text and its quotes fit one.
     #[inline]
     fn push_quoted(&mut self, text: &str) {
@@ -453,7 +447,7 @@ mod tests {
                         out.push_word(u128::from_le_bytes(word), n);
                     }
                     2 => out.push_byte(b'x'),
-                    3 => out.push_str_then(&text, suffix),
+                    3 => out.push_bytes_then(text.as_bytes(), suffix),
                     4 => out.push_quoted(&text),
                     _ => {
                         if let Some((mark, len, was_over)) = marks.pop() {

@@ -44,6 +44,9 @@ pub(crate) trait Tree<'t>: Copy {
     type Items: Iterator<Item = Self>;
     /// The entries of an object, in document order.
     type Entries: Iterator<Item = (&'t str, Self)>;
+    /// The entries of an object with their keys as bytes (whole text):
+    /// what the emitter writes, which takes bytes.
+    type RawEntries: Iterator<Item = (&'t [u8], Self)>;
 
     fn kind(self) -> Kind<'t>;
 
@@ -55,6 +58,10 @@ pub(crate) trait Tree<'t>: Copy {
 
     /// The entries; empty unless the node is an object.
     fn entries(self) -> Self::Entries;
+
+    /// The entries with their keys as bytes; empty unless the node is an
+    /// object.
+    fn raw_entries(self) -> Self::RawEntries;
 
     /// The number of entries, when the node is an object: what a check of
     /// the form needs, without the text a string's [`kind`](Self::kind)
@@ -158,6 +165,7 @@ pub(crate) trait Tree<'t>: Copy {
 impl<'t> Tree<'t> for &'t Value {
     type Items = std::slice::Iter<'t, Value>;
     type Entries = ValueEntries<'t>;
+    type RawEntries = ValueRawEntries<'t>;
 
     fn kind(self) -> Kind<'t> {
         match self {
@@ -187,6 +195,10 @@ impl<'t> Tree<'t> for &'t Value {
         ValueEntries(self.as_object().map(Map::iter))
     }
 
+    fn raw_entries(self) -> Self::RawEntries {
+        ValueRawEntries(self.entries())
+    }
+
     fn get(self, key: &str) -> Option<Self> {
         self.as_object()?.get(key)
     }
@@ -201,6 +213,18 @@ impl<'t> Iterator for ValueEntries<'t> {
     fn next(&mut self) -> Option<Self::Item> {
         let (key, value) = self.0.as_mut()?.next()?;
         Some((key.as_str(), value))
+    }
+}
+
+/// Entries of a `serde_json` object with keys as bytes.
+pub(crate) struct ValueRawEntries<'t>(ValueEntries<'t>);
+
+impl<'t> Iterator for ValueRawEntries<'t> {
+    type Item = (&'t [u8], &'t Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (key, value) = self.0.next()?;
+        Some((key.as_bytes(), value))
     }
 }
 
@@ -238,6 +262,7 @@ fn node_kind(kind: document::Kind<'_>) -> Kind<'_> {
 impl<'t> Tree<'t> for Node<'t> {
     type Items = document::Items<'t>;
     type Entries = document::Entries<'t>;
+    type RawEntries = document::RawEntries<'t>;
 
     #[inline(always)]
     fn kind(self) -> Kind<'t> {
@@ -354,5 +379,10 @@ impl<'t> Tree<'t> for Node<'t> {
     #[inline]
     fn entries(self) -> Self::Entries {
         Node::entries(self)
+    }
+
+    #[inline]
+    fn raw_entries(self) -> Self::RawEntries {
+        Node::raw_entries(self)
     }
 }
