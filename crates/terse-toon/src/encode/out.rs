@@ -156,6 +156,22 @@ impl Out {
         }
     }
 
+    /// Appends `text` (whole text that needs no escape) in double quotes:
+    /// one store of a word when the text and its quotes fit one.
+    #[inline]
+    pub(crate) fn push_quoted_bytes(&mut self, text: &[u8]) {
+        let n = text.len();
+        if n + 2 <= SHORT {
+            let quote = u128::from(b'"');
+            let word = quote | (short_word(text) << 8) | (quote << (8 * (n + 1)));
+            self.push_word(word, n + 2);
+        } else {
+            self.push_byte(b'"');
+            self.push_bytes(text);
+            self.push_byte(b'"');
+        }
+    }
+
     /// Appends `text` (whole text) and then `suffix` (a separator such as
     /// `": "`): one store of a word when both fit one, a key and its colon.
     #[inline(always)]
@@ -318,19 +334,9 @@ fn short_word(src: &[u8]) -> u128 {
 }
 
 impl Sink for Out {
-    /// One store of a word when the text and its quotes fit one.
     #[inline]
     fn push_quoted(&mut self, text: &str) {
-        let n = text.len();
-        if n + 2 <= SHORT {
-            let quote = u128::from(b'"');
-            let word = quote | (short_word(text.as_bytes()) << 8) | (quote << (8 * (n + 1)));
-            self.push_word(word, n + 2);
-        } else {
-            self.push_byte(b'"');
-            self.push_str(text);
-            self.push_byte(b'"');
-        }
+        self.push_quoted_bytes(text.as_bytes());
     }
 
     // Always inlined: most writes are of a few bytes, whose length the
