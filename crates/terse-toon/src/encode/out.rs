@@ -3,8 +3,9 @@
 //! Every write is checked before it lands: a write that would take the text
 //! past the bound is dropped and marks the output as over the limit, so the
 //! text never holds a byte past the bound, whatever one line or one string
-//! holds. The buffer grows by doubling, capped at the bound, so a short
-//! write that lands inside it needs no check of the bound of its own.
+//! holds. The buffer grows by doubling, capped at the bound (its
+//! allocation too), so a short write that lands inside it needs no check
+//! of the bound of its own.
 
 /// Something the number and string writers append text to: a plain `String`
 /// (the document's side buffer) or the emitter's bounded [`Out`].
@@ -271,6 +272,18 @@ impl Out {
             .saturating_add(SHORT)
             .max(self.buf.len().saturating_add(ZEROS.len()))
             .min(self.limit);
+        if wanted > self.buf.capacity() {
+            // Doubling, but never past the limit: the allocation is bounded
+            // as the text is.
+            let capacity = self
+                .buf
+                .capacity()
+                .saturating_mul(2)
+                .max(wanted)
+                .min(self.limit);
+            self.buf
+                .reserve_exact(capacity.saturating_sub(self.buf.len()));
+        }
         while self.buf.len() < wanted {
             let step = (wanted - self.buf.len()).min(ZEROS.len());
             self.buf
@@ -369,7 +382,7 @@ mod tests {
         assert!(!out.is_over());
         out.push('f');
         assert!(out.is_over());
-        assert!(out.buf.len() <= 5);
+        assert!(out.buf.len() <= 5 && out.buf.capacity() <= 5);
         assert_eq!(&out.buf[..out.len], b"abcde");
         assert_eq!(out.finish(), None);
     }
@@ -380,6 +393,7 @@ mod tests {
         for _ in 0..100 {
             out.push('x');
             assert!(out.buf.len() <= 100);
+            assert!(out.buf.capacity() <= 100);
         }
         assert_eq!(out.finish().map(|text| text.len()), Some(100));
     }
@@ -474,6 +488,7 @@ mod tests {
                     }
                 }
                 proptest::prop_assert!(out.buf.len() <= limit);
+                proptest::prop_assert!(out.buf.capacity() <= limit);
                 proptest::prop_assert_eq!(&out.buf[..out.len], model.as_bytes());
                 proptest::prop_assert_eq!(out.is_over(), over);
             }
