@@ -5,7 +5,7 @@
 //! values follow [`needs_quotes`]; anything quoted is escaped by
 //! [`write_quoted`].
 
-use crate::encode::out::Sink;
+use crate::encode::out::{Out, Sink};
 
 /// Bytes that force a string value into quotes wherever they appear: the
 /// structural characters `: " \ [ ] { }`, every C0 control character, and
@@ -52,7 +52,13 @@ static KEY_BYTES: [u8; 256] = {
 /// Whether `key` may be written without quotes (`^[A-Za-z_][A-Za-z0-9_.]*$`).
 #[inline]
 pub(crate) fn is_unquoted_key(key: &str) -> bool {
-    let Some((&first, rest)) = key.as_bytes().split_first() else {
+    is_unquoted_key_bytes(key.as_bytes())
+}
+
+/// [`is_unquoted_key`] of the bytes of a key.
+#[inline]
+fn is_unquoted_key_bytes(key: &[u8]) -> bool {
+    let Some((&first, rest)) = key.split_first() else {
         return false;
     };
     // `&` over the bytes: no early exit, so the loop has no branch per byte
@@ -66,7 +72,12 @@ pub(crate) fn is_unquoted_key(key: &str) -> bool {
 /// Whether the string value `value` must be quoted when `delimiter` is the
 /// delimiter that matters at its position (spec §7.2, §11.1).
 pub(crate) fn needs_quotes(value: &str, delimiter: u8) -> bool {
-    let bytes = value.as_bytes();
+    needs_quotes_bytes(value.as_bytes(), delimiter)
+}
+
+/// [`needs_quotes`] of the bytes of a string value.
+#[inline(always)]
+fn needs_quotes_bytes(bytes: &[u8], delimiter: u8) -> bool {
     let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
         return true;
     };
@@ -79,7 +90,7 @@ pub(crate) fn needs_quotes(value: &str, delimiter: u8) -> bool {
     }
     match first {
         b'0'..=b'9' | b'+' => is_numeric_like(bytes),
-        b't' | b'f' | b'n' => matches!(value, "true" | "false" | "null"),
+        b't' | b'f' | b'n' => matches!(bytes, b"true" | b"false" | b"null"),
         _ => false,
     }
 }
@@ -215,8 +226,14 @@ fn is_numeric_like(bytes: &[u8]) -> bool {
 /// `\r`, `\t`, and `\u00xx` (lowercase hex) for the other C0 controls.
 pub(crate) fn write_quoted(out: &mut impl Sink, text: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('"');
     let bytes = text.as_bytes();
+    // Most quoted values (a number as a string, a value with a colon or a
+    // delimiter) escape nothing: the quotes and the text in one write.
+    if !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_quoted(text);
+        return;
+    }
+    out.push('"');
     let mut run_start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let escape: &str = match b {
@@ -242,6 +259,74 @@ pub(crate) fn write_quoted(out: &mut impl Sink, text: &str) {
     out.push('"');
 }
 
+/// The keys found to need no quotes lately, by their bytes: a document's
+/// objects repeat a few keys many times (every record of a list has the
+/// same ones), and finding a key here is a multiply, a load and two
+/// compares where [`is_unquoted_key`] reads it byte by byte. Keys of up to
+/// eight bytes, the most common, are kept: the bytes and the length are
+/// the whole key.
+pub(crate) struct PlainKeys {
+    words: [u64; 64],
+    /// The keys' lengths; 0 for an empty place.
+    lens: [u8; 64],
+}
+
+impl PlainKeys {
+    pub(crate) fn new() -> Self {
+        PlainKeys {
+            words: [0; 64],
+            lens: [0; 64],
+        }
+    }
+
+    /// The bytes of `key` as the low bytes of a word (zeros above), when
+    /// it is a key of one to eight bytes that needs no quotes
+    /// ([`is_unquoted_key`]); a key that does is remembered.
+    #[inline(always)]
+    pub(crate) fn plain_word(&mut self, key: &[u8]) -> Option<u64> {
+        let bytes = key;
+        let n = bytes.len();
+        if !(1..=8).contains(&n) {
+            return None;
+        }
+        let word = short_u64(bytes);
+        // The top six bits of a multiplicative hash: below 64.
+        let place = (word.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) as usize;
+        if self.words[place] == word && usize::from(self.lens[place]) == n {
+            return Some(word);
+        }
+        if !is_unquoted_key_bytes(key) {
+            return None;
+        }
+        self.words[place] = word;
+        // `n` is at most 8.
+        self.lens[place] = n as u8;
+        Some(word)
+    }
+}
+
+/// `bytes` (1 to 8 of them) as the low bytes of a `u64`, zeros above: two
+/// overlapping reads, or three bytes.
+#[inline(always)]
+fn short_u64(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    let u32_at = |i: usize| {
+        bytes
+            .get(i..i + 4)
+            .and_then(|w| w.try_into().ok())
+            .map_or(0, |w| u64::from(u32::from_le_bytes(w)))
+    };
+    let at = |i: usize| u64::from(bytes.get(i).copied().unwrap_or(0));
+    match n {
+        8 => bytes
+            .first_chunk::<8>()
+            .map_or(0, |w| u64::from_le_bytes(*w)),
+        4..=7 => u32_at(0) | (u32_at(n - 4) << (8 * (n - 4))),
+        1..=3 => at(0) | (at(n / 2) << (8 * (n / 2))) | (at(n - 1) << (8 * (n - 1))),
+        _ => 0,
+    }
+}
+
 /// Writes an object key, tabular field name or entry key (spec §7.3).
 /// Always inlined: every key of a document goes through it, and as a call
 /// it cost more than its body.
@@ -251,6 +336,43 @@ pub(crate) fn write_key(out: &mut impl Sink, key: &str) {
         out.push_str(key);
     } else {
         write_quoted(out, key);
+    }
+}
+
+/// [`write_key`] of a key given as its bytes (whole text) and then
+/// `suffix` (`": "`, `":"` or nothing), in one write when the key needs no
+/// quotes and both are short; whether it needs them is asked of `plain`
+/// first. The key is looked at as a `&str` only to be quoted.
+#[inline(always)]
+pub(crate) fn write_key_then(out: &mut Out, plain: &mut PlainKeys, key: &[u8], suffix: &str) {
+    if let Some(word) = plain.plain_word(key) {
+        out.push_word_then(word, key.len(), suffix);
+    } else if is_unquoted_key_bytes(key) {
+        out.push_bytes_then(key, suffix);
+    } else {
+        write_quoted_bytes(out, key);
+        out.push_str(suffix);
+    }
+}
+
+/// [`write_quoted`] of whole text given as its bytes: looked at as a
+/// `&str` only when something in it is escaped.
+fn write_quoted_bytes(out: &mut Out, text: &[u8]) {
+    if !text.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_quoted_bytes(text);
+        return;
+    }
+    write_escaped_bytes(out, text);
+}
+
+/// [`write_quoted`] of whole text given as its bytes, which escapes
+/// something.
+#[cold]
+fn write_escaped_bytes(out: &mut Out, text: &[u8]) {
+    match std::str::from_utf8(text) {
+        Ok(text) => write_quoted(out, text),
+        // Never taken: the bytes are whole text.
+        Err(_) => write_quoted(out, &String::from_utf8_lossy(text)),
     }
 }
 
@@ -264,6 +386,20 @@ pub(crate) fn write_root_string(out: &mut impl Sink, value: &str, delimiter: u8)
     } else {
         write_string(out, value, delimiter);
     }
+}
+
+/// [`write_string`] of a value given as its bytes (whole text of the
+/// document), into the emitter's output, which takes bytes: the text is
+/// looked at as a `&str` only to be quoted.
+// Always inlined: a table's cells and an object's fields write one each,
+// and as a call it cost about a fifth of its body.
+#[inline(always)]
+pub(crate) fn write_string_bytes(out: &mut Out, value: &[u8], delimiter: u8) {
+    if !needs_quotes_bytes(value, delimiter) {
+        out.push_bytes(value);
+        return;
+    }
+    write_quoted_bytes(out, value);
 }
 
 /// Writes a string value, quoted only when [`needs_quotes`] says so.
@@ -290,6 +426,27 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Whatever keys came before (a key and the same bytes with a NUL
+        /// after them, keys that share a place), a key's word is its bytes
+        /// exactly when it is a short key that needs no quotes.
+        #[test]
+        fn remembered_keys_are_those_that_need_no_quotes(
+            keys in proptest::collection::vec("[a-c_.0-9 é\u{0}]{0,9}", 1..60),
+        ) {
+            let mut plain = PlainKeys::new();
+            for key in keys.iter().chain(&keys) {
+                let expected = (1..=8).contains(&key.len()) && is_unquoted_key(key);
+                let word = plain.plain_word(key.as_bytes());
+                proptest::prop_assert_eq!(word.is_some(), expected, "{:?}", key);
+                if let Some(word) = word {
+                    proptest::prop_assert_eq!(&word.to_le_bytes()[..key.len()], key.as_bytes());
+                    if key.len() < 8 {
+                        proptest::prop_assert_eq!(word >> (8 * key.len()), 0);
+                    }
+                }
+            }
+        }
+
         #[test]
         fn the_key_table_is_the_identifier_pattern(key in "[a-zA-Z0-9_. :é\\-]{0,6}") {
             let bytes = key.as_bytes();

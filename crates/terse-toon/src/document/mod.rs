@@ -127,10 +127,26 @@ impl Text {
     /// The bytes of the text, given the input and the side buffer as bytes:
     /// [`resolve`](Self::resolve) without its checks that the ends are
     /// character boundaries, for comparisons of keys.
+    ///
+    /// The input is tried first, with one check of the range: a text that
+    /// ends past the input is in the side buffer (an empty one at the
+    /// input's end is empty wherever it is), which is the rare case (an
+    /// escaped string, a re-formatted number).
     #[inline(always)]
     fn resolve_bytes<'s>(self, src: &'s [u8], owned: &'s [u8]) -> &'s [u8] {
-        let (buffer, start) = self.locate(src, owned);
-        buffer.get(start..start + self.len()).unwrap_or_default()
+        let (start, end) = (self.start as usize, self.end as usize);
+        match src.get(start..end) {
+            Some(text) => text,
+            None => Self::in_side_buffer(start, end, src.len(), owned),
+        }
+    }
+
+    /// [`resolve_bytes`](Self::resolve_bytes) of a text in the side buffer.
+    #[cold]
+    fn in_side_buffer(start: usize, end: usize, input: usize, owned: &[u8]) -> &[u8] {
+        owned
+            .get(start.wrapping_sub(input)..end.wrapping_sub(input))
+            .unwrap_or_default()
     }
 
     /// The text itself, given the input and the side buffer.
@@ -296,6 +312,25 @@ impl<'a> Document<'a> {
         text.resolve(self.src, &self.owned)
     }
 
+    /// A slot as a [`Scalar`].
+    #[inline(always)]
+    fn scalar(&self, slot: Slot) -> Scalar<'_> {
+        match slot {
+            Slot::Null => Scalar::Null,
+            Slot::Bool(b) => Scalar::Bool(b),
+            Slot::Number(text, _) => Scalar::Number(self.text_bytes(text)),
+            Slot::String(text) => Scalar::String(self.text_bytes(text)),
+            Slot::Array { .. } | Slot::Object { .. } => Scalar::Container,
+        }
+    }
+
+    /// The bytes of a text, without the checks that its ends are character
+    /// boundaries (they are: the parser stores whole texts).
+    #[inline(always)]
+    fn text_bytes(&self, text: Text) -> &[u8] {
+        text.resolve_bytes(self.src.as_bytes(), self.owned.as_bytes())
+    }
+
     /// Whether the stored `text` is `key`. Lengths are compared before the
     /// text is looked up: most keys differ in length, and this is the hot
     /// loop of template rendering. The bytes are compared without resolving
@@ -391,6 +426,55 @@ impl<'t> Node<'t> {
         matches!(self.slot(), Slot::Object { .. })
     }
 
+    /// The number of entries, when the node is an object; read from the
+    /// slot alone, without looking up a text.
+    #[inline]
+    pub(crate) fn object_len(self) -> Option<usize> {
+        match self.slot() {
+            Slot::Object { len, .. } => Some(len as usize),
+            _ => None,
+        }
+    }
+
+    /// Whether the node is an object (`true`) or an array, and its length,
+    /// when it is either; read from the slot alone, without looking up a
+    /// text.
+    #[inline(always)]
+    pub(crate) fn container(self) -> Option<(bool, usize)> {
+        match self.slot() {
+            Slot::Object { len, .. } => Some((true, len as usize)),
+            Slot::Array { len, .. } => Some((false, len as usize)),
+            _ => None,
+        }
+    }
+
+    /// The node as a [`Scalar`]: its text as bytes.
+    #[inline(always)]
+    pub(crate) fn scalar(self) -> Scalar<'t> {
+        self.doc.scalar(self.slot())
+    }
+
+    /// Whether the node is an array or an object; read from the slot alone,
+    /// without looking up a text.
+    #[inline]
+    pub(crate) fn is_container(self) -> bool {
+        matches!(self.slot(), Slot::Array { .. } | Slot::Object { .. })
+    }
+
+    /// The value of the first entry, when the node is a non-empty object,
+    /// without looking up its key: an object's first key is the slot after
+    /// it, and that key's value the one after that.
+    #[inline]
+    pub(crate) fn first_value(self) -> Option<Node<'t>> {
+        match self.slot() {
+            Slot::Object { len, .. } if len > 0 => Some(Node {
+                doc: self.doc,
+                idx: self.idx + 2,
+            }),
+            _ => None,
+        }
+    }
+
     /// The string, when the node is one.
     #[inline]
     pub fn as_str(self) -> Option<&'t str> {
@@ -467,6 +551,21 @@ impl<'t> Node<'t> {
             _ => 0,
         };
         Entries {
+            doc: self.doc,
+            next: self.idx + 1,
+            left,
+        }
+    }
+
+    /// [`entries`](Self::entries) with the keys as bytes, read without
+    /// the checks of a `&str` (they are whole texts).
+    #[inline]
+    pub(crate) fn raw_entries(self) -> RawEntries<'t> {
+        let left = match self.slot() {
+            Slot::Object { len, .. } => len,
+            _ => 0,
+        };
+        RawEntries {
             doc: self.doc,
             next: self.idx + 1,
             left,
@@ -736,16 +835,15 @@ impl<'t> FlatObject<'t> {
     }
 
     /// The value at `key` and its slot: the entry at `position` is tried
-    /// first, then every entry.
+    /// first, then (unless `in_place`) every entry.
     #[inline(always)]
-    pub(crate) fn value(self, position: usize, key: &str) -> Option<(Node<'t>, Slot)> {
-        // Positions of slots, not slots, come back from the lookups: an
-        // index travels in a register, where an optional slot went through
-        // memory.
-        let at = match self.value_at(position, key) {
-            Some(at) => at,
-            None => self.find(key)?,
-        };
+    pub(crate) fn value(
+        self,
+        position: usize,
+        key: &str,
+        in_place: bool,
+    ) -> Option<(Node<'t>, Slot)> {
+        let at = self.locate(position, key, in_place)?;
         let slot = *self.slots.get(at)?;
         Some((
             Node {
@@ -755,6 +853,28 @@ impl<'t> FlatObject<'t> {
             },
             slot,
         ))
+    }
+
+    /// The value at `key` as a [`Scalar`], found as [`value`](Self::value)
+    /// finds it: what a table's cell writes, its text as bytes.
+    #[inline(always)]
+    pub(crate) fn scalar(self, position: usize, key: &str, in_place: bool) -> Option<Scalar<'t>> {
+        let at = self.locate(position, key, in_place)?;
+        Some(self.doc.scalar(*self.slots.get(at)?))
+    }
+
+    /// The position in `slots` of the value at `key`: the entry at
+    /// `position` is tried first, then (unless `in_place`) every entry.
+    #[inline(always)]
+    fn locate(self, position: usize, key: &str, in_place: bool) -> Option<usize> {
+        // Positions of slots, not slots, come back from the lookups: an
+        // index travels in a register, where an optional slot went through
+        // memory.
+        match self.value_at(position, key) {
+            Some(at) => Some(at),
+            None if in_place => None,
+            None => self.find(key),
+        }
     }
 
     /// The position in `slots` of the value of the entry at `position`,
@@ -774,6 +894,23 @@ impl<'t> FlatObject<'t> {
     fn find(self, key: &str) -> Option<usize> {
         (0..self.len()).find_map(|position| self.value_at(position, key))
     }
+}
+
+/// A value of a [`FlatObject`] as a table's cell writes it: a scalar with
+/// its text as bytes, which a writer into a byte buffer checked as UTF-8 at
+/// its end copies without the checks that the ends of a `&str` are
+/// character boundaries (the text is whole text of the document either
+/// way).
+#[derive(Clone, Copy)]
+pub(crate) enum Scalar<'t> {
+    Null,
+    Bool(bool),
+    /// The canonical text (TOON's, spec §2).
+    Number(&'t [u8]),
+    /// The unescaped text.
+    String(&'t [u8]),
+    /// An empty array or object: no scalar.
+    Container,
 }
 
 /// Compact JSON, as `serde_json` writes it.
@@ -848,3 +985,31 @@ impl<'t> Iterator for Entries<'t> {
 }
 
 impl ExactSizeIterator for Entries<'_> {}
+
+/// The entries of an object node with their keys as bytes; see
+/// [`Node::raw_entries`].
+pub(crate) struct RawEntries<'t> {
+    doc: &'t Document<'t>,
+    next: u32,
+    left: u32,
+}
+
+impl<'t> Iterator for RawEntries<'t> {
+    type Item = (&'t [u8], Node<'t>);
+
+    // Always inlined: every field of an object written is read through it.
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let key = match self.doc.slots.get(self.next as usize) {
+            Some(&Slot::String(text)) => self.doc.text_bytes(text),
+            _ => &[],
+        };
+        let idx = self.next + 1;
+        self.next = self.doc.after(idx);
+        Some((key, Node { doc: self.doc, idx }))
+    }
+}

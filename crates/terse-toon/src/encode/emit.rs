@@ -10,11 +10,11 @@
 //! active delimiter of each array equals the document delimiter and one
 //! delimiter governs all delimiter-aware quoting (spec §11.1).
 
-use super::out::{Out, Sink};
-use super::primitive::write_primitive;
+use super::out::{Out, SHORT, Sink};
+use super::primitive::{write_primitive, write_value};
 use super::shape::Table;
 use super::tree::{Kind, Tree};
-use crate::quoting::{write_key, write_root_string};
+use crate::quoting::{PlainKeys, write_key_then, write_root_string};
 use crate::{Delimiter, EncodeOptions};
 
 /// Encodes `root` as a TOON document of at most `limit` bytes; `None` when
@@ -25,7 +25,22 @@ pub(crate) fn emit<'t, T: Tree<'t>>(
     capacity: usize,
     limit: usize,
 ) -> Option<String> {
+    emit_sharing(root, options, capacity, limit, true)
+}
+
+/// [`emit`], with a table trying the last table's header first
+/// (`share_headers`) or always building its own: the same text either way,
+/// which the tests check.
+pub(crate) fn emit_sharing<'t, T: Tree<'t>>(
+    root: T,
+    options: &EncodeOptions,
+    capacity: usize,
+    limit: usize,
+    share_headers: bool,
+) -> Option<String> {
     let mut emitter = Emitter {
+        share_headers,
+        keys: PlainKeys::new(),
         out: Out::new(capacity, limit),
         indent_size: options.indent_size,
         delimiter: options.delimiter.as_byte(),
@@ -45,6 +60,11 @@ pub(crate) fn emit<'t, T: Tree<'t>>(
 /// A newline and the widest indentation written in one piece.
 const NEWLINE_SPACES: &str = "\n                                                                ";
 
+/// A newline and spaces, and spaces alone (the document's first line), as
+/// words for [`Out::push_word`].
+const NEWLINE_WORD: u128 = u128::from_le_bytes(*b"\n               ");
+const SPACES_WORD: u128 = u128::from_le_bytes(*b"                ");
+
 /// Where an array is written; it decides the empty form and whether the
 /// tabular form is allowed.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -61,13 +81,18 @@ enum Position {
 /// An object or list whose lines are still being written.
 enum Frame<'t, T: Tree<'t>> {
     /// The fields not written yet, each to go on its own line at the depth.
-    Fields(T::Entries, usize),
+    Fields(T::RawEntries, usize),
     /// The list items not written yet, at the depth.
     Items(T::Items, usize),
 }
 
 struct Emitter<'t, T: Tree<'t>> {
     out: Out,
+    /// Whether a table tries the last table's header before building its
+    /// own.
+    share_headers: bool,
+    /// Keys found to need no quotes.
+    keys: PlainKeys,
     indent_size: usize,
     delimiter: u8,
     /// The delimiter symbol inside brackets: empty for comma.
@@ -78,9 +103,21 @@ struct Emitter<'t, T: Tree<'t>> {
     frames: Vec<Frame<'t, T>>,
 }
 
+/// How the rows of a table matched its header.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    /// Every row written matched (all of them, unless the output refused
+    /// a write first).
+    Match,
+    /// The first row did not.
+    FirstDiffers,
+    /// A later row did not.
+    Differs,
+}
+
 /// The next line a frame asks for.
 enum Step<'t, T> {
-    Field(&'t str, T, usize),
+    Field(&'t [u8], T, usize),
     Item(T, usize),
 }
 
@@ -93,7 +130,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                 if self.keyed_fields(value, len) {
                     self.keyed_table(None, value, len, 0);
                 } else {
-                    self.frames.push(Frame::Fields(value.entries(), 0));
+                    self.frames.push(Frame::Fields(value.raw_entries(), 0));
                 }
             }
             Kind::String(s) => write_root_string(&mut self.out, s, self.delimiter),
@@ -128,14 +165,24 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     }
 
     /// Ends the current line (unless nothing is written yet) and indents:
-    /// one write of a newline and spaces from a static line, for depths
-    /// within it; wider indentation is written a line's worth at a time.
-    /// Always inlined: it runs once per line, and as a call it cost about
-    /// as much as its body.
+    /// one store of a word of a newline and spaces for indentation narrower
+    /// than a word (what follows the line's bytes in the word lands past the
+    /// text, to be overwritten); wider indentation from a static line, a
+    /// line's worth at a time. Always inlined: it runs once per line, and as
+    /// a call it cost about as much as its body.
     #[inline(always)]
     fn line(&mut self, depth: usize) {
         let start = usize::from(self.out.is_empty());
         let width = depth.saturating_mul(self.indent_size);
+        if width < SHORT {
+            let word = if start == 0 {
+                NEWLINE_WORD
+            } else {
+                SPACES_WORD
+            };
+            self.out.push_word(word, width + 1 - start);
+            return;
+        }
         match NEWLINE_SPACES.get(start..=width) {
             Some(line) => self.out.push_str(line),
             None => self.wide_line(start, width),
@@ -161,22 +208,23 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
 
     /// One field whose line is already started (indentation or `- `).
     /// `depth` is the field's own depth; nested content goes one deeper.
-    fn field(&mut self, key: &'t str, value: T, depth: usize) {
-        match value.kind() {
-            Kind::Array(len) => self.array(Some(key), value, len, depth, Position::Field),
-            Kind::Object(len) => {
+    /// What the value is is read without its text first: a primitive's
+    /// text is then read once, as it is written.
+    fn field(&mut self, key: &'t [u8], value: T, depth: usize) {
+        match value.container() {
+            Some(Kind::Array(len)) => self.array(Some(key), value, len, depth, Position::Field),
+            Some(Kind::Object(len)) => {
                 if self.keyed_fields(value, len) {
                     self.keyed_table(Some(key), value, len, depth);
                 } else {
-                    write_key(&mut self.out, key);
-                    self.out.push(':');
-                    self.frames.push(Frame::Fields(value.entries(), depth + 1));
+                    write_key_then(&mut self.out, &mut self.keys, key, ":");
+                    self.frames
+                        .push(Frame::Fields(value.raw_entries(), depth + 1));
                 }
             }
-            kind => {
-                write_key(&mut self.out, key);
-                self.out.push_str(": ");
-                self.primitive(value, kind);
+            _ => {
+                write_key_then(&mut self.out, &mut self.keys, key, ": ");
+                write_value(&mut self.out, value, self.delimiter);
             }
         }
     }
@@ -198,9 +246,16 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
 
     /// An array whose line is already started; writes the optional key, the
     /// header and the content below it (a list's items through a frame).
-    fn array(&mut self, key: Option<&str>, array: T, len: usize, depth: usize, position: Position) {
+    fn array(
+        &mut self,
+        key: Option<&[u8]>,
+        array: T,
+        len: usize,
+        depth: usize,
+        position: Position,
+    ) {
         if let Some(key) = key {
-            write_key(&mut self.out, key);
+            write_key_then(&mut self.out, &mut self.keys, key, "");
         }
         if len == 0 {
             match position {
@@ -213,7 +268,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
             }
             return;
         }
-        if array.items().all(|item| item.kind().is_primitive()) {
+        if !array.items().any(Tree::is_container) {
             self.bracket(len, false);
             self.out.push_str(": ");
             let mut first = true;
@@ -225,7 +280,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                     self.out.push_byte(self.delimiter);
                 }
                 first = false;
-                self.primitive(item, item.kind());
+                write_value(&mut self.out, item, self.delimiter);
             }
             return;
         }
@@ -246,15 +301,30 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     /// that does not. Output that passes the limit on the way says nothing
     /// of the rows after it, so the rows are then checked without writing,
     /// and written again only when they all match.
+    ///
+    /// Lists of records often hold many tables of one shape (each order's
+    /// items): when the last header taken is of leaves only, the first row
+    /// is tried against it in its order before the header is built again
+    /// from that row, which then costs nothing when it would be the same.
     fn table(&mut self, array: T, len: usize, depth: usize) -> bool {
         let Some(first) = array.items().next() else {
             return false;
         };
-        if !self.table.start(first) {
-            return false;
-        }
         let mark = self.out.mark();
-        let matched = self.table_rows(array, len, depth);
+        let mut rows = Rows::FirstDiffers;
+        if self.share_headers && self.table.has_flat_header() {
+            rows = self.table_rows(array, len, depth, true);
+            if rows == Rows::FirstDiffers {
+                self.out.rewind(mark);
+            }
+        }
+        if rows == Rows::FirstDiffers {
+            if !self.table.start(first) {
+                return false;
+            }
+            rows = self.table_rows(array, len, depth, false);
+        }
+        let matched = rows == Rows::Match;
         if matched && !self.out.is_over() {
             return true;
         }
@@ -262,26 +332,37 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
         if !matched || !self.table.detect(array.items()) {
             return false;
         }
-        self.table_rows(array, len, depth);
+        self.table_rows(array, len, depth, false);
         true
     }
 
     /// The header taken by `self.table` and the rows of `array` below it,
-    /// until the output refuses a write; `false` at the first row that does
-    /// not match the header, what was written left to the caller.
-    fn table_rows(&mut self, array: T, len: usize, depth: usize) -> bool {
+    /// until the output refuses a write; at the first row that does not
+    /// match the header, what was written is left to the caller. With
+    /// `first_in_order`, the first row matches only with its keys in the
+    /// header's order.
+    fn table_rows(&mut self, array: T, len: usize, depth: usize, first_in_order: bool) -> Rows {
         self.bracket(len, false);
         self.table.write_header(&mut self.out, self.delimiter);
-        for row in array.items() {
+        let mut in_order = first_in_order;
+        for (index, row) in array.items().enumerate() {
             if self.out.is_over() {
                 break;
             }
             self.line(depth + 1);
-            if !self.table.write_row(&mut self.out, row, self.delimiter) {
-                return false;
+            if !self
+                .table
+                .write_row(&mut self.out, row, self.delimiter, in_order)
+            {
+                return if index == 0 {
+                    Rows::FirstDiffers
+                } else {
+                    Rows::Differs
+                };
             }
+            in_order = false;
         }
-        true
+        Rows::Match
     }
 
     /// One element of an expanded list at `depth`.
@@ -294,7 +375,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                 // The first field sits on the hyphen line at depth + 1, the
                 // others on lines of their own below it, after whatever the
                 // first field opens.
-                let mut entries = item.entries();
+                let mut entries = item.raw_entries();
                 if let Some((key, value)) = entries.next() {
                     self.frames.push(Frame::Fields(entries, depth + 1));
                     self.field(key, value, depth + 1);
@@ -317,26 +398,29 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     /// before the header walk starts.
     fn keyed_fields(&mut self, object: T, len: usize) -> bool {
         len >= 2
-            && matches!(object.entries().next(), Some((_, first)) if matches!(first.kind(), Kind::Object(n) if n > 0))
+            && object
+                .first_value()
+                .and_then(Tree::object_len)
+                .is_some_and(|n| n > 0)
             && self.table.detect(object.entries().map(|(_, value)| value))
     }
 
     /// A keyed tabular object (fields already detected) and its entry rows.
-    fn keyed_table(&mut self, key: Option<&str>, object: T, len: usize, depth: usize) {
+    fn keyed_table(&mut self, key: Option<&[u8]>, object: T, len: usize, depth: usize) {
         if let Some(key) = key {
-            write_key(&mut self.out, key);
+            write_key_then(&mut self.out, &mut self.keys, key, "");
         }
         self.bracket(len, true);
         self.table.write_header(&mut self.out, self.delimiter);
-        for (entry_key, value) in object.entries() {
+        for (entry_key, value) in object.raw_entries() {
             if self.out.is_over() {
                 return;
             }
             self.line(depth + 1);
-            write_key(&mut self.out, entry_key);
-            self.out.push_str(": ");
+            write_key_then(&mut self.out, &mut self.keys, entry_key, ": ");
             // Detection matched every row already.
-            self.table.write_row(&mut self.out, value, self.delimiter);
+            self.table
+                .write_row(&mut self.out, value, self.delimiter, false);
         }
     }
 }

@@ -3,14 +3,22 @@
 //! Every write is checked before it lands: a write that would take the text
 //! past the bound is dropped and marks the output as over the limit, so the
 //! text never holds a byte past the bound, whatever one line or one string
-//! holds. The check is one comparison per write, beside the room check.
-//! The buffer grows by doubling, capped at the bound, so its capacity never
-//! passes the bound either.
+//! holds. The buffer grows by doubling, capped at the bound (its
+//! allocation too), so a short write that lands inside it needs no check
+//! of the bound of its own.
 
 /// Something the number and string writers append text to: a plain `String`
 /// (the document's side buffer) or the emitter's bounded [`Out`].
 pub(crate) trait Sink {
     fn push_str(&mut self, text: &str);
+
+    /// Appends `text` in double quotes (text that needs no escape).
+    #[inline]
+    fn push_quoted(&mut self, text: &str) {
+        self.push('"');
+        self.push_str(text);
+        self.push('"');
+    }
 
     #[inline]
     fn push(&mut self, c: char) {
@@ -37,32 +45,44 @@ pub(crate) struct Mark {
     over: bool,
 }
 
-/// Writes of at most this many bytes are copied a word or two at a time,
+/// Writes of at most this many bytes are stored as one fixed-width word,
 /// inline, when the buffer has this much room past the text.
-const SHORT: usize = 16;
+pub(crate) const SHORT: usize = 16;
+
+/// Zeros to extend the buffer with as the text grows.
+static ZEROS: [u8; 1024] = [0; 1024];
 
 /// The emitter's output: text that never grows past `limit` bytes.
 ///
-/// The text is kept as bytes, so that a short write (a key, a cell, a
-/// number, most strings of API data) is a store of one fixed-width word
-/// (the text's bytes and whatever follows, then cut back to the text)
-/// rather than a call to `memcpy` through `String::push_str`: the emitter
-/// makes one or two writes per value, and the call cost more than the copy.
-/// The text is checked as UTF-8 once, at the end, which its ASCII fast path
-/// does many bytes a step; every write is a whole `&str` or an ASCII byte,
-/// so the check always passes.
+/// The text is kept as bytes at the start of a buffer whose every byte is
+/// initialised (zeros, or what a store past the text or a rewind left
+/// there), with its own length beside it. A short write (a key, a cell, a
+/// number, an indentation, most strings of API data) is then one store of
+/// a fixed-width word at the text's end, checked once against the
+/// buffer's length, and an addition to the length: no call to `memcpy`,
+/// no second check of the room, no cut back of a vector's length. The
+/// buffer is never longer than the limit, so a store that lands inside it
+/// keeps the text within the limit without a check of its own. The text is
+/// checked as UTF-8 once, at the end, which its ASCII fast path does many
+/// bytes a step; every write is whole text (of a `&str`, or of the
+/// document) or ASCII bytes, so the check always passes.
 pub(crate) struct Out {
-    text: Vec<u8>,
+    /// The text (its first `len` bytes), then room; never longer than
+    /// `limit`.
+    buf: Vec<u8>,
+    len: usize,
     limit: usize,
     over: bool,
 }
 
 impl Out {
     /// An empty output that takes at most `limit` bytes, with room for
-    /// `capacity` bytes (never more than `limit`) reserved up front.
+    /// `capacity` bytes (never more than `limit`) reserved up front (and
+    /// zeroed as the text reaches it).
     pub(crate) fn new(capacity: usize, limit: usize) -> Self {
         Out {
-            text: Vec::with_capacity(capacity.min(limit)),
+            buf: Vec::with_capacity(capacity.min(limit)),
+            len: 0,
             limit,
             over: false,
         }
@@ -78,18 +98,19 @@ impl Out {
     /// Whether nothing is written yet.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
-        self.text.is_empty()
+        self.len == 0
     }
 
     /// The text, or `None` when a write passed the limit.
-    pub(crate) fn finish(self) -> Option<String> {
+    pub(crate) fn finish(mut self) -> Option<String> {
         if self.over {
             return None;
         }
-        // Every write was a whole `&str` or an ASCII byte, so the text is
+        self.buf.truncate(self.len);
+        // Every write was a whole `&str` or ASCII bytes, so the text is
         // UTF-8; the lossy arm is never taken, and stands in for a panic.
         Some(
-            String::from_utf8(self.text)
+            String::from_utf8(self.buf)
                 .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()),
         )
     }
@@ -98,7 +119,7 @@ impl Out {
     #[inline]
     pub(crate) fn mark(&self) -> Mark {
         Mark {
-            len: self.text.len(),
+            len: self.len,
             over: self.over,
         }
     }
@@ -106,7 +127,7 @@ impl Out {
     /// Takes back what was written since `mark` (one of this output's), a
     /// refused write included: the output is as it was at the mark.
     pub(crate) fn rewind(&mut self, mark: Mark) {
-        self.text.truncate(mark.len);
+        self.len = mark.len.min(self.len);
         self.over = mark.over;
     }
 
@@ -114,86 +135,228 @@ impl Out {
     #[inline]
     pub(crate) fn push_byte(&mut self, byte: u8) {
         debug_assert!(byte.is_ascii());
-        if self.text.len() == self.limit {
+        // Masked to seven bits (a no-op for ASCII), so that the text stays
+        // UTF-8 whatever a caller passes.
+        match self.buf.get_mut(self.len) {
+            Some(slot) => {
+                *slot = byte & 0x7f;
+                self.len += 1;
+            }
+            None => self.push_slow(&[byte & 0x7f]),
+        }
+    }
+
+    /// Appends `bytes`: whole text (of a `&str`, or of the document a
+    /// table's cell is read from), so that the text stays UTF-8.
+    #[inline(always)]
+    pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
+        if bytes.len() <= SHORT {
+            self.push_word(short_word(bytes), bytes.len());
+        } else {
+            self.push_two_words(bytes);
+        }
+    }
+
+    /// Appends `text` (whole text that needs no escape) in double quotes:
+    /// one store of a word when the text and its quotes fit one.
+    #[inline]
+    pub(crate) fn push_quoted_bytes(&mut self, text: &[u8]) {
+        let n = text.len();
+        if n + 2 <= SHORT {
+            let quote = u128::from(b'"');
+            let word = quote | (short_word(text) << 8) | (quote << (8 * (n + 1)));
+            self.push_word(word, n + 2);
+        } else {
+            self.push_byte(b'"');
+            self.push_bytes(text);
+            self.push_byte(b'"');
+        }
+    }
+
+    /// Appends `text` (whole text) and then `suffix` (a separator such as
+    /// `": "`): one store of a word when both fit one, a key and its colon.
+    #[inline(always)]
+    pub(crate) fn push_bytes_then(&mut self, text: &[u8], suffix: &str) {
+        let (n, m) = (text.len(), suffix.len());
+        if n + m <= SHORT {
+            // A text of a whole word has no room for a suffix (which is
+            // then empty), and no shift of a whole word is asked for.
+            let tail = short_word(suffix.as_bytes())
+                .checked_shl(8 * n as u32)
+                .unwrap_or(0);
+            let word = short_word(text) | tail;
+            self.push_word(word, n + m);
+        } else {
+            self.push_bytes(text);
+            self.push_str(suffix);
+        }
+    }
+
+    /// Appends `bytes` (whole text) of up to two words as two overlapping
+    /// stores of a word (an e-mail address, a sentence of a few words)
+    /// rather than a call to `memcpy`; longer ones through that call.
+    #[inline(never)]
+    fn push_two_words(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        let words = bytes
+            .first_chunk::<SHORT>()
+            .zip(bytes.last_chunk::<SHORT>());
+        let room = self
+            .buf
+            .get_mut(self.len..)
+            .and_then(|room| room.first_chunk_mut::<{ 2 * SHORT }>());
+        match (words, room) {
+            (Some((first, last)), Some(room)) if n <= 2 * SHORT => {
+                // Within the buffer, so within the limit.
+                room[..SHORT].copy_from_slice(first);
+                if let Some(end) = room.get_mut(n - SHORT..n) {
+                    end.copy_from_slice(last);
+                }
+                self.len += n;
+            }
+            _ => self.push_slow(bytes),
+        }
+    }
+
+    /// Appends the `n` bytes (at most 8) of text in the low bytes of
+    /// `word`, then `suffix` (at most 8 bytes), in one store of a word.
+    #[inline(always)]
+    pub(crate) fn push_word_then(&mut self, word: u64, n: usize, suffix: &str) {
+        let n = n.min(8);
+        let m = suffix.len();
+        if n + m <= 8 {
+            // All in a `u64`, whose shift by a variable is one instruction.
+            let tail = u64::try_from(short_word(suffix.as_bytes())).unwrap_or(0);
+            let word = word | tail.checked_shl(8 * n as u32).unwrap_or(0);
+            self.push_word(u128::from(word), n + m);
+        } else if m <= 8 {
+            let word = u128::from(word) | (short_word(suffix.as_bytes()) << (8 * n));
+            self.push_word(word, n + m);
+        } else {
+            self.push_word(u128::from(word), n);
+            self.push_str(suffix);
+        }
+    }
+
+    /// Appends the first `n` bytes of `word` (at most [`SHORT`]; ASCII, or
+    /// whole characters), storing the whole word when there is room for it:
+    /// what follows the `n` bytes lands past the text, to be overwritten.
+    #[inline(always)]
+    pub(crate) fn push_word(&mut self, word: u128, n: usize) {
+        let word = word.to_le_bytes();
+        let n = n.min(SHORT);
+        match self
+            .buf
+            .get_mut(self.len..)
+            .and_then(|room| room.first_chunk_mut::<SHORT>())
+        {
+            Some(room) => {
+                *room = word;
+                self.len += n;
+            }
+            None => self.push_slow(word.get(..n).unwrap_or_default()),
+        }
+    }
+
+    /// Makes room for `additional` more bytes past the text (the caller has
+    /// checked the limit), with a word's room to spare, but never past the
+    /// limit. The room is zeroed a step of [`ZEROS`] at a time as the text
+    /// reaches it, so a buffer costs the zeroing of what the text uses; in
+    /// steps of that size, rather than one `memset` of the whole room, a
+    /// copy runs a vector loop, not a byte-per-step `rep stosb`.
+    #[cold]
+    fn grow(&mut self, additional: usize) {
+        let wanted = self
+            .len
+            .saturating_add(additional)
+            .saturating_add(SHORT)
+            .max(self.buf.len().saturating_add(ZEROS.len()))
+            .min(self.limit);
+        if wanted > self.buf.capacity() {
+            // Doubling, but never past the limit: the allocation is bounded
+            // as the text is.
+            let capacity = self
+                .buf
+                .capacity()
+                .saturating_mul(2)
+                .max(wanted)
+                .min(self.limit);
+            self.buf
+                .reserve_exact(capacity.saturating_sub(self.buf.len()));
+        }
+        while self.buf.len() < wanted {
+            let step = (wanted - self.buf.len()).min(ZEROS.len());
+            self.buf
+                .extend_from_slice(ZEROS.get(..step).unwrap_or_default());
+        }
+    }
+
+    /// Appends `bytes` (whole characters) when the fast path of a short
+    /// store has no room: a long text, or one near the end of the buffer
+    /// or of the limit.
+    #[inline(never)]
+    fn push_slow(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        // `len <= limit` always holds, so the subtraction cannot wrap.
+        if n > self.limit - self.len {
             self.over = true;
             return;
         }
-        if self.text.len() == self.text.capacity() {
-            self.grow(1);
+        if n > self.buf.len() - self.len {
+            self.grow(n);
         }
-        // Masked to seven bits (a no-op for ASCII), so that the text stays
-        // UTF-8 whatever a caller passes.
-        self.text.push(byte & 0x7f);
-    }
-
-    /// Makes room for `additional` more bytes (the caller has checked the
-    /// limit): doubling, but never past the limit.
-    #[cold]
-    fn grow(&mut self, additional: usize) {
-        let len = self.text.len();
-        let wanted = self
-            .text
-            .capacity()
-            .saturating_mul(2)
-            .max(len + additional)
-            .max(64)
-            .min(self.limit);
-        self.text.reserve_exact(wanted - len);
-    }
-
-    /// [`push_str`](Sink::push_str) of a long text, or of one near the end
-    /// of the room (the limit checked already).
-    #[inline(never)]
-    fn push_long(&mut self, text: &str) {
-        if text.len() > self.text.capacity() - self.text.len() {
-            self.grow(text.len());
+        match self.buf.get_mut(self.len..self.len + n) {
+            Some(room) => {
+                room.copy_from_slice(bytes);
+                self.len += n;
+            }
+            // `grow` made the room (the limit allows it); never taken.
+            None => self.over = true,
         }
-        self.text.extend_from_slice(text.as_bytes());
     }
 }
 
-/// `src` (at most [`SHORT`] bytes) at the start of a word, with two
-/// overlapping copies of a fixed width: no call, no loop.
+/// `src` (at most [`SHORT`] bytes) as the low bytes of a word (zeros
+/// above), from two overlapping reads of a fixed width: no call, no loop.
+/// A `u128` rather than a byte array, so that it stays in registers and
+/// what is added to it is a shift and an or.
 #[inline(always)]
-fn short_word(src: &[u8]) -> [u8; SHORT] {
-    let mut word = [0; SHORT];
+fn short_word(src: &[u8]) -> u128 {
     let n = src.len();
+    let at = |i: usize| u64::from(src.get(i).copied().unwrap_or(0));
+    let u64_at = |i: usize| {
+        src.get(i..i + 8)
+            .and_then(|w| w.try_into().ok())
+            .map_or(0, |w| u128::from(u64::from_le_bytes(w)))
+    };
+    let u32_at = |i: usize| {
+        src.get(i..i + 4)
+            .and_then(|w| w.try_into().ok())
+            .map_or(0, |w| u64::from(u32::from_le_bytes(w)))
+    };
+    // The overlapping reads hold the same bytes where they overlap, so an
+    // or of the two is the text.
+    // Texts of less than eight bytes are put together in a `u64`, whose
+    // shifts by a variable are one instruction, not a `u128`'s several.
     match n {
-        8..=SHORT => {
-            word[..8].copy_from_slice(&src[..8]);
-            word[n - 8..n].copy_from_slice(&src[n - 8..]);
-        }
-        4..=7 => {
-            word[..4].copy_from_slice(&src[..4]);
-            word[n - 4..n].copy_from_slice(&src[n - 4..]);
-        }
-        1..=3 => {
-            word[0] = src[0];
-            word[n / 2] = src[n / 2];
-            word[n - 1] = src[n - 1];
-        }
-        _ => {}
+        8..=SHORT => u64_at(0) | (u64_at(n - 8) << (8 * (n - 8))),
+        4..=7 => u128::from(u32_at(0) | (u32_at(n - 4) << (8 * (n - 4)))),
+        1..=3 => u128::from(at(0) | (at(n / 2) << (8 * (n / 2))) | (at(n - 1) << (8 * (n - 1)))),
+        _ => 0,
     }
-    word
 }
 
 impl Sink for Out {
     #[inline]
+    fn push_quoted(&mut self, text: &str) {
+        self.push_quoted_bytes(text.as_bytes());
+    }
+
+    // Always inlined: most writes are of a few bytes, whose length the
+    // compiler then often knows, and as a call it cost more than its body.
+    #[inline(always)]
     fn push_str(&mut self, text: &str) {
-        let (n, len) = (text.len(), self.text.len());
-        // `len <= limit` always holds, so the subtraction cannot wrap.
-        if n > self.limit - len {
-            self.over = true;
-            return;
-        }
-        if n <= SHORT && self.text.capacity() - len >= SHORT {
-            // The whole word fits the room; the bytes past the text are
-            // cut at once.
-            self.text.extend_from_slice(&short_word(text.as_bytes()));
-            self.text.truncate(len + n);
-            return;
-        }
-        self.push_long(text);
+        self.push_bytes(text.as_bytes());
     }
 
     #[inline]
@@ -219,8 +382,8 @@ mod tests {
         assert!(!out.is_over());
         out.push('f');
         assert!(out.is_over());
-        assert!(out.text.capacity() <= 5);
-        assert_eq!(out.text.as_slice(), b"abcde");
+        assert!(out.buf.len() <= 5 && out.buf.capacity() <= 5);
+        assert_eq!(&out.buf[..out.len], b"abcde");
         assert_eq!(out.finish(), None);
     }
 
@@ -229,7 +392,8 @@ mod tests {
         let mut out = Out::new(0, 100);
         for _ in 0..100 {
             out.push('x');
-            assert!(out.text.capacity() <= 100);
+            assert!(out.buf.len() <= 100);
+            assert!(out.buf.capacity() <= 100);
         }
         assert_eq!(out.finish().map(|text| text.len()), Some(100));
     }
@@ -260,6 +424,75 @@ mod tests {
                     assert_eq!(out.finish().as_deref(), Some(expected.as_str()));
                 }
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// Any run of writes, rewinds included, leaves the text a plain
+        /// string gets from the writes that fit the limit, and the output
+        /// over the limit exactly when one did not fit.
+        #[test]
+        fn writes_are_those_of_a_plain_string_within_the_limit(
+            capacity in 0usize..80,
+            limit in 0usize..120,
+            writes in proptest::collection::vec((0u8..6, "[a-zé]{0,40}", 0usize..=SHORT), 0..40),
+        ) {
+            let mut out = Out::new(capacity, limit);
+            let (mut model, mut over) = (String::new(), false);
+            let mut marks = Vec::new();
+            for (what, text, n) in writes {
+                let suffix = [": ", ":", ""][n % 3];
+                // What lands as one write: all of it or nothing.
+                let whole = |pieces: &[&str]| -> Vec<String> {
+                    let all = pieces.concat();
+                    if all.len() <= SHORT {
+                        vec![all]
+                    } else {
+                        pieces.iter().map(|piece| (*piece).to_owned()).collect()
+                    }
+                };
+                let pieces = match what {
+                    0 => vec![text.clone()],
+                    3 => whole(&[&text, suffix]),
+                    4 => whole(&["\"", &text, "\""]),
+                    1 => vec!["\n                ".get(..n).unwrap_or_default().to_owned()],
+                    2 => vec!["x".to_owned()],
+                    _ => Vec::new(),
+                };
+                match what {
+                    0 => out.push_str(&text),
+                    1 => {
+                        let mut word = [b' '; SHORT];
+                        word[0] = b'\n';
+                        out.push_word(u128::from_le_bytes(word), n);
+                    }
+                    2 => out.push_byte(b'x'),
+                    3 => out.push_bytes_then(text.as_bytes(), suffix),
+                    4 => out.push_quoted(&text),
+                    _ => {
+                        if let Some((mark, len, was_over)) = marks.pop() {
+                            out.rewind(mark);
+                            model.truncate(len);
+                            over = was_over;
+                        } else {
+                            marks.push((out.mark(), model.len(), over));
+                        }
+                        continue;
+                    }
+                }
+                for piece in pieces {
+                    if model.len() + piece.len() <= limit {
+                        model.push_str(&piece);
+                    } else {
+                        over = true;
+                    }
+                }
+                proptest::prop_assert!(out.buf.len() <= limit);
+                proptest::prop_assert!(out.buf.capacity() <= limit);
+                proptest::prop_assert_eq!(&out.buf[..out.len], model.as_bytes());
+                proptest::prop_assert_eq!(out.is_over(), over);
+            }
+            proptest::prop_assert_eq!(out.finish(), (!over).then_some(model));
         }
     }
 

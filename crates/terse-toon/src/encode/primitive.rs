@@ -4,7 +4,8 @@
 
 use super::out::{Out, Sink};
 use super::tree::{Kind, Tree};
-use crate::quoting::write_string;
+use crate::document::Scalar;
+use crate::quoting::{write_string, write_string_bytes};
 
 /// Writes a primitive (callers pass only primitives). Always inlined: an
 /// object's fields write one each, and the call cost more than the copy;
@@ -33,4 +34,20 @@ pub(super) fn write_primitive<'t, T: Tree<'t>>(
 #[inline(never)]
 pub(super) fn write_cell<'t, T: Tree<'t>>(out: &mut Out, value: T, kind: Kind<'t>, delimiter: u8) {
     write_primitive(out, value, kind, delimiter);
+}
+
+/// Writes a primitive `value` (callers pass only primitives) from its
+/// [`Scalar`] when the tree has one (a document's, whose text is then read
+/// as bytes, without the checks of a `&str`), else from its kind.
+#[inline(always)]
+pub(super) fn write_value<'t, T: Tree<'t>>(out: &mut Out, value: T, delimiter: u8) {
+    match value.scalar() {
+        Some(Scalar::Null) => out.push_str("null"),
+        Some(Scalar::Bool(true)) => out.push_str("true"),
+        Some(Scalar::Bool(false)) => out.push_str("false"),
+        Some(Scalar::Number(text)) => out.push_bytes(text),
+        Some(Scalar::String(text)) => write_string_bytes(out, text, delimiter),
+        Some(Scalar::Container) => debug_assert!(false, "not a primitive"),
+        None => write_primitive(out, value, value.kind(), delimiter),
+    }
 }

@@ -77,6 +77,9 @@ pub(crate) struct Table<'t, T: Tree<'t>> {
     /// (each order's items), whose header is then a copy.
     header: String,
     header_fields: Vec<Field<'t>>,
+    /// Whether `fields` are unchanged since `header` was written for them:
+    /// the header is then copied without comparing the fields.
+    header_current: bool,
 }
 
 impl<'t, T: Tree<'t>> Table<'t, T> {
@@ -88,6 +91,7 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
             groups: Vec::new(),
             header: String::new(),
             header_fields: Vec::new(),
+            header_current: false,
         }
     }
 
@@ -100,8 +104,16 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
         };
         if !uniform {
             self.fields.clear();
+            self.header_current = false;
         }
         uniform
+    }
+
+    /// Whether the header taken last is one of leaves only, which the next
+    /// table may share: [`write_row`](Self::write_row) `in_order` of that
+    /// table's first row says whether it does.
+    pub(crate) fn has_flat_header(&self) -> bool {
+        self.flat && !self.fields.is_empty()
     }
 
     /// Takes the header of a table whose first row is `first`, when it is
@@ -110,6 +122,7 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     /// as they are written (or with [`detect`](Self::detect) from the
     /// start).
     pub(crate) fn start(&mut self, first: T) -> bool {
+        self.header_current = false;
         self.fields.clear();
         let fits = matches!(first.kind(), Kind::Object(n) if n > 0) && self.build(first);
         if !fits {
@@ -158,16 +171,36 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     /// Whether `row` has exactly the header's fields at every level, with
     /// primitives at leaves and non-empty objects at nested groups.
     fn matches(&mut self, row: T) -> bool {
-        self.walk(row, |_, _| {})
+        self.walk(row, false, |_, _| {})
     }
 
     /// Checks `row` against the header as [`detect`](Self::detect) does
     /// and writes its leaf values in header order, joined by the
     /// delimiter, in the same walk. `false` when the row does not match;
-    /// what it wrote up to there is then the caller's to take back.
-    pub(crate) fn write_row(&mut self, out: &mut Out, row: T, delimiter: u8) -> bool {
+    /// what it wrote up to there is then the caller's to take back. With
+    /// `in_order` (for a header of leaves only), the row matches only with
+    /// its keys in the header's order: a first row that matches so is one
+    /// [`start`](Self::start) would build the same header from.
+    pub(crate) fn write_row(
+        &mut self,
+        out: &mut Out,
+        row: T,
+        delimiter: u8,
+        in_order: bool,
+    ) -> bool {
+        if self.flat {
+            let names = self.fields.iter().map(|field| field.name);
+            let written = if in_order {
+                row.write_flat_row::<true>(names, out, delimiter)
+            } else {
+                row.write_flat_row::<false>(names, out, delimiter)
+            };
+            if let Some(matched) = written {
+                return matched;
+            }
+        }
         let mut first = true;
-        self.walk(row, |value, kind| {
+        self.walk(row, in_order, |value, kind| {
             if !first {
                 out.push_byte(delimiter);
             }
@@ -180,11 +213,19 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     /// is) to `leaf` in header order; `false` as soon as the row does not
     /// match it.
     #[inline]
-    fn walk(&mut self, row: T, mut leaf: impl FnMut(T, Kind<'t>)) -> bool {
+    fn walk(&mut self, row: T, in_order: bool, mut leaf: impl FnMut(T, Kind<'t>)) -> bool {
         if self.flat {
-            return row.walk_flat(self.fields.iter().map(|field| field.name), leaf);
+            let names = self.fields.iter().map(|field| field.name);
+            // Two walks, so that the one of every row but a first has no
+            // check of the order in its loop.
+            return if in_order {
+                row.walk_flat::<true>(names, leaf)
+            } else {
+                row.walk_flat::<false>(names, leaf)
+            };
         }
-        let Kind::Object(len) = row.kind() else {
+        // Order is checked for headers of leaves only.
+        let (Kind::Object(len), false) = (row.kind(), in_order) else {
             return false;
         };
         self.levels.clear();
@@ -223,18 +264,20 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     /// Writes `{f1,f2{a,b}}:`: a copy of the last header when the fields
     /// are the same (the delimiter is one per document).
     pub(crate) fn write_header(&mut self, out: &mut Out, delimiter: u8) {
-        let same = self.fields.len() == self.header_fields.len()
-            && self
-                .fields
-                .iter()
-                .zip(&self.header_fields)
-                .all(|(a, b)| a.end == b.end && same_bytes(a.name, b.name));
+        let same = self.header_current
+            || self.fields.len() == self.header_fields.len()
+                && self
+                    .fields
+                    .iter()
+                    .zip(&self.header_fields)
+                    .all(|(a, b)| a.end == b.end && same_bytes(a.name, b.name));
         if !same {
             self.header.clear();
             self.header_fields.clear();
             self.header_fields.extend_from_slice(&self.fields);
             write_header(&mut self.header, &self.fields, &mut self.groups, delimiter);
         }
+        self.header_current = true;
         out.push_str(&self.header);
     }
 }

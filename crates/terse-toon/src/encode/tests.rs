@@ -531,3 +531,90 @@ fn escaped_and_repeated_keys_match_the_header_by_their_text() {
         assert_eq!(toon(json), expected, "{json}");
     }
 }
+
+/// A record for the tables of [`tables_of_one_list`]: keys from a small
+/// pool in any order, so that neighbouring tables share a header, list its
+/// keys in another order, or have a key more, less or renamed; values
+/// mostly primitives, now and then an object or array that rules the
+/// table out.
+fn pooled_record() -> impl Strategy<Value = String> {
+    let value = prop_oneof![
+        6 => prop::sample::select(vec!["1", "-0.0", "1e21", "2.50", "-7", "true", "false"])
+            .prop_map(str::to_owned),
+        6 => "[a-c ,:|\t\\\"é0-9.e+-]{0,3}|true|null|long string of [a-z ]{9,30}"
+            .prop_map(|s| serde_json::to_string(&s).unwrap()),
+        2 => Just("null".to_owned()),
+        1 => Just(r#"{"x":1}"#.to_owned()),
+        1 => Just("[1]".to_owned()),
+    ];
+    prop::collection::vec(
+        // A key with an escape is unescaped into the document's side
+        // buffer, as values with escapes and re-formatted numbers are.
+        (
+            prop::sample::select(vec!["a", "b", "c", "d e", "q\""]),
+            value,
+        ),
+        0..4,
+    )
+    .prop_map(|entries| {
+        let mut seen = Vec::new();
+        let fields: Vec<String> = entries
+            .into_iter()
+            .filter(|(key, _)| {
+                let fresh = !seen.contains(key);
+                seen.push(*key);
+                fresh
+            })
+            .map(|(key, value)| format!("{key:?}:{value}"))
+            .collect();
+        format!("{{{}}}", fields.join(","))
+    })
+}
+
+/// A list of objects, each with an array of records (a table or not) and,
+/// now and then, a keyed table's candidate: what a list of orders with
+/// their items looks like.
+fn tables_of_one_list() -> impl Strategy<Value = String> {
+    let rows = prop::collection::vec(pooled_record(), 0..4);
+    let entry = (rows, prop::option::of((pooled_record(), pooled_record())));
+    prop::collection::vec(entry, 0..6).prop_map(|entries| {
+        let items: Vec<String> = entries
+            .into_iter()
+            .map(|(rows, keyed)| {
+                let keyed = keyed
+                    .map(|(p, q)| format!(r#","by":{{"p":{p},"q":{q}}}"#))
+                    .unwrap_or_default();
+                format!(r#"{{"id":1,"rows":[{}]{keyed}}}"#, rows.join(","))
+            })
+            .collect();
+        format!("[{}]", items.join(","))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// A table that tries the last table's header first writes what one
+    /// that builds its own header writes, on both paths and at every limit
+    /// (a limit that cuts a table short takes the checked path); and the
+    /// document's rows, written from their slots' bytes, are what the walk
+    /// of a `Value`'s rows writes.
+    #[test]
+    fn a_shared_header_is_the_header_a_table_builds(
+        json in tables_of_one_list(),
+        options in any_options(),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let value: Value = serde_json::from_str(&json).unwrap();
+        let document = crate::document::Document::parse(&json).unwrap();
+        let own = super::emit::emit_sharing(&value, &options, 0, usize::MAX, false).unwrap();
+        let shared = super::emit::emit_sharing(&value, &options, 0, usize::MAX, true);
+        prop_assert_eq!(shared.as_deref(), Some(own.as_str()), "json: {}", json);
+        let shared = super::emit::emit_sharing(document.root(), &options, 0, usize::MAX, true);
+        prop_assert_eq!(shared.as_deref(), Some(own.as_str()), "json: {}", json);
+        let limit = cut.index(own.len() + 1);
+        let own_cut = super::emit::emit_sharing(document.root(), &options, 0, limit, false);
+        let shared_cut = super::emit::emit_sharing(document.root(), &options, 0, limit, true);
+        prop_assert_eq!(shared_cut, own_cut, "json: {} limit {}", json, limit);
+    }
+}

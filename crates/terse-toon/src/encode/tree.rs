@@ -10,8 +10,9 @@
 //! [`encode_json`]: crate::encode_json()
 
 use super::number;
-use super::out::Sink;
-use crate::document::{self, Node, same_bytes};
+use super::out::{Out, Sink};
+use crate::document::{self, Node, Scalar, same_bytes};
+use crate::quoting::write_string_bytes;
 use serde_json::{Map, Value};
 
 /// What a node is, with the data the emitter needs without a second lookup.
@@ -43,6 +44,9 @@ pub(crate) trait Tree<'t>: Copy {
     type Items: Iterator<Item = Self>;
     /// The entries of an object, in document order.
     type Entries: Iterator<Item = (&'t str, Self)>;
+    /// The entries of an object with their keys as bytes (whole text):
+    /// what the emitter writes, which takes bytes.
+    type RawEntries: Iterator<Item = (&'t [u8], Self)>;
 
     fn kind(self) -> Kind<'t>;
 
@@ -54,6 +58,61 @@ pub(crate) trait Tree<'t>: Copy {
 
     /// The entries; empty unless the node is an object.
     fn entries(self) -> Self::Entries;
+
+    /// The entries with their keys as bytes; empty unless the node is an
+    /// object.
+    fn raw_entries(self) -> Self::RawEntries;
+
+    /// The number of entries, when the node is an object: what a check of
+    /// the form needs, without the text a string's [`kind`](Self::kind)
+    /// looks up.
+    fn object_len(self) -> Option<usize> {
+        match self.kind() {
+            Kind::Object(len) => Some(len),
+            _ => None,
+        }
+    }
+
+    /// What the node is when it is an array or an object, without the text
+    /// a string's [`kind`](Self::kind) looks up; `None` for a primitive.
+    fn container(self) -> Option<Kind<'t>> {
+        match self.kind() {
+            kind @ (Kind::Array(_) | Kind::Object(_)) => Some(kind),
+            _ => None,
+        }
+    }
+
+    /// The node as a [`Scalar`], its text as bytes, when the tree has
+    /// such a view (a document's does); `None` when it does not.
+    fn scalar(self) -> Option<Scalar<'t>> {
+        None
+    }
+
+    /// Whether the node is an array or an object (not a primitive), without
+    /// the text a string's [`kind`](Self::kind) looks up.
+    fn is_container(self) -> bool {
+        !self.kind().is_primitive()
+    }
+
+    /// The value of the first entry, when the node is a non-empty object.
+    fn first_value(self) -> Option<Self> {
+        self.entries().next().map(|(_, value)| value)
+    }
+
+    /// Writes a table row along a header of leaves only (`names`, distinct)
+    /// as [`walk_flat`](Self::walk_flat) walks it, its cells joined by
+    /// `delimiter`: `Some(false)` as soon as the row does not match (what
+    /// was written is the caller's to take back); `None` when the tree has
+    /// no writer of its own and the caller walks the row.
+    fn write_flat_row<const IN_ORDER: bool>(
+        self,
+        names: impl ExactSizeIterator<Item = &'t str>,
+        out: &mut Out,
+        delimiter: u8,
+    ) -> Option<bool> {
+        let _ = (names, out, delimiter);
+        None
+    }
 
     /// The value at `key` of an object node.
     fn get(self, key: &str) -> Option<Self> {
@@ -68,9 +127,11 @@ pub(crate) trait Tree<'t>: Copy {
     /// A row of as many entries as the header has names, each name found
     /// among them, has exactly the header's keys, as an object's keys are
     /// distinct. Rows usually list their keys in the header's order, so
-    /// the next entry is tried before a lookup.
+    /// the next entry is tried before a lookup. With `IN_ORDER`, the keys
+    /// must also be in the header's order: the row is then one the header
+    /// could have been built from.
     #[inline]
-    fn walk_flat(
+    fn walk_flat<const IN_ORDER: bool>(
         self,
         names: impl ExactSizeIterator<Item = &'t str>,
         mut leaf: impl FnMut(Self, Kind<'t>),
@@ -80,7 +141,15 @@ pub(crate) trait Tree<'t>: Copy {
         }
         let mut entries = self.entries();
         for name in names {
-            let Some(value) = next_or_get(self, &mut entries, name) else {
+            let found = if IN_ORDER {
+                match entries.next() {
+                    Some((key, value)) if same_bytes(key, name) => Some(value),
+                    _ => None,
+                }
+            } else {
+                next_or_get(self, &mut entries, name)
+            };
+            let Some(value) = found else {
                 return false;
             };
             let kind = value.kind();
@@ -96,6 +165,7 @@ pub(crate) trait Tree<'t>: Copy {
 impl<'t> Tree<'t> for &'t Value {
     type Items = std::slice::Iter<'t, Value>;
     type Entries = ValueEntries<'t>;
+    type RawEntries = ValueRawEntries<'t>;
 
     fn kind(self) -> Kind<'t> {
         match self {
@@ -125,6 +195,10 @@ impl<'t> Tree<'t> for &'t Value {
         ValueEntries(self.as_object().map(Map::iter))
     }
 
+    fn raw_entries(self) -> Self::RawEntries {
+        ValueRawEntries(self.entries())
+    }
+
     fn get(self, key: &str) -> Option<Self> {
         self.as_object()?.get(key)
     }
@@ -139,6 +213,18 @@ impl<'t> Iterator for ValueEntries<'t> {
     fn next(&mut self) -> Option<Self::Item> {
         let (key, value) = self.0.as_mut()?.next()?;
         Some((key.as_str(), value))
+    }
+}
+
+/// Entries of a `serde_json` object with keys as bytes.
+pub(crate) struct ValueRawEntries<'t>(ValueEntries<'t>);
+
+impl<'t> Iterator for ValueRawEntries<'t> {
+    type Item = (&'t [u8], &'t Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (key, value) = self.0.next()?;
+        Some((key.as_bytes(), value))
     }
 }
 
@@ -176,6 +262,7 @@ fn node_kind(kind: document::Kind<'_>) -> Kind<'_> {
 impl<'t> Tree<'t> for Node<'t> {
     type Items = document::Items<'t>;
     type Entries = document::Entries<'t>;
+    type RawEntries = document::RawEntries<'t>;
 
     #[inline(always)]
     fn kind(self) -> Kind<'t> {
@@ -186,7 +273,7 @@ impl<'t> Tree<'t> for Node<'t> {
     /// scalars: each cell is read at its field's position, with one
     /// comparison of a key, and its slot is read once.
     #[inline]
-    fn walk_flat(
+    fn walk_flat<const IN_ORDER: bool>(
         self,
         names: impl ExactSizeIterator<Item = &'t str>,
         mut leaf: impl FnMut(Self, Kind<'t>),
@@ -200,7 +287,7 @@ impl<'t> Tree<'t> for Node<'t> {
             return false;
         }
         for (position, name) in names.enumerate() {
-            let Some((value, slot)) = row.value(position, name) else {
+            let Some((value, slot)) = row.value(position, name, IN_ORDER) else {
                 return false;
             };
             let kind = node_kind(value.kind_of(slot));
@@ -212,11 +299,76 @@ impl<'t> Tree<'t> for Node<'t> {
         true
     }
 
+    /// Cells are read as their slots' bytes and written as they are read:
+    /// no text is looked at as a `&str` unless it is quoted.
+    #[inline]
+    fn write_flat_row<const IN_ORDER: bool>(
+        self,
+        names: impl ExactSizeIterator<Item = &'t str>,
+        out: &mut Out,
+        delimiter: u8,
+    ) -> Option<bool> {
+        let Some(row) = self.flat_object() else {
+            return Some(false);
+        };
+        if row.len() != names.len() {
+            return Some(false);
+        }
+        for (position, name) in names.enumerate() {
+            let Some(cell) = row.scalar(position, name, IN_ORDER) else {
+                return Some(false);
+            };
+            if position > 0 {
+                out.push_byte(delimiter);
+            }
+            match cell {
+                Scalar::Null => out.push_str("null"),
+                Scalar::Bool(true) => out.push_str("true"),
+                Scalar::Bool(false) => out.push_str("false"),
+                Scalar::Number(text) => out.push_bytes(text),
+                Scalar::String(text) => write_string_bytes(out, text, delimiter),
+                Scalar::Container => return Some(false),
+            }
+        }
+        Some(true)
+    }
+
     #[inline]
     fn write_number(self, out: &mut impl Sink) {
         if let Some(n) = self.as_number() {
             out.push_str(n.canonical());
         }
+    }
+
+    #[inline]
+    fn object_len(self) -> Option<usize> {
+        Node::object_len(self)
+    }
+
+    #[inline]
+    fn is_container(self) -> bool {
+        Node::is_container(self)
+    }
+
+    #[inline(always)]
+    fn container(self) -> Option<Kind<'t>> {
+        Node::container(self).map(|(is_object, len)| {
+            if is_object {
+                Kind::Object(len)
+            } else {
+                Kind::Array(len)
+            }
+        })
+    }
+
+    #[inline(always)]
+    fn scalar(self) -> Option<Scalar<'t>> {
+        Some(Node::scalar(self))
+    }
+
+    #[inline]
+    fn first_value(self) -> Option<Self> {
+        Node::first_value(self)
     }
 
     #[inline]
@@ -227,5 +379,10 @@ impl<'t> Tree<'t> for Node<'t> {
     #[inline]
     fn entries(self) -> Self::Entries {
         Node::entries(self)
+    }
+
+    #[inline]
+    fn raw_entries(self) -> Self::RawEntries {
+        Node::raw_entries(self)
     }
 }
