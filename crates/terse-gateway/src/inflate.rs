@@ -567,7 +567,9 @@ where
         match (&self.rewound, &self.ended) {
             (Some(chunks), _) => chunks.is_empty() && self.body.get_ref().is_end_stream(),
             (None, Some(ended)) => self.queue.is_empty() && ended.is_none(),
-            (None, None) => self.queue.is_empty() && self.body.is_end_stream(),
+            (None, None) => {
+                self.queue.is_empty() && (self.body.is_end_stream() || identity_ended(&self.body))
+            }
         }
     }
 
@@ -577,6 +579,21 @@ where
             _ => SizeHint::default(),
         }
     }
+}
+
+/// Whether `body` passes its upstream's bytes on as they came and they
+/// have all come. tower-http's decompression body never says it has ended
+/// (it keeps `is_end_stream`'s default), so a reader that stops at the
+/// end polls every body under it once more only to hear `None`. Its size
+/// hint is its inner body's when it decompresses nothing (an exact 0 once
+/// a declared length is read), and unknown when it does; the inner body
+/// then says whether trailers may still come.
+fn identity_ended<B>(body: &DecompressionBody<Tee<B>>) -> bool
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    body.size_hint().exact() == Some(0) && body.get_ref().is_end_stream()
 }
 
 /// The tape of an [`Inflated`] body, given back when the body is dropped
