@@ -30,6 +30,7 @@ use crate::forwarded::{TrustedProxies, set_forwarded};
 use crate::headers::{remove_hop_by_hop, remove_underscored};
 use crate::host::request_host;
 use crate::path;
+use crate::upstream_body::deadline;
 pub use crate::upstream_body::{BoxError, IdleTimeout, UpstreamBody};
 use crate::urls::{PublicOrigin, Redirects, RedirectsWanted};
 
@@ -572,8 +573,15 @@ where
         Box::pin(async move {
             let started = Instant::now();
             let response_timeout = shared.response_timeout;
-            let outcome =
-                tokio::time::timeout(response_timeout, shared.client.request(request)).await;
+            // One timer for the exchange: the response timeout's, then the
+            // body's idle timeout (see `UpstreamBody`), boxed to move on.
+            let mut timer = Box::pin(tokio::time::sleep_until(deadline(response_timeout)));
+            let mut answer = std::pin::pin!(shared.client.request(request));
+            let outcome = std::future::poll_fn(|cx| match answer.as_mut().poll(cx) {
+                Poll::Ready(answered) => Poll::Ready(Ok(answered)),
+                Poll::Pending => timer.as_mut().poll(cx).map(Err),
+            })
+            .await;
             let latency = UpstreamLatency(started.elapsed());
             let mut response = match outcome {
                 Ok(Ok(response)) => {
@@ -592,7 +600,7 @@ where
                     // an HTTP/1.0 upstream must not make the gateway answer
                     // its clients in 1.0 and close their connections.
                     parts.version = Version::default();
-                    let body = UpstreamBody::incoming(body, shared.idle_timeout);
+                    let body = UpstreamBody::incoming(body, shared.idle_timeout, timer);
                     let redirects = (metadata || Redirects::wanted(&parts.headers))
                         .then(|| {
                             Redirects::new(
