@@ -21,13 +21,15 @@ use http_body::Body;
 use http_body_util::BodyExt;
 use http_body_util::combinators::UnsyncBoxBody;
 use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::connect::{HttpConnector, HttpInfo};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use tower_terse::ErrorEnvelope;
 
 use crate::consume::Consumed;
-use crate::forwarded::{TrustedProxies, set_forwarded};
-use crate::headers::{remove_hop_by_hop, remove_underscored};
+use crate::forwarded::{TrustedProxies, add_forwarded, untrusted};
+use crate::headers::{
+    hop_by_hop, remove_hop_by_hop, remove_matching, remove_named_in_connection, underscored,
+};
 use crate::host::request_host;
 use crate::path;
 use crate::upstream_body::deadline;
@@ -530,16 +532,20 @@ where
         // The client's host, should the answer have redirects to point back.
         let client_host = host.clone();
         let shared = self.shared.clone();
-        remove_hop_by_hop(&mut parts.headers);
-        remove_underscored(&mut parts.headers);
-        shared.consumed.headers(&mut parts.headers);
-        set_forwarded(
-            &mut parts.headers,
-            client_addr,
-            host.clone(),
-            &shared.trusted_proxies,
-            &shared.untrusted_headers,
-        );
+        let from_proxy = client_addr.is_some_and(|ip| shared.trusted_proxies.contains(ip));
+        remove_named_in_connection(&mut parts.headers);
+        // One pass over the request's headers drops every one not passed
+        // on: hop-by-hop, underscored (see `remove_underscored`), the
+        // layer's preference header, and from a client that is no trusted
+        // proxy the headers only such a proxy may send.
+        remove_matching(&mut parts.headers, |name| {
+            hop_by_hop(name)
+                || underscored(name)
+                || shared.consumed.is_header(name)
+                || (!from_proxy && untrusted(name, &shared.untrusted_headers))
+        });
+        shared.consumed.accept(&mut parts.headers);
+        add_forwarded(&mut parts.headers, client_addr, host.clone(), from_proxy);
         let host = host
             .filter(|_| shared.preserve_host)
             .unwrap_or_else(|| shared.host.clone());
@@ -586,6 +592,11 @@ where
             let mut response = match outcome {
                 Ok(Ok(response)) => {
                     let (mut parts, body) = response.into_parts();
+                    // The addresses of the upstream connection, which
+                    // hyper-util puts in every answer and nothing here
+                    // reads: a fourth extension, with those the layers add,
+                    // would make every answer's map grow.
+                    parts.extensions.remove::<HttpInfo>();
                     remove_hop_by_hop(&mut parts.headers);
                     // A 304 has no body whatever length it names (the
                     // 200's, RFC 9110 §8.6), and caches never take a length
