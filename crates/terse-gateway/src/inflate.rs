@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, ready};
 
 use bytes::{Buf, Bytes};
-use http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, VARY};
+use http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, Entry, VARY};
 use http::{HeaderValue, Request, Response};
 use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
@@ -54,6 +54,10 @@ pub const BATCH_BYTES: usize = 256 << 10;
 
 /// The codings tower-http's decompression undoes.
 const CODINGS: [&str; 4] = ["gzip", "deflate", "br", "zstd"];
+
+/// The `Accept-Encoding` tower-http's decompression sends for a request
+/// without one, with its four codings on (a test holds it to tower-http's).
+const DECOMPRESSED_CODINGS: HeaderValue = HeaderValue::from_static("zstd,gzip,deflate,br");
 
 /// tower-http's [`Decompression`] around `S`, with the compressed bytes it
 /// read kept for the layer to send on as they came, and the inflating of
@@ -120,15 +124,19 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: Request<ReqB>) -> Self::Future {
+    fn call(&mut self, mut request: Request<ReqB>) -> Self::Future {
         // What the client takes, before the upstream is asked for identity:
         // its `Accept-Encoding` values only (none, most often: no allocation).
-        let accepted = request
-            .headers()
-            .get_all(ACCEPT_ENCODING)
-            .iter()
-            .cloned()
-            .collect();
+        // A request with none gets the codings the decompression asks for
+        // when there are none, as a constant: the decompression then finds
+        // the header there, rather than building its value again.
+        let accepted = match request.headers_mut().entry(ACCEPT_ENCODING) {
+            Entry::Occupied(values) => values.iter().cloned().collect(),
+            Entry::Vacant(none) => {
+                none.insert(DECOMPRESSED_CODINGS);
+                Vec::new()
+            }
+        };
         InflateFuture {
             future: self.inner.call(request),
             accepted: Some(accepted),
@@ -622,6 +630,28 @@ mod tests {
             .iter()
             .map(|value| HeaderValue::from_str(value).expect("header"))
             .collect()
+    }
+
+    #[tokio::test]
+    async fn a_request_without_codings_asks_for_those_the_decompression_would() {
+        use tower::ServiceExt;
+        // What reaches the service under tower-http's decompression alone.
+        let seen = Arc::new(Mutex::new(None));
+        let into = seen.clone();
+        let service = tower::service_fn(move |request: Request<()>| {
+            *into.lock().expect("lock") = request.headers().get(ACCEPT_ENCODING).cloned();
+            async {
+                Ok::<_, std::convert::Infallible>(Response::new(
+                    http_body_util::Empty::<Bytes>::new(),
+                ))
+            }
+        });
+        Decompression::new(service)
+            .oneshot(Request::new(()))
+            .await
+            .expect("answer");
+        let alone = seen.lock().expect("lock").take();
+        assert_eq!(alone, Some(DECOMPRESSED_CODINGS));
     }
 
     #[test]
