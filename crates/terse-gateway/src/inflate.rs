@@ -374,17 +374,21 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let (mut parts, body) = ready!(this.future.poll(cx))?.into_parts();
-        let json = parts.status.is_success()
-            && parts
-                .headers
-                .get(CONTENT_TYPE)
-                .is_some_and(tower_terse::proxy::is_json_media_type);
+        // The coding first: most answers have none, and their type is
+        // then not read.
         let coding = parts
             .headers
             .get(CONTENT_ENCODING)
             .filter(|c| CODINGS.iter().any(|known| c.as_bytes() == known.as_bytes()))
             .cloned();
-        let tape = coding.filter(|_| json).map(|coding| {
+        let json = |parts: &http::response::Parts| {
+            parts.status.is_success()
+                && parts
+                    .headers
+                    .get(CONTENT_TYPE)
+                    .is_some_and(tower_terse::proxy::is_json_media_type)
+        };
+        let tape = coding.filter(|_| json(&parts)).map(|coding| {
             Arc::new(Tape {
                 coding,
                 state: Mutex::default(),
