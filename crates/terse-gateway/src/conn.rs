@@ -10,11 +10,12 @@
 //! progress in [`Activity`]; [`watchdog`] compares it with the deadlines
 //! and says why the connection should end.
 
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::task::{Context, Poll};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use bytes::Buf;
@@ -178,6 +179,72 @@ pub(crate) async fn watchdog(activity: &Activity, deadlines: Deadlines) -> Stall
         match activity.check(&deadlines) {
             Err(stall) => return stall,
             Ok(wait) => tokio::time::sleep(wait.min(tick)).await,
+        }
+    }
+}
+
+/// `main` until it completes (`Ok`), or `side` (`Err`), which is polled
+/// only when something it waits on has woken the task.
+///
+/// A connection's task is woken a few times a request, each time for its
+/// connection; the futures beside it (the watchdog, the shutdown and the
+/// shedding signals) wait on timers and signals that rarely fire, and
+/// polling them on every wake cost more than polling the connection's
+/// own wake-up. They are polled with a waker of their own, which marks
+/// them woken before it wakes the task.
+pub(crate) async fn beside<M: Future, S: Future>(
+    mut main: Pin<&mut M>,
+    mut side: Pin<&mut S>,
+) -> Result<M::Output, S::Output> {
+    // Woken at first: `side` has never been polled.
+    let wake = Arc::new(SideWake {
+        woken: AtomicBool::new(true),
+        task: Mutex::new(None),
+    });
+    let waker = Waker::from(wake.clone());
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(out) = main.as_mut().poll(cx) {
+            return Poll::Ready(Ok(out));
+        }
+        // The task to wake is known before the flag is read: a wake in
+        // between finds it, and the flag set.
+        wake.follow(cx.waker());
+        if wake.woken.swap(false, Ordering::AcqRel) {
+            if let Poll::Ready(out) = side.as_mut().poll(&mut Context::from_waker(&waker)) {
+                return Poll::Ready(Err(out));
+            }
+        }
+        Poll::Pending
+    })
+    .await
+}
+
+/// The waker of [`beside`]'s side future.
+struct SideWake {
+    woken: AtomicBool,
+    task: Mutex<Option<Waker>>,
+}
+
+impl SideWake {
+    /// Wakes `task` from now on (the same one, as a rule: nothing to do).
+    fn follow(&self, task: &Waker) {
+        let mut current = self.task.lock().unwrap_or_else(PoisonError::into_inner);
+        if !current.as_ref().is_some_and(|known| known.will_wake(task)) {
+            *current = Some(task.clone());
+        }
+    }
+}
+
+impl Wake for SideWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        let task = self.task.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(task) = task.as_ref() {
+            task.wake_by_ref();
         }
     }
 }

@@ -86,12 +86,15 @@ impl Consumed {
         PathAndQuery::try_from(text).ok()
     }
 
-    /// Drops the preference header and terse's media types from `Accept`;
-    /// an `Accept` left empty becomes `application/json`.
-    pub(crate) fn headers(&self, headers: &mut HeaderMap) {
-        if let Some(header) = &self.header {
-            headers.remove(header);
-        }
+    /// Whether `name` is the preference header, which the upstream never
+    /// sees: dropped with the other headers not passed on.
+    pub(crate) fn is_header(&self, name: &HeaderName) -> bool {
+        self.header.as_ref() == Some(name)
+    }
+
+    /// Drops terse's media types from `Accept`; an `Accept` left empty
+    /// becomes `application/json`.
+    pub(crate) fn accept(&self, headers: &mut HeaderMap) {
         if !headers.contains_key(ACCEPT) {
             return;
         }
@@ -191,7 +194,9 @@ mod tests {
                 headers.append(ACCEPT, HeaderValue::from_str(value).unwrap());
             }
             headers.insert("x-prefer-format", HeaderValue::from_static("toon"));
-            Consumed::default().headers(&mut headers);
+            let consumed = Consumed::default();
+            crate::headers::remove_matching(&mut headers, |name| consumed.is_header(name));
+            consumed.accept(&mut headers);
             assert!(!headers.contains_key("x-prefer-format"));
             headers
                 .get_all(ACCEPT)

@@ -18,55 +18,72 @@ use std::str::FromStr;
 use http::header::{FORWARDED, HeaderName};
 use http::{HeaderMap, HeaderValue};
 
-use crate::headers::remove_matching;
-
 const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
 const X_FORWARDED_PROTO: HeaderName = HeaderName::from_static("x-forwarded-proto");
 const X_FORWARDED_HOST: HeaderName = HeaderName::from_static("x-forwarded-host");
 const X_REAL_IP: HeaderName = HeaderName::from_static("x-real-ip");
 
-/// The headers besides `X-Forwarded-*`, `Forwarded` and `X-Real-IP` that
-/// only a trusted proxy may send, dropped from every other client
-/// (`[gateway] untrusted_headers` adds names to the list, see
-/// [`Upstream::untrusted_headers`](crate::Upstream::untrusted_headers)):
-///
-/// - a client's address, read by frameworks and libraries (Rails'
-///   `Client-IP`, the lists of Express's `request-ip` and PHP's usual
-///   `HTTP_*` checks) and set by CDNs and cloud proxies (Cloudflare,
-///   Fastly, Akamai, Azure Front Door, App Engine, Envoy, Blue Coat's
-///   `X-ProxyUser-Ip`);
-/// - the scheme the client used (`Front-End-Https`, `X-Url-Scheme`,
-///   `X-Scheme`), which decides secure cookies and redirects to https;
-/// - the URL the client asked for, which IIS, Symfony, Zend and Laminas
-///   route by instead of the request line (`X-Original-URL`,
-///   `X-Rewrite-URL`, `X-Original-URI`, Envoy's `X-Envoy-Original-Path`):
-///   from a client, a path the gateway never saw, past any rule it keeps;
-/// - Envoy's `X-Envoy-Internal`, which marks a request as from inside.
-pub const UNTRUSTED_HEADERS: [HeaderName; 23] = [
-    HeaderName::from_static("true-client-ip"),
-    HeaderName::from_static("x-client-ip"),
-    HeaderName::from_static("x-cluster-client-ip"),
-    HeaderName::from_static("x-forwarded"),
-    HeaderName::from_static("client-ip"),
-    HeaderName::from_static("forwarded-for"),
-    HeaderName::from_static("cf-connecting-ip"),
-    HeaderName::from_static("fastly-client-ip"),
-    HeaderName::from_static("x-appengine-user-ip"),
-    HeaderName::from_static("x-original-forwarded-for"),
-    HeaderName::from_static("akamai-client-ip"),
-    HeaderName::from_static("x-proxyuser-ip"),
-    HeaderName::from_static("x-azure-clientip"),
-    HeaderName::from_static("x-azure-socketip"),
-    HeaderName::from_static("x-envoy-external-address"),
-    HeaderName::from_static("x-envoy-internal"),
-    HeaderName::from_static("front-end-https"),
-    HeaderName::from_static("x-url-scheme"),
-    HeaderName::from_static("x-scheme"),
-    HeaderName::from_static("x-original-url"),
-    HeaderName::from_static("x-rewrite-url"),
-    HeaderName::from_static("x-original-uri"),
-    HeaderName::from_static("x-envoy-original-path"),
-];
+/// Defines [`UNTRUSTED_HEADERS`] and `untrusted_name`, which tells the
+/// same names from a name's text with a `match` (its length, then a
+/// comparison or two) rather than 23 comparisons of `HeaderName`s, made
+/// for every header of every request: one list for both.
+macro_rules! untrusted_headers {
+    ($(#[$doc:meta])* $count:literal; [$($name:literal),* $(,)?]) => {
+        $(#[$doc])*
+        pub const UNTRUSTED_HEADERS: [HeaderName; $count] = [$(HeaderName::from_static($name)),*];
+
+        /// Whether `name` is one of [`UNTRUSTED_HEADERS`].
+        fn untrusted_name(name: &str) -> bool {
+            matches!(name, $($name)|*)
+        }
+    };
+}
+
+untrusted_headers! {
+    /// The headers besides `X-Forwarded-*`, `Forwarded` and `X-Real-IP` that
+    /// only a trusted proxy may send, dropped from every other client
+    /// (`[gateway] untrusted_headers` adds names to the list, see
+    /// [`Upstream::untrusted_headers`](crate::Upstream::untrusted_headers)):
+    ///
+    /// - a client's address, read by frameworks and libraries (Rails'
+    ///   `Client-IP`, the lists of Express's `request-ip` and PHP's usual
+    ///   `HTTP_*` checks) and set by CDNs and cloud proxies (Cloudflare,
+    ///   Fastly, Akamai, Azure Front Door, App Engine, Envoy, Blue Coat's
+    ///   `X-ProxyUser-Ip`);
+    /// - the scheme the client used (`Front-End-Https`, `X-Url-Scheme`,
+    ///   `X-Scheme`), which decides secure cookies and redirects to https;
+    /// - the URL the client asked for, which IIS, Symfony, Zend and Laminas
+    ///   route by instead of the request line (`X-Original-URL`,
+    ///   `X-Rewrite-URL`, `X-Original-URI`, Envoy's `X-Envoy-Original-Path`):
+    ///   from a client, a path the gateway never saw, past any rule it keeps;
+    /// - Envoy's `X-Envoy-Internal`, which marks a request as from inside.
+    23;
+    [
+        "true-client-ip",
+        "x-client-ip",
+        "x-cluster-client-ip",
+        "x-forwarded",
+        "client-ip",
+        "forwarded-for",
+        "cf-connecting-ip",
+        "fastly-client-ip",
+        "x-appengine-user-ip",
+        "x-original-forwarded-for",
+        "akamai-client-ip",
+        "x-proxyuser-ip",
+        "x-azure-clientip",
+        "x-azure-socketip",
+        "x-envoy-external-address",
+        "x-envoy-internal",
+        "front-end-https",
+        "x-url-scheme",
+        "x-scheme",
+        "x-original-url",
+        "x-rewrite-url",
+        "x-original-uri",
+        "x-envoy-original-path",
+    ]
+}
 
 /// Most networks in a [`TrustedProxies`] list.
 pub const MAX_TRUSTED_PROXIES: usize = 256;
@@ -188,36 +205,41 @@ fn cidr(block: &str) -> Result<(IpAddr, u8), CidrError> {
     Ok((ip, bits))
 }
 
+/// Whether a request header named `name` is one that only a trusted proxy
+/// may send: `X-Forwarded-*`, `Forwarded`, `X-Real-IP`, every
+/// [`UNTRUSTED_HEADERS`] header and every one of `also`. From anyone else
+/// such headers are dropped before [`add_forwarded`] sets its own.
+pub(crate) fn untrusted(name: &HeaderName, also: &[HeaderName]) -> bool {
+    let text = name.as_str();
+    text.starts_with("x-forwarded-")
+        || untrusted_name(text)
+        || name == FORWARDED
+        || name == X_REAL_IP
+        || also.contains(name)
+}
+
 /// Sets the forwarding headers for a request from `client` (the peer)
-/// that asked for `host`. From a trusted proxy the client's chain is kept
-/// and the peer appended to `X-Forwarded-For`; from anyone else every
-/// forwarding header is replaced, and every [`UNTRUSTED_HEADERS`] header
-/// and every one of `also` dropped.
-pub(crate) fn set_forwarded(
+/// that asked for `host`. From a trusted proxy (`from_proxy`) the
+/// client's chain is kept and the peer appended to `X-Forwarded-For`; from
+/// anyone else the [`untrusted`] headers must have been dropped already
+/// (in the one pass over the request's headers that drops every header
+/// not passed on), and are set anew.
+pub(crate) fn add_forwarded(
     headers: &mut HeaderMap,
     client: Option<IpAddr>,
     host: Option<HeaderValue>,
-    trusted: &TrustedProxies,
-    also: &[HeaderName],
+    from_proxy: bool,
 ) {
-    let from_proxy = client.is_some_and(|ip| trusted.contains(ip));
-    if !from_proxy {
-        // One pass over the names there are (a few), rather than a lookup
-        // for each name that could be.
-        remove_matching(headers, |name| {
-            name.as_str().starts_with("x-forwarded-")
-                || name == FORWARDED
-                || name == X_REAL_IP
-                || UNTRUSTED_HEADERS.contains(name)
-                || also.contains(name)
-        });
-    }
     if let Some(ip) = client {
-        let previous: Vec<&str> = headers
-            .get_all(&X_FORWARDED_FOR)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .collect();
+        // Nothing to read from an untrusted client: its list was dropped.
+        let previous: Vec<&str> = match from_proxy {
+            true => headers
+                .get_all(&X_FORWARDED_FOR)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .collect(),
+            false => Vec::new(),
+        };
         // The address written once, shared by both headers when alone.
         let address = address_value(ip);
         let list = if previous.is_empty() {
@@ -299,6 +321,21 @@ mod tests {
         }
     }
 
+    /// What `Upstream` does with a request's forwarding headers.
+    fn set_forwarded(
+        headers: &mut HeaderMap,
+        client: Option<IpAddr>,
+        host: Option<HeaderValue>,
+        trusted: &TrustedProxies,
+        also: &[HeaderName],
+    ) {
+        let from_proxy = client.is_some_and(|ip| trusted.contains(ip));
+        if !from_proxy {
+            crate::headers::remove_matching(headers, |name| untrusted(name, also));
+        }
+        add_forwarded(headers, client, host, from_proxy);
+    }
+
     fn forged() -> HeaderMap {
         let mut headers = HeaderMap::new();
         headers.append(X_FORWARDED_FOR, HeaderValue::from_static("10.0.0.1"));
@@ -353,6 +390,16 @@ mod tests {
         assert_eq!(headers[FORWARDED], "for=10.0.0.9");
         for name in UNTRUSTED_HEADERS {
             assert_eq!(headers[&name], "10.6.6.6", "{name}");
+        }
+    }
+
+    #[test]
+    fn the_untrusted_names_are_those_of_the_list() {
+        for name in UNTRUSTED_HEADERS {
+            assert!(untrusted_name(name.as_str()), "{name}");
+        }
+        for name in ["host", "x-real-ip-not", "client-ips", "x-scheme2", "accept"] {
+            assert!(!untrusted_name(name), "{name}");
         }
     }
 

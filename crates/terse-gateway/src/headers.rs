@@ -22,6 +22,14 @@ const KEEP_ALIVE: HeaderName = HeaderName::from_static("keep-alive");
 /// assert_eq!(headers.keys().collect::<Vec<_>>(), ["x-kept"]);
 /// ```
 pub fn remove_hop_by_hop(headers: &mut HeaderMap) {
+    remove_named_in_connection(headers);
+    remove_matching(headers, hop_by_hop);
+}
+
+/// Removes `Connection` and every header it names, the first half of
+/// [`remove_hop_by_hop`]; the other hop-by-hop headers are those
+/// [`hop_by_hop`] matches.
+pub(crate) fn remove_named_in_connection(headers: &mut HeaderMap) {
     // Taken out first, so that the names it lists are read while the map
     // changes; one value (the usual case) is taken without a list.
     let mut values = headers.get_all(CONNECTION).iter();
@@ -44,13 +52,13 @@ pub fn remove_hop_by_hop(headers: &mut HeaderMap) {
         // Looked up by `&str`: any case, and no copy of the name.
         headers.remove(name.trim());
     }
-    // One pass over the names there are (a few), rather than a lookup
-    // for each name that could be.
-    // Names compared as `HeaderName`s: a standard name against the list
-    // is a comparison of two small integers, not of two strings.
-    remove_matching(headers, |name| {
-        HOP_BY_HOP.contains(name) || name.as_str().starts_with("proxy-")
-    });
+}
+
+/// Whether `name` is a hop-by-hop header whatever `Connection` says.
+/// Names compared as `HeaderName`s: a standard name against the list is a
+/// comparison of two small integers, not of two strings.
+pub(crate) fn hop_by_hop(name: &HeaderName) -> bool {
+    HOP_BY_HOP.contains(name) || name.as_str().starts_with("proxy-")
 }
 
 /// The hop-by-hop headers of RFC 9110 §7.6.1 (and `Keep-Alive`), besides
@@ -64,7 +72,8 @@ const HOP_BY_HOP: [HeaderName; 6] = [
     UPGRADE,
 ];
 
-/// Removes every header whose name `matches`.
+/// Removes every header whose name `matches`: one pass over the names
+/// there are (a few), rather than a lookup for each name that could be.
 pub(crate) fn remove_matching(headers: &mut HeaderMap, matches: impl Fn(&HeaderName) -> bool) {
     let names: Vec<HeaderName> = headers
         .keys()
@@ -100,7 +109,12 @@ pub(crate) fn remove_matching(headers: &mut HeaderMap, matches: impl Fn(&HeaderN
 /// assert_eq!(headers.keys().collect::<Vec<_>>(), ["x-kept"]);
 /// ```
 pub fn remove_underscored(headers: &mut HeaderMap) {
-    remove_matching(headers, |name| name.as_str().contains('_'));
+    remove_matching(headers, underscored);
+}
+
+/// Whether `name` has an underscore (see [`remove_underscored`]).
+pub(crate) fn underscored(name: &HeaderName) -> bool {
+    name.as_str().contains('_')
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, ready};
 
 use bytes::{Buf, Bytes};
-use http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, VARY};
+use http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, Entry, VARY};
 use http::{HeaderValue, Request, Response};
 use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
@@ -54,6 +54,10 @@ pub const BATCH_BYTES: usize = 256 << 10;
 
 /// The codings tower-http's decompression undoes.
 const CODINGS: [&str; 4] = ["gzip", "deflate", "br", "zstd"];
+
+/// The `Accept-Encoding` tower-http's decompression sends for a request
+/// without one, with its four codings on (a test holds it to tower-http's).
+const DECOMPRESSED_CODINGS: HeaderValue = HeaderValue::from_static("zstd,gzip,deflate,br");
 
 /// tower-http's [`Decompression`] around `S`, with the compressed bytes it
 /// read kept for the layer to send on as they came, and the inflating of
@@ -120,15 +124,19 @@ where
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, request: Request<ReqB>) -> Self::Future {
+    fn call(&mut self, mut request: Request<ReqB>) -> Self::Future {
         // What the client takes, before the upstream is asked for identity:
         // its `Accept-Encoding` values only (none, most often: no allocation).
-        let accepted = request
-            .headers()
-            .get_all(ACCEPT_ENCODING)
-            .iter()
-            .cloned()
-            .collect();
+        // A request with none gets the codings the decompression asks for
+        // when there are none, as a constant: the decompression then finds
+        // the header there, rather than building its value again.
+        let accepted = match request.headers_mut().entry(ACCEPT_ENCODING) {
+            Entry::Occupied(values) => values.iter().cloned().collect(),
+            Entry::Vacant(none) => {
+                none.insert(DECOMPRESSED_CODINGS);
+                Vec::new()
+            }
+        };
         InflateFuture {
             future: self.inner.call(request),
             accepted: Some(accepted),
@@ -366,17 +374,21 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let (mut parts, body) = ready!(this.future.poll(cx))?.into_parts();
-        let json = parts.status.is_success()
-            && parts
-                .headers
-                .get(CONTENT_TYPE)
-                .is_some_and(tower_terse::proxy::is_json_media_type);
+        // The coding first: most answers have none, and their type is
+        // then not read.
         let coding = parts
             .headers
             .get(CONTENT_ENCODING)
             .filter(|c| CODINGS.iter().any(|known| c.as_bytes() == known.as_bytes()))
             .cloned();
-        let tape = coding.filter(|_| json).map(|coding| {
+        let json = |parts: &http::response::Parts| {
+            parts.status.is_success()
+                && parts
+                    .headers
+                    .get(CONTENT_TYPE)
+                    .is_some_and(tower_terse::proxy::is_json_media_type)
+        };
+        let tape = coding.filter(|_| json(&parts)).map(|coding| {
             Arc::new(Tape {
                 coding,
                 state: Mutex::default(),
@@ -567,7 +579,9 @@ where
         match (&self.rewound, &self.ended) {
             (Some(chunks), _) => chunks.is_empty() && self.body.get_ref().is_end_stream(),
             (None, Some(ended)) => self.queue.is_empty() && ended.is_none(),
-            (None, None) => self.queue.is_empty() && self.body.is_end_stream(),
+            (None, None) => {
+                self.queue.is_empty() && (self.body.is_end_stream() || identity_ended(&self.body))
+            }
         }
     }
 
@@ -577,6 +591,21 @@ where
             _ => SizeHint::default(),
         }
     }
+}
+
+/// Whether `body` passes its upstream's bytes on as they came and they
+/// have all come. tower-http's decompression body never says it has ended
+/// (it keeps `is_end_stream`'s default), so a reader that stops at the
+/// end polls every body under it once more only to hear `None`. Its size
+/// hint is its inner body's when it decompresses nothing (an exact 0 once
+/// a declared length is read), and unknown when it does; the inner body
+/// then says whether trailers may still come.
+fn identity_ended<B>(body: &DecompressionBody<Tee<B>>) -> bool
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    body.size_hint().exact() == Some(0) && body.get_ref().is_end_stream()
 }
 
 /// The tape of an [`Inflated`] body, given back when the body is dropped
@@ -605,6 +634,28 @@ mod tests {
             .iter()
             .map(|value| HeaderValue::from_str(value).expect("header"))
             .collect()
+    }
+
+    #[tokio::test]
+    async fn a_request_without_codings_asks_for_those_the_decompression_would() {
+        use tower::ServiceExt;
+        // What reaches the service under tower-http's decompression alone.
+        let seen = Arc::new(Mutex::new(None));
+        let into = seen.clone();
+        let service = tower::service_fn(move |request: Request<()>| {
+            *into.lock().expect("lock") = request.headers().get(ACCEPT_ENCODING).cloned();
+            async {
+                Ok::<_, std::convert::Infallible>(Response::new(
+                    http_body_util::Empty::<Bytes>::new(),
+                ))
+            }
+        });
+        Decompression::new(service)
+            .oneshot(Request::new(()))
+            .await
+            .expect("answer");
+        let alone = seen.lock().expect("lock").take();
+        assert_eq!(alone, Some(DECOMPRESSED_CODINGS));
     }
 
     #[test]

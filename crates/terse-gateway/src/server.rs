@@ -15,7 +15,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, TryAcquireError};
 use tower::{Service, ServiceExt};
 
-use crate::conn::{Activity, Deadlines, Stall, Tracked, Watched, watchdog};
+use crate::conn::{Activity, Deadlines, Stall, Tracked, Watched, beside, watchdog};
 use crate::limits;
 use crate::shed::Open;
 use crate::upstream::{BoxError, ClientAddr};
@@ -243,9 +243,16 @@ pub async fn serve<S, B>(
         tokio::spawn(async move {
             let connection = builder.serve_connection(io, TowerToHyperService::new(service));
             let mut connection = std::pin::pin!(connection);
-            let ended = tokio::select! {
-                ended = connection.as_mut() => Some(ended),
-                stall = watchdog(&activity, deadlines) => {
+            let side = async {
+                tokio::select! {
+                    stall = watchdog(&activity, deadlines) => Side::Stall(stall),
+                    _ = stopping.wait_for(|stop| *stop) => Side::Stop,
+                    () = shed.asked() => Side::Shed,
+                }
+            };
+            let ended = match beside(connection.as_mut(), std::pin::pin!(side)).await {
+                Ok(ended) => Some(ended),
+                Err(Side::Stall(stall)) => {
                     tracing::debug!(target: "terse_gateway", %peer, "closing a stalled connection: {stall:?}");
                     if stall != Stall::Idle {
                         return;
@@ -253,11 +260,11 @@ pub async fn serve<S, B>(
                     connection.as_mut().graceful_shutdown();
                     None
                 }
-                _ = stopping.wait_for(|stop| *stop) => {
+                Err(Side::Stop) => {
                     connection.as_mut().graceful_shutdown();
                     None
                 }
-                () = shed.asked() => {
+                Err(Side::Shed) => {
                     tracing::debug!(target: "terse_gateway", %peer, "closing an idle connection to make room at the connection cap");
                     // No request yet: nothing owed, nothing to say goodbye with.
                     if !activity.handshake_done() {
@@ -300,6 +307,16 @@ pub async fn serve<S, B>(
             tracing::warn!(target: "terse_gateway", "shutdown timeout: closing the connections left");
         }
     }
+}
+
+/// Why a connection's task stops serving it before it ends.
+enum Side {
+    /// The watchdog's deadline passed.
+    Stall(Stall),
+    /// The server is shutting down.
+    Stop,
+    /// Asked to make room at the connection cap.
+    Shed,
 }
 
 /// `accept` failures: how long to back off, and when to log.

@@ -21,15 +21,18 @@ use http_body::Body;
 use http_body_util::BodyExt;
 use http_body_util::combinators::UnsyncBoxBody;
 use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::connect::{HttpConnector, HttpInfo};
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use tower_terse::ErrorEnvelope;
 
 use crate::consume::Consumed;
-use crate::forwarded::{TrustedProxies, set_forwarded};
-use crate::headers::{remove_hop_by_hop, remove_underscored};
+use crate::forwarded::{TrustedProxies, add_forwarded, untrusted};
+use crate::headers::{
+    hop_by_hop, remove_hop_by_hop, remove_matching, remove_named_in_connection, underscored,
+};
 use crate::host::request_host;
 use crate::path;
+use crate::upstream_body::deadline;
 pub use crate::upstream_body::{BoxError, IdleTimeout, UpstreamBody};
 use crate::urls::{PublicOrigin, Redirects, RedirectsWanted};
 
@@ -529,16 +532,20 @@ where
         // The client's host, should the answer have redirects to point back.
         let client_host = host.clone();
         let shared = self.shared.clone();
-        remove_hop_by_hop(&mut parts.headers);
-        remove_underscored(&mut parts.headers);
-        shared.consumed.headers(&mut parts.headers);
-        set_forwarded(
-            &mut parts.headers,
-            client_addr,
-            host.clone(),
-            &shared.trusted_proxies,
-            &shared.untrusted_headers,
-        );
+        let from_proxy = client_addr.is_some_and(|ip| shared.trusted_proxies.contains(ip));
+        remove_named_in_connection(&mut parts.headers);
+        // One pass over the request's headers drops every one not passed
+        // on: hop-by-hop, underscored (see `remove_underscored`), the
+        // layer's preference header, and from a client that is no trusted
+        // proxy the headers only such a proxy may send.
+        remove_matching(&mut parts.headers, |name| {
+            hop_by_hop(name)
+                || underscored(name)
+                || shared.consumed.is_header(name)
+                || (!from_proxy && untrusted(name, &shared.untrusted_headers))
+        });
+        shared.consumed.accept(&mut parts.headers);
+        add_forwarded(&mut parts.headers, client_addr, host.clone(), from_proxy);
         let host = host
             .filter(|_| shared.preserve_host)
             .unwrap_or_else(|| shared.host.clone());
@@ -572,12 +579,24 @@ where
         Box::pin(async move {
             let started = Instant::now();
             let response_timeout = shared.response_timeout;
-            let outcome =
-                tokio::time::timeout(response_timeout, shared.client.request(request)).await;
+            // One timer for the exchange: the response timeout's, then the
+            // body's idle timeout (see `UpstreamBody`), boxed to move on.
+            let mut timer = Box::pin(tokio::time::sleep_until(deadline(response_timeout)));
+            let mut answer = std::pin::pin!(shared.client.request(request));
+            let outcome = std::future::poll_fn(|cx| match answer.as_mut().poll(cx) {
+                Poll::Ready(answered) => Poll::Ready(Ok(answered)),
+                Poll::Pending => timer.as_mut().poll(cx).map(Err),
+            })
+            .await;
             let latency = UpstreamLatency(started.elapsed());
             let mut response = match outcome {
                 Ok(Ok(response)) => {
                     let (mut parts, body) = response.into_parts();
+                    // The addresses of the upstream connection, which
+                    // hyper-util puts in every answer and nothing here
+                    // reads: a fourth extension, with those the layers add,
+                    // would make every answer's map grow.
+                    parts.extensions.remove::<HttpInfo>();
                     remove_hop_by_hop(&mut parts.headers);
                     // A 304 has no body whatever length it names (the
                     // 200's, RFC 9110 §8.6), and caches never take a length
@@ -592,7 +611,7 @@ where
                     // an HTTP/1.0 upstream must not make the gateway answer
                     // its clients in 1.0 and close their connections.
                     parts.version = Version::default();
-                    let body = UpstreamBody::incoming(body, shared.idle_timeout);
+                    let body = UpstreamBody::incoming(body, shared.idle_timeout, timer);
                     let redirects = (metadata || Redirects::wanted(&parts.headers))
                         .then(|| {
                             Redirects::new(

@@ -46,11 +46,16 @@ pin_project! {
         Incoming {
             #[pin]
             body: Incoming,
-            // The idle deadline, made when the body first waits: a body
-            // that is ready when asked (most are) never touches the timer.
-            #[pin]
-            idle: Option<Sleep>,
-            // A frame came since `idle` was set: it is reset at the next wait.
+            // The idle timer: the one that bounded the wait for the
+            // response head, so that an exchange registers one timer, not
+            // two. It is not moved at every wait (which costs as much as
+            // reading a frame): when it fires, the silence is measured
+            // from `silent_since`, and it is set again if that is short.
+            idle: Pin<Box<Sleep>>,
+            // When the body last started to wait after a frame (or the head).
+            silent_since: tokio::time::Instant,
+            // A frame came (or the head did) since `silent_since` was set:
+            // it is set at the next wait.
             stale: bool,
             timeout: Duration,
             // An error held back for one poll, until what was written
@@ -71,12 +76,15 @@ pin_project! {
 }
 
 impl UpstreamBody {
-    pub(crate) fn incoming(body: Incoming, timeout: Duration) -> Self {
+    /// `body`, cut when it pauses for longer than `timeout`, timed by
+    /// `timer` (the one that waited for the head: its deadline is moved).
+    pub(crate) fn incoming(body: Incoming, timeout: Duration, timer: Pin<Box<Sleep>>) -> Self {
         UpstreamBody {
             kind: Kind::Incoming {
                 body,
-                idle: None,
-                stale: false,
+                idle: timer,
+                silent_since: tokio::time::Instant::now(),
+                stale: true,
                 timeout,
                 failed: None,
             },
@@ -119,10 +127,15 @@ impl fmt::Debug for UpstreamBody {
 }
 
 /// `timeout` from now, or about thirty years ahead when that overflows.
-fn deadline(timeout: Duration) -> tokio::time::Instant {
-    let now = tokio::time::Instant::now();
-    now.checked_add(timeout)
-        .unwrap_or_else(|| now + Duration::from_secs(30 * 365 * 86_400))
+pub(crate) fn deadline(timeout: Duration) -> tokio::time::Instant {
+    after(tokio::time::Instant::now(), timeout)
+}
+
+/// `timeout` after `start`, or about thirty years when that overflows.
+fn after(start: tokio::time::Instant, timeout: Duration) -> tokio::time::Instant {
+    start
+        .checked_add(timeout)
+        .unwrap_or_else(|| start + Duration::from_secs(30 * 365 * 86_400))
 }
 
 /// The upstream paused mid-body for longer than the idle timeout: the
@@ -155,7 +168,8 @@ impl Body for UpstreamBody {
         match self.project().kind.project() {
             KindProj::Incoming {
                 body,
-                mut idle,
+                idle,
+                silent_since,
                 stale,
                 timeout,
                 failed,
@@ -171,14 +185,27 @@ impl Body for UpstreamBody {
                     Poll::Pending => {
                         // The silence starts now: the first wait, or the
                         // first since a frame came.
-                        match idle.as_mut().as_pin_mut() {
-                            Some(sleep) if *stale => sleep.reset(deadline(*timeout)),
-                            Some(_) => {}
-                            None => idle.set(Some(tokio::time::sleep_until(deadline(*timeout)))),
+                        if *stale {
+                            *silent_since = tokio::time::Instant::now();
+                            *stale = false;
+                            // Never later than this silence's end (an idle
+                            // timeout shorter than what was left of the
+                            // response timeout).
+                            let due = after(*silent_since, *timeout);
+                            if idle.deadline() > due {
+                                idle.as_mut().reset(due);
+                            }
                         }
-                        *stale = false;
-                        if let Some(sleep) = idle.as_pin_mut() {
-                            ready!(sleep.poll(cx));
+                        // The timer may be due before the silence is long
+                        // enough (set for the head, or for an earlier
+                        // silence): then it is set for the silence's end.
+                        loop {
+                            ready!(idle.as_mut().poll(cx));
+                            let due = after(*silent_since, *timeout);
+                            if tokio::time::Instant::now() >= due {
+                                break;
+                            }
+                            idle.as_mut().reset(due);
                         }
                         Some(Err(Box::new(IdleTimeout(*timeout)) as BoxError))
                     }
