@@ -197,10 +197,7 @@ impl<'t> Envelope<'t> {
             },
         };
         let noun = resource.noun();
-        let summary = match total {
-            Some(total) if total > count as u64 => format!("{count} of {total} {}", noun.plural()),
-            _ => noun.count(count),
-        };
+        let summary = noun.count_of(count, total);
         Self::render(
             &summary,
             records.items().map(|record| ("", record)),
@@ -253,6 +250,16 @@ impl<'t> Envelope<'t> {
                     resource.id_key()
                 ))));
             };
+            // Most string ids needed no escape in the body: read once,
+            // without resolving the node's kind, and written as they stand
+            // between quotes.
+            if let Some(text) = id.as_unescaped_str() {
+                lines
+                    .finish(verbatim, count - index - 1, text.len() + 3)
+                    .map_err(|_| NotCompact::TooLarge { limit })?;
+                push_plain_id(text, index > 0, &mut ids);
+                continue;
+            }
             let kind = id.kind();
             let room = match kind {
                 Kind::String(text) => text.len() + 3,
@@ -271,7 +278,7 @@ impl<'t> Envelope<'t> {
             if index > 0 {
                 ids.push(',');
             }
-            write_id(id, kind, &mut ids);
+            write_id(kind, &mut ids);
         }
         Ok(Envelope { lines, ids, meta })
     }
@@ -312,20 +319,25 @@ pub(crate) fn list_key<K: AsRef<str>>(
         .find(|key| is_array(key))
 }
 
+/// Writes a string id that needed no escape in the body onto `out`, after
+/// a comma when `comma` says. A function of its own: written in the
+/// records' loop, it cost the loop more for other ids than it saved.
+#[inline(never)]
+fn push_plain_id(text: &str, comma: bool, out: &mut String) {
+    if comma {
+        out.push(',');
+    }
+    out.push('"');
+    out.push_str(text);
+    out.push('"');
+}
+
 /// Writes an id (a string or a number, whose `kind` was read already) as
 /// JSON onto `out`.
-fn write_id(id: Node<'_>, kind: Kind<'_>, out: &mut String) {
+fn write_id(kind: Kind<'_>, out: &mut String) {
     match kind {
-        Kind::String(text) => {
-            if id.as_unescaped_str().is_some() {
-                // Needed no escape in the body, so needs none here.
-                out.push('"');
-                out.push_str(text);
-                out.push('"');
-            } else {
-                write_json_string(out, text);
-            }
-        }
+        // One that needed no escape in the body was written before.
+        Kind::String(text) => write_json_string(out, text),
         // `serde_json`'s text for the number, written in place.
         Kind::Number(number) => number.push_json_text(out),
         _ => {}
