@@ -197,10 +197,7 @@ impl<'t> Envelope<'t> {
             },
         };
         let noun = resource.noun();
-        let summary = match total {
-            Some(total) if total > count as u64 => format!("{count} of {total} {}", noun.plural()),
-            _ => noun.count(count),
-        };
+        let summary = noun.count_of(count, total);
         Self::render(
             &summary,
             records.items().map(|record| ("", record)),
@@ -253,6 +250,16 @@ impl<'t> Envelope<'t> {
                     resource.id_key()
                 ))));
             };
+            // Most string ids needed no escape in the body: read once,
+            // without resolving the node's kind, and written as they stand
+            // between quotes.
+            if let Some(text) = id.as_unescaped_str() {
+                lines
+                    .finish(verbatim, count - index - 1, text.len() + 3)
+                    .map_err(|_| NotCompact::TooLarge { limit })?;
+                push_plain_id(text, index > 0, &mut ids);
+                continue;
+            }
             let kind = id.kind();
             let room = match kind {
                 Kind::String(text) => text.len() + 3,
@@ -271,7 +278,7 @@ impl<'t> Envelope<'t> {
             if index > 0 {
                 ids.push(',');
             }
-            write_id(id, kind, &mut ids);
+            write_id(kind, &mut ids);
         }
         Ok(Envelope { lines, ids, meta })
     }
@@ -312,20 +319,25 @@ pub(crate) fn list_key<K: AsRef<str>>(
         .find(|key| is_array(key))
 }
 
+/// Writes a string id that needed no escape in the body onto `out`, after
+/// a comma when `comma` says. A function of its own: written in the
+/// records' loop, it cost the loop more for other ids than it saved.
+#[inline(never)]
+fn push_plain_id(text: &str, comma: bool, out: &mut String) {
+    if comma {
+        out.push(',');
+    }
+    out.push('"');
+    out.push_str(text);
+    out.push('"');
+}
+
 /// Writes an id (a string or a number, whose `kind` was read already) as
 /// JSON onto `out`.
-fn write_id(id: Node<'_>, kind: Kind<'_>, out: &mut String) {
+fn write_id(kind: Kind<'_>, out: &mut String) {
     match kind {
-        Kind::String(text) => {
-            if id.as_unescaped_str().is_some() {
-                // Needed no escape in the body, so needs none here.
-                out.push('"');
-                out.push_str(text);
-                out.push('"');
-            } else {
-                write_json_string(out, text);
-            }
-        }
+        // One that needed no escape in the body was written before.
+        Kind::String(text) => write_json_string(out, text),
         // `serde_json`'s text for the number, written in place.
         Kind::Number(number) => number.push_json_text(out),
         _ => {}
@@ -397,11 +409,37 @@ fn list_under<'t>(object: Node<'t>, key: &str) -> Option<(&'t str, Node<'t>)> {
     records.is_array().then_some((key, records))
 }
 
-/// The keys a total is read from, in order, in each place looked in.
-const TOTAL_KEYS: [&str; 4] = ["total", "count", "total_count", "totalCount"];
+/// The objects pagination is looked for in, before the body itself.
+const PAGINATION_OBJECTS: [&str; 3] = ["meta", "pagination", "links"];
 
-/// The keys of a link or cursor to the next page.
-const NEXT_KEYS: [&str; 6] = [
+/// The most segments of a resource's dotted `total_key` walked.
+const MAX_TOTAL_KEY_DEPTH: usize = 8;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Pagination {
+    total: Option<u64>,
+    offset: Option<u64>,
+    /// Whether a next page is announced, when the body says.
+    next: Option<bool>,
+}
+
+/// The keys [`Pagination::read`] looks for, in one table: every key of
+/// every place is matched against them once, rather than each place
+/// searched once for each of them.
+const PAGE_KEYS: [&str; 19] = [
+    "total",
+    "count",
+    "total_count",
+    "totalCount",
+    "pages",
+    "items",
+    "offset",
+    "page",
+    "per_page",
+    "page_size",
+    "perPage",
+    "pageSize",
+    "limit",
     "next",
     "next_cursor",
     "nextCursor",
@@ -410,18 +448,83 @@ const NEXT_KEYS: [&str; 6] = [
     "next_page_token",
 ];
 
-/// The objects pagination is looked for in, before the body itself.
-const PAGINATION_OBJECTS: [&str; 3] = ["meta", "pagination", "links"];
+/// Where each group of keys stands in [`PAGE_KEYS`]: the keys a total is
+/// read from, in order, in each place looked in (then json-server's pages
+/// and items); the offset's, the page's and the page size's; the keys of a
+/// link or cursor to the next page.
+const TOTALS: std::ops::Range<usize> = 0..4;
+const PAGES: usize = 4;
+const ITEMS: usize = 5;
+const OFFSET: usize = 6;
+const PAGE: usize = 7;
+const SIZES: std::ops::Range<usize> = 8..13;
+const NEXTS: std::ops::Range<usize> = 13..19;
 
-/// The most segments of a resource's dotted `total_key` walked.
-const MAX_TOTAL_KEY_DEPTH: usize = 8;
+/// The position of `key` in [`PAGE_KEYS`]: one comparison of lengths and
+/// bytes per candidate of the key's length, through the compiler's match.
+fn page_key(key: &str) -> Option<usize> {
+    Some(match key {
+        "total" => 0,
+        "count" => 1,
+        "total_count" => 2,
+        "totalCount" => 3,
+        "pages" => 4,
+        "items" => 5,
+        "offset" => 6,
+        "page" => 7,
+        "per_page" => 8,
+        "page_size" => 9,
+        "perPage" => 10,
+        "pageSize" => 11,
+        "limit" => 12,
+        "next" => 13,
+        "next_cursor" => 14,
+        "nextCursor" => 15,
+        "next_page" => 16,
+        "nextPage" => 17,
+        "next_page_token" => 18,
+        _ => return None,
+    })
+}
 
-#[derive(Debug, Clone, Copy)]
-struct Pagination {
-    total: Option<u64>,
-    offset: Option<u64>,
-    /// Whether a next page is announced, when the body says.
-    next: Option<bool>,
+/// The first value under each of [`PAGE_KEYS`] in each place pagination is
+/// looked for in (`meta`, `pagination`, `links` when they are objects,
+/// then the body), read in one pass over each place's entries.
+struct PageKeys<'t> {
+    /// `found[place][key]`: what `place.get(PAGE_KEYS[key])` gives.
+    found: [[Option<Node<'t>>; PAGE_KEYS.len()]; PAGINATION_OBJECTS.len() + 1],
+    places: usize,
+}
+
+impl<'t> PageKeys<'t> {
+    fn read(body: Node<'t>) -> Self {
+        let mut keys = PageKeys {
+            found: [[None; PAGE_KEYS.len()]; PAGINATION_OBJECTS.len() + 1],
+            places: 0,
+        };
+        let places = PAGINATION_OBJECTS
+            .iter()
+            .filter_map(|key| body.get(key).filter(|o| o.is_object()))
+            .chain([body]);
+        for (found, place) in keys.found.iter_mut().zip(places) {
+            for (key, value) in place.entries() {
+                // The first entry of a key is the one `get` finds.
+                if let Some(slot) = page_key(key).and_then(|i| found.get_mut(i)) {
+                    slot.get_or_insert(value);
+                }
+            }
+            keys.places += 1;
+        }
+        keys
+    }
+
+    /// The value under `PAGE_KEYS[key]` in each place, in order.
+    fn values(&self, key: usize) -> impl Iterator<Item = Option<Node<'t>>> + '_ {
+        self.found
+            .iter()
+            .take(self.places)
+            .map(move |found| found.get(key).copied().flatten())
+    }
 }
 
 impl Pagination {
@@ -429,6 +532,46 @@ impl Pagination {
     /// the list. `total_key`, when a resource names one, is the only place
     /// a total is read from.
     fn read(body: Node<'_>, total_key: Option<&str>) -> Self {
+        let keys = PageKeys::read(body);
+        let as_u64 = |node: Node<'_>| node.as_number()?.as_u64();
+        let number = |names: std::ops::Range<usize>| {
+            names
+                .into_iter()
+                .find_map(|key| keys.values(key).find_map(|value| value.and_then(as_u64)))
+        };
+        let total = match total_key {
+            Some(path) => path
+                .split('.')
+                .take(MAX_TOTAL_KEY_DEPTH)
+                .try_fold(body, |node, key| node.get(key))
+                .and_then(as_u64),
+            // json-server writes the total as `items` beside `pages`.
+            None => number(TOTALS).or_else(|| {
+                keys.values(PAGES)
+                    .zip(keys.values(ITEMS))
+                    .find(|(pages, _)| pages.and_then(as_u64).is_some())
+                    .and_then(|(_, items)| items.and_then(as_u64))
+            }),
+        };
+        let offset = number(OFFSET..OFFSET + 1).or_else(|| {
+            let page = number(PAGE..PAGE + 1)?;
+            let size = number(SIZES)?;
+            Some(page.saturating_sub(1).saturating_mul(size))
+        });
+        let next = NEXTS
+            .into_iter()
+            .find_map(|key| keys.values(key).flatten().next().and_then(announces_more));
+        Pagination {
+            total,
+            offset,
+            next,
+        }
+    }
+
+    /// [`read`](Self::read) as it was written first, a search of each
+    /// place for each key: what the one pass is held to.
+    #[cfg(test)]
+    fn read_by_search(body: Node<'_>, total_key: Option<&str>) -> Self {
         let places: Vec<Node<'_>> = PAGINATION_OBJECTS
             .iter()
             .filter_map(|key| body.get(key).filter(|o| o.is_object()))
@@ -448,8 +591,7 @@ impl Pagination {
                 .take(MAX_TOTAL_KEY_DEPTH)
                 .try_fold(body, |node, key| node.get(key))
                 .and_then(as_u64),
-            // json-server writes the total as `items` beside `pages`.
-            None => number(&TOTAL_KEYS).or_else(|| {
+            None => number(&["total", "count", "total_count", "totalCount"]).or_else(|| {
                 places
                     .iter()
                     .find(|place| place.get("pages").and_then(as_u64).is_some())
@@ -461,7 +603,16 @@ impl Pagination {
             let size = number(&["per_page", "page_size", "perPage", "pageSize", "limit"])?;
             Some(page.saturating_sub(1).saturating_mul(size))
         });
-        let next = NEXT_KEYS.iter().find_map(|key| {
+        let next = [
+            "next",
+            "next_cursor",
+            "nextCursor",
+            "next_page",
+            "nextPage",
+            "next_page_token",
+        ]
+        .iter()
+        .find_map(|key| {
             places
                 .iter()
                 .find_map(|place| place.get(key))
@@ -544,6 +695,67 @@ mod tests {
                 "ids": ["plain-1", "quo\"te", "café", 17, 1500.0],
             })
         );
+    }
+
+    #[test]
+    fn every_page_key_is_matched_where_it_stands() {
+        for (i, key) in PAGE_KEYS.iter().enumerate() {
+            assert_eq!(page_key(key), Some(i), "{key}");
+        }
+        assert_eq!(page_key("data"), None);
+        assert_eq!(page_key("Total"), None);
+        assert_eq!(page_key(""), None);
+    }
+
+    proptest::proptest! {
+        /// One pass over each place's entries reads what searching each
+        /// place for each key reads: keys in any place, in any order,
+        /// twice over, of any kind of value, places that are not objects.
+        #[test]
+        fn pagination_read_in_one_pass_is_the_search(
+            places in proptest::collection::vec(0usize..5, 4),
+            entries in proptest::collection::vec((0usize..4, 0usize..24, 0usize..12), 0..40),
+            total_key in 0usize..3,
+        ) {
+            const VALUES: [&str; 12] =
+                ["null", "true", "false", "\"\"", "\"c1\"", "0", "5", "2.5", "-1", "[]", "{}", "18446744073709551616"];
+            let key = |k: usize| match PAGE_KEYS.get(k) {
+                Some(key) => *key,
+                None => ["id", "data", "meta", "links", "x"][k - PAGE_KEYS.len()],
+            };
+            let object = |place: usize| {
+                let inner: Vec<String> = entries
+                    .iter()
+                    .filter(|(p, _, _)| *p == place)
+                    .map(|&(_, k, v)| format!("\"{}\":{}", key(k), VALUES[v]))
+                    .collect();
+                format!("{{{}}}", inner.join(","))
+            };
+            // Each of meta, pagination and links is an object, a number,
+            // null or missing.
+            let mut body = vec!["\"data\":[]".to_owned()];
+            for (i, name) in PAGINATION_OBJECTS.iter().enumerate() {
+                match places[i] {
+                    0 | 1 => body.push(format!("\"{name}\":{}", object(i))),
+                    2 => body.push(format!("\"{name}\":7")),
+                    3 => body.push(format!("\"{name}\":null")),
+                    _ => {}
+                }
+            }
+            let top = object(3);
+            let top = &top[1..top.len() - 1];
+            if !top.is_empty() {
+                body.push(top.to_owned());
+            }
+            let text = format!("{{{}}}", body.join(","));
+            let document = Document::parse(&text).unwrap();
+            let total_key = [None, Some("meta.total"), Some("count")][total_key];
+            proptest::prop_assert_eq!(
+                Pagination::read(document.root(), total_key),
+                Pagination::read_by_search(document.root(), total_key),
+                "{}", text
+            );
+        }
     }
 
     #[test]

@@ -55,8 +55,34 @@ impl Noun {
         } else {
             self.plural()
         };
-        format!("{n} {noun}")
+        summary(n as u64, None, noun)
     }
+
+    /// `count of total` and the plural (`20 of 57 events`) when `total`
+    /// is more than `count`, else [`count`](Self::count).
+    pub(crate) fn count_of(&self, count: usize, total: Option<u64>) -> String {
+        match total {
+            Some(total) if total > count as u64 => {
+                summary(count as u64, Some(total), self.plural())
+            }
+            _ => self.count(count),
+        }
+    }
+}
+
+/// `n noun` or `n of total noun`, written without the formatting
+/// machinery, which costs as much as the rest of a short envelope's head.
+fn summary(n: u64, total: Option<u64>, noun: &str) -> String {
+    let mut digits = itoa::Buffer::new();
+    let mut text = String::with_capacity(48 + noun.len());
+    text.push_str(digits.format(n));
+    if let Some(total) = total {
+        text.push_str(" of ");
+        text.push_str(digits.format(total));
+    }
+    text.push(' ');
+    text.push_str(noun);
+    text
 }
 
 impl fmt::Display for Noun {
@@ -114,5 +140,20 @@ mod tests {
         assert_eq!(noun.count(1), "1 mouse");
         assert_eq!(noun.count(2), "2 mice");
         assert_eq!(noun.to_string(), "mouse");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn summaries_are_what_formatting_writes(
+            count in proptest::prop_oneof![0usize..3, proptest::num::usize::ANY],
+            total in proptest::option::of(proptest::prop_oneof![0u64..5, proptest::num::u64::ANY]),
+        ) {
+            let noun = Noun::new("event");
+            let formatted = match total {
+                Some(total) if total > count as u64 => format!("{count} of {total} events"),
+                _ => format!("{count} {}", if count == 1 { "event" } else { "events" }),
+            };
+            proptest::prop_assert_eq!(noun.count_of(count, total), formatted);
+        }
     }
 }
