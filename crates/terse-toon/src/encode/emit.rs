@@ -11,7 +11,7 @@
 //! delimiter governs all delimiter-aware quoting (spec §11.1).
 
 use super::out::{Out, SHORT, Sink};
-use super::primitive::{write_primitive, write_value};
+use super::primitive::{write_primitive, write_scalar, write_value};
 use super::shape::Table;
 use super::tree::{Kind, Tree};
 use crate::quoting::{PlainKeys, write_key_then, write_root_string};
@@ -64,6 +64,44 @@ const NEWLINE_SPACES: &str = "\n                                                
 /// words for [`Out::push_word`].
 const NEWLINE_WORD: u128 = u128::from_le_bytes(*b"\n               ");
 const SPACES_WORD: u128 = u128::from_le_bytes(*b"                ");
+
+/// Ends the current line (unless nothing is written yet) and indents:
+/// one store of a word of a newline and spaces for indentation narrower
+/// than a word (what follows the line's bytes in the word lands past the
+/// text, to be overwritten); wider indentation from a static line, a
+/// line's worth at a time. Always inlined: it runs once per line, and as
+/// a call it cost about as much as its body.
+#[inline(always)]
+fn line(out: &mut Out, indent_size: usize, depth: usize) {
+    let start = usize::from(out.is_empty());
+    let width = depth.saturating_mul(indent_size);
+    if width < SHORT {
+        let word = if start == 0 {
+            NEWLINE_WORD
+        } else {
+            SPACES_WORD
+        };
+        out.push_word(word, width + 1 - start);
+        return;
+    }
+    match NEWLINE_SPACES.get(start..=width) {
+        Some(line) => out.push_str(line),
+        None => wide_line(out, start, width),
+    }
+}
+
+/// [`line`] for indentation wider than the static line.
+#[cold]
+fn wide_line(out: &mut Out, start: usize, width: usize) {
+    let spaces = NEWLINE_SPACES.len() - 1;
+    out.push_str(&NEWLINE_SPACES[start..]);
+    let mut left = width - spaces;
+    while left > 0 && !out.is_over() {
+        let step = left.min(spaces);
+        out.push_str(&NEWLINE_SPACES[1..=step]);
+        left -= step;
+    }
+}
 
 /// Where an array is written; it decides the empty form and whether the
 /// tabular form is allowed.
@@ -144,9 +182,23 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
         while !self.out.is_over() {
             let step = match self.frames.last_mut() {
                 None => return,
-                Some(Frame::Fields(entries, depth)) => entries
-                    .next()
-                    .map(|(key, value)| Step::Field(key, value, *depth)),
+                Some(Frame::Fields(entries, depth)) => {
+                    // A run of fields of scalar values, the most common line,
+                    // read from the tree's own view of them when it has one:
+                    // each value's slot read once, with no step through the
+                    // frames between them.
+                    while let Some((key, value)) = T::next_scalar_entry(entries) {
+                        if self.out.is_over() {
+                            return;
+                        }
+                        line(&mut self.out, self.indent_size, *depth);
+                        write_key_then(&mut self.out, &mut self.keys, key, ": ");
+                        write_scalar(&mut self.out, value, self.delimiter);
+                    }
+                    entries
+                        .next()
+                        .map(|(key, value)| Step::Field(key, value, *depth))
+                }
                 Some(Frame::Items(items, depth)) => {
                     items.next().map(|item| Step::Item(item, *depth))
                 }
@@ -164,42 +216,10 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
         }
     }
 
-    /// Ends the current line (unless nothing is written yet) and indents:
-    /// one store of a word of a newline and spaces for indentation narrower
-    /// than a word (what follows the line's bytes in the word lands past the
-    /// text, to be overwritten); wider indentation from a static line, a
-    /// line's worth at a time. Always inlined: it runs once per line, and as
-    /// a call it cost about as much as its body.
+    /// Ends the current line (unless nothing is written yet) and indents.
     #[inline(always)]
     fn line(&mut self, depth: usize) {
-        let start = usize::from(self.out.is_empty());
-        let width = depth.saturating_mul(self.indent_size);
-        if width < SHORT {
-            let word = if start == 0 {
-                NEWLINE_WORD
-            } else {
-                SPACES_WORD
-            };
-            self.out.push_word(word, width + 1 - start);
-            return;
-        }
-        match NEWLINE_SPACES.get(start..=width) {
-            Some(line) => self.out.push_str(line),
-            None => self.wide_line(start, width),
-        }
-    }
-
-    /// [`line`](Self::line) for indentation wider than the static line.
-    #[cold]
-    fn wide_line(&mut self, start: usize, width: usize) {
-        let spaces = NEWLINE_SPACES.len() - 1;
-        self.out.push_str(&NEWLINE_SPACES[start..]);
-        let mut left = width - spaces;
-        while left > 0 && !self.out.is_over() {
-            let step = left.min(spaces);
-            self.out.push_str(&NEWLINE_SPACES[1..=step]);
-            left -= step;
-        }
+        line(&mut self.out, self.indent_size, depth);
     }
 
     fn primitive(&mut self, value: T, kind: Kind<'t>) {

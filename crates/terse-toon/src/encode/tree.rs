@@ -114,6 +114,16 @@ pub(crate) trait Tree<'t>: Copy {
         None
     }
 
+    /// The next of `entries` when its value is a scalar, as its key and
+    /// [`Scalar`]; `None`, with nothing taken, at the end, at a value that
+    /// is an array or an object, or when the tree has no such view (the
+    /// caller then reads the entry through the iterator).
+    #[inline(always)]
+    fn next_scalar_entry(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Scalar<'t>)> {
+        let _ = entries;
+        None
+    }
+
     /// The value at `key` of an object node.
     fn get(self, key: &str) -> Option<Self> {
         self.entries().find(|(k, _)| *k == key).map(|(_, v)| v)
@@ -364,6 +374,11 @@ impl<'t> Tree<'t> for Node<'t> {
     #[inline(always)]
     fn scalar(self) -> Option<Scalar<'t>> {
         Some(Node::scalar(self))
+    }
+
+    #[inline(always)]
+    fn next_scalar_entry(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Scalar<'t>)> {
+        entries.next_scalar()
     }
 
     #[inline]
