@@ -364,25 +364,18 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     fn table_rows(&mut self, array: T, len: usize, depth: usize, first_in_order: bool) -> Rows {
         self.bracket(len, false);
         self.table.write_header(&mut self.out, self.delimiter);
-        let mut in_order = first_in_order;
-        for (index, row) in array.items().enumerate() {
-            if self.out.is_over() {
-                break;
-            }
-            self.line(depth + 1);
-            if !self
-                .table
-                .write_row(&mut self.out, row, self.delimiter, in_order)
-            {
-                return if index == 0 {
-                    Rows::FirstDiffers
-                } else {
-                    Rows::Differs
-                };
-            }
-            in_order = false;
+        let indent_size = self.indent_size;
+        match self.table.write_rows(
+            &mut self.out,
+            array.items(),
+            self.delimiter,
+            first_in_order,
+            |out| line(out, indent_size, depth + 1),
+        ) {
+            None => Rows::Match,
+            Some(0) => Rows::FirstDiffers,
+            Some(_) => Rows::Differs,
         }
-        Rows::Match
     }
 
     /// One element of an expanded list at `depth`.
