@@ -251,6 +251,23 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
 
     /// `[N<delim>` plus `]` (the caller adds fields and the colon).
     fn bracket(&mut self, len: usize, keyed: bool) {
+        // Most arrays of records' fields are short: the whole bracket, of
+        // one digit, in one write of a word (of at most five bytes).
+        if let Ok(digit @ 0..=9) = u8::try_from(len) {
+            let mut word = u64::from(b'[') | u64::from(b'0' + digit) << 8;
+            let mut n = 2;
+            if keyed {
+                word |= u64::from(b':') << (8 * n);
+                n += 1;
+            }
+            if let Some(&symbol) = self.header_delimiter.as_bytes().first() {
+                word |= u64::from(symbol) << (8 * n);
+                n += 1;
+            }
+            word |= u64::from(b']') << (8 * n);
+            self.out.push_word(u128::from(word), n + 1);
+            return;
+        }
         self.out.push('[');
         match u8::try_from(len) {
             // Most arrays of records' fields are short: one digit, a byte.

@@ -245,10 +245,15 @@ impl Out {
     pub(crate) fn push_word(&mut self, word: u128, n: usize) {
         let word = word.to_le_bytes();
         let n = n.min(SHORT);
+        // One range, whose length the compiler knows: two comparisons, where
+        // the room's length and then its first word's took more. An end
+        // that wraps (never: the buffer is never that long) makes an empty
+        // range, which goes the slow way.
+        let end = self.len.wrapping_add(SHORT);
         match self
             .buf
-            .get_mut(self.len..)
-            .and_then(|room| room.first_chunk_mut::<SHORT>())
+            .get_mut(self.len..end)
+            .and_then(|room| <&mut [u8; SHORT]>::try_from(room).ok())
         {
             Some(room) => {
                 *room = word;
