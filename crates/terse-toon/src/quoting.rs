@@ -402,6 +402,20 @@ pub(crate) fn write_string_bytes(out: &mut Out, value: &[u8], delimiter: u8) {
     write_quoted_bytes(out, value);
 }
 
+/// [`write_string_bytes`] led by `lead` (a table's delimiter) when there
+/// is one: written with the value in one word when both fit one.
+#[inline(always)]
+pub(crate) fn write_string_bytes_led(out: &mut Out, lead: Option<u8>, value: &[u8], delimiter: u8) {
+    if !needs_quotes_bytes(value, delimiter) {
+        out.push_bytes_led(lead, value);
+        return;
+    }
+    if let Some(lead) = lead {
+        out.push_byte(lead);
+    }
+    write_quoted_bytes(out, value);
+}
+
 /// Writes a string value, quoted only when [`needs_quotes`] says so.
 pub(crate) fn write_string(out: &mut impl Sink, value: &str, delimiter: u8) {
     if needs_quotes(value, delimiter) {

@@ -157,6 +157,25 @@ impl Out {
         }
     }
 
+    /// Appends `lead` (an ASCII byte, when there is one) and then `bytes`
+    /// (whole text): one store of a word when both fit one, a table's
+    /// delimiter and the cell after it.
+    #[inline(always)]
+    pub(crate) fn push_bytes_led(&mut self, lead: Option<u8>, bytes: &[u8]) {
+        match lead {
+            Some(lead) if bytes.len() < SHORT => {
+                // Masked to seven bits, as `push_byte` does.
+                let word = (short_word(bytes) << 8) | u128::from(lead & 0x7f);
+                self.push_word(word, bytes.len() + 1);
+            }
+            Some(lead) => {
+                self.push_byte(lead);
+                self.push_bytes(bytes);
+            }
+            None => self.push_bytes(bytes),
+        }
+    }
+
     /// Appends `text` (whole text that needs no escape) in double quotes:
     /// one store of a word when the text and its quotes fit one.
     #[inline]
@@ -440,7 +459,7 @@ mod tests {
         fn writes_are_those_of_a_plain_string_within_the_limit(
             capacity in 0usize..80,
             limit in 0usize..120,
-            writes in proptest::collection::vec((0u8..6, "[a-zé]{0,40}", 0usize..=SHORT), 0..40),
+            writes in proptest::collection::vec((0u8..7, "[a-zé]{0,40}", 0usize..=SHORT), 0..40),
         ) {
             let mut out = Out::new(capacity, limit);
             let (mut model, mut over) = (String::new(), false);
@@ -460,6 +479,7 @@ mod tests {
                     0 => vec![text.clone()],
                     3 => whole(&[&text, suffix]),
                     4 => whole(&["\"", &text, "\""]),
+                    6 => whole(&[",", &text]),
                     1 => vec!["\n                ".get(..n).unwrap_or_default().to_owned()],
                     2 => vec!["x".to_owned()],
                     _ => Vec::new(),
@@ -474,6 +494,7 @@ mod tests {
                     2 => out.push_byte(b'x'),
                     3 => out.push_bytes_then(text.as_bytes(), suffix),
                     4 => out.push_quoted(&text),
+                    6 => out.push_bytes_led(Some(b','), text.as_bytes()),
                     _ => {
                         if let Some((mark, len, was_over)) = marks.pop() {
                             out.rewind(mark);
