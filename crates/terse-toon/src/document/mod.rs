@@ -1017,7 +1017,10 @@ impl<'t> RawEntries<'t> {
             Slot::Array { .. } | Slot::Object { .. } => return None,
         };
         self.left -= 1;
-        self.next = self.next.saturating_add(2);
+        // Past a key and its scalar: a wrap (of an index past the last
+        // slot of a document of 4 Gi slots) comes only after the object's
+        // last entry, where `left` is 0.
+        self.next = self.next.wrapping_add(2);
         Some((self.doc.text_bytes(key), value))
     }
 }

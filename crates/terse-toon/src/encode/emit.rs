@@ -90,6 +90,20 @@ fn line(out: &mut Out, indent_size: usize, depth: usize) {
     }
 }
 
+/// [`line`] after text (never the document's first line), indented by
+/// `width` spaces.
+#[inline(always)]
+fn next_line(out: &mut Out, width: usize) {
+    if width < SHORT {
+        out.push_word(NEWLINE_WORD, width + 1);
+        return;
+    }
+    match NEWLINE_SPACES.get(..=width) {
+        Some(line) => out.push_str(line),
+        None => wide_line(out, 0, width),
+    }
+}
+
 /// [`line`] for indentation wider than the static line.
 #[cold]
 fn wide_line(out: &mut Out, start: usize, width: usize) {
@@ -186,14 +200,19 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                     // A run of fields of scalar values, the most common line,
                     // read from the tree's own view of them when it has one:
                     // each value's slot read once, with no step through the
-                    // frames between them.
-                    while let Some((key, value)) = T::next_scalar_entry(entries) {
-                        if self.out.is_over() {
-                            return;
+                    // frames between them, on lines of one indentation
+                    // worked out once. The document's first line (which
+                    // has no newline before it) goes the general way.
+                    if !self.out.is_empty() {
+                        let width = depth.saturating_mul(self.indent_size);
+                        while let Some((key, value)) = T::next_scalar_entry(entries) {
+                            if self.out.is_over() {
+                                return;
+                            }
+                            next_line(&mut self.out, width);
+                            write_key_then(&mut self.out, &mut self.keys, key, ": ");
+                            write_scalar(&mut self.out, value, self.delimiter);
                         }
-                        line(&mut self.out, self.indent_size, *depth);
-                        write_key_then(&mut self.out, &mut self.keys, key, ": ");
-                        write_scalar(&mut self.out, value, self.delimiter);
                     }
                     entries
                         .next()
@@ -381,13 +400,14 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     fn table_rows(&mut self, array: T, len: usize, depth: usize, first_in_order: bool) -> Rows {
         self.bracket(len, false);
         self.table.write_header(&mut self.out, self.delimiter);
-        let indent_size = self.indent_size;
+        // The header is written, so every row's line follows text.
+        let width = (depth + 1).saturating_mul(self.indent_size);
         match self.table.write_rows(
             &mut self.out,
             array.items(),
             self.delimiter,
             first_in_order,
-            |out| line(out, indent_size, depth + 1),
+            |out| next_line(out, width),
         ) {
             None => Rows::Match,
             Some(0) => Rows::FirstDiffers,
