@@ -209,8 +209,24 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                             if self.out.is_over() {
                                 return;
                             }
-                            next_line(&mut self.out, width);
-                            write_key_then(&mut self.out, &mut self.keys, key, ": ");
+                            // The line and a short plain key with its
+                            // colon: two words with one check of the room.
+                            match self.keys.plain_word(key) {
+                                Some(word) if width < SHORT && key.len() <= 6 => {
+                                    let colon = u64::from_le_bytes(*b": \0\0\0\0\0\0");
+                                    let word = word | colon << (8 * key.len());
+                                    self.out.push_word_pair(
+                                        NEWLINE_WORD,
+                                        width + 1,
+                                        u128::from(word),
+                                        key.len() + 2,
+                                    );
+                                }
+                                _ => {
+                                    next_line(&mut self.out, width);
+                                    write_key_then(&mut self.out, &mut self.keys, key, ": ");
+                                }
+                            }
                             write_scalar(&mut self.out, value, self.delimiter);
                         }
                     }
