@@ -994,6 +994,37 @@ pub(crate) struct RawEntries<'t> {
     left: u32,
 }
 
+impl<'t> RawEntries<'t> {
+    /// The next entry, taken only when its value is a scalar (null, a
+    /// boolean, a number or a string): its key and value as bytes, read
+    /// from the two slots without a step to the next sibling's index (a
+    /// scalar takes one slot). `None`, with nothing taken, at the end or
+    /// at a value that is an array or an object, empty or not.
+    #[inline(always)]
+    pub(crate) fn next_scalar(&mut self) -> Option<(&'t [u8], Scalar<'t>)> {
+        if self.left == 0 {
+            return None;
+        }
+        let at = self.next as usize;
+        let [Slot::String(key), value] = *self.doc.slots.get(at..)?.first_chunk::<2>()? else {
+            return None;
+        };
+        let value = match value {
+            Slot::Null => Scalar::Null,
+            Slot::Bool(b) => Scalar::Bool(b),
+            Slot::Number(text, _) => Scalar::Number(self.doc.text_bytes(text)),
+            Slot::String(text) => Scalar::String(self.doc.text_bytes(text)),
+            Slot::Array { .. } | Slot::Object { .. } => return None,
+        };
+        self.left -= 1;
+        // Past a key and its scalar: a wrap (of an index past the last
+        // slot of a document of 4 Gi slots) comes only after the object's
+        // last entry, where `left` is 0.
+        self.next = self.next.wrapping_add(2);
+        Some((self.doc.text_bytes(key), value))
+    }
+}
+
 impl<'t> Iterator for RawEntries<'t> {
     type Item = (&'t [u8], Node<'t>);
 

@@ -11,7 +11,7 @@
 //! delimiter governs all delimiter-aware quoting (spec §11.1).
 
 use super::out::{Out, SHORT, Sink};
-use super::primitive::{write_primitive, write_value};
+use super::primitive::{write_primitive, write_scalar, write_value};
 use super::shape::Table;
 use super::tree::{Kind, Tree};
 use crate::quoting::{PlainKeys, write_key_then, write_root_string};
@@ -64,6 +64,58 @@ const NEWLINE_SPACES: &str = "\n                                                
 /// words for [`Out::push_word`].
 const NEWLINE_WORD: u128 = u128::from_le_bytes(*b"\n               ");
 const SPACES_WORD: u128 = u128::from_le_bytes(*b"                ");
+
+/// Ends the current line (unless nothing is written yet) and indents:
+/// one store of a word of a newline and spaces for indentation narrower
+/// than a word (what follows the line's bytes in the word lands past the
+/// text, to be overwritten); wider indentation from a static line, a
+/// line's worth at a time. Always inlined: it runs once per line, and as
+/// a call it cost about as much as its body.
+#[inline(always)]
+fn line(out: &mut Out, indent_size: usize, depth: usize) {
+    let start = usize::from(out.is_empty());
+    let width = depth.saturating_mul(indent_size);
+    if width < SHORT {
+        let word = if start == 0 {
+            NEWLINE_WORD
+        } else {
+            SPACES_WORD
+        };
+        out.push_word(word, width + 1 - start);
+        return;
+    }
+    match NEWLINE_SPACES.get(start..=width) {
+        Some(line) => out.push_str(line),
+        None => wide_line(out, start, width),
+    }
+}
+
+/// [`line`] after text (never the document's first line), indented by
+/// `width` spaces.
+#[inline(always)]
+fn next_line(out: &mut Out, width: usize) {
+    if width < SHORT {
+        out.push_word(NEWLINE_WORD, width + 1);
+        return;
+    }
+    match NEWLINE_SPACES.get(..=width) {
+        Some(line) => out.push_str(line),
+        None => wide_line(out, 0, width),
+    }
+}
+
+/// [`line`] for indentation wider than the static line.
+#[cold]
+fn wide_line(out: &mut Out, start: usize, width: usize) {
+    let spaces = NEWLINE_SPACES.len() - 1;
+    out.push_str(&NEWLINE_SPACES[start..]);
+    let mut left = width - spaces;
+    while left > 0 && !out.is_over() {
+        let step = left.min(spaces);
+        out.push_str(&NEWLINE_SPACES[1..=step]);
+        left -= step;
+    }
+}
 
 /// Where an array is written; it decides the empty form and whether the
 /// tabular form is allowed.
@@ -144,9 +196,44 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
         while !self.out.is_over() {
             let step = match self.frames.last_mut() {
                 None => return,
-                Some(Frame::Fields(entries, depth)) => entries
-                    .next()
-                    .map(|(key, value)| Step::Field(key, value, *depth)),
+                Some(Frame::Fields(entries, depth)) => {
+                    // A run of fields of scalar values, the most common line,
+                    // read from the tree's own view of them when it has one:
+                    // each value's slot read once, with no step through the
+                    // frames between them, on lines of one indentation
+                    // worked out once. The document's first line (which
+                    // has no newline before it) goes the general way.
+                    if !self.out.is_empty() {
+                        let width = depth.saturating_mul(self.indent_size);
+                        while let Some((key, value)) = T::next_scalar_entry(entries) {
+                            if self.out.is_over() {
+                                return;
+                            }
+                            // The line and a short plain key with its
+                            // colon: two words with one check of the room.
+                            match self.keys.plain_word(key) {
+                                Some(word) if width < SHORT && key.len() <= 6 => {
+                                    let colon = u64::from_le_bytes(*b": \0\0\0\0\0\0");
+                                    let word = word | colon << (8 * key.len());
+                                    self.out.push_word_pair(
+                                        NEWLINE_WORD,
+                                        width + 1,
+                                        u128::from(word),
+                                        key.len() + 2,
+                                    );
+                                }
+                                _ => {
+                                    next_line(&mut self.out, width);
+                                    write_key_then(&mut self.out, &mut self.keys, key, ": ");
+                                }
+                            }
+                            write_scalar(&mut self.out, value, self.delimiter);
+                        }
+                    }
+                    entries
+                        .next()
+                        .map(|(key, value)| Step::Field(key, value, *depth))
+                }
                 Some(Frame::Items(items, depth)) => {
                     items.next().map(|item| Step::Item(item, *depth))
                 }
@@ -164,42 +251,10 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
         }
     }
 
-    /// Ends the current line (unless nothing is written yet) and indents:
-    /// one store of a word of a newline and spaces for indentation narrower
-    /// than a word (what follows the line's bytes in the word lands past the
-    /// text, to be overwritten); wider indentation from a static line, a
-    /// line's worth at a time. Always inlined: it runs once per line, and as
-    /// a call it cost about as much as its body.
+    /// Ends the current line (unless nothing is written yet) and indents.
     #[inline(always)]
     fn line(&mut self, depth: usize) {
-        let start = usize::from(self.out.is_empty());
-        let width = depth.saturating_mul(self.indent_size);
-        if width < SHORT {
-            let word = if start == 0 {
-                NEWLINE_WORD
-            } else {
-                SPACES_WORD
-            };
-            self.out.push_word(word, width + 1 - start);
-            return;
-        }
-        match NEWLINE_SPACES.get(start..=width) {
-            Some(line) => self.out.push_str(line),
-            None => self.wide_line(start, width),
-        }
-    }
-
-    /// [`line`](Self::line) for indentation wider than the static line.
-    #[cold]
-    fn wide_line(&mut self, start: usize, width: usize) {
-        let spaces = NEWLINE_SPACES.len() - 1;
-        self.out.push_str(&NEWLINE_SPACES[start..]);
-        let mut left = width - spaces;
-        while left > 0 && !self.out.is_over() {
-            let step = left.min(spaces);
-            self.out.push_str(&NEWLINE_SPACES[1..=step]);
-            left -= step;
-        }
+        line(&mut self.out, self.indent_size, depth);
     }
 
     fn primitive(&mut self, value: T, kind: Kind<'t>) {
@@ -231,6 +286,23 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
 
     /// `[N<delim>` plus `]` (the caller adds fields and the colon).
     fn bracket(&mut self, len: usize, keyed: bool) {
+        // Most arrays of records' fields are short: the whole bracket, of
+        // one digit, in one write of a word (of at most five bytes).
+        if let Ok(digit @ 0..=9) = u8::try_from(len) {
+            let mut word = u64::from(b'[') | u64::from(b'0' + digit) << 8;
+            let mut n = 2;
+            if keyed {
+                word |= u64::from(b':') << (8 * n);
+                n += 1;
+            }
+            if let Some(&symbol) = self.header_delimiter.as_bytes().first() {
+                word |= u64::from(symbol) << (8 * n);
+                n += 1;
+            }
+            word |= u64::from(b']') << (8 * n);
+            self.out.push_word(u128::from(word), n + 1);
+            return;
+        }
         self.out.push('[');
         match u8::try_from(len) {
             // Most arrays of records' fields are short: one digit, a byte.
@@ -344,25 +416,19 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     fn table_rows(&mut self, array: T, len: usize, depth: usize, first_in_order: bool) -> Rows {
         self.bracket(len, false);
         self.table.write_header(&mut self.out, self.delimiter);
-        let mut in_order = first_in_order;
-        for (index, row) in array.items().enumerate() {
-            if self.out.is_over() {
-                break;
-            }
-            self.line(depth + 1);
-            if !self
-                .table
-                .write_row(&mut self.out, row, self.delimiter, in_order)
-            {
-                return if index == 0 {
-                    Rows::FirstDiffers
-                } else {
-                    Rows::Differs
-                };
-            }
-            in_order = false;
+        // The header is written, so every row's line follows text.
+        let width = (depth + 1).saturating_mul(self.indent_size);
+        match self.table.write_rows(
+            &mut self.out,
+            array.items(),
+            self.delimiter,
+            first_in_order,
+            |out| next_line(out, width),
+        ) {
+            None => Rows::Match,
+            Some(0) => Rows::FirstDiffers,
+            Some(_) => Rows::Differs,
         }
-        Rows::Match
     }
 
     /// One element of an expanded list at `depth`.

@@ -157,6 +157,25 @@ impl Out {
         }
     }
 
+    /// Appends `lead` (an ASCII byte, when there is one) and then `bytes`
+    /// (whole text): one store of a word when both fit one, a table's
+    /// delimiter and the cell after it.
+    #[inline(always)]
+    pub(crate) fn push_bytes_led(&mut self, lead: Option<u8>, bytes: &[u8]) {
+        match lead {
+            Some(lead) if bytes.len() < SHORT => {
+                // Masked to seven bits, as `push_byte` does.
+                let word = (short_word(bytes) << 8) | u128::from(lead & 0x7f);
+                self.push_word(word, bytes.len() + 1);
+            }
+            Some(lead) => {
+                self.push_byte(lead);
+                self.push_bytes(bytes);
+            }
+            None => self.push_bytes(bytes),
+        }
+    }
+
     /// Appends `text` (whole text that needs no escape) in double quotes:
     /// one store of a word when the text and its quotes fit one.
     #[inline]
@@ -218,6 +237,33 @@ impl Out {
         }
     }
 
+    /// Appends the first `n` bytes of `first` and then the first `m` of
+    /// `second` (each at most [`SHORT`]; ASCII, or whole characters) with
+    /// one check of the room for both: a line's indentation and its key.
+    #[inline(always)]
+    pub(crate) fn push_word_pair(&mut self, first: u128, n: usize, second: u128, m: usize) {
+        let (n, m) = (n.min(SHORT), m.min(SHORT));
+        let end = self.len.wrapping_add(2 * SHORT);
+        match self
+            .buf
+            .get_mut(self.len..end)
+            .and_then(|room| <&mut [u8; 2 * SHORT]>::try_from(room).ok())
+        {
+            Some(room) => {
+                let (head, _) = room.split_at_mut(SHORT);
+                head.copy_from_slice(&first.to_le_bytes());
+                if let Some(next) = room.get_mut(n..n + SHORT) {
+                    next.copy_from_slice(&second.to_le_bytes());
+                    self.len += n + m;
+                }
+            }
+            None => {
+                self.push_word(first, n);
+                self.push_word(second, m);
+            }
+        }
+    }
+
     /// Appends the `n` bytes (at most 8) of text in the low bytes of
     /// `word`, then `suffix` (at most 8 bytes), in one store of a word.
     #[inline(always)]
@@ -245,10 +291,15 @@ impl Out {
     pub(crate) fn push_word(&mut self, word: u128, n: usize) {
         let word = word.to_le_bytes();
         let n = n.min(SHORT);
+        // One range, whose length the compiler knows: two comparisons, where
+        // the room's length and then its first word's took more. An end
+        // that wraps (never: the buffer is never that long) makes an empty
+        // range, which goes the slow way.
+        let end = self.len.wrapping_add(SHORT);
         match self
             .buf
-            .get_mut(self.len..)
-            .and_then(|room| room.first_chunk_mut::<SHORT>())
+            .get_mut(self.len..end)
+            .and_then(|room| <&mut [u8; SHORT]>::try_from(room).ok())
         {
             Some(room) => {
                 *room = word;
@@ -435,7 +486,7 @@ mod tests {
         fn writes_are_those_of_a_plain_string_within_the_limit(
             capacity in 0usize..80,
             limit in 0usize..120,
-            writes in proptest::collection::vec((0u8..6, "[a-zé]{0,40}", 0usize..=SHORT), 0..40),
+            writes in proptest::collection::vec((0u8..8, "[a-zé]{0,40}", 0usize..=SHORT), 0..40),
         ) {
             let mut out = Out::new(capacity, limit);
             let (mut model, mut over) = (String::new(), false);
@@ -455,6 +506,11 @@ mod tests {
                     0 => vec![text.clone()],
                     3 => whole(&[&text, suffix]),
                     4 => whole(&["\"", &text, "\""]),
+                    6 => whole(&[",", &text]),
+                    7 => vec![
+                        "\n                ".get(..n).unwrap_or_default().to_owned(),
+                        text.get(..text.len().min(SHORT)).unwrap_or_default().to_owned(),
+                    ],
                     1 => vec!["\n                ".get(..n).unwrap_or_default().to_owned()],
                     2 => vec!["x".to_owned()],
                     _ => Vec::new(),
@@ -469,6 +525,18 @@ mod tests {
                     2 => out.push_byte(b'x'),
                     3 => out.push_bytes_then(text.as_bytes(), suffix),
                     4 => out.push_quoted(&text),
+                    6 => out.push_bytes_led(Some(b','), text.as_bytes()),
+                    7 => {
+                        let mut line = [b' '; SHORT];
+                        line[0] = b'\n';
+                        let key = text.get(..text.len().min(SHORT)).unwrap_or_default();
+                        out.push_word_pair(
+                            u128::from_le_bytes(line),
+                            n,
+                            short_word(key.as_bytes()),
+                            key.len(),
+                        );
+                    }
                     _ => {
                         if let Some((mark, len, was_over)) = marks.pop() {
                             out.rewind(mark);

@@ -42,12 +42,20 @@ pub(super) fn write_cell<'t, T: Tree<'t>>(out: &mut Out, value: T, kind: Kind<'t
 #[inline(always)]
 pub(super) fn write_value<'t, T: Tree<'t>>(out: &mut Out, value: T, delimiter: u8) {
     match value.scalar() {
-        Some(Scalar::Null) => out.push_str("null"),
-        Some(Scalar::Bool(true)) => out.push_str("true"),
-        Some(Scalar::Bool(false)) => out.push_str("false"),
-        Some(Scalar::Number(text)) => out.push_bytes(text),
-        Some(Scalar::String(text)) => write_string_bytes(out, text, delimiter),
-        Some(Scalar::Container) => debug_assert!(false, "not a primitive"),
+        Some(scalar) => write_scalar(out, scalar, delimiter),
         None => write_primitive(out, value, value.kind(), delimiter),
+    }
+}
+
+/// Writes a [`Scalar`] (callers pass no container), its text as bytes.
+#[inline(always)]
+pub(super) fn write_scalar(out: &mut Out, scalar: Scalar<'_>, delimiter: u8) {
+    match scalar {
+        Scalar::Null => out.push_str("null"),
+        Scalar::Bool(true) => out.push_str("true"),
+        Scalar::Bool(false) => out.push_str("false"),
+        Scalar::Number(text) => out.push_bytes(text),
+        Scalar::String(text) => write_string_bytes(out, text, delimiter),
+        Scalar::Container => debug_assert!(false, "not a primitive"),
     }
 }

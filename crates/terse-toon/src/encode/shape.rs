@@ -174,6 +174,33 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
         self.walk(row, false, |_, _| {})
     }
 
+    /// Writes `rows` below the header, each on a line `line` starts, with
+    /// [`write_row`](Self::write_row) (the first `in_order` when
+    /// `first_in_order`), until the output refuses a write: the index of
+    /// the first row that does not match, or `None`. One call for a
+    /// table's rows, not one per row, whose setup cost as much as a cell.
+    pub(crate) fn write_rows(
+        &mut self,
+        out: &mut Out,
+        rows: impl Iterator<Item = T>,
+        delimiter: u8,
+        first_in_order: bool,
+        mut line: impl FnMut(&mut Out),
+    ) -> Option<usize> {
+        let mut in_order = first_in_order;
+        for (index, row) in rows.enumerate() {
+            if out.is_over() {
+                break;
+            }
+            line(out);
+            if !self.write_row(out, row, delimiter, in_order) {
+                return Some(index);
+            }
+            in_order = false;
+        }
+        None
+    }
+
     /// Checks `row` against the header as [`detect`](Self::detect) does
     /// and writes its leaf values in header order, joined by the
     /// delimiter, in the same walk. `false` when the row does not match;
@@ -181,6 +208,7 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     /// `in_order` (for a header of leaves only), the row matches only with
     /// its keys in the header's order: a first row that matches so is one
     /// [`start`](Self::start) would build the same header from.
+    #[inline(always)]
     pub(crate) fn write_row(
         &mut self,
         out: &mut Out,

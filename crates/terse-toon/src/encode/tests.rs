@@ -618,3 +618,34 @@ proptest! {
         prop_assert_eq!(shared_cut, own_cut, "json: {} limit {}", json, limit);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// A parsed document's own paths (an object's run of scalar fields
+    /// read from its slots, a table's rows in one call with each cell led
+    /// by its delimiter) write what the generic walk of a `Value` of the
+    /// same data writes, at every limit and at indentations past one word
+    /// and past the static line.
+    #[test]
+    fn a_document_writes_what_the_value_walk_writes_at_every_limit(
+        json in prop_oneof![json_text(), tables_of_one_list()],
+        delimiter in prop_oneof![Just(Delimiter::Comma), Just(Delimiter::Tab), Just(Delimiter::Pipe)],
+        indent_size in prop::sample::select(vec![0usize, 1, 2, 4, 9, 40]),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        prop_assume!(!crate::has_inexact_number(json.as_bytes()));
+        let Ok(value) = serde_json::from_str::<Value>(&json) else {
+            return Ok(());
+        };
+        let options = options(delimiter, indent_size);
+        let document = crate::document::Document::parse(&json).unwrap();
+        let whole = super::emit::emit(&value, &options, 0, usize::MAX).unwrap();
+        let from_document = super::emit::emit(document.root(), &options, 0, usize::MAX);
+        prop_assert_eq!(from_document.as_deref(), Some(whole.as_str()), "json: {}", json);
+        let limit = cut.index(whole.len() + 2);
+        let value_cut = super::emit::emit(&value, &options, 0, limit);
+        let document_cut = super::emit::emit(document.root(), &options, 0, limit);
+        prop_assert_eq!(document_cut, value_cut, "json: {} limit {}", json, limit);
+    }
+}

@@ -12,7 +12,7 @@
 use super::number;
 use super::out::{Out, Sink};
 use crate::document::{self, Node, Scalar, same_bytes};
-use crate::quoting::write_string_bytes;
+use crate::quoting::write_string_bytes_led;
 use serde_json::{Map, Value};
 
 /// What a node is, with the data the emitter needs without a second lookup.
@@ -111,6 +111,16 @@ pub(crate) trait Tree<'t>: Copy {
         delimiter: u8,
     ) -> Option<bool> {
         let _ = (names, out, delimiter);
+        None
+    }
+
+    /// The next of `entries` when its value is a scalar, as its key and
+    /// [`Scalar`]; `None`, with nothing taken, at the end, at a value that
+    /// is an array or an object, or when the tree has no such view (the
+    /// caller then reads the entry through the iterator).
+    #[inline(always)]
+    fn next_scalar_entry(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Scalar<'t>)> {
+        let _ = entries;
         None
     }
 
@@ -318,15 +328,15 @@ impl<'t> Tree<'t> for Node<'t> {
             let Some(cell) = row.scalar(position, name, IN_ORDER) else {
                 return Some(false);
             };
-            if position > 0 {
-                out.push_byte(delimiter);
-            }
+            // Every cell but the first is led by the delimiter, written with
+            // the cell in one word when both fit one.
+            let lead = (position > 0).then_some(delimiter);
             match cell {
-                Scalar::Null => out.push_str("null"),
-                Scalar::Bool(true) => out.push_str("true"),
-                Scalar::Bool(false) => out.push_str("false"),
-                Scalar::Number(text) => out.push_bytes(text),
-                Scalar::String(text) => write_string_bytes(out, text, delimiter),
+                Scalar::Null => out.push_bytes_led(lead, b"null"),
+                Scalar::Bool(true) => out.push_bytes_led(lead, b"true"),
+                Scalar::Bool(false) => out.push_bytes_led(lead, b"false"),
+                Scalar::Number(text) => out.push_bytes_led(lead, text),
+                Scalar::String(text) => write_string_bytes_led(out, lead, text, delimiter),
                 Scalar::Container => return Some(false),
             }
         }
@@ -364,6 +374,11 @@ impl<'t> Tree<'t> for Node<'t> {
     #[inline(always)]
     fn scalar(self) -> Option<Scalar<'t>> {
         Some(Node::scalar(self))
+    }
+
+    #[inline(always)]
+    fn next_scalar_entry(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Scalar<'t>)> {
+        entries.next_scalar()
     }
 
     #[inline]
