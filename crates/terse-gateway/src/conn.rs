@@ -567,4 +567,59 @@ mod tests {
         assert_eq!(activity.bodies_owed.load(Ordering::Relaxed), 0);
         assert_eq!(activity.in_flight.load(Ordering::Relaxed), 0);
     }
+
+    /// A future that counts its polls and stays pending without asking to
+    /// be woken.
+    struct CountPolls<'a>(&'a AtomicUsize);
+
+    impl Future for CountPolls<'_> {
+        type Output = ();
+
+        fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            Poll::Pending
+        }
+    }
+
+    #[tokio::test]
+    async fn beside_polls_its_side_only_when_the_side_was_woken() {
+        let polls = AtomicUsize::new(0);
+        // The main future wakes the task five times before it ends.
+        let main = async {
+            for _ in 0..5 {
+                tokio::task::yield_now().await;
+            }
+            7
+        };
+        let out = beside(std::pin::pin!(main), std::pin::pin!(CountPolls(&polls))).await;
+        assert_eq!(out, Ok(7));
+        // Once at first, never for the main future's own wake-ups.
+        assert_eq!(polls.load(Ordering::Relaxed), 1);
+    }
+
+    #[tokio::test]
+    async fn beside_ends_with_its_side_once_the_side_is_woken() {
+        let (tx, rx) = tokio::sync::oneshot::channel::<u8>();
+        let main = std::future::pending::<()>();
+        let sender = tokio::spawn(async move {
+            tokio::task::yield_now().await;
+            tx.send(3).expect("receiver alive");
+        });
+        let out = beside(std::pin::pin!(main), std::pin::pin!(rx)).await;
+        assert_eq!(out, Err(Ok(3)));
+        sender.await.expect("sender");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn beside_wakes_a_task_that_moved_to_another_waker() {
+        // The side's timer fires after the main future has been polled
+        // with a second waker: the side still ends it.
+        let main = std::pin::pin!(std::future::pending::<()>());
+        let side = std::pin::pin!(tokio::time::sleep(Duration::from_secs(5)));
+        let mut both = std::pin::pin!(beside(main, side));
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        assert!(both.as_mut().poll(&mut cx).is_pending());
+        // Polled again by the runtime, with its own waker.
+        assert_eq!(both.await, Err(()));
+    }
 }
