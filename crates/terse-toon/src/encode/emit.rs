@@ -304,11 +304,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
             return;
         }
         self.out.push('[');
-        match u8::try_from(len) {
-            // Most arrays of records' fields are short: one digit, a byte.
-            Ok(digit @ 0..=9) => self.out.push_byte(b'0' + digit),
-            _ => self.out.push_str(itoa::Buffer::new().format(len)),
-        }
+        self.out.push_str(itoa::Buffer::new().format(len));
         if keyed {
             self.out.push(':');
         }
