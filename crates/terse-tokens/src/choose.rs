@@ -133,13 +133,6 @@ pub fn choose(json: &str, toon: &str, counting: Counting) -> Choice {
     }
 }
 
-/// [`choose`]'s choice with [`Counting::Estimate`] when the estimates make
-/// it; `None` for a near tie that exact counts settle ([`settle`]), so that
-/// a caller can take that work elsewhere (off an async worker).
-pub fn on_estimates(json: &str, toon: &str) -> Option<Choice> {
-    weigh(json, toon).ok()
-}
-
 /// The estimates of a near tie that [`weigh`] left open, kept for
 /// [`settle_weighed`]: for long texts (8 KiB or more together), the
 /// estimator's sums of the slices the exact counts go through, taken in the
@@ -170,8 +163,10 @@ struct Stages {
     toon: [i64; STAGES],
 }
 
-/// [`on_estimates`], keeping a near tie's estimates for [`settle_weighed`]
-/// rather than dropping them: `Err` is a near tie. Not a stable API.
+/// [`choose`]'s choice with [`Counting::Estimate`] when the estimates make
+/// it; `Err` for a near tie that exact counts settle, with its estimates
+/// kept for [`settle_weighed`], so that a caller can take that work
+/// elsewhere (off an async worker). Not a stable API.
 ///
 /// ```
 /// use terse_tokens::{Served, weigh};
@@ -214,8 +209,9 @@ pub fn weigh(json: &str, toon: &str) -> Result<Choice, Weighed> {
     })
 }
 
-/// The choice of a near tie that [`on_estimates`] left open, on exact
-/// counts.
+/// The choice of a near tie on exact counts, its estimates taken anew:
+/// what [`settle_weighed`] does with those [`weigh`] kept. For the tests,
+/// which settle texts whether or not they are a near tie.
 ///
 /// Texts of fewer than 8 KiB together are counted whole: the
 /// JSON whole (reports want its count), the TOON only until it passes the
@@ -223,8 +219,8 @@ pub fn weigh(json: &str, toon: &str) -> Result<Choice, Weighed> {
 /// counting stops once the exact counts so far and the estimates of the
 /// rest decide it (see `staged` in the source): the counts returned are
 /// then those sums, and `exact` is not set.
-#[cfg(feature = "exact-tokens")]
-pub fn settle(json: &str, toon: &str) -> Choice {
+#[cfg(all(test, feature = "exact-tokens"))]
+fn settle(json: &str, toon: &str) -> Choice {
     let stages = (json.len().max(toon.len()) <= EXACT_TIE_MAX_BYTES)
         .then(|| Stages::of(json, toon))
         .flatten()
@@ -232,7 +228,8 @@ pub fn settle(json: &str, toon: &str) -> Choice {
     settle_weighed(json, toon, Weighed { stages })
 }
 
-/// [`settle`] with the estimates [`weigh`] took of the same `json` and
+/// The choice of a near tie that [`weigh`] left open, on exact counts,
+/// with the estimates [`weigh`] took of the same `json` and
 /// `toon`, which it does not take again (with the estimates of other texts
 /// the choice may be wrong, but nothing panics). Not a stable API.
 ///
@@ -273,7 +270,7 @@ pub fn settle_weighed(json: &str, toon: &str, weighed: Weighed) -> Choice {
 }
 
 /// Near ties of texts this long together (in bytes) are counted in stages
-/// by [`settle`]; shorter ones whole, which costs little, and gives their
+/// by [`settle_weighed`]; shorter ones whole, which costs little, and gives their
 /// exact counts to the headers and reports.
 #[cfg(feature = "exact-tokens")]
 const STAGED_MIN_BYTES: usize = 8 << 10;
@@ -384,7 +381,7 @@ impl Cuts {
     }
 }
 
-/// [`settle`] of long texts: each text is cut into [`STAGES`] slices at
+/// [`settle_weighed`] of long texts: each text is cut into [`STAGES`] slices at
 /// places where o200k_base's pre-tokenizer starts a piece ([`piece_starts_at`]),
 /// so the exact counts of the slices add up to the exact count of the text.
 /// Stage `i` counts slice `i` of both exactly; then the counts so far plus
@@ -479,19 +476,18 @@ fn piece_starts_at(text: &[u8], at: usize) -> bool {
     before.is_ascii_alphanumeric() && matches!(here, b'"' | b',' | b':' | b'\n')
 }
 
-/// Without exact counts, [`on_estimates`] leaves nothing open: the
-/// estimates decide.
-#[cfg(not(feature = "exact-tokens"))]
-pub fn settle(json: &str, toon: &str) -> Choice {
-    settle_weighed(json, toon, Weighed {})
-}
-
 /// Without exact counts, nothing is left open: the estimates decide. Not a
 /// stable API.
 ///
 /// ```
-/// let choice = terse_tokens::settle("[1]", "[1]");
-/// assert_eq!(choice.served, terse_tokens::Served::Json);
+/// use terse_tokens::{Served, settle_weighed, weigh};
+///
+/// let (json, toon) = ("[1]", "[1]");
+/// let choice = match weigh(json, toon) {
+///     Ok(choice) => choice,
+///     Err(weighed) => settle_weighed(json, toon, weighed),
+/// };
+/// assert_eq!(choice.served, Served::Json);
 /// ```
 #[doc(hidden)]
 #[cfg(not(feature = "exact-tokens"))]

@@ -67,7 +67,7 @@ pub use choose::{Choice, Counting, EXACT_TIE_MAX_BYTES, Served, choose, estimate
 /// The two halves of [`choose`], for tower-terse's smart fallback, which
 /// renders the TOON between them. Not a stable API.
 #[doc(hidden)]
-pub use choose::{Weighed, on_estimates, settle, settle_weighed, weigh};
+pub use choose::{Weighed, settle_weighed, weigh};
 pub use estimate::{estimate, estimate_portable};
 
 /// The estimator's byte classes and pair features, for the weight-fitting
