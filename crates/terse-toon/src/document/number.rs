@@ -202,6 +202,9 @@ fn writes_as_read(text: &str) -> bool {
     if digits.starts_with(b"0.0000") {
         return false;
     }
+    if let Some(short) = short_decimal(digits) {
+        return short;
+    }
     if digits.len() <= 16 {
         // Sixteen bytes with a point hold at most 15 digits: no count.
         let mut point = false;
@@ -228,8 +231,76 @@ fn writes_as_read(text: &str) -> bool {
     point && significant <= 15
 }
 
+/// For four to eight bytes (the usual price, score or rate), what
+/// [`writes_as_read`] answers of them, told by one word test rather than a
+/// loop over the bytes: whether they are digits and points with a point
+/// among them. `None` for other lengths.
+///
+/// The bytes are read as two halves of four that overlap in text shorter
+/// than eight; a byte is a digit when it is `0` to `9` XOR `0` below 0x0A,
+/// which adding 0x76 to its low seven bits carries into bit 7 from 0x0A
+/// on, no carry crossing into the next byte.
+#[inline]
+fn short_decimal(digits: &[u8]) -> Option<bool> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let n = digits.len();
+    if !(4..=8).contains(&n) {
+        return None;
+    }
+    let half = |at: usize| {
+        digits
+            .get(at..at + 4)
+            .and_then(|w| w.first_chunk::<4>())
+            .map_or(0, |w| u64::from(u32::from_le_bytes(*w)))
+    };
+    let word = half(0) | half(n - 4) << 32;
+    // High bit set in each byte that is not zero, exactly.
+    let nonzero = |v: u64| ((v & LOW7).wrapping_add(LOW7) | v) & HIGH;
+    let digit_x = word ^ 0x3030_3030_3030_3030;
+    let not_digit = ((digit_x & LOW7).wrapping_add(0x7676_7676_7676_7676) | digit_x) & HIGH;
+    let point = !nonzero(word ^ 0x2e2e_2e2e_2e2e_2e2e) & HIGH;
+    Some(not_digit & !point == 0 && point != 0)
+}
+
 impl fmt::Debug for Number<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{short_decimal, writes_as_read};
+
+    #[test]
+    fn short_decimals_are_told_by_their_bytes() {
+        for yes in ["84.49", "1.87", "-260.05", "0.001", "12345.6", "1234567."] {
+            assert!(writes_as_read(yes), "{yes}");
+            let digits = yes.strip_prefix('-').unwrap_or(yes).as_bytes();
+            assert_eq!(short_decimal(digits), Some(true), "{yes}");
+        }
+        for no in [
+            "100", "12345678", "0.00001", "1e-7", "1.5e3", "ab.c", "1/2.", "1:2.",
+        ] {
+            assert!(!writes_as_read(no), "{no}");
+        }
+        // Lengths past the word test's go the way of the loop.
+        assert_eq!(short_decimal(b"1.5"), None);
+        assert_eq!(short_decimal(b"123456789.5"), None);
+        assert!(writes_as_read("1.5") && writes_as_read("123456789.5"));
+    }
+
+    proptest::proptest! {
+        /// The word test agrees with a byte-by-byte reading of the rule on
+        /// any short text.
+        #[test]
+        fn the_word_test_is_the_bytewise_rule(text in "[0-9.:/a-]{0,10}") {
+            let digits = text.as_bytes();
+            let rule = digits.iter().all(|b| b.is_ascii_digit() || *b == b'.')
+                && digits.contains(&b'.');
+            let expected = (4..=8).contains(&digits.len()).then_some(rule);
+            proptest::prop_assert_eq!(short_decimal(digits), expected);
+        }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use terse_toon::document::{Kind, Node, Number};
+use terse_toon::document::{Kind, Node};
 
 use super::text::{is_ascii_below_del, push_escaped};
 use crate::compact::lines::find_json_special;
@@ -135,54 +135,6 @@ pub(super) fn push_node_text(node: Node<'_>, sep: &str, out: &mut String) -> boo
     }
 }
 
-/// Writes a number as `serde_json` writes it ([`Number::push_json_text`]),
-/// straight from its text when that is already it: integers always, and
-/// the common floats, short plain decimals, told by one word test rather
-/// than a loop over their bytes.
-#[inline]
-fn push_number(n: Number<'_>, out: &mut String) {
-    let text = n.canonical();
-    if !n.is_f64() || is_short_decimal(text) {
-        out.push_str(text);
-    } else {
-        n.push_json_text(out);
-    }
-}
-
-/// Whether `text` is an optional `-`, then four to eight bytes of digits
-/// and points with a point among them, not starting `0.0000`: a decimal
-/// that `serde_json` writes as it reads (at most 15 significant digits,
-/// at least 1e-4), so [`Number::push_json_text`] would copy it. False
-/// only means the text is left to that function.
-///
-/// The bytes are read as two halves of four that overlap in text shorter
-/// than eight; a byte is a digit when it is `0` to `9` XOR `0` below
-/// 0x0A, which adding 0x76 to its low seven bits carries into bit 7 from
-/// 0x0A on, no carry crossing into the next byte.
-#[inline]
-pub(super) fn is_short_decimal(text: &str) -> bool {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let digits = text.strip_prefix('-').unwrap_or(text).as_bytes();
-    let n = digits.len();
-    if !(4..=8).contains(&n) || digits.starts_with(b"0.0000") {
-        return false;
-    }
-    let half = |at: usize| {
-        digits
-            .get(at..at + 4)
-            .and_then(|w| w.first_chunk::<4>())
-            .map_or(0, |w| u64::from(u32::from_le_bytes(*w)))
-    };
-    let word = half(0) | half(n - 4) << 32;
-    // High bit set in each byte that is not zero, exactly.
-    let nonzero = |v: u64| ((v & LOW7).wrapping_add(LOW7) | v) & HIGH;
-    let digit_x = word ^ 0x3030_3030_3030_3030;
-    let not_digit = ((digit_x & LOW7).wrapping_add(0x7676_7676_7676_7676) | digit_x) & HIGH;
-    let point = !nonzero(word ^ 0x2e2e_2e2e_2e2e_2e2e) & HIGH;
-    not_digit & !point == 0 && point != 0
-}
-
 /// [`push_node_text`] for a placeholder without filters, the most common
 /// kind, also telling whether what it wrote is JSON string text as it
 /// stands (no `"`, `\` or control byte), which the envelope then copies
@@ -210,7 +162,7 @@ pub(super) fn push_node_verbatim(node: Node<'_>, out: &mut String) -> (bool, boo
             return (!b, true);
         }
         Kind::Number(n) => {
-            push_number(n, out);
+            n.push_json_text(out);
             return (false, true);
         }
         Kind::String(_) | Kind::Array(_) | Kind::Object(_) => {}
@@ -218,75 +170,4 @@ pub(super) fn push_node_verbatim(node: Node<'_>, out: &mut String) -> (bool, boo
     let mark = out.len();
     let empty = push_node_text(node, ", ", out);
     (empty, find_json_special(&out.as_bytes()[mark..]).is_none())
-}
-
-#[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-    use terse_toon::document::Document;
-
-    use super::*;
-
-    /// The number a document reads from `text`, written both ways.
-    fn both(text: &str) -> Option<(String, String)> {
-        let document = Document::parse(text).ok()?;
-        let n = document.root().as_number()?;
-        let mut fast = String::new();
-        push_number(n, &mut fast);
-        let mut generic = String::new();
-        n.push_json_text(&mut generic);
-        Some((fast, generic))
-    }
-
-    #[test]
-    fn short_decimals_are_told_by_their_bytes() {
-        for yes in ["84.49", "1.87", "-260.05", "0.001", "12345.6", "1234567."] {
-            assert!(is_short_decimal(yes), "{yes}");
-        }
-        for no in [
-            "1.5",
-            "100",
-            "12345678",
-            "0.00001",
-            "1e-7",
-            "1.5e3",
-            "123456789.5",
-            "-1.2",
-            "ab.c",
-            "1/2.",
-            "1:2.",
-        ] {
-            assert!(!is_short_decimal(no), "{no}");
-        }
-    }
-
-    proptest! {
-        /// Whatever the number, what the word test lets through is what
-        /// the generic writing writes.
-        #[test]
-        fn numbers_are_written_as_serde_json_writes_them(
-            text in prop_oneof![
-                "-?[0-9]{1,9}(\\.[0-9]{0,9})?([eE][-+]?[0-9]{1,3})?",
-                "-?0\\.0{0,6}[1-9][0-9]{0,3}",
-                any::<f64>().prop_map(|f| f.to_string()),
-                any::<i64>().prop_map(|i| i.to_string()),
-            ]
-        ) {
-            if let Some((fast, generic)) = both(&text) {
-                prop_assert_eq!(fast, generic);
-            }
-        }
-
-        /// The word test agrees with a byte-by-byte reading of the rule
-        /// on any short text.
-        #[test]
-        fn the_word_test_is_the_bytewise_rule(text in "-?[0-9.:/a-]{0,10}") {
-            let digits = text.strip_prefix('-').unwrap_or(&text).as_bytes();
-            let rule = (4..=8).contains(&digits.len())
-                && !digits.starts_with(b"0.0000")
-                && digits.iter().all(|b| b.is_ascii_digit() || *b == b'.')
-                && digits.contains(&b'.');
-            prop_assert_eq!(is_short_decimal(&text), rule);
-        }
-    }
 }
