@@ -1009,12 +1009,9 @@ impl<'t> RawEntries<'t> {
         let [Slot::String(key), value] = *self.doc.slots.get(at..)?.first_chunk::<2>()? else {
             return None;
         };
-        let value = match value {
-            Slot::Null => Scalar::Null,
-            Slot::Bool(b) => Scalar::Bool(b),
-            Slot::Number(text, _) => Scalar::Number(self.doc.text_bytes(text)),
-            Slot::String(text) => Scalar::String(self.doc.text_bytes(text)),
-            Slot::Array { .. } | Slot::Object { .. } => return None,
+        let value = match self.doc.scalar(value) {
+            Scalar::Container => return None,
+            scalar => scalar,
         };
         self.left -= 1;
         // Past a key and its scalar: a wrap (of an index past the last
