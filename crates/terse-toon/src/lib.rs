@@ -40,6 +40,7 @@ mod exact;
 mod json_strategies;
 mod options;
 mod quoting;
+mod words;
 
 pub use error::{DecodeError, Error};
 pub use exact::{exact_canonical, has_inexact_number, number_is_exact};

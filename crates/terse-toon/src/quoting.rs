@@ -6,6 +6,7 @@
 //! [`write_quoted`].
 
 use crate::encode::out::{Out, Sink};
+use crate::words::{HIGH, ascii_digits};
 
 /// Bytes that force a string value into quotes wherever they appear: the
 /// structural characters `: " \ [ ] { }`, every C0 control character, and
@@ -204,17 +205,7 @@ fn is_numeric_like(bytes: &[u8]) -> bool {
     }
     // The zero bytes past the value are not digits, so the run ends inside
     // it unless it is eight digits.
-    let word = short_u64(bytes);
-    // Per byte, on its low seven bits (no borrow or carry crosses a byte):
-    // the high bit of `from_zero` is set where they are at least `0`, that
-    // of `past_nine` where they are past `9`; a byte with its own high bit
-    // set is no digit.
-    let high = 0x8080_8080_8080_8080u64;
-    let low = word & !high;
-    let from_zero = (low | high).wrapping_sub(0x3030_3030_3030_3030) & high;
-    let past_nine = low.wrapping_add(0x4646_4646_4646_4646) & high;
-    let digit = from_zero & !past_nine & !(word & high);
-    let others = !digit & high;
+    let others = !ascii_digits(short_u64(bytes)) & HIGH;
     let run = (others.trailing_zeros() / 8) as usize;
     match bytes.get(run) {
         None => run > 0,

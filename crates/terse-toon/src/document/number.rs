@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::words::{HIGH, ascii_digits};
+
 /// Which of `serde_json`'s number representations a number has. Kept beside
 /// the canonical text, which alone cannot tell `1.0` (a float) from `1`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -237,12 +239,9 @@ fn writes_as_read(text: &str) -> bool {
 /// among them. `None` for other lengths.
 ///
 /// The bytes are read as two halves of four that overlap in text shorter
-/// than eight; a byte is a digit when it is `0` to `9` XOR `0` below 0x0A,
-/// which adding 0x76 to its low seven bits carries into bit 7 from 0x0A
-/// on, no carry crossing into the next byte.
+/// than eight.
 #[inline]
 fn short_decimal(digits: &[u8]) -> Option<bool> {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     let n = digits.len();
     if !(4..=8).contains(&n) {
@@ -257,8 +256,7 @@ fn short_decimal(digits: &[u8]) -> Option<bool> {
     let word = half(0) | half(n - 4) << 32;
     // High bit set in each byte that is not zero, exactly.
     let nonzero = |v: u64| ((v & LOW7).wrapping_add(LOW7) | v) & HIGH;
-    let digit_x = word ^ 0x3030_3030_3030_3030;
-    let not_digit = ((digit_x & LOW7).wrapping_add(0x7676_7676_7676_7676) | digit_x) & HIGH;
+    let not_digit = !ascii_digits(word) & HIGH;
     let point = !nonzero(word ^ 0x2e2e_2e2e_2e2e_2e2e) & HIGH;
     Some(not_digit & !point == 0 && point != 0)
 }
