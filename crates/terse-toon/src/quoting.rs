@@ -256,7 +256,7 @@ pub(crate) fn write_quoted(out: &mut impl Sink, text: &str) {
     let bytes = text.as_bytes();
     // Most quoted values (a number as a string, a value with a colon or a
     // delimiter) escape nothing: the quotes and the text in one write.
-    if !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+    if escapes_nothing(bytes) {
         out.push_quoted(text);
         return;
     }
@@ -284,6 +284,13 @@ pub(crate) fn write_quoted(out: &mut impl Sink, text: &str) {
     }
     out.push_str(&text[run_start..]);
     out.push('"');
+}
+
+/// Whether quoting `bytes` escapes nothing (no control byte, quote or backslash):
+/// then the quotes and the text go out in one write.
+#[inline(always)]
+fn escapes_nothing(bytes: &[u8]) -> bool {
+    !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 /// The keys found to need no quotes lately, by their bytes: a document's
@@ -385,7 +392,7 @@ pub(crate) fn write_key_then(out: &mut Out, plain: &mut PlainKeys, key: &[u8], s
 /// [`write_quoted`] of whole text given as its bytes: looked at as a
 /// `&str` only when something in it is escaped.
 fn write_quoted_bytes(out: &mut Out, text: &[u8]) {
-    if !text.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+    if escapes_nothing(text) {
         out.push_quoted_bytes(text);
         return;
     }
