@@ -637,6 +637,42 @@ impl<'t> Node<'t> {
         self.find(key)
     }
 
+    /// [`find_from`](Self::find_from) for a loop that reads a few keys of
+    /// each record of a list (a line template's placeholders): the entry at
+    /// `guess` is looked at inline, wherever the call is, and only a wrong
+    /// guess calls out to the search, so the common case costs no call.
+    ///
+    /// ```
+    /// use terse_toon::document::Document;
+    ///
+    /// let doc = Document::parse(r#"[{"id": 1, "title": "a"}, {"title": "b", "id": 2}]"#)?;
+    /// let mut at = 0;
+    /// let mut titles = Vec::new();
+    /// for record in doc.root().items() {
+    ///     let (found, title) = record.find_hinted("title", at).unwrap();
+    ///     at = found;
+    ///     titles.push((found, title.as_str()));
+    /// }
+    /// assert_eq!(titles, [(1, Some("a")), (0, Some("b"))]);
+    /// assert_eq!(doc.root().find_hinted("title", 0), None);
+    /// # Ok::<(), terse_toon::Error>(())
+    /// ```
+    #[inline(always)]
+    pub fn find_hinted(self, key: &str, guess: usize) -> Option<(usize, Node<'t>)> {
+        if let Some((text, value)) = self.entry_slot(guess) {
+            if self.doc.is_key(text, key) {
+                return Some((guess, value));
+            }
+        }
+        self.find_elsewhere(key)
+    }
+
+    /// [`find`](Self::find) out of line, for a guess that was wrong.
+    #[inline(never)]
+    fn find_elsewhere(self, key: &str) -> Option<(usize, Node<'t>)> {
+        self.find(key)
+    }
+
     /// The key and value of the entry at `position` (in document order),
     /// when the node is an object that long.
     ///
