@@ -234,16 +234,19 @@ impl<'t> Envelope<'t> {
         // Where the id stood in the last record: records of a list mostly
         // hold their keys in one order, so it is looked at first.
         let mut id_at = 0;
+        let in_place = resource.writes_in_place();
         for (index, (prefix, record)) in records.enumerate() {
             let fail = |error| NotCompact::Record { index, error };
-            let line = lines.start();
+            let line = lines.start(in_place);
             line.push_str(prefix);
             let verbatim = resource.write_line(record, cx, line).map_err(fail)?
                 && (prefix.is_empty() || find_json_special(prefix.as_bytes()).is_none());
-            let found = record.find_from(resource.id_key(), id_at).map(|(at, id)| {
-                id_at = at;
-                id
-            });
+            let found = record
+                .find_hinted(resource.id_key(), id_at)
+                .map(|(at, id)| {
+                    id_at = at;
+                    id
+                });
             let Some(id) = found.filter(|id| !id.is_null()) else {
                 return Err(fail(RecordError::new(format_args!(
                     "no id under `{}`",

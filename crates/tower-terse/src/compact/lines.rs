@@ -4,16 +4,30 @@
 use crate::scan;
 
 /// The JSON array of an envelope's lines, written onto the end of the
-/// envelope's text as each line renders. A line renders into a buffer of its
-/// own, reused from line to line (so code that writes a line never sees the
-/// envelope), and is copied into the JSON at once, while it is still in the
-/// cache, escaped only when it has to be.
+/// envelope's text as each line renders.
+///
+/// A line the layer's own code writes (a template's) is written straight
+/// into the envelope's text, between its quotes, and escaped there in the
+/// rare case it has to be: one copy of each value, not a second of the
+/// whole line. A line written by other code (a [`CompactLine`] type's own
+/// `write_line`, which is handed a `String` to append to) goes into a
+/// buffer of its own, reused from line to line, so that code never sees
+/// the envelope; it is copied into the text when it is done.
+///
+/// [`CompactLine`]: super::CompactLine
 #[derive(Debug)]
 pub(crate) struct LineArray {
-    /// The envelope so far, ending with the lines written up to now.
+    /// The envelope so far, ending with the lines written up to now (and,
+    /// while a line is written in place, the start of that line).
     json: String,
-    /// The line being written.
+    /// The line being written by other code.
     line: String,
+    /// Where the line being written starts in `json`: before its comma
+    /// (the text to go back to when it does not fit), and just past its
+    /// opening quote (its own text, for a line written in place).
+    at: (usize, usize),
+    /// Whether the line being written is written in place.
+    in_place: bool,
     count: usize,
     /// The most bytes `json` may reach.
     limit: usize,
@@ -38,37 +52,128 @@ impl LineArray {
         json.push('[');
         LineArray {
             json,
-            line: String::with_capacity(256),
+            line: String::new(),
+            at: (0, 0),
+            in_place: false,
             count: 0,
             limit,
         }
     }
 
-    /// The buffer to write the next line onto, empty; call
+    /// The buffer to write the next line onto: the envelope's text itself,
+    /// the line's opening quote written, when `in_place` (for a writer that
+    /// only appends), else an empty buffer of its own. Call
     /// [`finish`](Self::finish) when the line is written.
-    pub(crate) fn start(&mut self) -> &mut String {
-        self.line.clear();
-        &mut self.line
+    #[inline]
+    pub(crate) fn start(&mut self, in_place: bool) -> &mut String {
+        self.in_place = in_place;
+        if !in_place {
+            self.line.clear();
+            if self.line.capacity() == 0 {
+                self.line.reserve(256);
+            }
+            return &mut self.line;
+        }
+        let before = self.json.len();
+        if self.count > 0 {
+            self.json.push(',');
+        }
+        self.json.push('"');
+        self.at = (before, self.json.len());
+        &mut self.json
     }
 
     /// Adds the line written since [`start`](Self::start) to the array,
     /// escaped for JSON where it needs it; `verbatim` when the writer knows
-    /// it needs none (no `"`, `\` or control byte), so it is copied whole
-    /// without being looked at. After the first line, room is
-    /// made for `more` lines like it, each with `beside` bytes of what the
-    /// envelope writes after the lines (its id), so the envelope grows once
-    /// rather than doubling its way up (copying all lines each time).
+    /// it needs none (no `"`, `\` or control byte), so it is not looked
+    /// at. After the first line, room is made for `more` lines like it,
+    /// each with `beside` bytes of what the envelope writes after the lines
+    /// (its id), so the envelope grows once rather than doubling its way up
+    /// (copying all lines each time).
     ///
     /// The room made never goes past the bound, so one long first line
     /// followed by many short ones does not reserve its length times their
     /// number; and a line that would take the text past the bound is not
-    /// added.
+    /// added (the text is as it was before the line).
+    #[inline]
     pub(crate) fn finish(
         &mut self,
         verbatim: bool,
         more: usize,
         beside: usize,
     ) -> Result<(), OverLimit> {
+        let line_len = if self.in_place {
+            self.close_in_place(verbatim)?
+        } else {
+            self.copy_line(verbatim)?;
+            self.line.len()
+        };
+        self.count += 1;
+        if self.count == 1 {
+            self.make_room(line_len, more, beside);
+        }
+        Ok(())
+    }
+
+    /// Room for `more` lines like the first (`line` bytes long), each with
+    /// `beside` bytes after the lines: a quarter more than the first line,
+    /// for lines that run longer; nothing happens when the first guess was
+    /// room enough.
+    #[inline(never)]
+    fn make_room(&mut self, line: usize, more: usize, beside: usize) {
+        let line = line + 3;
+        let per_record = line + line / 4 + beside;
+        let wanted = per_record.saturating_mul(more).saturating_add(beside);
+        let room = self.limit.saturating_sub(self.json.len());
+        self.json.reserve(wanted.min(room));
+    }
+
+    /// Ends the line written in place: escapes it where it needs it and
+    /// writes its closing quote; returns its length as written. A line
+    /// that ends past the bound is taken back out.
+    #[inline]
+    fn close_in_place(&mut self, verbatim: bool) -> Result<usize, OverLimit> {
+        let (before, mark) = self.at;
+        // A writer of our own only appends; were the text shorter than where
+        // the line started, the line is empty rather than a panic.
+        let start = mark.min(self.json.len());
+        if verbatim {
+            debug_assert!(find_json_special(&self.json.as_bytes()[start..]).is_none());
+        } else {
+            self.escape_in_place(start)?;
+        }
+        self.json.push('"');
+        // As a copied line is bounded: its text, then one byte (the next
+        // comma, or the closing `]`) past the first line's.
+        if self.json.len() + usize::from(self.count == 0) > self.limit {
+            self.json.truncate(before);
+            return Err(OverLimit);
+        }
+        Ok(self.json.len() - start - 1)
+    }
+
+    /// Escapes for JSON what the line written in place from `start` holds.
+    #[inline(never)]
+    fn escape_in_place(&mut self, start: usize) -> Result<(), OverLimit> {
+        let Some(at) = find_json_special(&self.json.as_bytes()[start..]) else {
+            return Ok(());
+        };
+        // `at` is an ASCII byte, so a character boundary. Escaping may
+        // sextuple a byte: checked before it is done, so the text never
+        // grows far past the bound.
+        let raw = &self.json[start + at..];
+        if start + at + json_string_len(raw) - 1 + usize::from(self.count == 0) > self.limit {
+            self.json.truncate(self.at.0);
+            return Err(OverLimit);
+        }
+        let raw = self.json.split_off(start + at);
+        write_json_string_inner(&mut self.json, &raw);
+        Ok(())
+    }
+
+    /// Copies the line written in its own buffer into the array.
+    #[inline(never)]
+    fn copy_line(&mut self, verbatim: bool) -> Result<(), OverLimit> {
         // Escaping at most sextuples a byte (`\u001f`); checked before
         // copying so the text never grows past the bound.
         let worst = match verbatim {
@@ -90,16 +195,6 @@ impl LineArray {
             self.json.push('"');
         } else {
             write_json_string(&mut self.json, &self.line);
-        }
-        self.count += 1;
-        if self.count == 1 {
-            // A quarter more than the first line, for lines that run longer;
-            // nothing happens when the first guess was room enough.
-            let line = self.line.len() + 3;
-            let per_record = line + line / 4 + beside;
-            let wanted = per_record.saturating_mul(more).saturating_add(beside);
-            let room = self.limit.saturating_sub(self.json.len());
-            self.json.reserve(wanted.min(room));
         }
         Ok(())
     }
@@ -132,6 +227,12 @@ fn json_string_len(text: &str) -> usize {
 /// whole runs, where `serde_json` looks up every byte in a table.
 pub(crate) fn write_json_string(out: &mut String, text: &str) {
     out.push('"');
+    write_json_string_inner(out, text);
+    out.push('"');
+}
+
+/// [`write_json_string`] without the quotes.
+fn write_json_string_inner(out: &mut String, text: &str) {
     let mut rest = text;
     while let Some(at) = find_json_special(rest.as_bytes()) {
         // `at` is an ASCII byte, so both sides are whole characters.
@@ -155,7 +256,6 @@ pub(crate) fn write_json_string(out: &mut String, text: &str) {
         rest = &rest[at + 1..];
     }
     out.push_str(rest);
-    out.push('"');
 }
 
 /// The offset of the first byte JSON escapes inside a string (`"`, `\` or a
@@ -176,45 +276,70 @@ mod tests {
 
     use super::*;
 
+    /// Both ways of writing a line: in the envelope's text, and in a buffer
+    /// of its own.
+    const WAYS: [bool; 2] = [true, false];
+
     #[test]
     fn lines_keep_their_order_and_bounds() {
-        let mut json = LineArray::buffer(9, 2);
-        json.push_str("{\"lines\":");
-        let mut lines = LineArray::open(json, usize::MAX);
-        lines.start().push_str("+ a");
-        lines.finish(false, 2, 0).unwrap();
-        assert!(lines.json.capacity() >= 3 * 6);
-        lines.start();
-        lines.finish(false, 1, 0).unwrap();
-        lines.start().push_str("c\"d\n");
-        lines.finish(false, 0, 0).unwrap();
-        assert_eq!(lines.count, 3);
-        assert_eq!(lines.close(), r#"{"lines":["+ a","","c\"d\n"]"#);
+        for in_place in WAYS {
+            let mut json = LineArray::buffer(9, 2);
+            json.push_str("{\"lines\":");
+            let mut lines = LineArray::open(json, usize::MAX);
+            lines.start(in_place).push_str("+ a");
+            lines.finish(false, 2, 0).unwrap();
+            assert!(lines.json.capacity() >= 3 * 6);
+            lines.start(in_place);
+            lines.finish(false, 1, 0).unwrap();
+            lines.start(in_place).push_str("c\"d\n");
+            lines.finish(false, 0, 0).unwrap();
+            lines.start(in_place).push_str("plain");
+            lines.finish(true, 0, 0).unwrap();
+            assert_eq!(lines.count, 4);
+            assert_eq!(lines.close(), r#"{"lines":["+ a","","c\"d\n","plain"]"#);
+        }
     }
 
     #[test]
     fn the_text_never_grows_past_its_bound() {
-        // `["a","b"` is 8 bytes: a bound of 8 takes two lines, not a third.
-        let mut lines = LineArray::open(String::new(), 8);
-        lines.start().push('a');
-        lines.finish(false, 1_000_000, 0).unwrap();
-        assert!(
-            lines.json.capacity() < 64,
-            "room is made only up to the bound"
-        );
-        lines.start().push('b');
-        lines.finish(false, 1, 0).unwrap();
-        lines.start().push('c');
-        assert_eq!(lines.finish(false, 0, 0), Err(OverLimit));
-        assert_eq!(lines.close(), r#"["a","b"]"#);
+        for in_place in WAYS {
+            // `["a","b"` is 8 bytes: a bound of 8 takes two lines, not a third.
+            let mut lines = LineArray::open(String::new(), 8);
+            lines.start(in_place).push('a');
+            lines.finish(false, 1_000_000, 0).unwrap();
+            assert!(
+                lines.json.capacity() < 64,
+                "room is made only up to the bound"
+            );
+            lines.start(in_place).push('b');
+            lines.finish(false, 1, 0).unwrap();
+            lines.start(in_place).push('c');
+            assert_eq!(lines.finish(false, 0, 0), Err(OverLimit));
+            assert_eq!(lines.close(), r#"["a","b"]"#);
+        }
+    }
+
+    #[test]
+    fn a_line_that_escapes_past_the_bound_is_taken_back() {
+        for in_place in WAYS {
+            // `["a"` then `,"\u0001"` is 13 bytes; the line fits unescaped.
+            let mut lines = LineArray::open(String::new(), 12);
+            lines.start(in_place).push('a');
+            lines.finish(true, 1, 0).unwrap();
+            lines.start(in_place).push('\u{1}');
+            assert_eq!(lines.finish(false, 0, 0), Err(OverLimit));
+            assert_eq!(lines.close(), r#"["a"]"#);
+        }
     }
 
     #[test]
     fn one_long_first_line_does_not_reserve_for_every_record() {
-        let mut lines = LineArray::open(String::new(), 1 << 20);
-        lines.start().push_str(&"x".repeat(100_000));
-        lines.finish(false, usize::MAX / 2, usize::MAX / 2).unwrap();
-        assert!(lines.json.capacity() <= 1 << 21);
+        for in_place in WAYS {
+            let mut lines = LineArray::open(String::new(), 1 << 20);
+            lines.start(in_place).push_str(&"x".repeat(100_000));
+            lines.finish(false, usize::MAX / 2, usize::MAX / 2).unwrap();
+            assert!(lines.json.capacity() <= 1 << 21);
+        }
     }
 
     proptest! {
@@ -223,10 +348,35 @@ mod tests {
             let mut out = String::new();
             write_json_string(&mut out, &text);
             prop_assert_eq!(&out, &serde_json::to_string(&text).unwrap());
-            let mut lines = LineArray::open(LineArray::buffer(0, 1), usize::MAX);
-            lines.start().push_str(&text);
-            lines.finish(false, 0, 0).unwrap();
-            prop_assert_eq!(lines.close(), format!("[{out}]"));
+            for in_place in WAYS {
+                let mut lines = LineArray::open(LineArray::buffer(0, 1), usize::MAX);
+                lines.start(in_place).push_str(&text);
+                lines.finish(false, 0, 0).unwrap();
+                prop_assert_eq!(lines.close(), format!("[{out}]"));
+            }
+        }
+
+        /// Lines written in place and lines copied make the same text, the
+        /// same lines refused at the same bound.
+        #[test]
+        fn in_place_lines_are_the_copied_lines(
+            texts in proptest::collection::vec("(\\PC|[\\x00-\\x1f\"\\\\]){0,12}", 0..6),
+            limit in 0usize..80,
+        ) {
+            let run = |in_place: bool| {
+                let mut lines = LineArray::open(String::new(), limit);
+                let mut refused = Vec::new();
+                for (i, text) in texts.iter().enumerate() {
+                    lines.start(in_place).push_str(text);
+                    let verbatim = find_json_special(text.as_bytes()).is_none();
+                    if lines.finish(verbatim, texts.len() - i, 4).is_err() {
+                        refused.push(i);
+                        break;
+                    }
+                }
+                (refused, lines.close())
+            };
+            prop_assert_eq!(run(true), run(false));
         }
     }
 }

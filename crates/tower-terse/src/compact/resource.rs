@@ -181,6 +181,14 @@ impl CompactResource {
         Ok(line)
     }
 
+    /// Whether [`write_line`](Self::write_line) only appends to its `out`,
+    /// so the envelope may hand it its own text: true of templates, whose
+    /// code is the layer's; a [`CompactLine`] type may write its lines
+    /// with code of its own.
+    pub(crate) fn writes_in_place(&self) -> bool {
+        matches!(self.render, Render::Template(_))
+    }
+
     /// Writes the line for one record to `out` (which may hold part of a
     /// line on error); returns whether the line is JSON string text as it
     /// stands (no `"`, `\` or control byte), which only a template tells.
