@@ -28,13 +28,13 @@ impl Hints {
     /// The value under `key` in `record` (`None` unless it is an object),
     /// trying the position hint `index` holds first and remembering where
     /// it was found.
-    #[inline]
+    #[inline(always)]
     pub(super) fn get<'t>(&self, index: usize, record: Node<'t>, key: &str) -> Option<Node<'t>> {
         let Some(hint) = self.0.get(index) else {
             return record.get(key);
         };
         let guess = hint.load(Ordering::Relaxed);
-        let (position, value) = record.find_from(key, guess as usize)?;
+        let (position, value) = record.find_hinted(key, guess as usize)?;
         // A record cannot hold 2^32 entries: its slots are counted in a u32.
         let position = u32::try_from(position).unwrap_or(u32::MAX);
         if position != guess {

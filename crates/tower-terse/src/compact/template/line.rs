@@ -19,15 +19,43 @@ pub(super) struct Line<'c> {
     pub(super) missing: &'c Missing,
 }
 
+impl Line<'_> {
+    /// The value at `path` in `record`, the path's steps numbered from
+    /// `first` (the hints count every step of every path, in order). Each
+    /// step into an object tries where its key stood in the last record
+    /// first.
+    #[inline(always)]
+    pub(super) fn lookup<'t>(
+        self,
+        first: usize,
+        record: Node<'t>,
+        path: &[String],
+    ) -> Option<Node<'t>> {
+        let mut node = record;
+        for (i, key) in path.iter().enumerate() {
+            // The lookup finds nothing in a node that is not an object, so
+            // the node's kind is looked at only when it found nothing:
+            // one read of the node's slot per step, not two.
+            node = match self.hints.get(first + i, node, key) {
+                Some(found) => found,
+                None if node.is_object() => {
+                    self.missing.report(self.source, path, i, node);
+                    return None;
+                }
+                None => node.item(key.parse::<usize>().ok()?)?,
+            };
+        }
+        Some(node)
+    }
+}
+
 /// What rendering one line needs besides the record: the request's clock,
 /// where the template's fields stood in the last record, and the last
 /// timestamp read from the record, since templates often format one field
 /// twice (`{start|date} {start|time}`).
 pub(super) struct LineContext<'c> {
     pub(super) cx: &'c RenderContext,
-    hints: &'c Hints,
-    source: &'c str,
-    missing: &'c Missing,
+    template: Line<'c>,
     /// The number of the next step of a placeholder's path, counted over
     /// the placeholders in the order they render (every placeholder
     /// renders, optional groups included, so the numbers hold from line to
@@ -49,9 +77,7 @@ impl<'c> LineContext<'c> {
     pub(super) fn new(cx: &'c RenderContext, template: Line<'c>, json_text: bool) -> Self {
         LineContext {
             cx,
-            hints: template.hints,
-            source: template.source,
-            missing: template.missing,
+            template,
             step: Cell::new(0),
             last_timestamp: Cell::new(None),
             verbatim: Cell::new(json_text),
@@ -79,9 +105,8 @@ impl<'c> LineContext<'c> {
         }
     }
 
-    /// The value at the next placeholder's `path` in `record`. Each step
-    /// into an object tries where its key stood in the last record first
-    /// (the hints count every step of every path, in order).
+    /// The value at the next placeholder's `path` in `record`, as
+    /// [`Line::lookup`] finds it; the steps are counted here.
     // Always inlined into the one caller that renders each placeholder: a
     // call per placeholder cost as much as the lookup of a one-step path.
     #[inline(always)]
@@ -90,21 +115,7 @@ impl<'c> LineContext<'c> {
         // Past the whole path even when a step finds nothing, so that the
         // numbers hold from line to line.
         self.step.set(first + path.len());
-        let mut node = record;
-        for (i, key) in path.iter().enumerate() {
-            // The lookup finds nothing in a node that is not an object, so
-            // the node's kind is looked at only when it found nothing:
-            // one read of the node's slot per step, not two.
-            node = match self.hints.get(first + i, node, key) {
-                Some(found) => found,
-                None if node.is_object() => {
-                    self.missing.report(self.source, path, i, node);
-                    return None;
-                }
-                None => node.item(key.parse::<usize>().ok()?)?,
-            };
-        }
-        Some(node)
+        self.template.lookup(first, record, path)
     }
 
     /// `text`, a string of the record, read as a timestamp.

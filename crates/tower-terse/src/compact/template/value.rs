@@ -171,3 +171,17 @@ pub(super) fn push_node_verbatim(node: Node<'_>, out: &mut String) -> (bool, boo
     let empty = push_node_text(node, ", ", out);
     (empty, find_json_special(&out.as_bytes()[mark..]).is_none())
 }
+
+/// [`push_node_verbatim`] for a plain template, which has no group to
+/// drop and so no use for whether the value was empty: returns whether
+/// what it wrote is JSON string text as it stands.
+#[inline]
+pub(super) fn push_plain(node: Node<'_>, out: &mut String) -> bool {
+    if let Some(s) = node.as_unescaped_str() {
+        if is_ascii_below_del(s) {
+            out.push_str(s);
+            return true;
+        }
+    }
+    push_node_verbatim(node, out).1
+}
