@@ -48,6 +48,7 @@ mod filters;
 mod hints;
 mod line;
 mod missing;
+mod plain;
 mod render;
 mod text;
 mod value;
@@ -95,6 +96,8 @@ pub struct Template {
     source: String,
     ast: Ast,
     traits: render::Traits,
+    /// The template compiled, when it has no group and no filter.
+    plain: Option<plain::Plain>,
     hints: hints::Hints,
     /// The paths already reported missing (shared by clones: one template,
     /// one resource, one warning per path).
@@ -132,6 +135,7 @@ impl Template {
 
     /// `checked` when the derive checked the first segment of every path.
     fn new(source: &str, ast: Ast, checked: bool) -> Self {
+        let traits = render::Traits::of(&ast);
         Template {
             source: source.to_owned(),
             missing: Reported(Arc::new(missing::Missing::new(checked))),
@@ -141,7 +145,8 @@ impl Template {
                     .map(|placeholder| placeholder.path.len())
                     .sum(),
             ),
-            traits: render::Traits::of(&ast),
+            traits,
+            plain: plain::Plain::of(&ast, traits.json_text),
             ast,
         }
     }
@@ -186,7 +191,10 @@ impl Template {
             source: &self.source,
             missing: &self.missing.0,
         };
-        render::render(&self.ast, self.traits, line, record, cx, out)
+        match &self.plain {
+            Some(plain) => plain.render(line, record, out),
+            None => render::render(&self.ast, self.traits, line, record, cx, out),
+        }
     }
 
     /// The template text as written.

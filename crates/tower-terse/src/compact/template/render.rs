@@ -12,7 +12,7 @@ use terse_toon::document::Node;
 
 use super::filters;
 use super::line::{Line, LineContext};
-use super::value::{Val, push_node_verbatim, push_plain};
+use super::value::{Val, push_node_verbatim};
 use crate::compact::RenderContext;
 use crate::compact::lines::find_json_special;
 
@@ -26,12 +26,8 @@ const INLINE_GROUPS: usize = 4;
 pub(super) struct Traits {
     /// No optional group: the segments render in one plain loop.
     flat: bool,
-    /// Flat, and no placeholder has a filter: every value is the record's
-    /// own, written as it is, which [`render_plain`] does without the
-    /// bookkeeping filters need.
-    plain: bool,
     /// No literal text that JSON escapes (`"`, `\`, a control byte).
-    json_text: bool,
+    pub(super) json_text: bool,
 }
 
 impl Traits {
@@ -39,7 +35,6 @@ impl Traits {
     pub(super) fn of(ast: &Ast) -> Self {
         let mut traits = Traits {
             flat: true,
-            plain: true,
             json_text: true,
         };
         let mut pending: Vec<&[Segment]> = vec![&ast.segments];
@@ -51,14 +46,9 @@ impl Traits {
                             traits.json_text = false;
                         }
                     }
-                    Segment::Value(placeholder) => {
-                        if !placeholder.filters.is_empty() {
-                            traits.plain = false;
-                        }
-                    }
+                    Segment::Value(_) => {}
                     Segment::Optional(inner) => {
                         traits.flat = false;
-                        traits.plain = false;
                         pending.push(inner);
                     }
                 }
@@ -79,9 +69,6 @@ pub(super) fn render(
     cx: &RenderContext,
     out: &mut String,
 ) -> bool {
-    if traits.plain {
-        return render_plain(&ast.segments, template, traits.json_text, record, out);
-    }
     let line = LineContext::new(cx, template, traits.json_text);
     if traits.flat {
         // Nothing to drop: no frames to keep.
@@ -99,67 +86,6 @@ pub(super) fn render(
         render_segments(&ast.segments, record, &line, out);
     }
     line.verbatim()
-}
-
-/// [`render`] of a plain template (no group, no filter): each value is
-/// looked up and written as it stands, and whether the line is JSON string
-/// text is kept in a local rather than in a [`LineContext`]'s cells, which
-/// a plain line does not need (no clock, no timestamp read twice).
-fn render_plain(
-    segments: &[Segment],
-    template: Line<'_>,
-    json_text: bool,
-    record: Node<'_>,
-    out: &mut String,
-) -> bool {
-    let mut verbatim = json_text;
-    // The number of the next step of a path, as `LineContext::lookup`
-    // counts them: the hints are the template's, whichever way it renders.
-    let mut step = 0;
-    for segment in segments {
-        match segment {
-            Segment::Text(text) => out.push_str(text),
-            Segment::Value(placeholder) => {
-                let path = placeholder.path.as_slice();
-                verbatim &= plain_value(template, step, record, path, out);
-                step += path.len();
-            }
-            // Not in a plain template.
-            Segment::Optional(_) => {}
-        }
-    }
-    verbatim
-}
-
-/// Writes the value at `path` (its steps numbered from `step`) of a plain
-/// template's placeholder; returns whether what it wrote is JSON string
-/// text as it stands.
-///
-/// A function of its own, and a small one: called from the line's loop it
-/// keeps few values live across the lookup, where the general
-/// [`evaluate_into`] (filters, groups, a clock) saves and restores many.
-/// The common case, one key found where the hint says, is read inline.
-#[inline(never)]
-fn plain_value(
-    template: Line<'_>,
-    step: usize,
-    record: Node<'_>,
-    path: &[String],
-    out: &mut String,
-) -> bool {
-    let found = match path {
-        [key] => match template.hints.get(step, record, key) {
-            Some(node) => Some(node),
-            // Missing (reported once), or a step into an array: the walk
-            // that knows both.
-            None => template.lookup(step, record, path),
-        },
-        _ => template.lookup(step, record, path),
-    };
-    match found {
-        Some(node) => push_plain(node, out),
-        None => true,
-    }
 }
 
 /// A sequence of segments being rendered: the segments, the next one, where
@@ -309,113 +235,4 @@ fn evaluate_filtered<'t>(
         value = filters::apply(&filter.kind, value, cx);
     }
     !filters::apply_into(&last.kind, &value, cx, out)
-}
-
-#[cfg(test)]
-mod tests {
-    use proptest::prelude::*;
-    use serde_json::{Value, json};
-    use terse_toon::document::Document;
-
-    use super::*;
-    use crate::compact::template::Template;
-
-    /// Templates without groups or filters, which render through
-    /// [`render_plain`]: one-key and nested paths, a path into an array, a
-    /// missing key, literal text JSON escapes.
-    const PLAIN: &[&str] = &[
-        "{name} <{email}> score {score}, since {created}",
-        "{status} for {customer.name} in {customer.address.city}, total {total}",
-        "{missing}{name}{customer.missing}{tags.1}",
-        "say \"{name}\" \\ {customer}",
-        "{tags} {flag} {none} {customer.address}",
-    ];
-
-    /// A record of the shape the templates read, its values drawn from
-    /// `texts` (quotes, controls, DEL, C1 controls, U+2028, other Unicode).
-    fn record(i: usize, texts: &[String], shuffled: bool) -> Value {
-        let text = |n: usize| {
-            texts
-                .get((i + n) % texts.len().max(1))
-                .cloned()
-                .unwrap_or_default()
-        };
-        let mut record = json!({
-            "name": text(0),
-            "email": text(1),
-            "score": i as f64 / 8.0,
-            "created": text(2),
-            "status": text(3),
-            "customer": {"name": text(4), "address": {"city": text(5), "zip": i}},
-            "tags": [text(6), i, null],
-            "flag": i.is_multiple_of(2),
-            "none": null,
-            "total": i,
-        });
-        if shuffled {
-            // Keys in another order and one missing: the hints miss.
-            let object = record.as_object_mut().unwrap();
-            let name = object.remove("name").unwrap();
-            object.remove("email");
-            object.insert("name".to_owned(), name);
-        }
-        record
-    }
-
-    /// The line and its verbatim flag, rendered plainly or through the
-    /// general walk.
-    fn line(template: &Template, record: Node<'_>, plain: bool) -> (String, bool) {
-        let traits = Traits {
-            plain: plain && template.traits.plain,
-            ..template.traits
-        };
-        let line = Line {
-            hints: &template.hints,
-            source: &template.source,
-            missing: &template.missing.0,
-        };
-        let cx = RenderContext::at_unix(0);
-        let mut out = String::from("kept");
-        let verbatim = render(&template.ast, traits, line, record, &cx, &mut out);
-        (out, verbatim)
-    }
-
-    #[test]
-    fn plain_templates_take_the_plain_path() {
-        for source in PLAIN {
-            assert!(Template::parse(source).unwrap().traits.plain, "{source}");
-        }
-        for source in ["{a|upper}", "{a}{? {b}}"] {
-            assert!(!Template::parse(source).unwrap().traits.plain, "{source}");
-        }
-    }
-
-    proptest! {
-        /// The plain path writes what the general walk writes, and says the
-        /// same of whether it is JSON text, record after record (the hints
-        /// carried from one to the next).
-        #[test]
-        fn plain_lines_are_the_general_lines(
-            texts in proptest::collection::vec(
-                "(\\PC|[\\x00-\\x1f\"\\\\\\x7f\\u{80}-\\u{9f}\\u{2028}\\u{2029}]){0,20}",
-                1..6,
-            ),
-            shuffles in proptest::collection::vec(any::<bool>(), 1..8),
-        ) {
-            let records: Vec<Value> = shuffles
-                .iter()
-                .enumerate()
-                .map(|(i, &shuffled)| record(i, &texts, shuffled))
-                .collect();
-            let body = serde_json::to_string(&records).unwrap();
-            let document = Document::parse(&body).unwrap();
-            for source in PLAIN {
-                let plain = Template::parse(source).unwrap();
-                let general = Template::parse(source).unwrap();
-                for record in document.root().items() {
-                    prop_assert_eq!(line(&plain, record, true), line(&general, record, false));
-                }
-            }
-        }
-    }
 }

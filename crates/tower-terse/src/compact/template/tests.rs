@@ -527,3 +527,120 @@ fn a_checked_template_reports_only_the_paths_below_its_fields() {
         "{warnings:#?}"
     );
 }
+
+/// Compiled templates (no group, no filter) against the general walk.
+mod compiled {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+    use terse_toon::document::{Document, Node};
+
+    use super::super::Template;
+    use super::super::line::Line;
+    use super::super::render::{Traits, render};
+    use crate::compact::RenderContext;
+
+    /// Templates without groups or filters: one-key and nested paths, a
+    /// path into an array, a missing key, literal text JSON escapes, text
+    /// at either end or none.
+    const PLAIN: &[&str] = &[
+        "{name} <{email}> score {score}, since {created}",
+        "{status} for {customer.name} in {customer.address.city}, total {total}",
+        "{missing}{name}{customer.missing}{tags.1}",
+        "say \"{name}\" \\ {customer}",
+        "{tags} {flag} {none} {customer.address}",
+        "no values at all",
+        "",
+    ];
+
+    /// A record of the shape the templates read, its values drawn from
+    /// `texts`.
+    fn record(i: usize, texts: &[String], shuffled: bool) -> Value {
+        let text = |n: usize| {
+            texts
+                .get((i + n) % texts.len().max(1))
+                .cloned()
+                .unwrap_or_default()
+        };
+        let mut record = json!({
+            "name": text(0),
+            "email": text(1),
+            "score": i as f64 / 8.0,
+            "created": text(2),
+            "status": text(3),
+            "customer": {"name": text(4), "address": {"city": text(5), "zip": i}},
+            "tags": [text(6), i, null],
+            "flag": i.is_multiple_of(2),
+            "none": null,
+            "total": i,
+        });
+        if shuffled {
+            // Keys in another order and one missing: the hints miss.
+            let object = record.as_object_mut().unwrap();
+            let name = object.remove("name").unwrap();
+            object.remove("email");
+            object.insert("name".to_owned(), name);
+        }
+        record
+    }
+
+    /// The line and whether it is JSON text, rendered from the compiled
+    /// template or by the general walk.
+    fn line(template: &Template, record: Node<'_>, compiled: bool) -> (String, bool) {
+        let line = Line {
+            hints: &template.hints,
+            source: &template.source,
+            missing: &template.missing.0,
+        };
+        let mut out = String::from("kept");
+        let verbatim = match (&template.plain, compiled) {
+            (Some(plain), true) => plain.render(line, record, &mut out),
+            _ => {
+                let traits = Traits::of(&template.ast);
+                let cx = RenderContext::at_unix(0);
+                render(&template.ast, traits, line, record, &cx, &mut out)
+            }
+        };
+        (out, verbatim)
+    }
+
+    #[test]
+    fn templates_without_groups_or_filters_are_compiled() {
+        for source in PLAIN {
+            assert!(Template::parse(source).unwrap().plain.is_some(), "{source}");
+        }
+        for source in ["{a|upper}", "{a}{? {b}}", "{? x}"] {
+            assert!(Template::parse(source).unwrap().plain.is_none(), "{source}");
+        }
+    }
+
+    proptest! {
+        /// A compiled template writes what the general walk writes, and
+        /// says the same of whether it is JSON text, record after record
+        /// (hints carried from one to the next), whatever the values hold:
+        /// quotes, backslashes, controls, DEL, C1 controls, U+2028, other
+        /// Unicode.
+        #[test]
+        fn compiled_lines_are_the_general_lines(
+            texts in proptest::collection::vec(
+                "(\\PC|[\\x00-\\x1f\"\\\\\\x7f\\u{80}-\\u{9f}\\u{2028}\\u{2029}]){0,20}",
+                1..6,
+            ),
+            shuffles in proptest::collection::vec(any::<bool>(), 1..8),
+        ) {
+            let records: Vec<Value> = shuffles
+                .iter()
+                .enumerate()
+                .map(|(i, &shuffled)| record(i, &texts, shuffled))
+                .collect();
+            let body = serde_json::to_string(&records).unwrap();
+            let document = Document::parse(&body).unwrap();
+            for source in PLAIN {
+                let compiled = Template::parse(source).unwrap();
+                let general = Template::parse(source).unwrap();
+                for record in document.root().items() {
+                    prop_assert_eq!(line(&compiled, record, true), line(&general, record, false));
+                }
+            }
+        }
+    }
+}

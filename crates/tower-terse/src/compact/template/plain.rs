@@ -1,0 +1,106 @@
+//! Templates without groups or filters, compiled for rendering: each
+//! placeholder with the text before it, so a line is one short loop of
+//! text, then value.
+//!
+//! Such a template has no clock to read, no timestamp read twice and no
+//! group to drop, so a line keeps what it needs in locals rather than in
+//! the cells of a [`LineContext`](super::line::LineContext), and each value
+//! is found and written by a small function of its own.
+
+use terse_template::{Ast, Segment};
+use terse_toon::document::Node;
+
+use super::line::Line;
+use super::value::push_plain;
+
+/// A template of text and placeholders alone, compiled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Plain {
+    pieces: Box<[Piece]>,
+    /// The text after the last placeholder.
+    tail: Box<str>,
+    /// No literal text that JSON escapes (`"`, `\`, a control byte).
+    json_text: bool,
+}
+
+/// A placeholder and the text before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Piece {
+    text: Box<str>,
+    path: Box<[String]>,
+    /// The number of the path's first step among the steps of all paths,
+    /// in order: the index of its hint, as the general walk counts them.
+    step: usize,
+}
+
+impl Plain {
+    /// `ast` compiled, when it has no group and no filter; `json_text` when
+    /// its text needs no JSON escape.
+    pub(super) fn of(ast: &Ast, json_text: bool) -> Option<Self> {
+        let mut pieces = Vec::new();
+        let mut text = String::new();
+        let mut step = 0;
+        for segment in &ast.segments {
+            match segment {
+                Segment::Text(more) => text.push_str(more),
+                Segment::Value(placeholder) if placeholder.filters.is_empty() => {
+                    pieces.push(Piece {
+                        text: std::mem::take(&mut text).into_boxed_str(),
+                        path: placeholder.path.clone().into_boxed_slice(),
+                        step,
+                    });
+                    step += placeholder.path.len();
+                }
+                Segment::Value(_) | Segment::Optional(_) => return None,
+            }
+        }
+        Some(Plain {
+            pieces: pieces.into_boxed_slice(),
+            tail: text.into_boxed_str(),
+            json_text,
+        })
+    }
+
+    /// Renders the line for `record` onto the end of `out`; returns whether
+    /// what it wrote is JSON string text as it stands.
+    pub(super) fn render(&self, template: Line<'_>, record: Node<'_>, out: &mut String) -> bool {
+        let mut verbatim = self.json_text;
+        for piece in &self.pieces {
+            out.push_str(&piece.text);
+            verbatim &= value(template, piece.step, record, &piece.path, out);
+        }
+        out.push_str(&self.tail);
+        verbatim
+    }
+}
+
+/// Writes the value at `path` (its steps numbered from `step`) of a
+/// placeholder; returns whether what it wrote is JSON string text as it
+/// stands.
+///
+/// A function of its own, and a small one: called from the line's loop it
+/// keeps few values live across the lookup, where the general walk's
+/// (filters, groups, a clock) saves and restores many. The common case, one
+/// key found where the hint says, is read inline.
+#[inline(never)]
+fn value(
+    template: Line<'_>,
+    step: usize,
+    record: Node<'_>,
+    path: &[String],
+    out: &mut String,
+) -> bool {
+    let found = match path {
+        [key] => match template.hints.get(step, record, key) {
+            Some(node) => Some(node),
+            // Missing (reported once), or a step into an array: the walk
+            // that knows both.
+            None => template.lookup(step, record, path),
+        },
+        _ => template.lookup(step, record, path),
+    };
+    match found {
+        Some(node) => push_plain(node, out),
+        None => true,
+    }
+}
