@@ -95,7 +95,7 @@ impl LineArray {
     /// followed by many short ones does not reserve its length times their
     /// number; and a line that would take the text past the bound is not
     /// added (the text is as it was before the line).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn finish(
         &mut self,
         verbatim: bool,

@@ -192,6 +192,7 @@ impl CompactResource {
     /// Writes the line for one record to `out` (which may hold part of a
     /// line on error); returns whether the line is JSON string text as it
     /// stands (no `"`, `\` or control byte), which only a template tells.
+    #[inline]
     pub(crate) fn write_line(
         &self,
         record: Node<'_>,
