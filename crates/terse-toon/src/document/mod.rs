@@ -511,6 +511,28 @@ impl<'t> Node<'t> {
         }
     }
 
+    /// The text of an integer, a number `serde_json` holds as a `u64` or an
+    /// `i64`, as it was read: `serde_json` writes it the same. `None` for
+    /// other nodes, floats included. Reads the node's slot once, without
+    /// making a [`Number`] of it, for writers that copy an id or a count
+    /// as it stands.
+    ///
+    /// ```
+    /// use terse_toon::document::Document;
+    ///
+    /// let doc = Document::parse(r#"[7, -3, 1.5, "7", 18446744073709551615]"#)?;
+    /// let texts: Vec<_> = doc.root().items().map(|n| n.as_integer_text()).collect();
+    /// assert_eq!(texts, [Some("7"), Some("-3"), None, None, Some("18446744073709551615")]);
+    /// # Ok::<(), terse_toon::Error>(())
+    /// ```
+    #[inline]
+    pub fn as_integer_text(self) -> Option<&'t str> {
+        match self.slot() {
+            Slot::Number(text, NumberClass::U64 | NumberClass::I64) => Some(self.doc.text(text)),
+            _ => None,
+        }
+    }
+
     /// The boolean, when the node is one.
     #[inline]
     pub fn as_bool(self) -> Option<bool> {
