@@ -263,6 +263,17 @@ impl<'t> Envelope<'t> {
                 push_plain_id(text, index > 0, &mut ids);
                 continue;
             }
+            // Integer ids are their own JSON text too.
+            if let Some(text) = id.as_integer_text() {
+                lines
+                    .finish(verbatim, count - index - 1, text.len() + 1)
+                    .map_err(|_| NotCompact::TooLarge { limit })?;
+                if index > 0 {
+                    ids.push(',');
+                }
+                ids.push_str(text);
+                continue;
+            }
             let kind = id.kind();
             let room = match kind {
                 Kind::String(text) => text.len() + 3,
@@ -1033,5 +1044,36 @@ mod tests {
             format!("{notes:?}"),
             r#"CompactResource { noun: Noun { singular: "note", plural: "notes" }, id_key: "slug", template: "{title|upper}" }"#
         );
+    }
+
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        /// The ids as the envelope writes them from the body's text are
+        /// the ids as `serde_json` writes them: integers (written as read),
+        /// floats, strings with and without escapes.
+        #[test]
+        fn ids_are_serde_json_text(
+            ids in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::num::i64::ANY.prop_map(Value::from),
+                    proptest::num::u64::ANY.prop_map(Value::from),
+                    proptest::num::f64::NORMAL.prop_map(Value::from),
+                    "(\\PC|[\\x00-\\x1f\"\\\\]){0,8}".prop_map(Value::from),
+                ],
+                1..8,
+            ),
+        ) {
+            let records: Vec<Value> = ids.iter().map(|id| json!({"id": id, "t": "x"})).collect();
+            let body = serde_json::to_string(&records).unwrap();
+            let document = Document::parse(&body).unwrap();
+            let resource = CompactResource::new("item", Template::parse("{t}").unwrap());
+            let cx = RenderContext::at_unix(0);
+            let text = Envelope::build(document.root(), &["data"], &resource, &cx)
+                .unwrap()
+                .into_json();
+            let expected = format!(",\"ids\":{}}}", serde_json::to_string(&ids).unwrap());
+            proptest::prop_assert!(text.ends_with(&expected), "{} / {}", text, expected);
+        }
     }
 }
