@@ -1,6 +1,7 @@
 //! What rendering one line needs besides the template and the record.
 
 use std::cell::Cell;
+use std::ops::Range;
 
 use terse_toon::document::Node;
 
@@ -31,8 +32,21 @@ impl Line<'_> {
         record: Node<'t>,
         path: &[String],
     ) -> Option<Node<'t>> {
-        let mut node = record;
-        for (i, key) in path.iter().enumerate() {
+        self.walk(first, record, path, 0..path.len())
+    }
+
+    /// The steps `steps` of `path` from `node`, which the steps before them
+    /// reached, as [`lookup`](Self::lookup) takes them.
+    #[inline(always)]
+    pub(super) fn walk<'t>(
+        self,
+        first: usize,
+        mut node: Node<'t>,
+        path: &[String],
+        steps: Range<usize>,
+    ) -> Option<Node<'t>> {
+        for i in steps {
+            let key = path.get(i)?;
             // The lookup finds nothing in a node that is not an object, so
             // the node's kind is looked at only when it found nothing:
             // one read of the node's slot per step, not two.

@@ -30,6 +30,15 @@ impl Missing {
         }
     }
 
+    /// The paths reported so far, in order.
+    #[cfg(test)]
+    pub(super) fn reported(&self) -> Vec<Vec<String>> {
+        self.reported
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     /// `object`, reached by `path[..at]`, has no key `path[at]`: warns, unless
     /// this path was reported before (or is checked at compile time).
     #[cold]

@@ -31,25 +31,49 @@ struct Piece {
     /// The number of the path's first step among the steps of all paths,
     /// in order: the index of its hint, as the general walk counts them.
     step: usize,
+    /// How many first steps the path shares with the one before it
+    /// (`customer.address.city` after `customer.name`: one), short of
+    /// either's last step: steps the line took already, whose node the
+    /// path before kept.
+    shared: usize,
+    /// How many first steps of the path the next one shares: the node
+    /// they reach is kept for it.
+    keep: usize,
 }
 
 impl Plain {
     /// `ast` compiled, when it has no group and no filter; `json_text` when
     /// its text needs no JSON escape.
     pub(super) fn of(ast: &Ast, json_text: bool) -> Option<Self> {
-        let mut pieces = Vec::new();
+        let mut pieces: Vec<Piece> = Vec::new();
         let mut text = String::new();
         let mut step = 0;
         for segment in &ast.segments {
             match segment {
                 Segment::Text(more) => text.push_str(more),
                 Segment::Value(placeholder) if placeholder.filters.is_empty() => {
+                    let path = placeholder.path.as_slice();
+                    let mut shared = 0;
+                    if let Some(last) = pieces.last_mut() {
+                        let most = last.path.len().min(path.len()).saturating_sub(1);
+                        let same = last.path.iter().zip(path).take_while(|(a, b)| a == b);
+                        shared = same.count().min(most);
+                        // The path before keeps the node past its own
+                        // shared steps only: it never reached one short
+                        // of them.
+                        if shared < last.shared {
+                            shared = 0;
+                        }
+                        last.keep = shared;
+                    }
                     pieces.push(Piece {
                         text: std::mem::take(&mut text).into_boxed_str(),
-                        path: placeholder.path.clone().into_boxed_slice(),
+                        path: path.into(),
                         step,
+                        shared,
+                        keep: 0,
                     });
-                    step += placeholder.path.len();
+                    step += path.len();
                 }
                 Segment::Value(_) | Segment::Optional(_) => return None,
             }
@@ -65,29 +89,34 @@ impl Plain {
     /// what it wrote is JSON string text as it stands.
     pub(super) fn render(&self, template: Line<'_>, record: Node<'_>, out: &mut String) -> bool {
         let mut verbatim = self.json_text;
+        // The node the last path kept for the next (see `Piece::keep`).
+        let mut kept = None;
         for piece in &self.pieces {
             out.push_str(&piece.text);
-            verbatim &= value(template, piece.step, record, &piece.path, out);
+            verbatim &= value(template, piece, record, &mut kept, out);
         }
         out.push_str(&self.tail);
         verbatim
     }
 }
 
-/// Writes the value at `path` (its steps numbered from `step`) of a
-/// placeholder; returns whether what it wrote is JSON string text as it
-/// stands. The common case, one key found where the hint says, is read
-/// without a call. Inlined into the line's loop, which then keeps what it
-/// needs across values in registers (measured: a call per value cost the
-/// flat rows some 3k instructions a rendering more).
+/// Writes the value of `piece`'s placeholder in `record`; returns whether
+/// what it wrote is JSON string text as it stands. The common case, one key
+/// found where the hint says, is read without a call. A longer path starts
+/// from the node the path before it `kept` when they start the same way,
+/// and keeps the node the next path starts from. Inlined into the line's
+/// loop, which then keeps what it needs across values in registers
+/// (measured: a call per value cost the flat rows some 3k instructions a
+/// rendering more).
 #[inline(always)]
-fn value(
+fn value<'t>(
     template: Line<'_>,
-    step: usize,
-    record: Node<'_>,
-    path: &[String],
+    piece: &Piece,
+    record: Node<'t>,
+    kept: &mut Option<Node<'t>>,
     out: &mut String,
 ) -> bool {
+    let (path, step) = (&*piece.path, piece.step);
     let found = match path {
         [key] => match template.hints.get(step, record, key) {
             Some(node) => Some(node),
@@ -95,7 +124,23 @@ fn value(
             // that knows both.
             None => template.lookup(step, record, path),
         },
-        _ => template.lookup(step, record, path),
+        _ => {
+            // Shared steps that reached nothing are taken again from the
+            // record, so a missing key is reported for this path too.
+            let (start, from) = match *kept {
+                Some(node) if piece.shared > 0 => (node, piece.shared),
+                _ => (record, 0),
+            };
+            if piece.keep > from {
+                *kept = template.walk(step, start, path, from..piece.keep);
+                kept.and_then(|node| template.walk(step, node, path, piece.keep..path.len()))
+            } else {
+                if piece.keep < from {
+                    *kept = None;
+                }
+                template.walk(step, start, path, from..path.len())
+            }
+        }
     };
     match found {
         Some(node) => push_plain(node, out),

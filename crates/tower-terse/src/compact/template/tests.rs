@@ -550,6 +550,13 @@ mod compiled {
         "{tags} {flag} {none} {customer.address}",
         "no values at all",
         "",
+        // Paths that start the same way: shared steps, fewer shared steps
+        // than the path before, a missing key on a shared step, steps into
+        // arrays and into what is neither.
+        "{customer.address.city} {customer.address.zip} {customer.name} {customer.address.city}",
+        "{customer.missing.x} {customer.missing.y} {customer.address.missing} {customer.address.zip}",
+        "{customer.0} {customer.1.name} {customer.1.address.city} {name.x} {name.y}",
+        "{tags.0} {tags.1} {tags.9} {customer.name}",
     ];
 
     /// A record of the shape the templates read, its values drawn from
@@ -579,6 +586,11 @@ mod compiled {
             let name = object.remove("name").unwrap();
             object.remove("email");
             object.insert("name".to_owned(), name);
+        }
+        if i % 3 == 2 {
+            // The customer as an array: paths step into it by index.
+            let customer = record["customer"].take();
+            record["customer"] = json!([text(7), customer]);
         }
         record
     }
@@ -640,6 +652,8 @@ mod compiled {
                 for record in document.root().items() {
                     prop_assert_eq!(line(&compiled, record, true), line(&general, record, false));
                 }
+                // The same paths are reported missing.
+                prop_assert_eq!(compiled.missing.0.reported(), general.missing.0.reported());
             }
         }
     }
