@@ -174,14 +174,37 @@ pub(super) fn push_node_verbatim(node: Node<'_>, out: &mut String) -> (bool, boo
 
 /// [`push_node_verbatim`] for a plain template, which has no group to
 /// drop and so no use for whether the value was empty: returns whether
-/// what it wrote is JSON string text as it stands.
+/// what it wrote is JSON string text as it stands. A string is looked at
+/// once: one that is not plain goes straight to the general writer.
 #[inline]
 pub(super) fn push_plain(node: Node<'_>, out: &mut String) -> bool {
-    if let Some(s) = node.as_unescaped_str() {
-        if is_ascii_below_del(s) {
+    match node.as_unescaped_str() {
+        Some(s) if is_ascii_below_del(s) => {
             out.push_str(s);
-            return true;
+            true
         }
+        Some(_) => push_other(node, out),
+        None => match node.kind() {
+            // Numbers and booleans are JSON text whatever they are.
+            Kind::Number(n) => {
+                n.push_json_text(out);
+                true
+            }
+            Kind::Bool(b) => {
+                out.push_str(if b { "true" } else { "false" });
+                true
+            }
+            Kind::Null => true,
+            Kind::String(_) | Kind::Array(_) | Kind::Object(_) => push_other(node, out),
+        },
     }
-    push_node_verbatim(node, out).1
+}
+
+/// [`push_plain`] of what is rarer: a string with an escape or a byte at
+/// or above DEL, an array, an object.
+#[inline(never)]
+fn push_other(node: Node<'_>, out: &mut String) -> bool {
+    let mark = out.len();
+    push_node_text(node, ", ", out);
+    find_json_special(&out.as_bytes()[mark..]).is_none()
 }
