@@ -173,10 +173,11 @@ impl State {
 
 /// The minified text being written.
 struct Output {
-    /// The bytes kept so far. Its capacity is the text's own size and 16
-    /// bytes more, reserved once: the output never grows past the text, and
-    /// a short run is copied as 16 bytes whatever its length (cut back to
-    /// it at once: the next run goes where it ends).
+    /// The bytes kept so far. Its capacity is the text's own size and
+    /// `BLOCK + 8` bytes more, reserved once: the output never grows past
+    /// the text, a short run is copied as 16 bytes whatever its length (cut
+    /// back to it at once: the next run goes where it ends), and a block is
+    /// stored 8 bytes at a time past the bytes it keeps.
     buf: Vec<u8>,
     /// The start of the bytes of the text not yet copied.
     kept: usize,
@@ -185,7 +186,8 @@ struct Output {
 impl Output {
     fn new(size: usize) -> Self {
         Output {
-            buf: Vec::with_capacity(size + 16),
+            // The text, and what a block's stores may write past it.
+            buf: Vec::with_capacity(size + BLOCK + 8),
             kept: 0,
         }
     }
@@ -206,11 +208,12 @@ impl Output {
 
     /// Copies the text up to the block at `at`, then the bytes of `keep` of
     /// `block` (the text's bytes from `at`, padded when they are the last
-    /// and fewer than a block): sixteen bytes at a time, moved into place by
-    /// one byte shuffle (made of two of [`COMPACT`]) and written whole, cut
-    /// back to the bytes kept. Spaced JSON has a blank every few bytes,
-    /// each a run of its own to skip, where this costs the same whatever
-    /// the blanks.
+    /// and fewer than a block): each half of each 16 bytes moved to the
+    /// front of a register by one byte shuffle (its order read from
+    /// [`COMPACT`]) and stored as 8 bytes where the bytes kept so far end,
+    /// the bytes past them overwritten by the next store or left past the
+    /// text's end. Spaced JSON has a blank every few bytes, each a run of
+    /// its own to skip, where this costs the same whatever the blanks.
     ///
     /// # Safety
     ///
@@ -219,39 +222,51 @@ impl Output {
     #[target_feature(enable = "ssse3,popcnt")]
     fn compact_block(&mut self, bytes: &[u8], at: usize, block: &[u8; BLOCK], keep: u64) {
         use std::arch::x86_64::{
-            _mm_cvtsi128_si64, _mm_set_epi64x, _mm_shuffle_epi8, _mm_unpackhi_epi64,
+            __m128i, _mm_add_epi8, _mm_loadl_epi64, _mm_loadu_si128, _mm_set1_epi8,
+            _mm_shuffle_epi8, _mm_storel_epi64,
         };
         if self.kept < at {
             self.buf.extend_from_slice(&bytes[self.kept..at]);
         }
-        for (i, pair) in block.chunks_exact(16).enumerate() {
-            let low = (keep >> (16 * i)) as u8;
-            let high = (keep >> (16 * i + 8)) as u8;
-            let kept_low = low.count_ones() as usize;
-            // The shuffle of both halves: the low half's positions, then
-            // the high half's (eight more: no byte carries, as each is at
-            // most 0x80) from where the low half's bytes end.
-            let mut order = [0x80; 24];
-            order[..8].copy_from_slice(&COMPACT[usize::from(low)]);
-            let high_order = u64::from_le_bytes(COMPACT[usize::from(high)]) + 0x0808_0808_0808_0808;
-            order[kept_low..kept_low + 8].copy_from_slice(&high_order.to_le_bytes());
-            let half = |bytes: &[u8], from: usize| {
-                i64::from_le_bytes(bytes[from..from + 8].try_into().unwrap_or([0; 8]))
-            };
-            // Bit patterns, not numbers: the casts keep every bit.
-            let moved = _mm_shuffle_epi8(
-                _mm_set_epi64x(half(pair, 8), half(pair, 0)),
-                _mm_set_epi64x(half(&order, 8), half(&order, 0)),
-            );
-            let mut word = [0; 16];
-            word[..8].copy_from_slice(&_mm_cvtsi128_si64(moved).to_le_bytes());
-            word[8..].copy_from_slice(
-                &_mm_cvtsi128_si64(_mm_unpackhi_epi64(moved, moved)).to_le_bytes(),
-            );
-            let len = self.buf.len();
-            self.buf.extend_from_slice(&word);
-            self.buf
-                .truncate(len + kept_low + high.count_ones() as usize);
+        // Room for the block and the 8 bytes the last store may write past
+        // what it keeps (reserved up front: see `Output::new`).
+        self.buf.reserve(BLOCK + 8);
+        let start = self.buf.len();
+        let room = self.buf.spare_capacity_mut();
+        if room.len() < BLOCK + 8 {
+            return; // never: just reserved
+        }
+        let to = room.as_mut_ptr().cast::<u8>();
+        let mut written = 0;
+        for (i, sixteen) in block.chunks_exact(16).enumerate() {
+            for (half, shift) in [(0u8, 16 * i), (8, 16 * i + 8)] {
+                let kept = (keep >> shift) as u8;
+                #[allow(unsafe_code)]
+                // SAFETY: `sixteen` is 16 readable bytes and each order 8;
+                // `written` is at most 56 here, so the 8 bytes stored at
+                // `to + written` stay in the `BLOCK + 8` bytes of `room`.
+                unsafe {
+                    let lanes = _mm_loadu_si128(sixteen.as_ptr().cast::<__m128i>());
+                    let order = _mm_add_epi8(
+                        _mm_loadl_epi64(COMPACT[usize::from(kept)].as_ptr().cast::<__m128i>()),
+                        // The high half's positions: 8 more (0x80, no byte,
+                        // stays above 0x7f).
+                        _mm_set1_epi8(half as i8),
+                    );
+                    _mm_storel_epi64(
+                        to.add(written).cast::<__m128i>(),
+                        _mm_shuffle_epi8(lanes, order),
+                    );
+                }
+                written += kept.count_ones() as usize;
+            }
+        }
+        #[allow(unsafe_code)]
+        // SAFETY: the `written` bytes after the text were stored above
+        // (each store's first bytes are the ones it keeps), and they are
+        // within the capacity.
+        unsafe {
+            self.buf.set_len(start + written);
         }
         self.kept = (at + BLOCK).min(bytes.len());
     }
