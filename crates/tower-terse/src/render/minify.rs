@@ -360,15 +360,16 @@ fn masks(block: &[u8; BLOCK]) -> Masks {
 #[target_feature(enable = "sse2")]
 fn masks_sse2(block: &[u8; BLOCK]) -> Masks {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_set_epi64x, _mm_set1_epi8,
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_set1_epi8,
     };
     // The mask holds 16 bits, one per byte.
     let bits = |flags: __m128i| u64::from(_mm_movemask_epi8(flags) as u16);
     let mut masks = Masks::default();
     for (i, chunk) in block.chunks_exact(16).enumerate() {
-        let half =
-            |from: usize| i64::from_le_bytes(chunk[from..from + 8].try_into().unwrap_or([0; 8]));
-        let lanes = _mm_set_epi64x(half(8), half(0));
+        #[allow(unsafe_code)]
+        // SAFETY: `chunk` is 16 readable bytes, the width of the unaligned
+        // load.
+        let lanes = unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) };
         let shift = 16 * i;
         masks.quote |= bits(_mm_cmpeq_epi8(lanes, _mm_set1_epi8(b'"' as i8))) << shift;
         masks.backslash |= bits(_mm_cmpeq_epi8(lanes, _mm_set1_epi8(b'\\' as i8))) << shift;
