@@ -87,11 +87,66 @@ pub(crate) fn find(
 /// `bytes` as text, when they are UTF-8: what `std::str::from_utf8` says,
 /// sooner on the bodies a rewrite reads, which are mostly or wholly ASCII.
 ///
-/// The ASCII at the start is found 64 bytes at a time, one test of the
-/// high bits of eight words OR-ed together (some 0.1 instructions a byte,
-/// where `from_utf8`'s own ASCII path takes 0.7); `from_utf8` checks what
-/// follows, from the first block that holds a byte of 0x80 or above.
+/// The ASCII at the start is found 64 bytes at a time ([`ascii_blocks`]),
+/// where `from_utf8`'s own ASCII path takes 0.7 instructions a byte;
+/// `from_utf8` checks what follows, from the first block that holds a byte
+/// of 0x80 or above.
 pub(crate) fn utf8(bytes: &[u8]) -> Option<&str> {
+    let ascii = ascii_blocks(bytes);
+    std::str::from_utf8(bytes.get(ascii..)?).ok()?;
+    #[allow(unsafe_code)]
+    // SAFETY: `bytes[..ascii]` is ASCII, every byte of it below 0x80, and
+    // `bytes[ascii..]` is UTF-8, as `from_utf8` has just said; ASCII
+    // followed by UTF-8 is UTF-8.
+    Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+}
+
+/// How many bytes at the start of `bytes` are whole blocks of 64 ASCII
+/// bytes: one test of the high bits of two 32-byte vectors OR-ed together
+/// a block with AVX2 ([`crate::cpu::avx2`]), else of eight words.
+fn ascii_blocks(bytes: &[u8]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::avx2() {
+        #[allow(unsafe_code)]
+        // SAFETY: the CPU has AVX2, as it has just said.
+        return unsafe { ascii_blocks_avx2(bytes) };
+    }
+    ascii_blocks_by_word(bytes)
+}
+
+/// [`ascii_blocks`] with AVX2.
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(unsafe_code)]
+unsafe fn ascii_blocks_avx2(bytes: &[u8]) -> usize {
+    use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256};
+    let mut ascii = 0;
+    for block in bytes.chunks_exact(64) {
+        // SAFETY: `block` is 64 readable bytes, so the unaligned 32-byte
+        // loads at offsets 0 and 32 stay inside it.
+        let high = unsafe {
+            let at = block.as_ptr();
+            _mm256_or_si256(
+                _mm256_loadu_si256(at.cast::<__m256i>()),
+                _mm256_loadu_si256(at.add(32).cast::<__m256i>()),
+            )
+        };
+        if _mm256_movemask_epi8(high) != 0 {
+            break;
+        }
+        ascii += 64;
+    }
+    ascii
+}
+
+/// [`ascii_blocks`] a word at a time: what other CPUs use, and what the
+/// vector version is held to.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn ascii_blocks_by_word(bytes: &[u8]) -> usize {
     let mut ascii = 0;
     for block in bytes.chunks_exact(64) {
         let high = block.chunks_exact(8).fold(0, |high, word| {
@@ -102,12 +157,7 @@ pub(crate) fn utf8(bytes: &[u8]) -> Option<&str> {
         }
         ascii += 64;
     }
-    std::str::from_utf8(bytes.get(ascii..)?).ok()?;
-    #[allow(unsafe_code)]
-    // SAFETY: `bytes[..ascii]` is ASCII, every byte of it below 0x80, and
-    // `bytes[ascii..]` is UTF-8, as `from_utf8` has just said; ASCII
-    // followed by UTF-8 is UTF-8.
-    Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+    ascii
 }
 
 #[cfg(test)]
@@ -158,6 +208,7 @@ mod tests {
                 bytes.extend(other);
             }
             prop_assert_eq!(utf8(&bytes), std::str::from_utf8(&bytes).ok());
+            prop_assert_eq!(ascii_blocks(&bytes), ascii_blocks_by_word(&bytes));
         }
 
         #[test]
