@@ -47,12 +47,48 @@ pub(crate) fn minify_parsed(json: &str) -> Option<String> {
 /// drop. Most upstreams write minified JSON, and then that is all it costs;
 /// otherwise the runs between blanks are copied whole, those of up to 16
 /// bytes as one fixed-size copy.
+///
+/// On CPUs with AVX2 the whole pass is compiled for it ([`minify_avx2`]),
+/// its masks 32 bytes per compare.
 fn minify_with<const CHECKED: bool>(json: &str) -> Option<String> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::avx2() {
+        #[allow(unsafe_code)]
+        // SAFETY: the CPU has AVX2 and POPCNT, as it has just said.
+        return unsafe { minify_avx2::<CHECKED>(json) };
+    }
+    minify_blocks::<CHECKED>(json, masks, false)
+}
+
+/// [`minify_with`] compiled for AVX2, its masks 32 bytes per compare and
+/// a parsed text's blocks written by byte shuffles.
+///
+/// # Safety
+///
+/// The CPU must support AVX2 and POPCNT ([`crate::cpu::avx2`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+#[allow(unsafe_code)]
+unsafe fn minify_avx2<const CHECKED: bool>(json: &str) -> Option<String> {
+    minify_blocks::<CHECKED>(json, |block| masks_avx2(block), true)
+}
+
+/// [`minify_with`] with `masks` as the way a block becomes masks; `wide`
+/// when the CPU has AVX2 (and so SSSE3) and POPCNT, so that a parsed
+/// text's blocks are written by byte shuffles. Always inlined, so that it
+/// is compiled with the features of its caller.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+fn minify_blocks<const CHECKED: bool>(
+    json: &str,
+    masks: impl Fn(&[u8; BLOCK]) -> Masks,
+    wide: bool,
+) -> Option<String> {
     let bytes = json.as_bytes();
     let mut state = State::default();
     let mut out: Option<Output> = None;
     #[cfg(target_arch = "x86_64")]
-    let shuffles = !CHECKED && crate::cpu::avx2();
+    let shuffles = !CHECKED && wide;
     let mut at = 0;
     while at < bytes.len() {
         let mut padded = [0; BLOCK];
@@ -382,6 +418,42 @@ fn masks_sse2(block: &[u8; BLOCK]) -> Masks {
     masks
 }
 
+/// [`Masks`] of a block, 32 bytes per compare, each half loaded straight
+/// into a register; a byte below `!` as in [`masks_sse2`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn masks_avx2(block: &[u8; BLOCK]) -> Masks {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
+        _mm256_set1_epi8,
+    };
+    #[allow(unsafe_code)]
+    // SAFETY: `block` is 64 readable bytes, so the unaligned 32-byte loads
+    // at offsets 0 and 32 stay inside it.
+    let (low, high) = unsafe {
+        let at = block.as_ptr();
+        (
+            _mm256_loadu_si256(at.cast::<__m256i>()),
+            _mm256_loadu_si256(at.add(32).cast::<__m256i>()),
+        )
+    };
+    // The masks of a compare of each half, as 64 bits.
+    let bits = |low: __m256i, high: __m256i| -> u64 {
+        u64::from(_mm256_movemask_epi8(low) as u32)
+            | u64::from(_mm256_movemask_epi8(high) as u32) << 32
+    };
+    let eq = |lanes: __m256i, byte: u8| _mm256_cmpeq_epi8(lanes, _mm256_set1_epi8(byte as i8));
+    let below_bang = |lanes: __m256i| {
+        _mm256_cmpeq_epi8(_mm256_min_epu8(lanes, _mm256_set1_epi8(b' ' as i8)), lanes)
+    };
+    Masks {
+        quote: bits(eq(low, b'"'), eq(high, b'"')),
+        backslash: bits(eq(low, b'\\'), eq(high, b'\\')),
+        low: bits(below_bang(low), below_bang(high)),
+    }
+}
+
 /// [`Masks`] of a block, a word at a time: what other targets use, and
 /// what the vector version is held to.
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
@@ -545,6 +617,13 @@ mod tests {
         {
             let block: &[u8; BLOCK] = bytes.as_slice().try_into().unwrap();
             proptest::prop_assert_eq!(masks(block), masks_by_word(block));
+            #[cfg(target_arch = "x86_64")]
+            if crate::cpu::avx2() {
+                #[allow(unsafe_code)]
+                // SAFETY: the CPU has just said it has AVX2.
+                let wide = unsafe { masks_avx2(block) };
+                proptest::prop_assert_eq!(wide, masks_by_word(block));
+            }
         }
     }
 
