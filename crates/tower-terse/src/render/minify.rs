@@ -52,28 +52,37 @@ pub(crate) fn minify_parsed(json: &str) -> Option<String> {
 /// its masks 32 bytes per compare.
 fn minify_with<const CHECKED: bool>(json: &str) -> Option<String> {
     #[cfg(target_arch = "x86_64")]
-    if crate::cpu::avx2() {
+    if crate::cpu::avx2() && std::arch::is_x86_feature_detected!("pclmulqdq") {
         #[allow(unsafe_code)]
-        // SAFETY: the CPU has AVX2 and POPCNT, as it has just said.
+        // SAFETY: the CPU has AVX2, POPCNT and PCLMULQDQ, as it has just
+        // said.
         return unsafe { minify_avx2::<CHECKED>(json) };
     }
-    minify_blocks::<CHECKED>(json, masks, false)
+    minify_blocks::<CHECKED>(json, masks, prefix_xor, false)
 }
 
-/// [`minify_with`] compiled for AVX2, its masks 32 bytes per compare and
-/// a parsed text's blocks written by byte shuffles.
+/// [`minify_with`] compiled for AVX2, its masks 32 bytes per compare, the
+/// bytes inside strings one carry-less multiply a block
+/// ([`prefix_xor_clmul`](super::shape_scan::prefix_xor_clmul)) and a
+/// parsed text's blocks written by byte shuffles.
 ///
 /// # Safety
 ///
-/// The CPU must support AVX2 and POPCNT ([`crate::cpu::avx2`]).
+/// The CPU must support AVX2, POPCNT and PCLMULQDQ ([`crate::cpu::avx2`]).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt")]
+#[target_feature(enable = "avx2,popcnt,pclmulqdq")]
 #[allow(unsafe_code)]
 unsafe fn minify_avx2<const CHECKED: bool>(json: &str) -> Option<String> {
-    minify_blocks::<CHECKED>(json, |block| masks_avx2(block), true)
+    minify_blocks::<CHECKED>(
+        json,
+        |block| masks_avx2(block),
+        |bits| super::shape_scan::prefix_xor_clmul(bits),
+        true,
+    )
 }
 
-/// [`minify_with`] with `masks` as the way a block becomes masks; `wide`
+/// [`minify_with`] with `masks` as the way a block becomes masks and
+/// `prefix_xor` as the way its quotes become the bytes inside strings; `wide`
 /// when the CPU has AVX2 (and so SSSE3) and POPCNT, so that a parsed
 /// text's blocks are written by byte shuffles. Always inlined, so that it
 /// is compiled with the features of its caller.
@@ -82,6 +91,7 @@ unsafe fn minify_avx2<const CHECKED: bool>(json: &str) -> Option<String> {
 fn minify_blocks<const CHECKED: bool>(
     json: &str,
     masks: impl Fn(&[u8; BLOCK]) -> Masks,
+    prefix_xor: impl Fn(u64) -> u64,
     wide: bool,
 ) -> Option<String> {
     let bytes = json.as_bytes();
@@ -101,7 +111,7 @@ fn minify_blocks<const CHECKED: bool>(
                 (&padded, u64::MAX >> (BLOCK - tail.len()))
             }
         };
-        let mut drop = state.drop(&masks(block), valid) & valid;
+        let mut drop = state.drop(&masks(block), valid, &prefix_xor) & valid;
         if drop != 0 {
             let out = out.get_or_insert_with(|| Output::new(bytes.len()));
             #[cfg(target_arch = "x86_64")]
@@ -161,8 +171,11 @@ struct State {
 
 impl State {
     /// The blanks outside strings among the bytes of a block with these
-    /// `masks` (only the `valid` ones); the state moves past the block.
-    fn drop(&mut self, masks: &Masks, valid: u64) -> u64 {
+    /// `masks` (only the `valid` ones), the bytes inside strings taken by
+    /// `prefix_xor`; the state moves past the block. Always inlined, so
+    /// that it is compiled with the features of the pass that calls it.
+    #[inline(always)]
+    fn drop(&mut self, masks: &Masks, valid: u64, prefix_xor: impl Fn(u64) -> u64) -> u64 {
         let quote = masks.quote & valid;
         let backslash = masks.backslash & valid;
         let toggles = if backslash == 0 && !self.escaped {

@@ -198,11 +198,12 @@ fn prefix_xor(mut bits: u64) -> u64 {
 }
 
 /// [`prefix_xor`] as one carry-less multiply by all ones: bit i of the
-/// product is the XOR of bits 0 to i of `bits`.
+/// product is the XOR of bits 0 to i of `bits`. The minifier's AVX2 pass
+/// takes its strings' bytes with it too.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2,pclmulqdq")]
 #[inline]
-fn prefix_xor_clmul(bits: u64) -> u64 {
+pub(super) fn prefix_xor_clmul(bits: u64) -> u64 {
     use std::arch::x86_64::{
         _mm_clmulepi64_si128, _mm_cvtsi64_si128, _mm_cvtsi128_si64, _mm_set1_epi8,
     };
