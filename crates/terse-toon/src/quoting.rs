@@ -192,24 +192,26 @@ fn any_forces_by_table(bytes: &[u8], delimiter: u8) -> bool {
 /// `^[+-]?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?$`, case-insensitive.
 ///
 /// Most values that start with a digit are digits alone (a code) or
-/// digits and then a separator (a date): the run of leading digits of a
-/// short value is counted from one word, and only a value with a sign, a
-/// point or an exponent after its digits takes the pattern's walk. A call
-/// of its own: inlined into the writers of cells and fields, it made them
-/// slower.
+/// digits and then a separator (a date): the run of leading digits is
+/// counted from the value's first word, and only a value with a sign, a
+/// point or an exponent after its digits, or a run that fills the word,
+/// takes the pattern's walk. A call of its own: inlined into the writers
+/// of cells and fields, it made them slower.
 #[inline(never)]
 fn is_numeric_like(bytes: &[u8]) -> bool {
-    let n = bytes.len();
-    if n > 8 {
-        return is_numeric_like_walk(bytes);
-    }
-    // The zero bytes past the value are not digits, so the run ends inside
-    // it unless it is eight digits.
-    let others = !ascii_digits(short_u64(bytes)) & HIGH;
+    // The first eight bytes; past a shorter value, zeros, which are not
+    // digits, so the run ends inside it unless it is eight digits.
+    let word = match bytes.first_chunk::<8>() {
+        Some(first) => u64::from_le_bytes(*first),
+        None => short_u64(bytes),
+    };
+    let others = !ascii_digits(word) & HIGH;
     let run = (others.trailing_zeros() / 8) as usize;
     match bytes.get(run) {
         None => run > 0,
         Some(b'.' | b'e' | b'E') if run > 0 => is_numeric_like_walk(bytes),
+        // Eight digits, and more of the value: the run may go on.
+        Some(_) if run == 8 => is_numeric_like_walk(bytes),
         Some(_) if run > 0 => false,
         Some(_) => is_numeric_like_walk(bytes),
     }

@@ -104,8 +104,9 @@
 
 // The rewrite's shape scan, SSE2 or AVX2 (`render/shape_scan.rs`, AVX2 on
 // CPUs that have it: `terse_tokens::cpu` asks), and the minifier's SSE2
-// masks (`render/minify.rs`) use `unsafe`; nothing else may (but a test's
-// counting allocator). The token counters' SIMD kernels
+// masks (`render/minify.rs`) use `unsafe`, as does the UTF-8 check of a
+// body (`scan::utf8`, text from bytes it has checked); nothing else may (but
+// a test's counting allocator). The token counters' SIMD kernels
 // are in the terse-tokens crate.
 #![deny(unsafe_code)]
 // docs.rs marks what each cargo feature adds.

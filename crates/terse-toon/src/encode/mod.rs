@@ -65,11 +65,22 @@ pub(crate) fn encode_json_text_noting_whitespace(
     limit: usize,
 ) -> Result<(String, bool), Error> {
     match Document::parse_fast(json) {
-        Some(document) => emit::emit(document.root(), options, json.len(), limit)
+        Some(document) => emit::emit(document.root(), options, output_capacity(json.len()), limit)
             .map(|text| (text, document.may_have_whitespace()))
             .ok_or(Error::OutputLimit { limit }),
         None => slow_path(json, options, limit).map(|text| (text, true)),
     }
+}
+
+/// The room reserved for the TOON of `json_len` bytes of JSON. Records
+/// come out shorter than their JSON, but nested records of short values
+/// a little longer, their indentation outweighing the braces and quotes
+/// dropped (the load bench's orders: 14 105 bytes of TOON from 14 056 of
+/// JSON), and a buffer that runs out is copied whole into one twice its
+/// size. A quarter more than the JSON holds those; room the text never
+/// reaches is neither zeroed nor touched.
+fn output_capacity(json_len: usize) -> usize {
+    json_len.saturating_add(json_len / 4).saturating_add(64)
 }
 
 /// Lets `serde_json` read the text: it reports invalid JSON with its own

@@ -47,12 +47,58 @@ pub(crate) fn minify_parsed(json: &str) -> Option<String> {
 /// drop. Most upstreams write minified JSON, and then that is all it costs;
 /// otherwise the runs between blanks are copied whole, those of up to 16
 /// bytes as one fixed-size copy.
+///
+/// On CPUs with AVX2 the whole pass is compiled for it ([`minify_avx2`]),
+/// its masks 32 bytes per compare.
 fn minify_with<const CHECKED: bool>(json: &str) -> Option<String> {
+    #[cfg(target_arch = "x86_64")]
+    if crate::cpu::avx2() && std::arch::is_x86_feature_detected!("pclmulqdq") {
+        #[allow(unsafe_code)]
+        // SAFETY: the CPU has AVX2, POPCNT and PCLMULQDQ, as it has just
+        // said.
+        return unsafe { minify_avx2::<CHECKED>(json) };
+    }
+    minify_blocks::<CHECKED>(json, masks, prefix_xor, false)
+}
+
+/// [`minify_with`] compiled for AVX2, its masks 32 bytes per compare, the
+/// bytes inside strings one carry-less multiply a block
+/// ([`prefix_xor_clmul`](super::shape_scan::prefix_xor_clmul)) and a
+/// parsed text's blocks written by byte shuffles.
+///
+/// # Safety
+///
+/// The CPU must support AVX2, POPCNT and PCLMULQDQ ([`crate::cpu::avx2`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt,pclmulqdq")]
+#[allow(unsafe_code)]
+unsafe fn minify_avx2<const CHECKED: bool>(json: &str) -> Option<String> {
+    minify_blocks::<CHECKED>(
+        json,
+        |block| masks_avx2(block),
+        |bits| super::shape_scan::prefix_xor_clmul(bits),
+        true,
+    )
+}
+
+/// [`minify_with`] with `masks` as the way a block becomes masks and
+/// `prefix_xor` as the way its quotes become the bytes inside strings; `wide`
+/// when the CPU has AVX2 (and so SSSE3) and POPCNT, so that a parsed
+/// text's blocks are written by byte shuffles. Always inlined, so that it
+/// is compiled with the features of its caller.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+fn minify_blocks<const CHECKED: bool>(
+    json: &str,
+    masks: impl Fn(&[u8; BLOCK]) -> Masks,
+    prefix_xor: impl Fn(u64) -> u64,
+    wide: bool,
+) -> Option<String> {
     let bytes = json.as_bytes();
     let mut state = State::default();
     let mut out: Option<Output> = None;
     #[cfg(target_arch = "x86_64")]
-    let shuffles = !CHECKED && crate::cpu::avx2();
+    let shuffles = !CHECKED && wide;
     let mut at = 0;
     while at < bytes.len() {
         let mut padded = [0; BLOCK];
@@ -65,7 +111,7 @@ fn minify_with<const CHECKED: bool>(json: &str) -> Option<String> {
                 (&padded, u64::MAX >> (BLOCK - tail.len()))
             }
         };
-        let mut drop = state.drop(&masks(block), valid) & valid;
+        let mut drop = state.drop(&masks(block), valid, &prefix_xor) & valid;
         if drop != 0 {
             let out = out.get_or_insert_with(|| Output::new(bytes.len()));
             #[cfg(target_arch = "x86_64")]
@@ -106,9 +152,12 @@ fn minify_with<const CHECKED: bool>(json: &str) -> Option<String> {
     }
     let mut out = out?;
     out.finish(bytes);
-    // Only ASCII bytes were dropped, each a character of its own: the rest
-    // is the same UTF-8.
-    String::from_utf8(out.buf).ok()
+    #[allow(unsafe_code)]
+    // SAFETY: the bytes are those of `json`, a `&str`, in order, less some
+    // of its bytes below `!` (the masks' `low`, exact on every path, and
+    // only where `valid`): ASCII bytes, each a character of its own, so
+    // what is left is the same UTF-8 without those characters.
+    Some(unsafe { String::from_utf8_unchecked(out.buf) })
 }
 
 /// Where the scan stands between blocks.
@@ -122,8 +171,11 @@ struct State {
 
 impl State {
     /// The blanks outside strings among the bytes of a block with these
-    /// `masks` (only the `valid` ones); the state moves past the block.
-    fn drop(&mut self, masks: &Masks, valid: u64) -> u64 {
+    /// `masks` (only the `valid` ones), the bytes inside strings taken by
+    /// `prefix_xor`; the state moves past the block. Always inlined, so
+    /// that it is compiled with the features of the pass that calls it.
+    #[inline(always)]
+    fn drop(&mut self, masks: &Masks, valid: u64, prefix_xor: impl Fn(u64) -> u64) -> u64 {
         let quote = masks.quote & valid;
         let backslash = masks.backslash & valid;
         let toggles = if backslash == 0 && !self.escaped {
@@ -173,10 +225,11 @@ impl State {
 
 /// The minified text being written.
 struct Output {
-    /// The bytes kept so far. Its capacity is the text's own size and 16
-    /// bytes more, reserved once: the output never grows past the text, and
-    /// a short run is copied as 16 bytes whatever its length (cut back to
-    /// it at once: the next run goes where it ends).
+    /// The bytes kept so far. Its capacity is the text's own size and
+    /// `BLOCK + 8` bytes more, reserved once: the output never grows past
+    /// the text, a short run is copied as 16 bytes whatever its length (cut
+    /// back to it at once: the next run goes where it ends), and a block is
+    /// stored 8 bytes at a time past the bytes it keeps.
     buf: Vec<u8>,
     /// The start of the bytes of the text not yet copied.
     kept: usize,
@@ -185,7 +238,8 @@ struct Output {
 impl Output {
     fn new(size: usize) -> Self {
         Output {
-            buf: Vec::with_capacity(size + 16),
+            // The text, and what a block's stores may write past it.
+            buf: Vec::with_capacity(size + BLOCK + 8),
             kept: 0,
         }
     }
@@ -206,11 +260,12 @@ impl Output {
 
     /// Copies the text up to the block at `at`, then the bytes of `keep` of
     /// `block` (the text's bytes from `at`, padded when they are the last
-    /// and fewer than a block): sixteen bytes at a time, moved into place by
-    /// one byte shuffle (made of two of [`COMPACT`]) and written whole, cut
-    /// back to the bytes kept. Spaced JSON has a blank every few bytes,
-    /// each a run of its own to skip, where this costs the same whatever
-    /// the blanks.
+    /// and fewer than a block): each half of each 16 bytes moved to the
+    /// front of a register by one byte shuffle (its order read from
+    /// [`COMPACT`]) and stored as 8 bytes where the bytes kept so far end,
+    /// the bytes past them overwritten by the next store or left past the
+    /// text's end. Spaced JSON has a blank every few bytes, each a run of
+    /// its own to skip, where this costs the same whatever the blanks.
     ///
     /// # Safety
     ///
@@ -219,39 +274,51 @@ impl Output {
     #[target_feature(enable = "ssse3,popcnt")]
     fn compact_block(&mut self, bytes: &[u8], at: usize, block: &[u8; BLOCK], keep: u64) {
         use std::arch::x86_64::{
-            _mm_cvtsi128_si64, _mm_set_epi64x, _mm_shuffle_epi8, _mm_unpackhi_epi64,
+            __m128i, _mm_add_epi8, _mm_loadl_epi64, _mm_loadu_si128, _mm_set1_epi8,
+            _mm_shuffle_epi8, _mm_storel_epi64,
         };
         if self.kept < at {
             self.buf.extend_from_slice(&bytes[self.kept..at]);
         }
-        for (i, pair) in block.chunks_exact(16).enumerate() {
-            let low = (keep >> (16 * i)) as u8;
-            let high = (keep >> (16 * i + 8)) as u8;
-            let kept_low = low.count_ones() as usize;
-            // The shuffle of both halves: the low half's positions, then
-            // the high half's (eight more: no byte carries, as each is at
-            // most 0x80) from where the low half's bytes end.
-            let mut order = [0x80; 24];
-            order[..8].copy_from_slice(&COMPACT[usize::from(low)]);
-            let high_order = u64::from_le_bytes(COMPACT[usize::from(high)]) + 0x0808_0808_0808_0808;
-            order[kept_low..kept_low + 8].copy_from_slice(&high_order.to_le_bytes());
-            let half = |bytes: &[u8], from: usize| {
-                i64::from_le_bytes(bytes[from..from + 8].try_into().unwrap_or([0; 8]))
-            };
-            // Bit patterns, not numbers: the casts keep every bit.
-            let moved = _mm_shuffle_epi8(
-                _mm_set_epi64x(half(pair, 8), half(pair, 0)),
-                _mm_set_epi64x(half(&order, 8), half(&order, 0)),
-            );
-            let mut word = [0; 16];
-            word[..8].copy_from_slice(&_mm_cvtsi128_si64(moved).to_le_bytes());
-            word[8..].copy_from_slice(
-                &_mm_cvtsi128_si64(_mm_unpackhi_epi64(moved, moved)).to_le_bytes(),
-            );
-            let len = self.buf.len();
-            self.buf.extend_from_slice(&word);
-            self.buf
-                .truncate(len + kept_low + high.count_ones() as usize);
+        // Room for the block and the 8 bytes the last store may write past
+        // what it keeps (reserved up front: see `Output::new`).
+        self.buf.reserve(BLOCK + 8);
+        let start = self.buf.len();
+        let room = self.buf.spare_capacity_mut();
+        if room.len() < BLOCK + 8 {
+            return; // never: just reserved
+        }
+        let to = room.as_mut_ptr().cast::<u8>();
+        let mut written = 0;
+        for (i, sixteen) in block.chunks_exact(16).enumerate() {
+            for (half, shift) in [(0u8, 16 * i), (8, 16 * i + 8)] {
+                let kept = (keep >> shift) as u8;
+                #[allow(unsafe_code)]
+                // SAFETY: `sixteen` is 16 readable bytes and each order 8;
+                // `written` is at most 56 here, so the 8 bytes stored at
+                // `to + written` stay in the `BLOCK + 8` bytes of `room`.
+                unsafe {
+                    let lanes = _mm_loadu_si128(sixteen.as_ptr().cast::<__m128i>());
+                    let order = _mm_add_epi8(
+                        _mm_loadl_epi64(COMPACT[usize::from(kept)].as_ptr().cast::<__m128i>()),
+                        // The high half's positions: 8 more (0x80, no byte,
+                        // stays above 0x7f).
+                        _mm_set1_epi8(half as i8),
+                    );
+                    _mm_storel_epi64(
+                        to.add(written).cast::<__m128i>(),
+                        _mm_shuffle_epi8(lanes, order),
+                    );
+                }
+                written += kept.count_ones() as usize;
+            }
+        }
+        #[allow(unsafe_code)]
+        // SAFETY: the `written` bytes after the text were stored above
+        // (each store's first bytes are the ones it keeps), and they are
+        // within the capacity.
+        unsafe {
+            self.buf.set_len(start + written);
         }
         self.kept = (at + BLOCK).min(bytes.len());
     }
@@ -345,15 +412,16 @@ fn masks(block: &[u8; BLOCK]) -> Masks {
 #[target_feature(enable = "sse2")]
 fn masks_sse2(block: &[u8; BLOCK]) -> Masks {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_set_epi64x, _mm_set1_epi8,
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_set1_epi8,
     };
     // The mask holds 16 bits, one per byte.
     let bits = |flags: __m128i| u64::from(_mm_movemask_epi8(flags) as u16);
     let mut masks = Masks::default();
     for (i, chunk) in block.chunks_exact(16).enumerate() {
-        let half =
-            |from: usize| i64::from_le_bytes(chunk[from..from + 8].try_into().unwrap_or([0; 8]));
-        let lanes = _mm_set_epi64x(half(8), half(0));
+        #[allow(unsafe_code)]
+        // SAFETY: `chunk` is 16 readable bytes, the width of the unaligned
+        // load.
+        let lanes = unsafe { _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>()) };
         let shift = 16 * i;
         masks.quote |= bits(_mm_cmpeq_epi8(lanes, _mm_set1_epi8(b'"' as i8))) << shift;
         masks.backslash |= bits(_mm_cmpeq_epi8(lanes, _mm_set1_epi8(b'\\' as i8))) << shift;
@@ -361,6 +429,42 @@ fn masks_sse2(block: &[u8; BLOCK]) -> Masks {
         masks.low |= bits(low) << shift;
     }
     masks
+}
+
+/// [`Masks`] of a block, 32 bytes per compare, each half loaded straight
+/// into a register; a byte below `!` as in [`masks_sse2`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn masks_avx2(block: &[u8; BLOCK]) -> Masks {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
+        _mm256_set1_epi8,
+    };
+    #[allow(unsafe_code)]
+    // SAFETY: `block` is 64 readable bytes, so the unaligned 32-byte loads
+    // at offsets 0 and 32 stay inside it.
+    let (low, high) = unsafe {
+        let at = block.as_ptr();
+        (
+            _mm256_loadu_si256(at.cast::<__m256i>()),
+            _mm256_loadu_si256(at.add(32).cast::<__m256i>()),
+        )
+    };
+    // The masks of a compare of each half, as 64 bits.
+    let bits = |low: __m256i, high: __m256i| -> u64 {
+        u64::from(_mm256_movemask_epi8(low) as u32)
+            | u64::from(_mm256_movemask_epi8(high) as u32) << 32
+    };
+    let eq = |lanes: __m256i, byte: u8| _mm256_cmpeq_epi8(lanes, _mm256_set1_epi8(byte as i8));
+    let below_bang = |lanes: __m256i| {
+        _mm256_cmpeq_epi8(_mm256_min_epu8(lanes, _mm256_set1_epi8(b' ' as i8)), lanes)
+    };
+    Masks {
+        quote: bits(eq(low, b'"'), eq(high, b'"')),
+        backslash: bits(eq(low, b'\\'), eq(high, b'\\')),
+        low: bits(below_bang(low), below_bang(high)),
+    }
 }
 
 /// [`Masks`] of a block, a word at a time: what other targets use, and
@@ -526,6 +630,13 @@ mod tests {
         {
             let block: &[u8; BLOCK] = bytes.as_slice().try_into().unwrap();
             proptest::prop_assert_eq!(masks(block), masks_by_word(block));
+            #[cfg(target_arch = "x86_64")]
+            if crate::cpu::avx2() {
+                #[allow(unsafe_code)]
+                // SAFETY: the CPU has just said it has AVX2.
+                let wide = unsafe { masks_avx2(block) };
+                proptest::prop_assert_eq!(wide, masks_by_word(block));
+            }
         }
     }
 

@@ -262,7 +262,7 @@ pub(crate) fn settle(
         fallback,
         weighed,
     } = tie;
-    let Ok(text) = std::str::from_utf8(body) else {
+    let Some(text) = crate::scan::utf8(body) else {
         // It was read as UTF-8 before it was encoded.
         return source.not_json();
     };
@@ -496,11 +496,11 @@ fn json_as(source: &Source<'_>, fallback: Option<Fallback>, cheapest: bool) -> R
         None if !source.plan.asked && !cheapest => source.unchanged(fallback),
         // Skipping a document does not check the UTF-8 inside its strings,
         // so the text is checked first.
-        None => match std::str::from_utf8(source.body)
+        None => match crate::scan::utf8(source.body)
             .map(|text| (text, serde_json::from_str::<serde::de::IgnoredAny>(text)))
         {
-            Ok((text, Ok(_))) if cheapest => source.cheapest_json(text, fallback),
-            Ok((_, Ok(_))) => source.unchanged(fallback),
+            Some((text, Ok(_))) if cheapest => source.cheapest_json(text, fallback),
+            Some((_, Ok(_))) => source.unchanged(fallback),
             _ => source.not_json(),
         },
     }
@@ -544,7 +544,7 @@ fn toon(source: &Source<'_>, fallback: Option<Fallback>) -> Rendering {
         }
         Some(Err(())) => source.not_json().into(),
         None => {
-            let Ok(json) = std::str::from_utf8(source.body) else {
+            let Some(json) = crate::scan::utf8(source.body) else {
                 return source.not_json().into();
             };
             let encoded = terse_toon::encode_json_limited_noting_whitespace(

@@ -9,7 +9,8 @@
 //! else 16 bytes per SSE2 compare. In a block without a backslash every
 //! quote opens or closes a
 //! string, so the bytes inside strings are the prefix XOR of the quotes,
-//! carried from block to block; the values are then a population count and
+//! carried from block to block (one carry-less multiply with AVX2, whose
+//! CPUs all have PCLMULQDQ); the values are then a population count and
 //! the nesting is walked bracket by bracket. A block with a backslash (rare
 //! in API JSON) is read as the rules say, a byte at a time outside strings
 //! and eight bytes at a time inside them, up to where the next block starts
@@ -47,32 +48,43 @@ impl Count {
 /// unterminated string runs to the end).
 pub(super) fn count(body: &[u8]) -> (usize, usize) {
     #[cfg(target_arch = "x86_64")]
-    if crate::cpu::avx2() {
+    if crate::cpu::avx2() && std::arch::is_x86_feature_detected!("pclmulqdq") {
         #[allow(unsafe_code)]
-        // SAFETY: the CPU has AVX2 and POPCNT, as it has just said.
+        // SAFETY: the CPU has AVX2, POPCNT and PCLMULQDQ, as it has just said.
         return unsafe { count_avx2(body) };
     }
-    count_with(body, masks)
+    count_with(body, masks, prefix_xor)
 }
 
-/// [`count`] compiled for AVX2, its masks 32 bytes per compare (and its
-/// population counts one instruction each).
+/// [`count`] compiled for AVX2, its masks 32 bytes per compare, its
+/// population counts one instruction each and its prefix XOR one
+/// carry-less multiply ([`prefix_xor_clmul`]).
 ///
 /// # Safety
 ///
-/// The CPU must support AVX2 and POPCNT ([`crate::cpu::avx2`]).
+/// The CPU must support AVX2, POPCNT and PCLMULQDQ ([`crate::cpu::avx2`];
+/// every CPU with AVX2 has PCLMULQDQ, but it is asked all the same).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,popcnt")]
+#[target_feature(enable = "avx2,popcnt,pclmulqdq")]
 #[allow(unsafe_code)]
 unsafe fn count_avx2(body: &[u8]) -> (usize, usize) {
-    count_with(body, |block| masks_avx2(block))
+    count_with(
+        body,
+        |block| masks_avx2(block),
+        |bits| prefix_xor_clmul(bits),
+    )
 }
 
-/// [`count`] with `masks` as the way a block becomes masks. Always inlined,
-/// so that it is compiled with the features of its caller and inlines the
-/// masks.
+/// [`count`] with `masks` as the way a block becomes masks and `prefix_xor`
+/// as the way its quotes become the bytes inside strings. Always inlined,
+/// so that it is compiled with the features of its caller and inlines
+/// both.
 #[inline(always)]
-fn count_with(body: &[u8], masks: impl Fn(&[u8; BLOCK]) -> Masks) -> (usize, usize) {
+fn count_with(
+    body: &[u8],
+    masks: impl Fn(&[u8; BLOCK]) -> Masks,
+    prefix_xor: impl Fn(u64) -> u64,
+) -> (usize, usize) {
     let mut count = Count {
         values: 1,
         depth: 0,
@@ -83,32 +95,30 @@ fn count_with(body: &[u8], masks: impl Fn(&[u8; BLOCK]) -> Masks) -> (usize, usi
     while let Some(block) = body.get(at..at + BLOCK) {
         let block: &[u8; BLOCK] = block.try_into().unwrap_or(&[0; BLOCK]);
         let masks = masks(block);
-        if masks.backslash != 0 {
+        if masks.backslash {
             at = bytewise(body, at, at + BLOCK, &mut count);
             continue;
         }
         // Bit i set: byte i is inside a string (an opening quote counts as
         // inside, a closing one as outside; neither is counted below).
-        let mut inside = prefix_xor(masks.quote);
-        if count.in_string {
-            inside = !inside;
-        }
+        // XOR with all ones when the block starts inside a string.
+        let inside = prefix_xor(masks.quote) ^ (count.in_string as u64).wrapping_neg();
         count.in_string = inside >> 63 == 1;
         let outside = !inside;
         let open = masks.open & outside;
         let close = masks.close & outside;
-        count.values += (masks.separator & outside).count_ones() as usize;
+        // Opening brackets and separators: each starts a value or a key.
+        count.values += (masks.starts & outside).count_ones() as usize;
         if close == 0 {
-            let opened = open.count_ones() as usize;
-            count.values += opened;
-            count.depth += opened;
+            count.depth += open.count_ones() as usize;
             count.deepest = count.deepest.max(count.depth);
         } else {
             let mut brackets = open | close;
             while brackets != 0 {
                 let bit = brackets & brackets.wrapping_neg();
                 if open & bit != 0 {
-                    count.open();
+                    count.depth += 1;
+                    count.deepest = count.deepest.max(count.depth);
                 } else {
                     count.close();
                 }
@@ -166,13 +176,14 @@ fn string_end(body: &[u8], mut at: usize) -> usize {
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Masks {
     quote: u64,
-    backslash: u64,
+    /// The block holds a backslash: all the pass needs to know of them.
+    backslash: bool,
     /// `[` or `{`.
     open: u64,
     /// `]` or `}`.
     close: u64,
-    /// `,` or `:`.
-    separator: u64,
+    /// `,` `:` `[` or `{`: where a value or key starts after.
+    starts: u64,
 }
 
 /// Bit i set when an odd number of the bits 0 to i of `bits` are set.
@@ -184,6 +195,20 @@ fn prefix_xor(mut bits: u64) -> u64 {
     bits ^= bits << 16;
     bits ^= bits << 32;
     bits
+}
+
+/// [`prefix_xor`] as one carry-less multiply by all ones: bit i of the
+/// product is the XOR of bits 0 to i of `bits`. The minifier's AVX2 pass
+/// takes its strings' bytes with it too.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2,pclmulqdq")]
+#[inline]
+pub(super) fn prefix_xor_clmul(bits: u64) -> u64 {
+    use std::arch::x86_64::{
+        _mm_clmulepi64_si128, _mm_cvtsi64_si128, _mm_cvtsi128_si64, _mm_set1_epi8,
+    };
+    let product = _mm_clmulepi64_si128::<0>(_mm_cvtsi64_si128(bits as i64), _mm_set1_epi8(-1));
+    _mm_cvtsi128_si64(product) as u64
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -217,51 +242,63 @@ fn masks_sse2(block: &[u8; BLOCK]) -> Masks {
         let folded = _mm_or_si128(lanes, _mm_set1_epi8(0x20));
         let shift = 16 * i;
         masks.quote |= bits(lanes, b'"') << shift;
-        masks.backslash |= bits(lanes, b'\\') << shift;
+        masks.backslash |= bits(lanes, b'\\') != 0;
         masks.open |= bits(folded, b'{') << shift;
         masks.close |= bits(folded, b'}') << shift;
-        let separators = _mm_or_si128(
-            _mm_cmpeq_epi8(lanes, _mm_set1_epi8(b',' as i8)),
-            _mm_cmpeq_epi8(lanes, _mm_set1_epi8(b':' as i8)),
+        let starts = _mm_or_si128(
+            _mm_or_si128(
+                _mm_cmpeq_epi8(lanes, _mm_set1_epi8(b',' as i8)),
+                _mm_cmpeq_epi8(lanes, _mm_set1_epi8(b':' as i8)),
+            ),
+            _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'{' as i8)),
         );
-        masks.separator |= u64::from(_mm_movemask_epi8(separators) as u16) << shift;
+        masks.starts |= u64::from(_mm_movemask_epi8(starts) as u16) << shift;
     }
     masks
 }
 
-/// [`Masks`] of a block, 32 bytes per compare. `[` and `{` (and `]` and
-/// `}`) differ only in bit 5, as in [`masks_sse2`].
+/// [`Masks`] of a block, 32 bytes per compare, each half loaded straight
+/// into a register. `[` and `{` (and `]` and `}`) differ only in bit 5, as
+/// in [`masks_sse2`]; a backslash anywhere in the block is all the caller
+/// needs to know of them, so their halves are joined before their one
+/// move to a mask.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+#[inline]
 fn masks_avx2(block: &[u8; BLOCK]) -> Masks {
     use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set_epi64x,
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
         _mm256_set1_epi8,
     };
-    let bits = |lanes: __m256i, byte: u8| -> u64 {
-        // The mask holds 32 bits, one per byte.
-        u64::from(
-            _mm256_movemask_epi8(_mm256_cmpeq_epi8(lanes, _mm256_set1_epi8(byte as i8))) as u32,
+    #[allow(unsafe_code)]
+    // SAFETY: `block` is 64 readable bytes, so the unaligned 32-byte loads
+    // at offsets 0 and 32 stay inside it.
+    let (low, high) = unsafe {
+        let at = block.as_ptr();
+        (
+            _mm256_loadu_si256(at.cast::<__m256i>()),
+            _mm256_loadu_si256(at.add(32).cast::<__m256i>()),
         )
     };
-    let mut masks = Masks::default();
-    for (i, chunk) in block.chunks_exact(32).enumerate() {
-        let quarter =
-            |from: usize| i64::from_le_bytes(chunk[from..from + 8].try_into().unwrap_or([0; 8]));
-        let lanes = _mm256_set_epi64x(quarter(24), quarter(16), quarter(8), quarter(0));
-        let folded = _mm256_or_si256(lanes, _mm256_set1_epi8(0x20));
-        let shift = 32 * i;
-        masks.quote |= bits(lanes, b'"') << shift;
-        masks.backslash |= bits(lanes, b'\\') << shift;
-        masks.open |= bits(folded, b'{') << shift;
-        masks.close |= bits(folded, b'}') << shift;
-        let separators = _mm256_or_si256(
-            _mm256_cmpeq_epi8(lanes, _mm256_set1_epi8(b',' as i8)),
-            _mm256_cmpeq_epi8(lanes, _mm256_set1_epi8(b':' as i8)),
-        );
-        masks.separator |= u64::from(_mm256_movemask_epi8(separators) as u32) << shift;
+    let eq = |lanes: __m256i, byte: u8| _mm256_cmpeq_epi8(lanes, _mm256_set1_epi8(byte as i8));
+    // The mask of a compare of each half, as 64 bits.
+    let bits = |low: __m256i, high: __m256i| -> u64 {
+        u64::from(_mm256_movemask_epi8(low) as u32)
+            | u64::from(_mm256_movemask_epi8(high) as u32) << 32
+    };
+    let fold = |lanes: __m256i| _mm256_or_si256(lanes, _mm256_set1_epi8(0x20));
+    let (low_folded, high_folded) = (fold(low), fold(high));
+    let (low_open, high_open) = (eq(low_folded, b'{'), eq(high_folded, b'{'));
+    let starts = |lanes: __m256i, open: __m256i| {
+        _mm256_or_si256(_mm256_or_si256(eq(lanes, b','), eq(lanes, b':')), open)
+    };
+    Masks {
+        quote: bits(eq(low, b'"'), eq(high, b'"')),
+        backslash: _mm256_movemask_epi8(_mm256_or_si256(eq(low, b'\\'), eq(high, b'\\'))) != 0,
+        open: bits(low_open, high_open),
+        close: bits(eq(low_folded, b'}'), eq(high_folded, b'}')),
+        starts: bits(starts(low, low_open), starts(high, high_open)),
     }
-    masks
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -278,10 +315,13 @@ fn masks_bytewise(block: &[u8; BLOCK]) -> Masks {
         let bit = 1u64 << i;
         match byte {
             b'"' => masks.quote |= bit,
-            b'\\' => masks.backslash |= bit,
-            b'[' | b'{' => masks.open |= bit,
+            b'\\' => masks.backslash = true,
+            b'[' | b'{' => {
+                masks.open |= bit;
+                masks.starts |= bit;
+            }
             b']' | b'}' => masks.close |= bit,
-            b',' | b':' => masks.separator |= bit,
+            b',' | b':' => masks.starts |= bit,
             _ => {}
         }
     }
@@ -300,6 +340,20 @@ mod tests {
         assert_eq!(prefix_xor(0b1001), 0b0111);
         assert_eq!(prefix_xor(1), u64::MAX);
         assert_eq!(prefix_xor(1 << 63), 1 << 63);
+    }
+
+    proptest! {
+        #[test]
+        fn the_carry_less_prefix_xor_is_the_shifted_one(bits in any::<u64>()) {
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("pclmulqdq") {
+                #[allow(unsafe_code)]
+                // SAFETY: the CPU has just said it has PCLMULQDQ (and SSE2
+                // is part of the x86-64 baseline).
+                let product = unsafe { prefix_xor_clmul(bits) };
+                prop_assert_eq!(product, prefix_xor(bits));
+            }
+        }
     }
 
     proptest! {
@@ -327,7 +381,7 @@ mod tests {
             proptest::sample::select(b"[]{},:\\\" a1".to_vec()),
             0..300))
         {
-            prop_assert_eq!(count(&bytes), count_with(&bytes, masks_bytewise));
+            prop_assert_eq!(count(&bytes), count_with(&bytes, masks_bytewise, prefix_xor));
         }
     }
 }
