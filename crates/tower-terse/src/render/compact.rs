@@ -21,7 +21,7 @@ pub(super) fn compact(source: &Source<'_>) -> Rendering {
     };
     // One pass over the text; records are rendered from the borrowed
     // document and the envelope borrows its ids and meta from it.
-    let Ok(Ok(document)) = std::str::from_utf8(source.body).map(Document::parse) else {
+    let Some(Ok(document)) = crate::scan::utf8(source.body).map(Document::parse) else {
         return source.not_json().into();
     };
     // `render_within` left this check to the parser: a number past what a

@@ -69,7 +69,7 @@ impl RenderSettings {
         if self.exact() {
             // Every body counted here was checked as UTF-8 JSON or written
             // as text; estimating is only the fallback for a surprise.
-            if let Ok(text) = std::str::from_utf8(body) {
+            if let Some(text) = crate::scan::utf8(body) {
                 return crate::tokens::exact(text);
             }
         }
