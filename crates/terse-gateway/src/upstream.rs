@@ -11,7 +11,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::header::{ACCEPT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderName};
@@ -21,18 +21,17 @@ use http_body::Body;
 use http_body_util::BodyExt;
 use http_body_util::combinators::UnsyncBoxBody;
 use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::{HttpConnector, HttpInfo};
+use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use tower_terse::ErrorEnvelope;
 
+use crate::connector::Connector;
 use crate::consume::Consumed;
 use crate::forwarded::{TrustedProxies, add_forwarded, untrusted};
-use crate::headers::{
-    hop_by_hop, remove_hop_by_hop, remove_matching, remove_named_in_connection, underscored,
-};
+use crate::headers::{hop_by_hop, remove_matching, remove_named_in_connection, underscored};
 use crate::host::request_host;
 use crate::path;
-use crate::upstream_body::deadline;
+use crate::upstream_body::after;
 pub use crate::upstream_body::{BoxError, IdleTimeout, UpstreamBody};
 use crate::urls::{PublicOrigin, Redirects, RedirectsWanted};
 
@@ -154,7 +153,7 @@ pub struct Upstream {
 /// What every clone of one [`Upstream`] shares.
 #[derive(Clone)]
 struct Shared {
-    client: Client<HttpConnector, ClientBody>,
+    client: Client<Connector, ClientBody>,
     scheme: Scheme,
     authority: Authority,
     /// The `Host` the upstream gets (unless the client's is preserved):
@@ -273,7 +272,7 @@ impl Upstream {
         Ok((authority, uri.path().trim_end_matches('/').to_owned()))
     }
 
-    fn client(connect_timeout: Duration) -> Client<HttpConnector, ClientBody> {
+    fn client(connect_timeout: Duration) -> Client<Connector, ClientBody> {
         let mut connector = HttpConnector::new();
         connector.set_connect_timeout(Some(connect_timeout));
         connector.set_nodelay(true);
@@ -282,7 +281,7 @@ impl Upstream {
             .pool_timer(TokioTimer::new())
             .pool_idle_timeout(Duration::from_secs(30))
             .http1_max_buf_size(UPSTREAM_READ_BYTES)
-            .build(connector)
+            .build(Connector(connector))
     }
 
     /// The longest wait for a connection to the upstream (then 504).
@@ -577,11 +576,13 @@ where
         let request = Request::from_parts(parts, body.boxed_unsync());
 
         Box::pin(async move {
-            let started = Instant::now();
+            // One reading of the clock for the start: the latency's and the
+            // response timeout's.
+            let started = tokio::time::Instant::now();
             let response_timeout = shared.response_timeout;
             // One timer for the exchange: the response timeout's, then the
             // body's idle timeout (see `UpstreamBody`), boxed to move on.
-            let mut timer = Box::pin(tokio::time::sleep_until(deadline(response_timeout)));
+            let mut timer = Box::pin(tokio::time::sleep_until(after(started, response_timeout)));
             let mut answer = std::pin::pin!(shared.client.request(request));
             let outcome = std::future::poll_fn(|cx| match answer.as_mut().poll(cx) {
                 Poll::Ready(answered) => Poll::Ready(Ok(answered)),
@@ -592,12 +593,17 @@ where
             let mut response = match outcome {
                 Ok(Ok(response)) => {
                     let (mut parts, body) = response.into_parts();
-                    // The addresses of the upstream connection, which
-                    // hyper-util puts in every answer and nothing here
-                    // reads: a fourth extension, with those the layers add,
-                    // would make every answer's map grow.
-                    parts.extensions.remove::<HttpInfo>();
-                    remove_hop_by_hop(&mut parts.headers);
+                    // The upstream connection's addresses are not in the
+                    // answer: the `Connector`'s connections say nothing.
+                    // One pass over the answer's few header names tells
+                    // what is to be dropped or pointed back.
+                    let seen = AnswerHeaders::of(&parts.headers);
+                    if seen.connection {
+                        remove_named_in_connection(&mut parts.headers);
+                    }
+                    if seen.hop_by_hop {
+                        remove_matching(&mut parts.headers, hop_by_hop);
+                    }
                     // A 304 has no body whatever length it names (the
                     // 200's, RFC 9110 §8.6), and caches never take a length
                     // from one (RFC 9111 §3.2). The server frames an answer
@@ -611,8 +617,13 @@ where
                     // an HTTP/1.0 upstream must not make the gateway answer
                     // its clients in 1.0 and close their connections.
                     parts.version = Version::default();
-                    let body = UpstreamBody::incoming(body, shared.idle_timeout, timer);
-                    let redirects = (metadata || Redirects::wanted(&parts.headers))
+                    let body = UpstreamBody::incoming(body, shared.idle_timeout, timer, started);
+                    // Names `Connection` listed are gone: looked for again.
+                    let wanted = match seen.connection {
+                        true => Redirects::wanted(&parts.headers),
+                        false => seen.redirects,
+                    };
+                    let redirects = (metadata || wanted)
                         .then(|| {
                             Redirects::new(
                                 shared.authority.as_str(),
@@ -658,6 +669,30 @@ where
     }
 }
 
+/// What one pass over an upstream answer's header names found.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct AnswerHeaders {
+    /// A `Connection`, whose names go with it.
+    connection: bool,
+    /// A header [`hop_by_hop`] drops.
+    hop_by_hop: bool,
+    /// A header whose URLs may point back at the gateway
+    /// ([`Redirects::wanted`]).
+    redirects: bool,
+}
+
+impl AnswerHeaders {
+    fn of(headers: &http::HeaderMap) -> Self {
+        let mut seen = AnswerHeaders::default();
+        for name in headers.keys() {
+            seen.connection |= name == http::header::CONNECTION;
+            seen.hop_by_hop |= hop_by_hop(name);
+            seen.redirects |= Redirects::names(name);
+        }
+        seen
+    }
+}
+
 /// The envelope for a request the client could not complete.
 fn failure(err: &hyper_util::client::legacy::Error) -> ErrorEnvelope {
     let timed_out = {
@@ -695,5 +730,52 @@ fn failure(err: &hyper_util::client::legacy::Error) -> ErrorEnvelope {
             "the upstream closed the connection without a complete answer",
         )
         .with_hint("retry later")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(names: &[&str]) -> AnswerHeaders {
+        let mut headers = http::HeaderMap::new();
+        for name in names {
+            headers.append(
+                HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_static("x"),
+            );
+        }
+        AnswerHeaders::of(&headers)
+    }
+
+    /// The one pass over an answer's names finds what the lookups it
+    /// replaces found.
+    #[test]
+    fn one_pass_over_an_answer_finds_what_to_drop_and_point_back() {
+        assert_eq!(
+            seen(&["content-type", "content-length", "date", "server"]),
+            AnswerHeaders::default()
+        );
+        let connection = seen(&["content-type", "connection"]);
+        assert!(connection.connection && connection.hop_by_hop && !connection.redirects);
+        for name in [
+            "keep-alive",
+            "transfer-encoding",
+            "upgrade",
+            "proxy-authenticate",
+        ] {
+            let found = seen(&["date", name]);
+            assert!(found.hop_by_hop && !found.connection, "{name}");
+        }
+        for name in ["location", "content-location", "link", "www-authenticate"] {
+            let mut headers = http::HeaderMap::new();
+            headers.insert(
+                HeaderName::from_static(name),
+                HeaderValue::from_static("/x"),
+            );
+            assert!(Redirects::wanted(&headers), "{name}");
+            let found = seen(&["content-type", name]);
+            assert!(found.redirects && !found.hop_by_hop, "{name}");
+        }
     }
 }

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use http::header::{CONTENT_LOCATION, LINK, LOCATION, WWW_AUTHENTICATE};
+use http::header::{CONTENT_LOCATION, HeaderName, LINK, LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue};
 
 use crate::host::is_authority;
@@ -13,6 +13,9 @@ use crate::www_authenticate::move_resource_metadata;
 
 /// The most `Link` header values rewritten; more pass as they are.
 const MAX_LINKS: usize = 64;
+
+/// The answer headers whose URLs may point under the upstream's address.
+const POINTING: [HeaderName; 4] = [LOCATION, CONTENT_LOCATION, LINK, WWW_AUTHENTICATE];
 
 /// The most `WWW-Authenticate` header values rewritten; more pass as they
 /// are.
@@ -138,9 +141,13 @@ impl Redirects {
     /// `headers`: for most answers it has nothing to look at, and the
     /// redirects are not worked out at all.
     pub(crate) fn wanted(headers: &HeaderMap) -> bool {
-        [LOCATION, CONTENT_LOCATION, LINK, WWW_AUTHENTICATE]
-            .iter()
-            .any(|name| headers.contains_key(name))
+        POINTING.iter().any(|name| headers.contains_key(name))
+    }
+
+    /// Whether a header named `name` may hold URLs to point back (what
+    /// [`wanted`](Self::wanted) looks for).
+    pub(crate) fn names(name: &HeaderName) -> bool {
+        POINTING.contains(name)
     }
 
     /// `Location`, `Content-Location`, every `Link` URL and every
