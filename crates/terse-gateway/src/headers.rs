@@ -62,8 +62,9 @@ pub(crate) fn hop_by_hop(name: &HeaderName) -> bool {
 }
 
 /// The hop-by-hop headers of RFC 9110 §7.6.1 (and `Keep-Alive`), besides
-/// those `Connection` names and the `Proxy-*` ones.
-const HOP_BY_HOP: [HeaderName; 6] = [
+/// those `Connection` names and the `Proxy-*` ones. A `static`: a constant
+/// array would be built and dropped on every call that reads it.
+static HOP_BY_HOP: [HeaderName; 6] = [
     CONNECTION,
     KEEP_ALIVE,
     TE,

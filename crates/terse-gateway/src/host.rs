@@ -8,6 +8,7 @@
 //! far, and two `Host` headers must not leave the gateway and the
 //! upstream each believing a different one.
 
+#[cfg(test)]
 use http::header::HOST;
 use http::request::Parts;
 use http::{HeaderValue, StatusCode, Version};
@@ -20,10 +21,22 @@ use tower_terse::ErrorEnvelope;
 /// An absolute-form target's or HTTP/2's `:authority` wins over `Host`
 /// (RFC 9112 §3.2.2), and both are validated; HTTP/2 with both must have
 /// them agree (RFC 9113 §8.3.1), HTTP/1.1 must send exactly one `Host`.
+#[cfg(test)]
 pub(crate) fn request_host(parts: &Parts) -> Result<Option<HeaderValue>, ErrorEnvelope> {
     let mut hosts = parts.headers.get_all(HOST).iter();
     let header = hosts.next();
-    if hosts.next().is_some() {
+    host_of(parts, header, hosts.next().is_some())
+}
+
+/// [`request_host`] with the request's `Host` found already (in the one
+/// pass over its headers that `Upstream` makes): its first `header`, and
+/// whether there are `several`.
+pub(crate) fn host_of(
+    parts: &Parts,
+    header: Option<&HeaderValue>,
+    several: bool,
+) -> Result<Option<HeaderValue>, ErrorEnvelope> {
+    if several {
         return Err(refusal("the request has more than one Host header"));
     }
     if let Some(header) = header {

@@ -29,7 +29,7 @@ use crate::connector::Connector;
 use crate::consume::Consumed;
 use crate::forwarded::{TrustedProxies, add_forwarded, untrusted};
 use crate::headers::{hop_by_hop, remove_matching, remove_named_in_connection, underscored};
-use crate::host::request_host;
+use crate::host::host_of;
 use crate::path;
 use crate::upstream_body::after;
 pub use crate::upstream_body::{BoxError, IdleTimeout, UpstreamBody};
@@ -508,10 +508,23 @@ where
             Ok(target) => target,
             Err(refusal) => return Box::pin(std::future::ready(Ok(refusal.into_http_response()))),
         };
+        let client_addr = parts.extensions.get::<ClientAddr>().map(|c| c.0.ip());
+        let from_proxy = client_addr.is_some_and(|ip| self.shared.trusted_proxies.contains(ip));
+        // One pass over the request's headers (a few) finds what the rules
+        // below read, and every header not passed on: hop-by-hop,
+        // underscored (see `remove_underscored`), the layer's preference
+        // header, and from a client that is no trusted proxy the headers
+        // only such a proxy may send.
+        let seen = RequestHeaders::of(&parts.headers, |name| {
+            hop_by_hop(name)
+                || underscored(name)
+                || self.shared.consumed.is_header(name)
+                || (!from_proxy && untrusted(name, &self.shared.untrusted_headers))
+        });
         // Two `Content-Type`s leave the gateway and the upstream each
         // reading its own: the layer took the first for JSON, an upstream
         // that reads the last would get TOON. Refused, as two `Host`s are.
-        if parts.headers.get_all(CONTENT_TYPE).iter().nth(1).is_some() {
+        if seen.content_types > 1 {
             let refusal = ErrorEnvelope::new(
                 StatusCode::BAD_REQUEST,
                 "bad_request_content_type",
@@ -520,8 +533,7 @@ where
             .with_hint("send one Content-Type");
             return Box::pin(std::future::ready(Ok(refusal.into_http_response())));
         }
-        let client_addr = parts.extensions.get::<ClientAddr>().map(|c| c.0.ip());
-        let host = match request_host(&parts) {
+        let host = match host_of(&parts, seen.host.as_ref(), seen.hosts > 1) {
             Ok(host) => host,
             Err(refusal) => return Box::pin(std::future::ready(Ok(refusal.into_http_response()))),
         };
@@ -531,19 +543,15 @@ where
         // The client's host, should the answer have redirects to point back.
         let client_host = host.clone();
         let shared = self.shared.clone();
-        let from_proxy = client_addr.is_some_and(|ip| shared.trusted_proxies.contains(ip));
-        remove_named_in_connection(&mut parts.headers);
-        // One pass over the request's headers drops every one not passed
-        // on: hop-by-hop, underscored (see `remove_underscored`), the
-        // layer's preference header, and from a client that is no trusted
-        // proxy the headers only such a proxy may send.
-        remove_matching(&mut parts.headers, |name| {
-            hop_by_hop(name)
-                || underscored(name)
-                || shared.consumed.is_header(name)
-                || (!from_proxy && untrusted(name, &shared.untrusted_headers))
-        });
-        shared.consumed.accept(&mut parts.headers);
+        if seen.connection {
+            remove_named_in_connection(&mut parts.headers);
+        }
+        for name in seen.dropped {
+            parts.headers.remove(name);
+        }
+        if seen.accept {
+            shared.consumed.accept(&mut parts.headers);
+        }
         add_forwarded(&mut parts.headers, client_addr, host.clone(), from_proxy);
         let host = host
             .filter(|_| shared.preserve_host)
@@ -669,6 +677,45 @@ where
     }
 }
 
+/// What one pass over a request's headers found: what the rules of
+/// [`Upstream`] read, and the names it drops.
+#[derive(Debug, Default)]
+struct RequestHeaders {
+    /// How many `Content-Type` values.
+    content_types: usize,
+    /// The first `Host`, and how many.
+    host: Option<HeaderValue>,
+    hosts: usize,
+    /// A `Connection`, whose names go with it.
+    connection: bool,
+    /// An `Accept`, whose terse media types go ([`Consumed::accept`]).
+    accept: bool,
+    /// The names `drops` matched, each once.
+    dropped: Vec<HeaderName>,
+}
+
+impl RequestHeaders {
+    fn of(headers: &http::HeaderMap, drops: impl Fn(&HeaderName) -> bool) -> Self {
+        let mut seen = RequestHeaders::default();
+        for (name, value) in headers {
+            if name == CONTENT_TYPE {
+                seen.content_types += 1;
+            } else if name == HOST {
+                seen.hosts += 1;
+                seen.host.get_or_insert_with(|| value.clone());
+            } else if name == http::header::ACCEPT {
+                seen.accept = true;
+            }
+            seen.connection |= name == http::header::CONNECTION;
+            // A name's values come one after the other: it is dropped once.
+            if drops(name) && seen.dropped.last() != Some(name) {
+                seen.dropped.push(name.clone());
+            }
+        }
+        seen
+    }
+}
+
 /// What one pass over an upstream answer's header names found.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct AnswerHeaders {
@@ -746,6 +793,41 @@ mod tests {
             );
         }
         AnswerHeaders::of(&headers)
+    }
+
+    /// The one pass over a request's headers counts what the rules read
+    /// and names each header to drop once, however many values it has.
+    #[test]
+    fn one_pass_over_a_request_finds_what_the_rules_read() {
+        let mut headers = http::HeaderMap::new();
+        for (name, value) in [
+            ("host", "a.example"),
+            ("content-type", "application/json"),
+            ("x-forwarded-for", "10.0.0.1"),
+            ("x-forwarded-for", "10.0.0.2"),
+            ("accept", "*/*"),
+            ("x_secret", "1"),
+            ("host", "b.example"),
+        ] {
+            headers.append(
+                HeaderName::from_static(name),
+                HeaderValue::from_static(value),
+            );
+        }
+        let seen = RequestHeaders::of(&headers, |name| underscored(name) || untrusted(name, &[]));
+        assert_eq!(seen.content_types, 1);
+        assert_eq!(
+            (seen.host.as_ref(), seen.hosts),
+            (Some(&HeaderValue::from_static("a.example")), 2)
+        );
+        assert!(seen.accept && !seen.connection);
+        assert_eq!(seen.dropped, ["x-forwarded-for", "x_secret"]);
+
+        let mut headers = http::HeaderMap::new();
+        headers.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+        let seen = RequestHeaders::of(&headers, hop_by_hop);
+        assert!(seen.connection && !seen.accept && seen.host.is_none());
+        assert_eq!(seen.dropped, ["connection"]);
     }
 
     /// The one pass over an answer's names finds what the lookups it

@@ -14,8 +14,9 @@ use crate::www_authenticate::move_resource_metadata;
 /// The most `Link` header values rewritten; more pass as they are.
 const MAX_LINKS: usize = 64;
 
-/// The answer headers whose URLs may point under the upstream's address.
-const POINTING: [HeaderName; 4] = [LOCATION, CONTENT_LOCATION, LINK, WWW_AUTHENTICATE];
+/// The answer headers whose URLs may point under the upstream's address
+/// (a `static`, not built and dropped on every call that reads it).
+static POINTING: [HeaderName; 4] = [LOCATION, CONTENT_LOCATION, LINK, WWW_AUTHENTICATE];
 
 /// The most `WWW-Authenticate` header values rewritten; more pass as they
 /// are.
