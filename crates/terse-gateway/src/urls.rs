@@ -14,10 +14,6 @@ use crate::www_authenticate::move_resource_metadata;
 /// The most `Link` header values rewritten; more pass as they are.
 const MAX_LINKS: usize = 64;
 
-/// The answer headers whose URLs may point under the upstream's address
-/// (a `static`, not built and dropped on every call that reads it).
-static POINTING: [HeaderName; 4] = [LOCATION, CONTENT_LOCATION, LINK, WWW_AUTHENTICATE];
-
 /// The most `WWW-Authenticate` header values rewritten; more pass as they
 /// are.
 const MAX_CHALLENGE_HEADERS: usize = 16;
@@ -142,13 +138,16 @@ impl Redirects {
     /// `headers`: for most answers it has nothing to look at, and the
     /// redirects are not worked out at all.
     pub(crate) fn wanted(headers: &HeaderMap) -> bool {
-        POINTING.iter().any(|name| headers.contains_key(name))
+        [LOCATION, CONTENT_LOCATION, LINK, WWW_AUTHENTICATE]
+            .iter()
+            .any(|name| headers.contains_key(name))
     }
 
     /// Whether a header named `name` may hold URLs to point back (what
     /// [`wanted`](Self::wanted) looks for).
     pub(crate) fn names(name: &HeaderName) -> bool {
-        POINTING.contains(name)
+        // One by one: standard names, each compared as a small integer.
+        *name == LOCATION || *name == CONTENT_LOCATION || *name == LINK || *name == WWW_AUTHENTICATE
     }
 
     /// `Location`, `Content-Location`, every `Link` URL and every
