@@ -1,11 +1,14 @@
 //! What one client connection is doing, and the watchdog that closes it
 //! when it stalls.
 //!
-//! hyper bounds the wait for an HTTP/1.1 request head, but not the wait
-//! for the first byte (hyper-util's auto server reads the first bytes to
+//! hyper can bound the wait for an HTTP/1.1 request head (with a timer
+//! set, registered and dropped for every request), but not the wait for
+//! the first byte (hyper-util's auto server reads the first bytes to
 //! choose the protocol with no deadline), not an HTTP/2 preface that never
 //! completes, not a keep-alive connection that never sends another request,
-//! and not a client that stops reading. A thin wrapper around the socket
+//! and not a client that stops reading. The watchdog bounds them all, the
+//! HTTP/1.1 request heads after the first too (hyper's timer is off). A
+//! thin wrapper around the socket
 //! ([`Watched`]) and around each response body ([`Tracked`]) records
 //! progress in [`Activity`]; [`watchdog`] compares it with the deadlines
 //! and says why the connection should end.
