@@ -218,6 +218,36 @@ async fn an_idle_keep_alive_connection_is_closed() {
     gateway.assert_alive().await;
 }
 
+/// The header deadline holds for every request head of an HTTP/1.1
+/// connection, not only its first: a client that sends nothing more after
+/// an answer, or half a head, is closed at `header_read_timeout`, long
+/// before `keep_alive_timeout`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_later_request_head_is_held_to_the_header_deadline() {
+    let _shared = PROCESS.read().await;
+    let config = CONFIG.replace(
+        "keep_alive_timeout = \"1s\"",
+        "keep_alive_timeout = \"60s\"",
+    );
+    let (gateway, _up) = setup(&config).await;
+    for next in [&b""[..], b"GET /small?format=json HTTP/1.1\r\nHo"] {
+        let mut stream = TcpStream::connect(gateway.addr).await.expect("connect");
+        stream
+            .write_all(b"GET /small?format=json HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .expect("write");
+        let answer = read_small_answer(&mut stream).await;
+        assert_eq!(status_of(&answer), 200, "{answer}");
+        stream.write_all(next).await.expect("write");
+        let (took, said) = closed_within(&mut stream, CLOSE_WITHIN)
+            .await
+            .expect("closed at the header deadline");
+        assert!(took >= Duration::from_millis(900), "closed after {took:?}");
+        assert!(said.is_empty(), "{}", String::from_utf8_lossy(&said));
+    }
+    gateway.assert_alive().await;
+}
+
 /// CPU time this process has used (user + system), from `/proc/self/stat`.
 fn cpu_time() -> Option<Duration> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;

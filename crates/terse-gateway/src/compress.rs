@@ -6,12 +6,14 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::Buf;
-use http::header::{ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_RANGE, VARY};
+use http::header::{
+    ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_RANGE, CONTENT_TYPE, VARY,
+};
 use http::{HeaderMap, HeaderValue, Request, Response};
 use http_body::{Body, Frame, SizeHint};
 use pin_project_lite::pin_project;
 use tower::Service;
-use tower_http::compression::predicate::{DefaultPredicate, Predicate};
+use tower_http::compression::predicate::DefaultPredicate;
 use tower_http::compression::{Compression, CompressionBody};
 
 use crate::upstream_body::BoxError;
@@ -137,8 +139,10 @@ where
         match self.project().state.project() {
             StateProj::Identity { future } => {
                 let mut response = std::task::ready!(future.poll(cx))?;
-                if would_compress(&response) {
-                    add_vary_accept_encoding(response.headers_mut());
+                if would_compress(&response) == Some(false) {
+                    response
+                        .headers_mut()
+                        .append(VARY, HeaderValue::from_static("accept-encoding"));
                 }
                 Poll::Ready(Ok(response.map(CompressBody::identity)))
             }
@@ -163,28 +167,68 @@ fn accepts_a_coding(headers: &HeaderMap) -> bool {
 }
 
 /// Whether tower-http's compression would compress `response` for a client
-/// that accepts a coding: not when it is encoded or ranged already (its
-/// response future's own test), else as its default predicate
-/// ([`DefaultPredicate`]) says.
-fn would_compress<B: Body>(response: &Response<B>) -> bool {
-    let headers = response.headers();
-    !headers.contains_key(CONTENT_ENCODING)
-        && !headers.contains_key(CONTENT_RANGE)
-        && DefaultPredicate::new().should_compress(response)
+/// that accepts a coding (not when it is encoded or ranged already, its
+/// response future's own test; else as its default predicate,
+/// [`DefaultPredicate`], says), and if so whether a `Vary` names
+/// `Accept-Encoding` already: `Some(named)` when it would, `None` when not.
+///
+/// One pass over the response's few headers, rather than the two lookups,
+/// the three of `Content-Type` (one per predicate) and the lookup of `Vary`
+/// that the same answer took: this runs for every response to a client
+/// that accepts no coding. A test holds it to tower-http's.
+fn would_compress<B: Body>(response: &Response<B>) -> Option<bool> {
+    let mut content_type = None;
+    let mut content_length = None;
+    let mut vary_named = false;
+    for (name, value) in response.headers() {
+        if name == CONTENT_TYPE {
+            // The first value, as `HeaderMap::get` gives it.
+            content_type.get_or_insert(value);
+        } else if name == CONTENT_LENGTH {
+            content_length.get_or_insert(value);
+        } else if name == VARY {
+            vary_named = vary_named || names_accept_encoding(value);
+        } else if name == CONTENT_ENCODING || name == CONTENT_RANGE {
+            return None;
+        }
+    }
+    // `SizeAbove`: an exact length from the body, else the declared one.
+    let size = response.body().size_hint().exact().or_else(|| {
+        content_length
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.parse::<u64>().ok())
+    });
+    if size.is_some_and(|size| size < MIN_COMPRESSED_SIZE) {
+        return None;
+    }
+    // `NotForContentType`: gRPC (not gRPC-web), images (not SVG), SSE.
+    let content_type = content_type
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default();
+    let refused = |kind: &str, except: Option<&str>| {
+        content_type.starts_with(kind) && !except.is_some_and(|e| content_type.starts_with(e))
+    };
+    if refused("application/grpc", Some("application/grpc-web"))
+        || refused("image/", Some("image/svg+xml"))
+        || refused("text/event-stream", None)
+    {
+        return None;
+    }
+    Some(vary_named)
 }
 
-/// Appends `Vary: accept-encoding` unless a `Vary` names it already, as
-/// tower-http does.
-fn add_vary_accept_encoding(headers: &mut HeaderMap) {
-    let named = headers.get_all(VARY).iter().any(|value| {
-        value
-            .as_bytes()
-            .windows(ACCEPT_ENCODING.as_str().len())
-            .any(|window| window.eq_ignore_ascii_case(ACCEPT_ENCODING.as_str().as_bytes()))
-    });
-    if !named {
-        headers.append(VARY, HeaderValue::from_static("accept-encoding"));
-    }
+/// The smallest body tower-http's default predicate compresses.
+const MIN_COMPRESSED_SIZE: u64 = 32;
+
+/// Whether a `Vary` value names `Accept-Encoding` (anywhere in it, any
+/// case), as tower-http reads it; a window is compared only where it
+/// starts with an `a`.
+fn names_accept_encoding(value: &HeaderValue) -> bool {
+    let needle = ACCEPT_ENCODING.as_str().as_bytes();
+    value
+        .as_bytes()
+        .windows(needle.len())
+        .any(|window| window[0] | 0x20 == b'a' && window.eq_ignore_ascii_case(needle))
 }
 
 pin_project! {
@@ -289,7 +333,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
     use http_body_util::{BodyExt, Full};
     use tower::ServiceExt;
 
@@ -324,6 +367,7 @@ mod tests {
                         (false, true, None),
                         (false, false, Some("X-Prefer-Format")),
                         (false, false, Some("x-prefer-format, Accept-Encoding")),
+                        (false, false, Some("Accept, X-Prefer-Format")),
                     ] {
                         for accept in [None, Some("identity")] {
                             let answer = move || {
@@ -381,7 +425,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(cases, 10 * 6 * 4 * 5 * 2);
+        assert_eq!(cases, 10 * 6 * 4 * 6 * 2);
     }
 
     /// A body whose length is not known.
@@ -412,14 +456,17 @@ mod tests {
     }
 
     #[test]
-    fn vary_names_accept_encoding_once() {
-        let mut headers = HeaderMap::new();
-        add_vary_accept_encoding(&mut headers);
-        add_vary_accept_encoding(&mut headers);
-        assert_eq!(headers.get_all(VARY).iter().count(), 1);
-        let mut headers = HeaderMap::new();
-        headers.insert(VARY, "X-Prefer-Format, Accept-Encoding".parse().unwrap());
-        add_vary_accept_encoding(&mut headers);
-        assert_eq!(headers.get_all(VARY).iter().count(), 1);
+    fn vary_names_accept_encoding_in_any_case_anywhere() {
+        for (value, named) in [
+            ("accept-encoding", true),
+            ("X-Prefer-Format, Accept-Encoding", true),
+            ("ACCEPT-ENCODINGS", true),
+            ("Accept, X-Prefer-Format", false),
+            ("accept-encodin", false),
+            ("", false),
+        ] {
+            let value = HeaderValue::from_static(value);
+            assert_eq!(names_accept_encoding(&value), named, "{value:?}");
+        }
     }
 }

@@ -1,11 +1,14 @@
 //! What one client connection is doing, and the watchdog that closes it
 //! when it stalls.
 //!
-//! hyper bounds the wait for an HTTP/1.1 request head, but not the wait
-//! for the first byte (hyper-util's auto server reads the first bytes to
+//! hyper can bound the wait for an HTTP/1.1 request head (with a timer
+//! set, registered and dropped for every request), but not the wait for
+//! the first byte (hyper-util's auto server reads the first bytes to
 //! choose the protocol with no deadline), not an HTTP/2 preface that never
 //! completes, not a keep-alive connection that never sends another request,
-//! and not a client that stops reading. A thin wrapper around the socket
+//! and not a client that stops reading. The watchdog bounds them all, the
+//! HTTP/1.1 request heads after the first too (hyper's timer is off). A
+//! thin wrapper around the socket
 //! ([`Watched`]) and around each response body ([`Tracked`]) records
 //! progress in [`Activity`]; [`watchdog`] compares it with the deadlines
 //! and says why the connection should end.
@@ -52,6 +55,9 @@ pub(crate) struct Deadlines {
 pub(crate) enum Stall {
     /// No request head (or HTTP/2 handshake) in time: closed.
     Handshake,
+    /// HTTP/1.1: no next request head in time after the last answer (or
+    /// only part of one): closed, as hyper's own header timer would.
+    Head,
     /// No request for the idle timeout: shut down gracefully (GOAWAY).
     Idle,
     /// The client accepted no bytes for the send timeout: closed.
@@ -63,6 +69,8 @@ pub(crate) enum Stall {
 pub(crate) struct Activity {
     accepted: Instant,
     handshake_done: AtomicBool,
+    /// The client speaks HTTP/1 (its first bytes are no HTTP/2 preface).
+    http1: AtomicBool,
     in_flight: AtomicUsize,
     /// When a request last started or ended.
     last_request: AtomicU64,
@@ -80,6 +88,7 @@ impl Activity {
         Arc::new(Activity {
             accepted: Instant::now(),
             handshake_done: AtomicBool::new(false),
+            http1: AtomicBool::new(false),
             in_flight: AtomicUsize::new(0),
             last_request: AtomicU64::new(0),
             write_blocked: AtomicU64::new(NEVER),
@@ -140,11 +149,15 @@ impl Activity {
         if !self.handshake_done.load(Ordering::Relaxed) {
             due(0, deadlines.handshake, Stall::Handshake)?;
         } else if self.in_flight.load(Ordering::Relaxed) == 0 {
-            due(
-                self.last_request.load(Ordering::Relaxed),
-                deadlines.idle,
-                Stall::Idle,
-            )?;
+            let since = self.last_request.load(Ordering::Relaxed);
+            due(since, deadlines.idle, Stall::Idle)?;
+            // HTTP/1.1 reads the next request head from the end of the last
+            // answer: it is due within the handshake deadline too. hyper's
+            // own header timer did this at the cost of a timer set,
+            // registered and dropped for every request; it is off.
+            if self.http1.load(Ordering::Relaxed) {
+                due(since, deadlines.handshake, Stall::Head)?;
+            }
         } else if self.bodies_owed.load(Ordering::Relaxed) > 0 {
             // HTTP/2 writes nothing to a stream whose window is closed, so
             // the socket never blocks: a body not asked for more counts.
@@ -273,6 +286,13 @@ impl<IO> Watched<IO> {
     }
 }
 
+/// Whether `head` (the first bytes of a connection) may still be the
+/// HTTP/2 preface: hyper-util's server speaks HTTP/1 otherwise.
+fn h2_preface_so_far(head: &[u8]) -> bool {
+    let n = head.len().min(PREFACE.len());
+    head[..n] == PREFACE[..n]
+}
+
 /// Whether `head` (the first bytes of a connection) holds the HTTP/2
 /// preface and a whole SETTINGS frame: `Some(true)`; not HTTP/2 or not a
 /// SETTINGS frame first: `Some(false)`; more bytes needed: `None`.
@@ -304,6 +324,9 @@ impl<IO: AsyncRead> AsyncRead for Watched<IO> {
             let room = 1024usize.saturating_sub(this.head.len());
             let new = &buf.filled()[before..];
             this.head.extend_from_slice(&new[..new.len().min(room)]);
+            if !h2_preface_so_far(this.head) {
+                this.activity.http1.store(true, Ordering::Relaxed);
+            }
             match h2_handshake(this.head) {
                 Some(true) => {
                     this.activity.handshake_done.store(true, Ordering::Relaxed);
@@ -511,6 +534,46 @@ mod tests {
         let started = Instant::now();
         assert_eq!(watchdog(&activity, deadlines).await, Stall::Idle);
         assert!(started.elapsed() >= Duration::from_secs(5));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_http1_connection_owes_its_next_head_within_the_handshake_deadline() {
+        let deadlines = Deadlines {
+            handshake: Duration::from_secs(2),
+            idle: Duration::from_secs(5),
+            send: Duration::from_secs(60),
+        };
+        let activity = Activity::new();
+        activity.http1.store(true, Ordering::Relaxed);
+        drop(activity.request());
+        let started = Instant::now();
+        assert_eq!(watchdog(&activity, deadlines).await, Stall::Head);
+        assert!(started.elapsed() >= Duration::from_secs(2));
+        assert!(started.elapsed() < Duration::from_secs(3));
+        // A keep-alive timeout shorter than the head's still ends it first,
+        // gracefully.
+        let shorter = Deadlines {
+            idle: Duration::from_secs(1),
+            ..deadlines
+        };
+        assert_eq!(watchdog(&activity, shorter).await, Stall::Idle);
+        // Not while a request is in flight.
+        let in_flight = activity.request();
+        let wait = tokio::time::timeout(Duration::from_secs(10), watchdog(&activity, deadlines));
+        assert!(wait.await.is_err());
+        drop(in_flight);
+    }
+
+    #[test]
+    fn http1_is_told_by_first_bytes_that_are_no_h2_preface() {
+        assert!(h2_preface_so_far(b""));
+        assert!(h2_preface_so_far(b"PRI * HT"));
+        assert!(h2_preface_so_far(PREFACE));
+        let mut ping_first = PREFACE.to_vec();
+        ping_first.extend_from_slice(&[0, 0, 8, 0x6]);
+        assert!(h2_preface_so_far(&ping_first));
+        assert!(!h2_preface_so_far(b"G"));
+        assert!(!h2_preface_so_far(b"GET / HTTP/1.1\r\n"));
     }
 
     /// `n` ready frames of 64 KiB.

@@ -54,23 +54,23 @@ pub(crate) fn remove_named_in_connection(headers: &mut HeaderMap) {
     }
 }
 
-/// Whether `name` is a hop-by-hop header whatever `Connection` says.
-/// Names compared as `HeaderName`s: a standard name against the list is a
-/// comparison of two small integers, not of two strings.
+/// Whether `name` is a hop-by-hop header whatever `Connection` says: the
+/// hop-by-hop headers of RFC 9110 §7.6.1 (and `Keep-Alive`), besides those
+/// `Connection` names, and every `Proxy-*` one. Standard names compared
+/// one by one as `HeaderName`s (two small integers each); a list of them
+/// read with `contains` cost several times as much, whether a constant
+/// (built and dropped on every call) or a static.
 pub(crate) fn hop_by_hop(name: &HeaderName) -> bool {
-    HOP_BY_HOP.contains(name) || name.as_str().starts_with("proxy-")
+    *name == CONNECTION
+        || *name == TE
+        || *name == TRAILER
+        || *name == TRANSFER_ENCODING
+        || *name == UPGRADE
+        || {
+            let text = name.as_str();
+            text == KEEP_ALIVE.as_str() || text.starts_with("proxy-")
+        }
 }
-
-/// The hop-by-hop headers of RFC 9110 §7.6.1 (and `Keep-Alive`), besides
-/// those `Connection` names and the `Proxy-*` ones.
-const HOP_BY_HOP: [HeaderName; 6] = [
-    CONNECTION,
-    KEEP_ALIVE,
-    TE,
-    TRAILER,
-    TRANSFER_ENCODING,
-    UPGRADE,
-];
 
 /// Removes every header whose name `matches`: one pass over the names
 /// there are (a few), rather than a lookup for each name that could be.
@@ -114,12 +114,35 @@ pub fn remove_underscored(headers: &mut HeaderMap) {
 
 /// Whether `name` has an underscore (see [`remove_underscored`]).
 pub(crate) fn underscored(name: &HeaderName) -> bool {
-    name.as_str().contains('_')
+    // As bytes: a `char` pattern sets up a searcher for every name.
+    name.as_str().as_bytes().contains(&b'_')
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hop_by_hop_names_are_those_of_the_rfc_keep_alive_and_proxy_ones() {
+        for (name, hop) in [
+            ("connection", true),
+            ("keep-alive", true),
+            ("te", true),
+            ("trailer", true),
+            ("transfer-encoding", true),
+            ("upgrade", true),
+            ("proxy-authorization", true),
+            ("proxy-x", true),
+            ("content-type", false),
+            ("x-proxy-id", false),
+            ("keep-alive-x", false),
+            ("trailers", false),
+            ("upgrade-insecure-requests", false),
+        ] {
+            let name = HeaderName::from_static(name);
+            assert_eq!(hop_by_hop(&name), hop, "{name}");
+        }
+    }
 
     #[test]
     fn names_in_connection_go_whatever_their_case_and_however_many_values() {

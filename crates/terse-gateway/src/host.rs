@@ -8,6 +8,7 @@
 //! far, and two `Host` headers must not leave the gateway and the
 //! upstream each believing a different one.
 
+#[cfg(test)]
 use http::header::HOST;
 use http::request::Parts;
 use http::{HeaderValue, StatusCode, Version};
@@ -20,10 +21,22 @@ use tower_terse::ErrorEnvelope;
 /// An absolute-form target's or HTTP/2's `:authority` wins over `Host`
 /// (RFC 9112 §3.2.2), and both are validated; HTTP/2 with both must have
 /// them agree (RFC 9113 §8.3.1), HTTP/1.1 must send exactly one `Host`.
+#[cfg(test)]
 pub(crate) fn request_host(parts: &Parts) -> Result<Option<HeaderValue>, ErrorEnvelope> {
     let mut hosts = parts.headers.get_all(HOST).iter();
     let header = hosts.next();
-    if hosts.next().is_some() {
+    host_of(parts, header, hosts.next().is_some())
+}
+
+/// [`request_host`] with the request's `Host` found already (in the one
+/// pass over its headers that `Upstream` makes): its first `header`, and
+/// whether there are `several`.
+pub(crate) fn host_of(
+    parts: &Parts,
+    header: Option<&HeaderValue>,
+    several: bool,
+) -> Result<Option<HeaderValue>, ErrorEnvelope> {
+    if several {
         return Err(refusal("the request has more than one Host header"));
     }
     if let Some(header) = header {
@@ -83,16 +96,27 @@ pub(crate) fn is_authority(text: &[u8]) -> bool {
         None => true,
         // RFC 3986 lets a port be any run of digits; one past 65535 names
         // no port TCP has, and a proxy and a service would read it apart.
-        Some((b':', digits)) => {
-            digits.iter().all(u8::is_ascii_digit)
-                && std::str::from_utf8(digits)
-                    .ok()
-                    .filter(|d| !d.is_empty())
-                    .is_none_or(|d| d.parse::<u16>().is_ok())
-        }
+        Some((b':', digits)) => port_fits(digits),
         Some(_) => false,
     };
     port_ok && !host.is_empty() && (host[0] == b'[' || is_reg_name(host))
+}
+
+/// Whether `digits` are digits only (or none) naming at most 65535, as
+/// `u16`'s parse reads them (any number of leading zeros): counted as they
+/// are checked, with no text made of them.
+fn port_fits(digits: &[u8]) -> bool {
+    let mut value = 0u32;
+    for &b in digits {
+        if !b.is_ascii_digit() {
+            return false;
+        }
+        value = value * 10 + u32::from(b - b'0');
+        if value > u32::from(u16::MAX) {
+            return false;
+        }
+    }
+    true
 }
 
 /// `IPv6address / IPvFuture`, between the brackets.
@@ -128,7 +152,7 @@ fn is_reg_name(host: &[u8]) -> bool {
                 return false;
             }
             i += 3;
-        } else if is_unreserved(b) || is_sub_delim(b) {
+        } else if REG_NAME[usize::from(b)] {
             i += 1;
         } else {
             return false;
@@ -137,11 +161,22 @@ fn is_reg_name(host: &[u8]) -> bool {
     true
 }
 
-fn is_unreserved(b: u8) -> bool {
+/// `unreserved / sub-delims` by byte: a host is read once per request.
+static REG_NAME: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = is_unreserved(b as u8) || is_sub_delim(b as u8);
+        b += 1;
+    }
+    table
+};
+
+const fn is_unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }
 
-fn is_sub_delim(b: u8) -> bool {
+const fn is_sub_delim(b: u8) -> bool {
     matches!(
         b,
         b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
@@ -151,6 +186,34 @@ fn is_sub_delim(b: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_reg_name_table_is_the_grammar_and_ports_parse_as_u16_does() {
+        for b in 0..=255u8 {
+            assert_eq!(
+                REG_NAME[usize::from(b)],
+                is_unreserved(b) || is_sub_delim(b),
+                "{b}"
+            );
+        }
+        for digits in [
+            "",
+            "0",
+            "80",
+            "00080",
+            "65535",
+            "65536",
+            "0000000065535",
+            "99999999999999999999",
+            "8a",
+            "-1",
+            " 80",
+        ] {
+            let parsed = digits.bytes().all(|b| b.is_ascii_digit())
+                && (digits.is_empty() || digits.parse::<u16>().is_ok());
+            assert_eq!(port_fits(digits.as_bytes()), parsed, "{digits:?}");
+        }
+    }
 
     #[test]
     fn hosts_are_reg_names_or_ip_literals_with_an_optional_port() {

@@ -183,7 +183,7 @@ where
             }));
         }
         let body = Inflated {
-            body,
+            body: Box::pin(body),
             tape: tape.map(Released),
             rewound: None,
             rewound_held: None,
@@ -446,8 +446,11 @@ pin_project! {
     where
         B: Body<Data = Bytes>,
     {
-        #[pin]
-        body: DecompressionBody<Tee<B>>,
+        // Boxed: tower-http's decompression body holds its decoders'
+        // state inline (some 500 bytes), and every answer the layers pass
+        // on (a read body's too, whose type is still this) is moved from
+        // future to future on its way out, each move a copy of its body.
+        body: Pin<Box<DecompressionBody<Tee<B>>>>,
         tape: Option<Released>,
         // The compressed bytes to send first, once rewound, and what they
         // hold of the budget until they are sent.
@@ -475,7 +478,7 @@ where
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
-        let mut this = self.project();
+        let this = self.project();
         if this.rewound.is_none() {
             if let Some((chunks, held)) = this.tape.as_ref().and_then(|tape| tape.0.take_rewound())
             {
@@ -492,7 +495,7 @@ where
             }
             *this.rewound_held = None;
             // The rest as it comes, past the decompression.
-            let frame = ready!(this.body.get_pin_mut().poll_frame(cx));
+            let frame = ready!(this.body.as_mut().get_pin_mut().poll_frame(cx));
             return Poll::Ready(frame.map(|frame| frame.map_err(Into::into)));
         }
         if let Some(frame) = this.queue.pop_front() {
@@ -553,7 +556,7 @@ where
             // No runtime that can move its other tasks: inflate here.
             OffWorkers::Here => {
                 *this.ready = 0;
-                let frame = ready!(this.body.poll_frame(cx));
+                let frame = ready!(this.body.as_mut().poll_frame(cx));
                 if frame.is_none() {
                     released(this.tape);
                 }
@@ -634,6 +637,15 @@ mod tests {
             .iter()
             .map(|value| HeaderValue::from_str(value).expect("header"))
             .collect()
+    }
+
+    /// Every answer is moved from future to future on its way out, its
+    /// body copied each time: the decompression's state stays behind a
+    /// pointer (it alone was some 500 bytes).
+    #[test]
+    fn an_inflated_body_is_small_to_move() {
+        let size = std::mem::size_of::<Inflated<crate::UpstreamBody>>();
+        assert!(size <= 192, "{size} bytes");
     }
 
     #[tokio::test]

@@ -93,6 +93,7 @@ mod boxed;
 mod compress;
 pub mod config;
 mod conn;
+mod connector;
 mod consume;
 mod forwarded;
 mod headers;

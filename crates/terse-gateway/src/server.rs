@@ -145,9 +145,12 @@ pub async fn serve<S, B>(
         .clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
     let mut builder = auto::Builder::new(TokioExecutor::new());
     let mut http1 = builder.http1();
+    // The header deadline of every request head after the first is the
+    // watchdog's (`Stall::Head`), as the first's always was: hyper's own
+    // timer for it cost a timer set, registered and dropped per request.
     http1
         .timer(TokioTimer::new())
-        .header_read_timeout(options.header_read_timeout)
+        .header_read_timeout(None)
         .max_buf_size(options.max_header_bytes.max(8192));
     // hyper's own limit is the default's 100 headers, read into tables on
     // the stack; a limit named explicitly, even 100, makes it fill tables

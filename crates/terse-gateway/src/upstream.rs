@@ -11,7 +11,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::header::{ACCEPT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, HOST, HeaderName};
@@ -21,18 +21,17 @@ use http_body::Body;
 use http_body_util::BodyExt;
 use http_body_util::combinators::UnsyncBoxBody;
 use hyper_util::client::legacy::Client;
-use hyper_util::client::legacy::connect::{HttpConnector, HttpInfo};
+use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use tower_terse::ErrorEnvelope;
 
+use crate::connector::Connector;
 use crate::consume::Consumed;
 use crate::forwarded::{TrustedProxies, add_forwarded, untrusted};
-use crate::headers::{
-    hop_by_hop, remove_hop_by_hop, remove_matching, remove_named_in_connection, underscored,
-};
-use crate::host::request_host;
+use crate::headers::{hop_by_hop, remove_matching, remove_named_in_connection, underscored};
+use crate::host::host_of;
 use crate::path;
-use crate::upstream_body::deadline;
+use crate::upstream_body::after;
 pub use crate::upstream_body::{BoxError, IdleTimeout, UpstreamBody};
 use crate::urls::{PublicOrigin, Redirects, RedirectsWanted};
 
@@ -154,7 +153,7 @@ pub struct Upstream {
 /// What every clone of one [`Upstream`] shares.
 #[derive(Clone)]
 struct Shared {
-    client: Client<HttpConnector, ClientBody>,
+    client: Client<Connector, ClientBody>,
     scheme: Scheme,
     authority: Authority,
     /// The `Host` the upstream gets (unless the client's is preserved):
@@ -273,7 +272,7 @@ impl Upstream {
         Ok((authority, uri.path().trim_end_matches('/').to_owned()))
     }
 
-    fn client(connect_timeout: Duration) -> Client<HttpConnector, ClientBody> {
+    fn client(connect_timeout: Duration) -> Client<Connector, ClientBody> {
         let mut connector = HttpConnector::new();
         connector.set_connect_timeout(Some(connect_timeout));
         connector.set_nodelay(true);
@@ -282,7 +281,7 @@ impl Upstream {
             .pool_timer(TokioTimer::new())
             .pool_idle_timeout(Duration::from_secs(30))
             .http1_max_buf_size(UPSTREAM_READ_BYTES)
-            .build(connector)
+            .build(Connector(connector))
     }
 
     /// The longest wait for a connection to the upstream (then 504).
@@ -509,10 +508,23 @@ where
             Ok(target) => target,
             Err(refusal) => return Box::pin(std::future::ready(Ok(refusal.into_http_response()))),
         };
+        let client_addr = parts.extensions.get::<ClientAddr>().map(|c| c.0.ip());
+        let from_proxy = client_addr.is_some_and(|ip| self.shared.trusted_proxies.contains(ip));
+        // One pass over the request's headers (a few) finds what the rules
+        // below read, and every header not passed on: hop-by-hop,
+        // underscored (see `remove_underscored`), the layer's preference
+        // header, and from a client that is no trusted proxy the headers
+        // only such a proxy may send.
+        let seen = RequestHeaders::of(&parts.headers, |name| {
+            hop_by_hop(name)
+                || underscored(name)
+                || self.shared.consumed.is_header(name)
+                || (!from_proxy && untrusted(name, &self.shared.untrusted_headers))
+        });
         // Two `Content-Type`s leave the gateway and the upstream each
         // reading its own: the layer took the first for JSON, an upstream
         // that reads the last would get TOON. Refused, as two `Host`s are.
-        if parts.headers.get_all(CONTENT_TYPE).iter().nth(1).is_some() {
+        if seen.content_types > 1 {
             let refusal = ErrorEnvelope::new(
                 StatusCode::BAD_REQUEST,
                 "bad_request_content_type",
@@ -521,8 +533,7 @@ where
             .with_hint("send one Content-Type");
             return Box::pin(std::future::ready(Ok(refusal.into_http_response())));
         }
-        let client_addr = parts.extensions.get::<ClientAddr>().map(|c| c.0.ip());
-        let host = match request_host(&parts) {
+        let host = match host_of(&parts, seen.host.as_ref(), seen.hosts > 1) {
             Ok(host) => host,
             Err(refusal) => return Box::pin(std::future::ready(Ok(refusal.into_http_response()))),
         };
@@ -532,19 +543,15 @@ where
         // The client's host, should the answer have redirects to point back.
         let client_host = host.clone();
         let shared = self.shared.clone();
-        let from_proxy = client_addr.is_some_and(|ip| shared.trusted_proxies.contains(ip));
-        remove_named_in_connection(&mut parts.headers);
-        // One pass over the request's headers drops every one not passed
-        // on: hop-by-hop, underscored (see `remove_underscored`), the
-        // layer's preference header, and from a client that is no trusted
-        // proxy the headers only such a proxy may send.
-        remove_matching(&mut parts.headers, |name| {
-            hop_by_hop(name)
-                || underscored(name)
-                || shared.consumed.is_header(name)
-                || (!from_proxy && untrusted(name, &shared.untrusted_headers))
-        });
-        shared.consumed.accept(&mut parts.headers);
+        if seen.connection {
+            remove_named_in_connection(&mut parts.headers);
+        }
+        for name in seen.dropped {
+            parts.headers.remove(name);
+        }
+        if seen.accept {
+            shared.consumed.accept(&mut parts.headers);
+        }
         add_forwarded(&mut parts.headers, client_addr, host.clone(), from_proxy);
         let host = host
             .filter(|_| shared.preserve_host)
@@ -577,11 +584,13 @@ where
         let request = Request::from_parts(parts, body.boxed_unsync());
 
         Box::pin(async move {
-            let started = Instant::now();
+            // One reading of the clock for the start: the latency's and the
+            // response timeout's.
+            let started = tokio::time::Instant::now();
             let response_timeout = shared.response_timeout;
             // One timer for the exchange: the response timeout's, then the
             // body's idle timeout (see `UpstreamBody`), boxed to move on.
-            let mut timer = Box::pin(tokio::time::sleep_until(deadline(response_timeout)));
+            let mut timer = Box::pin(tokio::time::sleep_until(after(started, response_timeout)));
             let mut answer = std::pin::pin!(shared.client.request(request));
             let outcome = std::future::poll_fn(|cx| match answer.as_mut().poll(cx) {
                 Poll::Ready(answered) => Poll::Ready(Ok(answered)),
@@ -592,12 +601,17 @@ where
             let mut response = match outcome {
                 Ok(Ok(response)) => {
                     let (mut parts, body) = response.into_parts();
-                    // The addresses of the upstream connection, which
-                    // hyper-util puts in every answer and nothing here
-                    // reads: a fourth extension, with those the layers add,
-                    // would make every answer's map grow.
-                    parts.extensions.remove::<HttpInfo>();
-                    remove_hop_by_hop(&mut parts.headers);
+                    // The upstream connection's addresses are not in the
+                    // answer: the `Connector`'s connections say nothing.
+                    // One pass over the answer's few header names tells
+                    // what is to be dropped or pointed back.
+                    let seen = AnswerHeaders::of(&parts.headers);
+                    if seen.connection {
+                        remove_named_in_connection(&mut parts.headers);
+                    }
+                    if seen.hop_by_hop {
+                        remove_matching(&mut parts.headers, hop_by_hop);
+                    }
                     // A 304 has no body whatever length it names (the
                     // 200's, RFC 9110 §8.6), and caches never take a length
                     // from one (RFC 9111 §3.2). The server frames an answer
@@ -611,8 +625,13 @@ where
                     // an HTTP/1.0 upstream must not make the gateway answer
                     // its clients in 1.0 and close their connections.
                     parts.version = Version::default();
-                    let body = UpstreamBody::incoming(body, shared.idle_timeout, timer);
-                    let redirects = (metadata || Redirects::wanted(&parts.headers))
+                    let body = UpstreamBody::incoming(body, shared.idle_timeout, timer, started);
+                    // Names `Connection` listed are gone: looked for again.
+                    let wanted = match seen.connection {
+                        true => Redirects::wanted(&parts.headers),
+                        false => seen.redirects,
+                    };
+                    let redirects = (metadata || wanted)
                         .then(|| {
                             Redirects::new(
                                 shared.authority.as_str(),
@@ -658,6 +677,69 @@ where
     }
 }
 
+/// What one pass over a request's headers found: what the rules of
+/// [`Upstream`] read, and the names it drops.
+#[derive(Debug, Default)]
+struct RequestHeaders {
+    /// How many `Content-Type` values.
+    content_types: usize,
+    /// The first `Host`, and how many.
+    host: Option<HeaderValue>,
+    hosts: usize,
+    /// A `Connection`, whose names go with it.
+    connection: bool,
+    /// An `Accept`, whose terse media types go ([`Consumed::accept`]).
+    accept: bool,
+    /// The names `drops` matched, each once.
+    dropped: Vec<HeaderName>,
+}
+
+impl RequestHeaders {
+    fn of(headers: &http::HeaderMap, drops: impl Fn(&HeaderName) -> bool) -> Self {
+        let mut seen = RequestHeaders::default();
+        for (name, value) in headers {
+            if name == CONTENT_TYPE {
+                seen.content_types += 1;
+            } else if name == HOST {
+                seen.hosts += 1;
+                seen.host.get_or_insert_with(|| value.clone());
+            } else if name == http::header::ACCEPT {
+                seen.accept = true;
+            }
+            seen.connection |= name == http::header::CONNECTION;
+            // A name's values come one after the other: it is dropped once.
+            if drops(name) && seen.dropped.last() != Some(name) {
+                seen.dropped.push(name.clone());
+            }
+        }
+        seen
+    }
+}
+
+/// What one pass over an upstream answer's header names found.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct AnswerHeaders {
+    /// A `Connection`, whose names go with it.
+    connection: bool,
+    /// A header [`hop_by_hop`] drops.
+    hop_by_hop: bool,
+    /// A header whose URLs may point back at the gateway
+    /// ([`Redirects::wanted`]).
+    redirects: bool,
+}
+
+impl AnswerHeaders {
+    fn of(headers: &http::HeaderMap) -> Self {
+        let mut seen = AnswerHeaders::default();
+        for name in headers.keys() {
+            seen.connection |= name == http::header::CONNECTION;
+            seen.hop_by_hop |= hop_by_hop(name);
+            seen.redirects |= Redirects::names(name);
+        }
+        seen
+    }
+}
+
 /// The envelope for a request the client could not complete.
 fn failure(err: &hyper_util::client::legacy::Error) -> ErrorEnvelope {
     let timed_out = {
@@ -695,5 +777,87 @@ fn failure(err: &hyper_util::client::legacy::Error) -> ErrorEnvelope {
             "the upstream closed the connection without a complete answer",
         )
         .with_hint("retry later")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(names: &[&str]) -> AnswerHeaders {
+        let mut headers = http::HeaderMap::new();
+        for name in names {
+            headers.append(
+                HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_static("x"),
+            );
+        }
+        AnswerHeaders::of(&headers)
+    }
+
+    /// The one pass over a request's headers counts what the rules read
+    /// and names each header to drop once, however many values it has.
+    #[test]
+    fn one_pass_over_a_request_finds_what_the_rules_read() {
+        let mut headers = http::HeaderMap::new();
+        for (name, value) in [
+            ("host", "a.example"),
+            ("content-type", "application/json"),
+            ("x-forwarded-for", "10.0.0.1"),
+            ("x-forwarded-for", "10.0.0.2"),
+            ("accept", "*/*"),
+            ("x_secret", "1"),
+            ("host", "b.example"),
+        ] {
+            headers.append(
+                HeaderName::from_static(name),
+                HeaderValue::from_static(value),
+            );
+        }
+        let seen = RequestHeaders::of(&headers, |name| underscored(name) || untrusted(name, &[]));
+        assert_eq!(seen.content_types, 1);
+        assert_eq!(
+            (seen.host.as_ref(), seen.hosts),
+            (Some(&HeaderValue::from_static("a.example")), 2)
+        );
+        assert!(seen.accept && !seen.connection);
+        assert_eq!(seen.dropped, ["x-forwarded-for", "x_secret"]);
+
+        let mut headers = http::HeaderMap::new();
+        headers.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+        let seen = RequestHeaders::of(&headers, hop_by_hop);
+        assert!(seen.connection && !seen.accept && seen.host.is_none());
+        assert_eq!(seen.dropped, ["connection"]);
+    }
+
+    /// The one pass over an answer's names finds what the lookups it
+    /// replaces found.
+    #[test]
+    fn one_pass_over_an_answer_finds_what_to_drop_and_point_back() {
+        assert_eq!(
+            seen(&["content-type", "content-length", "date", "server"]),
+            AnswerHeaders::default()
+        );
+        let connection = seen(&["content-type", "connection"]);
+        assert!(connection.connection && connection.hop_by_hop && !connection.redirects);
+        for name in [
+            "keep-alive",
+            "transfer-encoding",
+            "upgrade",
+            "proxy-authenticate",
+        ] {
+            let found = seen(&["date", name]);
+            assert!(found.hop_by_hop && !found.connection, "{name}");
+        }
+        for name in ["location", "content-location", "link", "www-authenticate"] {
+            let mut headers = http::HeaderMap::new();
+            headers.insert(
+                HeaderName::from_static(name),
+                HeaderValue::from_static("/x"),
+            );
+            assert!(Redirects::wanted(&headers), "{name}");
+            let found = seen(&["content-type", name]);
+            assert!(found.redirects && !found.hop_by_hop, "{name}");
+        }
     }
 }

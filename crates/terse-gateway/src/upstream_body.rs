@@ -78,12 +78,19 @@ pin_project! {
 impl UpstreamBody {
     /// `body`, cut when it pauses for longer than `timeout`, timed by
     /// `timer` (the one that waited for the head: its deadline is moved).
-    pub(crate) fn incoming(body: Incoming, timeout: Duration, timer: Pin<Box<Sleep>>) -> Self {
+    pub(crate) fn incoming(
+        body: Incoming,
+        timeout: Duration,
+        timer: Pin<Box<Sleep>>,
+        started: tokio::time::Instant,
+    ) -> Self {
         UpstreamBody {
             kind: Kind::Incoming {
                 body,
                 idle: timer,
-                silent_since: tokio::time::Instant::now(),
+                // Not read before the first wait sets it (`stale`): the
+                // exchange's start, rather than a reading of the clock.
+                silent_since: started,
                 stale: true,
                 timeout,
                 failed: None,
@@ -126,13 +133,8 @@ impl fmt::Debug for UpstreamBody {
     }
 }
 
-/// `timeout` from now, or about thirty years ahead when that overflows.
-pub(crate) fn deadline(timeout: Duration) -> tokio::time::Instant {
-    after(tokio::time::Instant::now(), timeout)
-}
-
 /// `timeout` after `start`, or about thirty years when that overflows.
-fn after(start: tokio::time::Instant, timeout: Duration) -> tokio::time::Instant {
+pub(crate) fn after(start: tokio::time::Instant, timeout: Duration) -> tokio::time::Instant {
     start
         .checked_add(timeout)
         .unwrap_or_else(|| start + Duration::from_secs(30 * 365 * 86_400))

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use http::header::{CONTENT_LOCATION, LINK, LOCATION, WWW_AUTHENTICATE};
+use http::header::{CONTENT_LOCATION, HeaderName, LINK, LOCATION, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue};
 
 use crate::host::is_authority;
@@ -141,6 +141,13 @@ impl Redirects {
         [LOCATION, CONTENT_LOCATION, LINK, WWW_AUTHENTICATE]
             .iter()
             .any(|name| headers.contains_key(name))
+    }
+
+    /// Whether a header named `name` may hold URLs to point back (what
+    /// [`wanted`](Self::wanted) looks for).
+    pub(crate) fn names(name: &HeaderName) -> bool {
+        // One by one: standard names, each compared as a small integer.
+        *name == LOCATION || *name == CONTENT_LOCATION || *name == LINK || *name == WWW_AUTHENTICATE
     }
 
     /// `Location`, `Content-Location`, every `Link` URL and every
