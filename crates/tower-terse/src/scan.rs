@@ -5,6 +5,10 @@
 //! Plain safe Rust over `u64` words rather than `memchr` or SIMD intrinsics:
 //! the sets searched for (a range plus a few bytes) are not what `memchr`
 //! finds, and eight bytes a word is fast enough for bytes that are rare.
+//!
+//! Also the one load of a 64-byte block into two AVX2 registers
+//! ([`halves_avx2`]) that the passes over whole bodies share (the UTF-8
+//! check here, the shape scan, the minifier).
 
 /// `byte` in every byte of a word.
 pub(crate) const fn splat(byte: u8) -> u64 {
@@ -123,24 +127,37 @@ fn ascii_blocks(bytes: &[u8]) -> usize {
 #[target_feature(enable = "avx2")]
 #[allow(unsafe_code)]
 unsafe fn ascii_blocks_avx2(bytes: &[u8]) -> usize {
-    use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256};
+    use std::arch::x86_64::{_mm256_movemask_epi8, _mm256_or_si256};
     let mut ascii = 0;
     for block in bytes.chunks_exact(64) {
-        // SAFETY: `block` is 64 readable bytes, so the unaligned 32-byte
-        // loads at offsets 0 and 32 stay inside it.
-        let high = unsafe {
-            let at = block.as_ptr();
-            _mm256_or_si256(
-                _mm256_loadu_si256(at.cast::<__m256i>()),
-                _mm256_loadu_si256(at.add(32).cast::<__m256i>()),
-            )
-        };
-        if _mm256_movemask_epi8(high) != 0 {
+        let (low, high) = halves_avx2(block.try_into().unwrap_or(&[0; 64]));
+        if _mm256_movemask_epi8(_mm256_or_si256(low, high)) != 0 {
             break;
         }
         ascii += 64;
     }
     ascii
+}
+
+/// The two halves of a 64-byte block, each loaded straight into an AVX2
+/// register.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn halves_avx2(
+    block: &[u8; 64],
+) -> (std::arch::x86_64::__m256i, std::arch::x86_64::__m256i) {
+    use std::arch::x86_64::{__m256i, _mm256_loadu_si256};
+    #[allow(unsafe_code)]
+    // SAFETY: `block` is 64 readable bytes, so the unaligned 32-byte loads
+    // at offsets 0 and 32 stay inside it.
+    unsafe {
+        let at = block.as_ptr();
+        (
+            _mm256_loadu_si256(at.cast::<__m256i>()),
+            _mm256_loadu_si256(at.add(32).cast::<__m256i>()),
+        )
+    }
 }
 
 /// [`ascii_blocks`] a word at a time: what other CPUs use, and what the

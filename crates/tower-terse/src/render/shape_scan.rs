@@ -267,19 +267,9 @@ fn masks_sse2(block: &[u8; BLOCK]) -> Masks {
 #[inline]
 fn masks_avx2(block: &[u8; BLOCK]) -> Masks {
     use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
-        _mm256_set1_epi8,
+        __m256i, _mm256_cmpeq_epi8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
     };
-    #[allow(unsafe_code)]
-    // SAFETY: `block` is 64 readable bytes, so the unaligned 32-byte loads
-    // at offsets 0 and 32 stay inside it.
-    let (low, high) = unsafe {
-        let at = block.as_ptr();
-        (
-            _mm256_loadu_si256(at.cast::<__m256i>()),
-            _mm256_loadu_si256(at.add(32).cast::<__m256i>()),
-        )
-    };
+    let (low, high) = crate::scan::halves_avx2(block);
     let eq = |lanes: __m256i, byte: u8| _mm256_cmpeq_epi8(lanes, _mm256_set1_epi8(byte as i8));
     // The mask of a compare of each half, as 64 bits.
     let bits = |low: __m256i, high: __m256i| -> u64 {
