@@ -103,11 +103,13 @@
 //! Rust 1.87 (edition 2024), checked by clippy's `incompatible_msrv` lint.
 
 // The rewrite's shape scan, SSE2 or AVX2 (`render/shape_scan.rs`, AVX2 on
-// CPUs that have it: `terse_tokens::cpu` asks), and the minifier's SSE2
-// masks (`render/minify.rs`) use `unsafe`, as does the UTF-8 check of a
-// body (`scan::utf8`, text from bytes it has checked); nothing else may (but
-// a test's counting allocator). The token counters' SIMD kernels
-// are in the terse-tokens crate.
+// CPUs that have it: `terse_tokens::cpu` asks), the minifier's SSE2 and
+// AVX2 passes (`render/minify.rs`: its masks, its stores of a block's kept
+// bytes, and its output as text, the input less ASCII blanks) and the
+// UTF-8 check of a body (`scan::utf8`, text from bytes it has checked; its
+// blocks loaded by `scan::halves_avx2`) use `unsafe`; nothing else may (but
+// a test's counting allocator). The token counters' SIMD kernels are in
+// the terse-tokens crate.
 #![deny(unsafe_code)]
 // docs.rs marks what each cargo feature adds.
 #![cfg_attr(docsrs, feature(doc_cfg))]
