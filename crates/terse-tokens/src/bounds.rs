@@ -11,8 +11,9 @@
 //! from eight-byte words elsewhere; both give the same bits, which a test
 //! checks on every ASCII byte at every position of a block.
 //!
-//! Then the counter's loop goes from start to start with `trailing_zeros`,
-//! rather than testing the bytes of each segment for its end.
+//! Then the counter's loop goes from span to span (as many whole segments
+//! as fit in 16 bytes) with a window of these bits, rather than testing the
+//! bytes of each segment for its end.
 
 /// Bytes per block: one bit each in a `u64`.
 pub(super) const BLOCK: usize = 64;
