@@ -766,7 +766,7 @@ struct Bits {
 /// holds a digit and anything else (rule 3 is the only one that takes
 /// digits), and a piece that holds a letter ends at the last letter of the
 /// run, or at a contraction after it, which starts with an apostrophe.
-struct Spans<'a> {
+struct Spans<'a, const WIDE: bool> {
     bytes: &'a [u8],
     /// Where the block of `current` starts; at most `from`.
     at: usize,
@@ -780,7 +780,7 @@ struct Spans<'a> {
     before: Classes,
 }
 
-impl<'a> Spans<'a> {
+impl<'a, const WIDE: bool> Spans<'a, WIDE> {
     #[inline(always)]
     fn new(bytes: &'a [u8]) -> Self {
         let mut before = Classes {
@@ -805,8 +805,8 @@ impl<'a> Spans<'a> {
     #[inline(always)]
     fn block(bytes: &[u8], at: usize, before: &mut Classes) -> Bits {
         let classes = match bytes.get(at..).and_then(<[u8]>::first_chunk::<BLOCK>) {
-            Some(block) => Classes::of(block),
-            None if at < bytes.len() => Classes::of(&last_block(bytes, at)),
+            Some(block) => Self::classes(block),
+            None if at < bytes.len() => Self::classes(&last_block(bytes, at)),
             None => {
                 return Bits {
                     starts: 0,
@@ -823,6 +823,19 @@ impl<'a> Spans<'a> {
             starts,
             digit: classes.digit,
         }
+    }
+
+    /// The classes of `block`: with AVX2 in the loop compiled for it.
+    #[inline(always)]
+    fn classes(block: &[u8; BLOCK]) -> Classes {
+        #[cfg(target_arch = "x86_64")]
+        if WIDE {
+            #[allow(unsafe_code)]
+            // SAFETY: only `count_wide` walks with `WIDE`, and it runs only
+            // where the CPU has AVX2.
+            return unsafe { Classes::of_wide(block) };
+        }
+        Classes::of(block)
     }
 
     /// Moves on one block.
@@ -986,7 +999,7 @@ fn count_baseline<L: Fn(&str, usize) -> Option<usize>>(
     pieces: &mut Pieces<'_, L>,
     limit: usize,
 ) -> Option<usize> {
-    count_spans(pieces, limit)
+    count_spans::<L, false>(pieces, limit)
 }
 
 /// [`count_spans`] compiled with AVX2, BMI1, BMI2 and LZCNT: the same
@@ -1003,16 +1016,16 @@ unsafe fn count_wide<L: Fn(&str, usize) -> Option<usize>>(
     pieces: &mut Pieces<'_, L>,
     limit: usize,
 ) -> Option<usize> {
-    count_spans(pieces, limit)
+    count_spans::<L, true>(pieces, limit)
 }
 
 /// The body of [`count_till`]: its text's spans, counted.
 #[inline(always)]
-fn count_spans<L: Fn(&str, usize) -> Option<usize>>(
+fn count_spans<L: Fn(&str, usize) -> Option<usize>, const WIDE: bool>(
     pieces: &mut Pieces<'_, L>,
     limit: usize,
 ) -> Option<usize> {
-    let mut spans = Spans::new(pieces.bytes);
+    let mut spans = Spans::<WIDE>::new(pieces.bytes);
     let mut total = 0usize;
     while let Some(span) = spans.next_span() {
         total += match span {
@@ -1125,7 +1138,7 @@ mod tests {
 
     /// The spans [`Spans`] finds.
     fn spans(text: &[u8]) -> Vec<Span> {
-        let mut walk = Spans::new(text);
+        let mut walk = Spans::<false>::new(text);
         let mut spans = Vec::new();
         while let Some(span) = walk.next_span() {
             match span {
