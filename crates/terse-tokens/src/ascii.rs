@@ -10,17 +10,17 @@
 //! `"\n    name"`), which a small memo of the segments seen before, on
 //! this thread, in this or an earlier text, answers whole. Where segments
 //! start is found 64 bytes at a time as bits (`bounds`), and the loop goes
-//! from one span to the next (the segments that fit in 16 bytes, a word and
+//! from one span to the next (the segments that fit in 32 bytes, a word and
 //! the number after it) with a window of those bits, `trailing_zeros` and
 //! `leading_zeros`, never visiting the starts inside a span; the loop is
 //! compiled twice, for the baseline and for CPUs with AVX2 and BMI2 (the
-//! same code, fewer instructions); a span of up to 16
-//! bytes is two words of the text, masked to its length by a table, one
-//! multiplication to hash and two compares. A segment not in the memo is
+//! same code, fewer instructions); a span of up to 32
+//! bytes is four words of the text, masked to its length by a table, one
+//! multiplication to hash and a compare of 32 bytes. A segment not in the memo is
 //! split into pieces, found eight bytes at a time and answered from a memo
 //! of pieces; a piece not in it is counted alone: by `tiktoken`, or by the
 //! caller's counter for long pieces when it is longer than [`LONG_PIECE`].
-//! The memo is a fixed 96 KiB per thread that counts.
+//! The memo is a fixed 88 KiB per thread that counts.
 //!
 //! Finding a piece: the byte classes of eight bytes at once are a few
 //! additions and masks over one `u64` (each byte below 0x80, so no carry
@@ -57,18 +57,21 @@ use super::bounds::{BLOCK, Classes};
 /// pieces: `tiktoken` merges a long piece in time that grows faster than
 /// its length.
 pub(super) const LONG_PIECE: usize = 64;
-/// Longest piece or segment the memo keeps; longer ones (rare in API
-/// text) are counted each time.
+/// Longest piece the memo keeps; longer ones (rare in API text) are
+/// counted each time.
 const KEY_MAX: usize = 24;
-/// Longest segment of the segments' table; longer ones, up to [`KEY_MAX`],
-/// go to the table of long pieces.
-const SEGMENT_MAX: usize = 16;
-/// Sets of the memo of segments of up to [`SEGMENT_MAX`] bytes: a
-/// document has a few hundred distinct segments at most that repeat (keys
-/// with the punctuation around them, indentation, words); the rest (ids,
-/// numbers) are counted once anyway.
-const SEGMENT_SETS: usize = 512;
-/// Slots of a set of segments: four, since a hundred segments in 512 sets
+/// Longest span of the segments' table: a TOON line's key and value with
+/// the indentation of the next (`\n    status: refunded`), a JSON value
+/// with the next key (`":"Maple Delta","address`), one lookup where there
+/// were two with sixteen. A segment longer than this (rare in API text) is
+/// counted each time.
+const SEGMENT_MAX: usize = 32;
+/// Sets of the memo of spans of up to [`SEGMENT_MAX`] bytes: a document
+/// has a few hundred distinct spans at most that repeat (keys with the
+/// punctuation around them, indentation, words); the rest (ids, numbers)
+/// are counted once anyway.
+const SEGMENT_SETS: usize = 256;
+/// Slots of a set of segments: four, since a hundred spans in 256 sets
 /// put three in one set about as often as not (and with two ways, the
 /// three would replace each other on every document).
 const SEGMENT_WAYS: usize = 4;
@@ -76,8 +79,7 @@ const SEGMENT_WAYS: usize = 4;
 /// in the memo.
 const SHORT_SLOTS: usize = 2048;
 /// Slots of the memo of pieces of 9 to [`KEY_MAX`] bytes: fewer, longer
-/// words (`" description"`, `"\":\""`-style runs), and segments of
-/// [`SEGMENT_MAX`] to [`KEY_MAX`] bytes.
+/// words (`" description"`, `"\":\""`-style runs).
 const LONG_SLOTS: usize = 512;
 
 /// A segment of up to [`SEGMENT_MAX`] bytes and its tokens.
@@ -85,7 +87,7 @@ const LONG_SLOTS: usize = 512;
 struct Segment {
     /// The segment as [`segment_key`] packs it; zeros for an empty slot
     /// (no key is).
-    key: [u64; 2],
+    key: [u64; 4],
     tokens: u64,
 }
 
@@ -101,8 +103,7 @@ struct Short {
 /// A piece of 9 to [`KEY_MAX`] bytes and its tokens.
 #[derive(Clone, Copy)]
 struct Long {
-    /// The text's length, with bit 7 set for a segment; 0 for an empty
-    /// slot.
+    /// The piece's length; 0 for an empty slot.
     tag: u8,
     tokens: u8,
     /// The piece's bytes as [`long_key`] packs them.
@@ -119,9 +120,9 @@ struct Memo {
     long: [Long; LONG_SLOTS],
 }
 
-// The size the docs give: 2 048 slots of 24 bytes, 2 048 of 16 and 512 of
-// 32, 96 KiB.
-const _: () = assert!(std::mem::size_of::<Memo>() == 96 << 10);
+// The size the docs give: 1 024 slots of 40 bytes, 2 048 of 16 and 512 of
+// 32, 88 KiB.
+const _: () = assert!(std::mem::size_of::<Memo>() == 88 << 10);
 
 thread_local! {
     static MEMO: RefCell<Box<Memo>> = RefCell::new(Memo::empty());
@@ -382,85 +383,84 @@ fn short_key(w: u64, len: usize) -> u64 {
     w & below(len) | 0x80 << (8 * (len - 1))
 }
 
-/// How [`segment_key`] packs a segment of each length: the masks of its
-/// first eight bytes and of the next eight and the bits set in each.
+/// How [`segment_key`] packs a span of each length: the mask of its
+/// thirty-two bytes (its first eight in the first word) and the bit set in
+/// them; one `and` and one `or` a word.
 #[derive(Clone, Copy)]
 struct Packing {
-    first: u64,
-    first_tag: u64,
-    last: u64,
-    last_tag: u64,
+    mask: [u64; 4],
+    tag: [u64; 4],
 }
 
-/// [`Packing`] by length, 1 to [`SEGMENT_MAX`]: up to eight bytes, the
-/// bytes from the first word with bit 7 of the last one set, as
-/// [`short_key`] packs a piece, and a second word of zeros; nine and more,
-/// the first eight bytes and the next `len - 8`, with bit 7 of the last
-/// one set. No ASCII byte has bit 7, so the set bit tells the length, and
-/// no key is zeros.
+/// [`Packing`] by length, 1 to [`SEGMENT_MAX`]: the span's bytes, with
+/// bit 7 of the last one set, then zeros: up to eight bytes, a first word
+/// as [`short_key`] packs a piece and three words of zeros. No ASCII byte
+/// has bit 7, so the set bit tells the length, and no key is zeros.
 static PACKING: [Packing; SEGMENT_MAX + 1] = {
     let mut table = [Packing {
-        first: 0,
-        first_tag: 0,
-        last: 0,
-        last_tag: 0,
+        mask: [0; 4],
+        tag: [0; 4],
     }; SEGMENT_MAX + 1];
     let mut len = 1;
     while len <= SEGMENT_MAX {
-        table[len] = if len <= 8 {
-            Packing {
-                first: below(len),
-                first_tag: 0x80 << (8 * (len - 1)),
-                last: 0,
-                last_tag: 0,
+        let mut word = 0;
+        while word < 4 {
+            let bytes = len.saturating_sub(8 * word);
+            table[len].mask[word] = below(if bytes > 8 { 8 } else { bytes });
+            if bytes >= 1 && bytes <= 8 {
+                table[len].tag[word] = 0x80 << (8 * (bytes - 1));
             }
-        } else {
-            Packing {
-                first: u64::MAX,
-                first_tag: 0,
-                last: below(len - 8),
-                last_tag: 0x80 << (8 * (len - 9)),
-            }
-        };
+            word += 1;
+        }
         len += 1;
     }
     table
 };
 
-/// The memo key of the segment `start..end` of `bytes`, 1 to
-/// [`SEGMENT_MAX`] bytes long: two words that tell any two such segments
-/// apart ([`PACKING`]), made from one load of sixteen bytes without a
+/// The memo key of the span `start..end` of `bytes`, 1 to
+/// [`SEGMENT_MAX`] bytes long: four words that tell any two such spans
+/// apart ([`PACKING`]), made from one load of thirty-two bytes without a
 /// branch on the length.
 #[inline(always)]
-fn segment_key(bytes: &[u8], start: usize, end: usize) -> [u64; 2] {
+fn segment_key(bytes: &[u8], start: usize, end: usize) -> [u64; 4] {
     let packing = &PACKING[end - start];
-    let both = match bytes.get(start..).and_then(<[u8]>::first_chunk::<16>) {
-        Some(chunk) => u128::from_le_bytes(*chunk),
-        None => sixteen_past_end(bytes, start),
+    let all = match bytes
+        .get(start..)
+        .and_then(<[u8]>::first_chunk::<SEGMENT_MAX>)
+    {
+        Some(chunk) => *chunk,
+        None => span_past_end(bytes, start),
     };
-    [
-        both as u64 & packing.first | packing.first_tag,
-        (both >> 64) as u64 & packing.last | packing.last_tag,
-    ]
+    let mut key = [0; 4];
+    for (word, (chunk, (mask, tag))) in key.iter_mut().zip(
+        all.chunks_exact(8)
+            .zip(packing.mask.iter().zip(&packing.tag)),
+    ) {
+        let mut eight = [0; 8];
+        eight.copy_from_slice(chunk);
+        *word = u64::from_le_bytes(eight) & mask | tag;
+    }
+    key
 }
 
-/// The sixteen bytes of `bytes` from `at` for [`segment_key`] near the end
-/// of the text, zeros past it (which the key masks off).
+/// The [`SEGMENT_MAX`] bytes of `bytes` from `at` for [`segment_key`] near
+/// the end of the text, zeros past it (which the key masks off).
 #[cold]
 #[inline(never)]
-fn sixteen_past_end(bytes: &[u8], at: usize) -> u128 {
-    let mut chunk = [0; 16];
+fn span_past_end(bytes: &[u8], at: usize) -> [u8; SEGMENT_MAX] {
+    let mut chunk = [0; SEGMENT_MAX];
     let rest = bytes.get(at..).unwrap_or_default();
-    let rest = &rest[..rest.len().min(16)];
+    let rest = &rest[..rest.len().min(SEGMENT_MAX)];
     chunk[..rest.len()].copy_from_slice(rest);
-    u128::from_le_bytes(chunk)
+    chunk
 }
 
 /// The memo's set for a segment's key.
 #[inline(always)]
-fn segment_set(key: [u64; 2]) -> usize {
-    let h = (key[0] ^ key[1].rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (h >> 55) as usize % SEGMENT_SETS
+fn segment_set(key: [u64; 4]) -> usize {
+    let h = (key[0] ^ key[1].rotate_left(29) ^ key[2].rotate_left(13) ^ key[3].rotate_left(43))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> 56) as usize % SEGMENT_SETS
 }
 
 /// `piece` (9 to [`KEY_MAX`] bytes) as three words: the first eight bytes
@@ -497,7 +497,7 @@ impl Memo {
     fn empty() -> Box<Self> {
         Box::new(Memo {
             segments: [[Segment {
-                key: [0; 2],
+                key: [0; 4],
                 tokens: 0,
             }; SEGMENT_WAYS]; SEGMENT_SETS],
             short: [Short { key: 0, tokens: 0 }; SHORT_SLOTS],
@@ -511,7 +511,7 @@ impl Memo {
 
     /// The tokens of the segment with `key`, if the memo has them.
     #[inline(always)]
-    fn segment(&self, key: [u64; 2]) -> Option<usize> {
+    fn segment(&self, key: [u64; 4]) -> Option<usize> {
         let set = &self.segments[segment_set(key)];
         if set[0].key == key {
             return Some(set[0].tokens as usize);
@@ -525,7 +525,7 @@ impl Memo {
     /// Keeps the tokens of the segment with `key`, as
     /// [`Memo::keep_short`] does.
     #[inline(never)]
-    fn keep_segment(&mut self, key: [u64; 2], tokens: usize) {
+    fn keep_segment(&mut self, key: [u64; 4], tokens: usize) {
         let set = &mut self.segments[segment_set(key)];
         set.copy_within(..SEGMENT_WAYS - 1, 1);
         set[0] = Segment {
@@ -667,7 +667,7 @@ impl<L: Fn(&str, usize) -> Option<usize>> Pieces<'_, L> {
     /// The tokens of a segment (not the last of the text) of up to [`SEGMENT_MAX`] bytes
     /// that the memo does not have: counted and kept.
     #[inline(never)]
-    fn new_segment(&mut self, key: [u64; 2], start: usize, end: usize) -> Option<usize> {
+    fn new_segment(&mut self, key: [u64; 4], start: usize, end: usize) -> Option<usize> {
         let tokens = self.count(start, end, usize::MAX)?;
         self.memo.keep_segment(key, tokens);
         Some(tokens)
@@ -692,23 +692,12 @@ impl<L: Fn(&str, usize) -> Option<usize>> Pieces<'_, L> {
         }
     }
 
-    /// The tokens of a segment (not the last of the text) longer than [`SEGMENT_MAX`]: up
-    /// to [`KEY_MAX`] bytes, from the table of long pieces (tagged as a
-    /// segment, whose pieces may differ from those of a piece of the same
-    /// bytes); longer, counted each time.
+    /// The tokens of a segment (not the last of the text) longer than
+    /// [`SEGMENT_MAX`]: counted piece by piece each time, its pieces from
+    /// the memo of pieces.
     #[inline(never)]
     fn long_segment(&mut self, start: usize, end: usize, limit: usize) -> Option<usize> {
-        let len = end - start;
-        if len > KEY_MAX {
-            return self.count(start, end, limit);
-        }
-        let (key, tag) = (long_key(&self.bytes[start..end]), len as u8 | 0x80);
-        if let Some(tokens) = self.memo.long(key, tag) {
-            return Some(tokens);
-        }
-        let tokens = self.count(start, end, usize::MAX)?;
-        self.memo.keep_long(key, tag, tokens);
-        Some(tokens)
+        self.count(start, end, limit)
     }
 
     /// The tokens of the last segment of the text, `start..`: never kept,
@@ -1317,7 +1306,7 @@ mod tests {
                 let text = vec![b; 40];
                 for start in [0, 3, 40 - len] {
                     let key = segment_key(&text, start, start + len);
-                    assert_ne!(key, [0, 0]);
+                    assert_ne!(key, [0; 4]);
                     keys.insert((b, len, key));
                 }
             }

@@ -12,7 +12,7 @@
 //! checks on every ASCII byte at every position of a block.
 //!
 //! Then the counter's loop goes from span to span (as many whole segments
-//! as fit in 16 bytes) with a window of these bits, rather than testing the
+//! as fit in 32 bytes) with a window of these bits, rather than testing the
 //! bytes of each segment for its end.
 
 /// Bytes per block: one bit each in a `u64`.
