@@ -11,8 +11,9 @@
 //! from eight-byte words elsewhere; both give the same bits, which a test
 //! checks on every ASCII byte at every position of a block.
 //!
-//! Then the counter's loop goes from start to start with `trailing_zeros`,
-//! rather than testing the bytes of each segment for its end.
+//! Then the counter's loop goes from span to span (as many whole segments
+//! as fit in 32 bytes) with a window of these bits, rather than testing the
+//! bytes of each segment for its end.
 
 /// Bytes per block: one bit each in a `u64`.
 pub(super) const BLOCK: usize = 64;
@@ -47,6 +48,25 @@ impl Classes {
         #[cfg(not(target_arch = "x86_64"))]
         {
             Self::portable(block)
+        }
+    }
+
+    /// [`Classes::of`] with AVX2: the same bits in half the instructions.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    #[allow(unsafe_code)]
+    pub(super) unsafe fn of_wide(block: &[u8; BLOCK]) -> Self {
+        // SAFETY: the caller has AVX2.
+        let (digit, letter, word) = unsafe { super::wide::classes(block) };
+        Self {
+            digit,
+            letter,
+            word,
         }
     }
 
@@ -118,6 +138,13 @@ mod tests {
                 block[at] = b;
                 let classes = Classes::of(&block);
                 assert_eq!(classes, Classes::portable(&block), "{b:#x} at {at}");
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    #[allow(unsafe_code)]
+                    // SAFETY: the CPU has just said it has AVX2.
+                    let wide = unsafe { Classes::of_wide(&block) };
+                    assert_eq!(wide, classes, "{b:#x} at {at}");
+                }
                 let bit = 1u64 << at;
                 assert_eq!(classes.digit & bit != 0, b.is_ascii_digit(), "{b:#x}");
                 assert_eq!(classes.letter & bit != 0, b.is_ascii_alphabetic(), "{b:#x}");
@@ -139,6 +166,13 @@ mod tests {
         ) {
             let block = block_of(&bytes);
             prop_assert_eq!(Classes::of(&block), Classes::portable(&block));
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                #[allow(unsafe_code)]
+                // SAFETY: the CPU has just said it has AVX2.
+                let wide = unsafe { Classes::of_wide(&block) };
+                prop_assert_eq!(wide, Classes::portable(&block));
+            }
         }
     }
 

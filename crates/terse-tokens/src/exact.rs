@@ -94,7 +94,7 @@ fn linear() -> &'static Tokenizer {
 /// through a small table (`tiktoken` would hand each to its regex); ASCII
 /// text (most API JSON and its TOON) is split into pieces here and each
 /// word with the punctuation before it, or each piece, answered from a
-/// per-thread memo of those seen before (a fixed 96 KiB), `tiktoken`
+/// per-thread memo of those seen before (a fixed 88 KiB), `tiktoken`
 /// counting only the new ones; in text with characters beyond ASCII, only
 /// the parts around them (to where the pre-tokenizer's pieces allow a cut)
 /// are counted the general way, the ASCII between them as ASCII text; text

@@ -28,7 +28,8 @@
 
 // The estimator's AVX2 kernel (`avx2.rs`) and the calls into code compiled
 // for AVX2, in `dispatch.rs`, taken on CPUs that have AVX2 (`cpu.rs` asks),
-// and the exact counter's SSE2 byte classes (`sse2.rs`) use `unsafe`;
+// and the exact counter's SSE2 and AVX2 byte classes (`sse2.rs`,
+// `wide.rs`) and its loop compiled for AVX2 (in `ascii.rs`) use `unsafe`;
 // nothing else may.
 #![deny(unsafe_code)]
 // docs.rs marks what each cargo feature adds.
@@ -62,6 +63,8 @@ mod pieces;
 #[cfg(all(feature = "exact-tokens", target_arch = "x86_64"))]
 mod sse2;
 mod weights;
+#[cfg(all(feature = "exact-tokens", target_arch = "x86_64"))]
+mod wide;
 
 pub use choose::{Choice, Counting, EXACT_TIE_MAX_BYTES, Served, choose, estimates};
 /// The two halves of [`choose`], for tower-terse's smart fallback, which
