@@ -72,6 +72,7 @@ pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String, Seen)> {
         inexact: false,
         hashed: Vec::new(),
         known: [KnownKey::NONE; KNOWN_KEYS],
+        entries: [KnownEntry::NONE; 2 * KNOWN_KEYS],
     };
     let mut blank = false;
     let end = parser.value(&mut blank)?;
@@ -110,6 +111,43 @@ struct Parser<'a> {
     /// place (see [`Frame::keys`]), a masked word compare in place of its
     /// scan and hash.
     known: [KnownKey; KNOWN_KEYS],
+    /// Entry heads read lately, by where they stood (the slots of
+    /// [`known`](Self::known)): the bytes from the end of the value before
+    /// a key (or from the object's `{`) to the start of the key's value,
+    /// comma, key, colon and the whitespace between them, as read. A head
+    /// that repeats them byte for byte is read as they were, in one
+    /// masked compare of two words, with no scan of its separator, key or
+    /// colon of its own. The heads of first keys (no comma) have slots of
+    /// their own, past the others: a head of one kind never stands for
+    /// the other, where it would let a missing or stray comma through.
+    entries: [KnownEntry; 2 * KNOWN_KEYS],
+}
+
+/// The bytes of an entry's head as a [`Parser::entries`] slot keeps
+/// them: `words` are the head's first 16 bytes with the bytes past it
+/// masked off by `masks`, `len` its length, the key at
+/// `key_start..key_end` of it (plain: no escape), `hash` the key's
+/// [`key_hash`]. The empty slot's mask takes any bytes to 0, which its
+/// first word (1) never is.
+#[derive(Clone, Copy)]
+struct KnownEntry {
+    words: [u64; 2],
+    masks: [u64; 2],
+    hash: u32,
+    key_start: u8,
+    key_end: u8,
+    len: u8,
+}
+
+impl KnownEntry {
+    const NONE: Self = KnownEntry {
+        words: [1, 0],
+        masks: [0, 0],
+        hash: 0,
+        key_start: 0,
+        key_end: 0,
+        len: 0,
+    };
 }
 
 /// Slots of [`Parser::known`].
@@ -228,6 +266,17 @@ fn whitespace_end(bytes: &[u8], from: usize, blank: &mut bool) -> usize {
     pos
 }
 
+/// The slot of [`Parser::entries`] of the next entry of `object`: its
+/// first's (`FIRST`) or a later one's.
+#[inline(always)]
+fn entry_slot<const FIRST: bool>(object: &Frame) -> usize {
+    let slot = (object.keys as usize + object.len as usize) % KNOWN_KEYS;
+    match FIRST {
+        true => KNOWN_KEYS + slot,
+        false => slot,
+    }
+}
+
 /// Eight bytes as a little-endian word (the first byte lowest).
 #[inline(always)]
 fn word(chunk: &[u8]) -> u64 {
@@ -265,7 +314,8 @@ impl<'a> Parser<'a> {
                         return Err(Bail);
                     }
                     let at = self.nodes.len() as u32;
-                    pos = skip_whitespace(bytes, pos + 1, blank);
+                    let open = pos + 1;
+                    pos = skip_whitespace(bytes, open, blank);
                     if bytes.get(pos) == Some(&b'}') {
                         pos += 1;
                         self.nodes.push(Slot::Object {
@@ -282,7 +332,10 @@ impl<'a> Parser<'a> {
                         stack.push(top);
                         top = Frame::new(at, b'}', self.repeats.len(), keys as u8);
                         depth += 1;
-                        pos = self.key(bytes, pos, &mut top, blank)?;
+                        pos = match self.known_entry::<true>(bytes, open, &mut top, blank) {
+                            Some(value) => value,
+                            None => self.key::<true>(bytes, open, pos, &mut top, blank)?,
+                        };
                         continue 'value;
                     }
                 }
@@ -318,12 +371,21 @@ impl<'a> Parser<'a> {
                     return Ok(skip_whitespace(bytes, pos, blank));
                 }
                 top.len += 1;
+                // The next entry of an object, when its head repeats the
+                // one read last in its place.
+                if top.is_object() {
+                    if let Some(value) = self.known_entry::<false>(bytes, pos, &mut top, blank) {
+                        pos = value;
+                        continue 'value;
+                    }
+                }
+                let head = pos;
                 pos = skip_whitespace(bytes, pos, blank);
                 match bytes.get(pos) {
                     Some(b',') => {
                         pos = skip_whitespace(bytes, pos + 1, blank);
                         if top.is_object() {
-                            pos = self.key(bytes, pos, &mut top, blank)?;
+                            pos = self.key::<false>(bytes, head, pos, &mut top, blank)?;
                         }
                         continue 'value;
                     }
@@ -379,13 +441,102 @@ impl<'a> Parser<'a> {
     /// and the whitespace around that, noting whether the key repeats an
     /// earlier one; returns the position of the value.
     #[inline(always)]
-    fn key(
+    fn key<const FIRST: bool>(
+        &mut self,
+        bytes: &'a [u8],
+        head: usize,
+        pos: usize,
+        object: &mut Frame,
+        blank: &mut bool,
+    ) -> Parsed<usize> {
+        let (key, hash, value) = self.key_parts(bytes, pos, object, blank)?;
+        self.learn_entry::<FIRST>(bytes, head, value, key, hash, object);
+        Ok(value)
+    }
+
+    /// The entry at `head` (the end of the value before it, or the byte
+    /// after its object's `{`) when its head is the one kept in its slot
+    /// of [`Parser::entries`]: its key is noted and the position of its
+    /// value returned. `None`, with nothing done, otherwise.
+    #[inline(always)]
+    fn known_entry<const FIRST: bool>(
+        &mut self,
+        bytes: &[u8],
+        head: usize,
+        object: &mut Frame,
+        blank: &mut bool,
+    ) -> Option<usize> {
+        let chunk = bytes.get(head..head + 16)?;
+        let known = self.entries[entry_slot::<FIRST>(object)];
+        let first = word(chunk);
+        let second = chunk.get(8..).map_or(0, word);
+        if ((first & known.masks[0]) ^ known.words[0])
+            | ((second & known.masks[1]) ^ known.words[1])
+            != 0
+        {
+            return None;
+        }
+        let key = Text {
+            start: (head + usize::from(known.key_start)) as u32,
+            end: (head + usize::from(known.key_end)) as u32,
+        };
+        self.note_key(object, key, known.hash);
+        // The head was read whole, up to a byte that was no whitespace
+        // there; here the byte after it may be (and whitespace in the
+        // head itself was noted when it was first read).
+        Some(skip_whitespace(bytes, head + usize::from(known.len), blank))
+    }
+
+    /// Keeps the head of the entry whose key `key` (of [`key_hash`]
+    /// `hash`) was read from `head` to `value`, the position of its value,
+    /// for [`known_entry`](Self::known_entry): when it fits in two words
+    /// and its key is plain (a slice of the head).
+    #[inline(always)]
+    fn learn_entry<const FIRST: bool>(
+        &mut self,
+        bytes: &[u8],
+        head: usize,
+        value: usize,
+        key: Text,
+        hash: u32,
+        object: &Frame,
+    ) {
+        let len = value.wrapping_sub(head);
+        let (start, end) = (key.start as usize, key.end as usize);
+        if len > 16 || start < head || end > value {
+            return;
+        }
+        let Some(chunk) = bytes.get(head..head + 16) else {
+            return;
+        };
+        let mask = match len {
+            16 => u128::MAX,
+            _ => (1u128 << (8 * len)) - 1,
+        };
+        let masks = [mask as u64, (mask >> 64) as u64];
+        self.entries[entry_slot::<FIRST>(object)] = KnownEntry {
+            words: [
+                word(chunk) & masks[0],
+                chunk.get(8..).map_or(0, word) & masks[1],
+            ],
+            masks,
+            hash,
+            key_start: (start - head) as u8,
+            key_end: (end - head) as u8,
+            len: len as u8,
+        };
+    }
+
+    /// [`key`](Self::key) but for the head's keeping: the key, its
+    /// [`key_hash`], and the position of its value.
+    #[inline(always)]
+    fn key_parts(
         &mut self,
         bytes: &'a [u8],
         pos: usize,
         object: &mut Frame,
         blank: &mut bool,
-    ) -> Parsed<usize> {
+    ) -> Parsed<(Text, u32, usize)> {
         if bytes.get(pos) != Some(&b'"') {
             return Err(Bail);
         }
@@ -403,7 +554,8 @@ impl<'a> Parser<'a> {
                     end: start as u32 + known.len,
                 };
                 self.note_key(object, key, known.hash);
-                return Ok(skip_whitespace(bytes, key.end as usize + 2, blank));
+                let value = skip_whitespace(bytes, key.end as usize + 2, blank);
+                return Ok((key, known.hash, value));
             }
             let flagged = special_bytes(first);
             // 8 when nothing is flagged.
@@ -424,7 +576,7 @@ impl<'a> Parser<'a> {
                     hash,
                 };
                 self.note_key(object, key, hash);
-                return Ok(skip_whitespace(bytes, start + n + 2, blank));
+                return Ok((key, hash, skip_whitespace(bytes, start + n + 2, blank)));
             }
         }
         // The first word of the key, scanned here rather than by
@@ -474,7 +626,7 @@ impl<'a> Parser<'a> {
         if bytes.get(colon) != Some(&b':') {
             return Err(Bail);
         }
-        Ok(skip_whitespace(bytes, colon + 1, blank))
+        Ok((key, hash, skip_whitespace(bytes, colon + 1, blank)))
     }
 
     /// Stores `key`, read in `object`, whose [`key_hash`] is `hash`, and
