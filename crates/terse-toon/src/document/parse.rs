@@ -70,6 +70,7 @@ pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String, Seen)> {
         owned: String::new(),
         repeats: Vec::new(),
         inexact: false,
+        runs: 0,
         hashed: Vec::new(),
         known: [KnownKey::NONE; KNOWN_KEYS],
         entries: [KnownEntry::NONE; 2 * KNOWN_KEYS],
@@ -98,6 +99,8 @@ struct Parser<'a> {
     /// numbers already leave the fast path, so that the callers that would
     /// read the text into a `serde_json::Value` need no scan of their own.
     inexact: bool,
+    /// The last run of entry heads given out ([`KnownEntry::run`]).
+    runs: u32,
     /// The keys' hashes of the open objects past `KEYS_BY_FILTER` keys,
     /// innermost last, each with its object's node index: there the
     /// filter is full and comparing each key with the earlier ones would
@@ -129,11 +132,21 @@ struct Parser<'a> {
 /// `key_start..key_end` of it (plain: no escape), `hash` the key's
 /// [`key_hash`]. The empty slot's mask takes any bytes to 0, which its
 /// first word (1) never is.
+///
+/// `run` says which object's keys the head stands in: an object whose
+/// first head is found with a run finds its next heads in that run while
+/// they are there. The heads of one run are stamped by one object, at its
+/// first 32 positions (the slots of which are distinct), while its keys
+/// are distinct: an object whose keys are all found in one run, in order,
+/// has distinct keys too, and skips the repeat filter for them. Any other
+/// head (there being none, its run another, its key read afresh) ends
+/// the chain: the filter is then filled with the keys so far.
 #[derive(Clone, Copy)]
 struct KnownEntry {
     words: [u64; 2],
     masks: [u64; 2],
     hash: u32,
+    run: u32,
     key_start: u8,
     key_end: u8,
     len: u8,
@@ -144,6 +157,7 @@ impl KnownEntry {
         words: [1, 0],
         masks: [0, 0],
         hash: 0,
+        run: NO_RUN,
         key_start: 0,
         key_end: 0,
         len: 0,
@@ -193,10 +207,26 @@ struct Frame {
     /// element of an array), so that the records of one list share their
     /// slots and the objects within them have others.
     keys: u8,
+    /// The object's keys so far stand, in order, in the slots of
+    /// [`Parser::entries`] stamped with this run, and the filter lacks
+    /// them (see [`Frame::run`]).
+    chained: bool,
+    /// An object's run of entry heads ([`KnownEntry::run`]): while
+    /// `chained`, the run its keys so far were all found in; otherwise
+    /// the run its own heads are stamped with, or [`PLAIN`] (none).
+    run: u32,
     /// An object's 128-bit filter (two words) over a cheap key hash: only
     /// a key whose bit is already set is compared with the earlier keys.
     seen: [u64; 2],
 }
+
+/// The run of a frame that stamps no heads ([`Frame::run`]); no head has
+/// it, as runs are counted from 1 per object (below 2^31 of them: an
+/// object takes two bytes of the text, which is below 4 GiB).
+const PLAIN: u32 = u32::MAX;
+
+/// The run of a head that stands in none ([`KnownEntry::run`]).
+const NO_RUN: u32 = 0;
 
 impl Frame {
     #[inline(always)]
@@ -208,6 +238,8 @@ impl Frame {
             repeats_start: repeats_start as u32,
             close,
             keys,
+            chained: false,
+            run: PLAIN,
             seen: [0; 2],
         }
     }
@@ -449,9 +481,75 @@ impl<'a> Parser<'a> {
         object: &mut Frame,
         blank: &mut bool,
     ) -> Parsed<usize> {
+        if FIRST {
+            object.run = self.fresh_run();
+        } else if object.chained {
+            self.unchain(object);
+        }
+        let repeats = self.repeats.len();
         let (key, hash, value) = self.key_parts(bytes, pos, object, blank)?;
-        self.learn_entry::<FIRST>(bytes, head, value, key, hash, object);
+        let kept = self.learn_entry::<FIRST>(bytes, head, value, key, hash, object);
+        // A head not kept leaves its slot to another key: not stamped.
+        self.stamp(object, kept.then(|| entry_slot::<FIRST>(object)), repeats);
         Ok(value)
+    }
+
+    /// A run of entry heads for an object that stamps its own.
+    #[inline(always)]
+    fn fresh_run(&mut self) -> u32 {
+        // Below 2^31 objects: never 0 (`NO_RUN`) again, never `PLAIN`.
+        self.runs = self.runs.wrapping_add(1);
+        self.runs
+    }
+
+    /// [`note_key`](Self::note_key) for an object whose keys may have
+    /// been chained so far: the chain ends first.
+    #[inline(always)]
+    fn note_key_unchained(&mut self, object: &mut Frame, key: Text, hash: u32) {
+        if object.chained {
+            self.unchain(object);
+        }
+        self.note_key(object, key, hash);
+    }
+
+    /// Stamps the head in `slot` (the one of the key just noted, before
+    /// which the repeat stack was `repeats` long; `None` where its head
+    /// was not kept) with the run of `object`, while it stamps one: up to
+    /// a repeated key, and at its first 32 positions only.
+    #[inline(always)]
+    fn stamp(&mut self, object: &mut Frame, slot: Option<usize>, repeats: usize) {
+        if object.run == PLAIN {
+            return;
+        }
+        if self.repeats.len() != repeats || object.len as usize >= KEYS_BY_FILTER {
+            object.run = PLAIN;
+        } else if let Some(slot) = slot {
+            self.entries[slot].run = object.run;
+        }
+    }
+
+    /// Ends the chain of `object` (see [`KnownEntry`]): its filter gets
+    /// the keys so far, and the object stamps no heads. The first head of
+    /// its place stamps none either, so that the next object there stamps
+    /// a run of its own.
+    #[cold]
+    #[inline(never)]
+    fn unchain(&mut self, object: &mut Frame) {
+        object.chained = false;
+        object.run = PLAIN;
+        self.entries[KNOWN_KEYS + object.keys as usize % KNOWN_KEYS].run = NO_RUN;
+        // Past the filter's keys, the hash set is built from all the
+        // keys when first needed.
+        if object.len as usize <= KEYS_BY_FILTER {
+            let mut seen = [0; 2];
+            for key in self.keys_of(object.at) {
+                if let Slot::String(text) = self.nodes[key as usize] {
+                    let (at, bit) = filter_bit(key_hash(self.text_bytes(text)));
+                    seen[at] |= bit;
+                }
+            }
+            object.seen = seen;
+        }
     }
 
     /// The entry at `head` (the end of the value before it, or the byte
@@ -480,7 +578,23 @@ impl<'a> Parser<'a> {
             start: (head + usize::from(known.key_start)) as u32,
             end: (head + usize::from(known.key_end)) as u32,
         };
-        self.note_key(object, key, known.hash);
+        let slot = entry_slot::<FIRST>(object);
+        if FIRST && known.run != NO_RUN {
+            // The object starts as the one that stamped this run.
+            object.run = known.run;
+            object.chained = true;
+            self.nodes.push(Slot::String(key));
+        } else if !FIRST && known.run == object.run {
+            // Still that object's keys, in its order: none repeats.
+            self.nodes.push(Slot::String(key));
+        } else {
+            if FIRST {
+                object.run = self.fresh_run();
+            }
+            let repeats = self.repeats.len();
+            self.note_key_unchained(object, key, known.hash);
+            self.stamp(object, Some(slot), repeats);
+        }
         // The head was read whole, up to a byte that was no whitespace
         // there; here the byte after it may be (and whitespace in the
         // head itself was noted when it was first read).
@@ -490,7 +604,8 @@ impl<'a> Parser<'a> {
     /// Keeps the head of the entry whose key `key` (of [`key_hash`]
     /// `hash`) was read from `head` to `value`, the position of its value,
     /// for [`known_entry`](Self::known_entry): when it fits in two words
-    /// and its key is plain (a slice of the head).
+    /// and its key is plain (a slice of the head). Says whether it kept
+    /// it.
     #[inline(always)]
     fn learn_entry<const FIRST: bool>(
         &mut self,
@@ -500,14 +615,14 @@ impl<'a> Parser<'a> {
         key: Text,
         hash: u32,
         object: &Frame,
-    ) {
+    ) -> bool {
         let len = value.wrapping_sub(head);
         let (start, end) = (key.start as usize, key.end as usize);
         if len > 16 || start < head || end > value {
-            return;
+            return false;
         }
         let Some(chunk) = bytes.get(head..head + 16) else {
-            return;
+            return false;
         };
         let mask = match len {
             16 => u128::MAX,
@@ -521,10 +636,12 @@ impl<'a> Parser<'a> {
             ],
             masks,
             hash,
+            run: NO_RUN,
             key_start: (start - head) as u8,
             key_end: (end - head) as u8,
             len: len as u8,
         };
+        true
     }
 
     /// [`key`](Self::key) but for the head's keeping: the key, its
@@ -635,7 +752,7 @@ impl<'a> Parser<'a> {
     fn note_key(&mut self, object: &mut Frame, key: Text, hash: u32) {
         // `len` counts the entries before this key.
         let suspect = if (object.len as usize) < KEYS_BY_FILTER {
-            let (at, bit) = ((hash >> 6) as usize & 1, 1u64 << (hash & 63));
+            let (at, bit) = filter_bit(hash);
             let set = object.seen[at] & bit != 0;
             object.seen[at] |= bit;
             set
@@ -1118,6 +1235,13 @@ fn digit_run(bytes: &[u8], mut pos: usize) -> usize {
         pos += 1;
     }
     pos
+}
+
+/// The word of the repeat filter and the bit in it of a key of
+/// [`key_hash`] `hash`.
+#[inline(always)]
+fn filter_bit(hash: u32) -> (usize, u64) {
+    ((hash >> 6) as usize & 1, 1u64 << (hash & 63))
 }
 
 /// A hash of a key into 0..128 for the duplicate-key filter: its length

@@ -897,3 +897,37 @@ fn a_kept_entry_head_is_not_taken_for_a_first_key_or_after_a_missing_comma() {
         check(&json);
     }
 }
+
+#[test]
+fn records_found_in_the_heads_of_one_before_them_still_find_their_repeated_keys() {
+    // Records chain on the heads the first one kept (no repeat filter);
+    // a record that leaves the chain at any position, by a repeated key,
+    // a new one, a nested object in the slot, or 40 keys, is checked for
+    // repeats with all its keys so far.
+    let base = r#"{"a":1,"b":2,"c":3,"d":4}"#;
+    let wide = (0..40)
+        .map(|i| format!(r#""k{i}":{i}"#))
+        .collect::<Vec<_>>();
+    let wide_repeat = format!("{{{},\"k3\":0}}", wide.join(","));
+    let wide = format!("{{{}}}", wide.join(","));
+    let leaving = [
+        r#"{"a":1,"b":2,"a":3,"d":4}"#,
+        r#"{"a":1,"b":2,"c":3,"d":4,"b":5}"#,
+        r#"{"a":1,"b":2,"x":3,"a":4}"#,
+        r#"{"a":1,"b":{"b":1,"c":2,"d":3},"c":3,"b":4}"#,
+        r#"{"a":1,"b":2,"c":3,"d":4,"\u0061":5}"#,
+        r#"{"b":1,"a":2,"c":3,"d":4}"#,
+        r#"{"a":1,"b":2,"c":3,"c":4}"#,
+        &wide,
+        &wide_repeat,
+    ];
+    for other in leaving {
+        for json in [
+            format!("[{base},{base},{other},{other},{base},{other}]"),
+            format!("[{other},{base},{base},{other}]"),
+        ] {
+            assert!(super::parse::parse(&json).is_ok(), "{json}");
+            check(&json);
+        }
+    }
+}
