@@ -471,8 +471,10 @@ impl<'a> Parser<'a> {
 
     /// Reads the key of `object` starting at `pos`, the colon after it
     /// and the whitespace around that, noting whether the key repeats an
-    /// earlier one; returns the position of the value.
-    #[inline(always)]
+    /// earlier one; returns the position of the value. Out of line: most
+    /// heads are found kept ([`known_entry`](Self::known_entry)), and the
+    /// main loop keeps more in registers without this.
+    #[inline(never)]
     fn key<const FIRST: bool>(
         &mut self,
         bytes: &'a [u8],
