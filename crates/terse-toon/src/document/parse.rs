@@ -71,6 +71,9 @@ pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String, Seen)> {
         repeats: Vec::new(),
         inexact: false,
         runs: 0,
+        keeping: true,
+        misses: 0,
+        retry_at: 0,
         hashed: Vec::new(),
         known: [KnownKey::NONE; KNOWN_KEYS],
         entries: [KnownEntry::NONE; 2 * KNOWN_KEYS],
@@ -101,6 +104,16 @@ struct Parser<'a> {
     inexact: bool,
     /// The last run of entry heads given out ([`KnownEntry::run`]).
     runs: u32,
+    /// Whether the objects opened look for their heads in
+    /// [`entries`](Self::entries) and keep them there. Keys that differ
+    /// from object to object (a map keyed by ids) are not found kept, and
+    /// keeping them costs more than scanning them: past about one head in
+    /// four missed (`misses`, against the slots read, after a start),
+    /// objects stop looking until the document has grown fourfold
+    /// (`retry_at`), then try again.
+    keeping: bool,
+    misses: usize,
+    retry_at: usize,
     /// The keys' hashes of the open objects past `KEYS_BY_FILTER` keys,
     /// innermost last, each with its object's node index: there the
     /// filter is full and comparing each key with the earlier ones would
@@ -207,6 +220,9 @@ struct Frame {
     /// element of an array), so that the records of one list share their
     /// slots and the objects within them have others.
     keys: u8,
+    /// An object whose heads are looked for in [`Parser::entries`] and
+    /// kept there (see [`Parser::keeping`]); never an array.
+    heads: bool,
     /// The object's keys so far stand, in order, in the slots of
     /// [`Parser::entries`] stamped with this run, and the filter lacks
     /// them (see [`Frame::run`]).
@@ -230,7 +246,7 @@ const NO_RUN: u32 = 0;
 
 impl Frame {
     #[inline(always)]
-    fn new(at: u32, close: u8, repeats_start: usize, keys: u8) -> Self {
+    fn new(at: u32, close: u8, repeats_start: usize, keys: u8, heads: bool) -> Self {
         Frame {
             at,
             len: 0,
@@ -238,6 +254,7 @@ impl Frame {
             repeats_start: repeats_start as u32,
             close,
             keys,
+            heads,
             chained: false,
             run: PLAIN,
             seen: [0; 2],
@@ -327,7 +344,7 @@ impl<'a> Parser<'a> {
         let bytes = self.bytes;
         let mut stack: Vec<Frame> = Vec::new();
         // The innermost open container; a placeholder while `depth` is 0.
-        let mut top = Frame::new(0, 0, 0, 0);
+        let mut top = Frame::new(0, 0, 0, 0, false);
         // The containers open (the placeholder and the ones around the
         // innermost are on the stack).
         let mut depth = 0u32;
@@ -362,9 +379,13 @@ impl<'a> Parser<'a> {
                         };
                         let keys = (depth << 3 ^ place).wrapping_mul(0x9E37_79B9) >> 26;
                         stack.push(top);
-                        top = Frame::new(at, b'}', self.repeats.len(), keys as u8);
+                        top = Frame::new(at, b'}', self.repeats.len(), keys as u8, self.keeping);
                         depth += 1;
-                        pos = match self.known_entry::<true>(bytes, open, &mut top, blank) {
+                        let found = match top.heads {
+                            true => self.known_entry::<true>(bytes, open, &mut top, blank),
+                            false => None,
+                        };
+                        pos = match found {
                             Some(value) => value,
                             None => self.key::<true>(bytes, open, pos, &mut top, blank)?,
                         };
@@ -386,7 +407,7 @@ impl<'a> Parser<'a> {
                     } else {
                         self.nodes.push(Slot::Array { len: 0, end: 0 });
                         stack.push(top);
-                        top = Frame::new(at, b']', 0, 0);
+                        top = Frame::new(at, b']', 0, 0, false);
                         depth += 1;
                         continue 'value;
                     }
@@ -405,7 +426,7 @@ impl<'a> Parser<'a> {
                 top.len += 1;
                 // The next entry of an object, when its head repeats the
                 // one read last in its place.
-                if top.is_object() {
+                if top.heads {
                     if let Some(value) = self.known_entry::<false>(bytes, pos, &mut top, blank) {
                         pos = value;
                         continue 'value;
@@ -471,10 +492,8 @@ impl<'a> Parser<'a> {
 
     /// Reads the key of `object` starting at `pos`, the colon after it
     /// and the whitespace around that, noting whether the key repeats an
-    /// earlier one; returns the position of the value. Out of line: most
-    /// heads are found kept ([`known_entry`](Self::known_entry)), and the
-    /// main loop keeps more in registers without this.
-    #[inline(never)]
+    /// earlier one; returns the position of the value.
+    #[inline(always)]
     fn key<const FIRST: bool>(
         &mut self,
         bytes: &'a [u8],
@@ -483,14 +502,26 @@ impl<'a> Parser<'a> {
         object: &mut Frame,
         blank: &mut bool,
     ) -> Parsed<usize> {
-        if FIRST {
-            object.run = self.fresh_run();
-        } else if object.chained {
-            self.unchain(object);
+        if object.heads {
+            // A head looked for and not found.
+            self.misses += 1;
+            if self.misses * 8 > self.nodes.len() + 128 {
+                self.keeping = false;
+                self.retry_at = self.nodes.len() * 4;
+            }
+            if FIRST {
+                object.run = self.fresh_run();
+            } else if object.chained {
+                self.unchain(object);
+            }
+        } else if !self.keeping && self.nodes.len() >= self.retry_at {
+            self.keeping = true;
+            // As if one key in eight had been missed so far.
+            self.misses = self.nodes.len() / 16;
         }
         let repeats = self.repeats.len();
         let (key, hash, value) = self.key_parts(bytes, pos, object, blank)?;
-        let kept = self.learn_entry::<FIRST>(bytes, head, value, key, hash, object);
+        let kept = object.heads && self.learn_entry::<FIRST>(bytes, head, value, key, hash, object);
         // A head not kept leaves its slot to another key: not stamped.
         self.stamp(object, kept.then(|| entry_slot::<FIRST>(object)), repeats);
         Ok(value)

@@ -931,3 +931,30 @@ fn records_found_in_the_heads_of_one_before_them_still_find_their_repeated_keys(
         }
     }
 }
+
+#[test]
+fn keys_that_differ_from_object_to_object_stop_the_keeping_of_heads_and_it_resumes() {
+    // Objects keyed by ids miss their heads: past enough misses, objects
+    // stop looking for them, and look again once the document has grown;
+    // the records that follow, repeated keys among them, read alike
+    // whichever way their heads are read.
+    let ids = (0..300)
+        .map(|i| format!(r#"{{"id{i}":{i},"n{i}":"x","{i}":[{i}]}}"#))
+        .collect::<Vec<_>>()
+        .join(",");
+    let records = (0..2000)
+        .map(|i| match i % 97 {
+            0 => format!(r#"{{"a":{i},"b":"y","a":{i}}}"#),
+            1 => format!(r#"{{"b":{i},"a":"y","c":{{"a":1,"a":2}}}}"#),
+            _ => format!(r#"{{"a":{i},"b":"y","c":{{"a":1,"b":2}}}}"#),
+        })
+        .collect::<Vec<_>>()
+        .join(",");
+    for json in [
+        format!("[{ids},{records}]"),
+        format!("[{records},{ids},{records},{ids}]"),
+    ] {
+        assert!(super::parse::parse(&json).is_ok());
+        check(&json);
+    }
+}
