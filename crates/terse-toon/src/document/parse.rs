@@ -70,8 +70,13 @@ pub(super) fn parse(json: &str) -> Parsed<(Vec<Slot>, String, Seen)> {
         owned: String::new(),
         repeats: Vec::new(),
         inexact: false,
+        runs: 0,
+        keeping: true,
+        misses: 0,
+        retry_at: 0,
         hashed: Vec::new(),
         known: [KnownKey::NONE; KNOWN_KEYS],
+        entries: [KnownEntry::NONE; 2 * KNOWN_KEYS],
     };
     let mut blank = false;
     let end = parser.value(&mut blank)?;
@@ -97,6 +102,18 @@ struct Parser<'a> {
     /// numbers already leave the fast path, so that the callers that would
     /// read the text into a `serde_json::Value` need no scan of their own.
     inexact: bool,
+    /// The last run of entry heads given out ([`KnownEntry::run`]).
+    runs: u32,
+    /// Whether the objects opened look for their heads in
+    /// [`entries`](Self::entries) and keep them there. Keys that differ
+    /// from object to object (a map keyed by ids) are not found kept, and
+    /// keeping them costs more than scanning them: past about one head in
+    /// four missed (`misses`, against the slots read, after a start),
+    /// objects stop looking until the document has grown fourfold
+    /// (`retry_at`), then try again.
+    keeping: bool,
+    misses: usize,
+    retry_at: usize,
     /// The keys' hashes of the open objects past `KEYS_BY_FILTER` keys,
     /// innermost last, each with its object's node index: there the
     /// filter is full and comparing each key with the earlier ones would
@@ -110,6 +127,54 @@ struct Parser<'a> {
     /// place (see [`Frame::keys`]), a masked word compare in place of its
     /// scan and hash.
     known: [KnownKey; KNOWN_KEYS],
+    /// Entry heads read lately, by where they stood (the slots of
+    /// [`known`](Self::known)): the bytes from the end of the value before
+    /// a key (or from the object's `{`) to the start of the key's value,
+    /// comma, key, colon and the whitespace between them, as read. A head
+    /// that repeats them byte for byte is read as they were, in one
+    /// masked compare of two words, with no scan of its separator, key or
+    /// colon of its own. The heads of first keys (no comma) have slots of
+    /// their own, past the others: a head of one kind never stands for
+    /// the other, where it would let a missing or stray comma through.
+    entries: [KnownEntry; 2 * KNOWN_KEYS],
+}
+
+/// The bytes of an entry's head as a [`Parser::entries`] slot keeps
+/// them: `words` are the head's first 16 bytes with the bytes past it
+/// masked off by `masks`, `len` its length, the key at
+/// `key_start..key_end` of it (plain: no escape), `hash` the key's
+/// [`key_hash`]. The empty slot's mask takes any bytes to 0, which its
+/// first word (1) never is.
+///
+/// `run` says which object's keys the head stands in: an object whose
+/// first head is found with a run finds its next heads in that run while
+/// they are there. The heads of one run are stamped by one object, at its
+/// first 32 positions (the slots of which are distinct), while its keys
+/// are distinct: an object whose keys are all found in one run, in order,
+/// has distinct keys too, and skips the repeat filter for them. Any other
+/// head (there being none, its run another, its key read afresh) ends
+/// the chain: the filter is then filled with the keys so far.
+#[derive(Clone, Copy)]
+struct KnownEntry {
+    words: [u64; 2],
+    masks: [u64; 2],
+    hash: u32,
+    run: u32,
+    key_start: u8,
+    key_end: u8,
+    len: u8,
+}
+
+impl KnownEntry {
+    const NONE: Self = KnownEntry {
+        words: [1, 0],
+        masks: [0, 0],
+        hash: 0,
+        run: NO_RUN,
+        key_start: 0,
+        key_end: 0,
+        len: 0,
+    };
 }
 
 /// Slots of [`Parser::known`].
@@ -155,14 +220,33 @@ struct Frame {
     /// element of an array), so that the records of one list share their
     /// slots and the objects within them have others.
     keys: u8,
+    /// An object whose heads are looked for in [`Parser::entries`] and
+    /// kept there (see [`Parser::keeping`]); never an array.
+    heads: bool,
+    /// The object's keys so far stand, in order, in the slots of
+    /// [`Parser::entries`] stamped with this run, and the filter lacks
+    /// them (see [`Frame::run`]).
+    chained: bool,
+    /// An object's run of entry heads ([`KnownEntry::run`]): while
+    /// `chained`, the run its keys so far were all found in; otherwise
+    /// the run its own heads are stamped with, or [`PLAIN`] (none).
+    run: u32,
     /// An object's 128-bit filter (two words) over a cheap key hash: only
     /// a key whose bit is already set is compared with the earlier keys.
     seen: [u64; 2],
 }
 
+/// The run of a frame that stamps no heads ([`Frame::run`]); no head has
+/// it, as runs are counted from 1 per object (below 2^31 of them: an
+/// object takes two bytes of the text, which is below 4 GiB).
+const PLAIN: u32 = u32::MAX;
+
+/// The run of a head that stands in none ([`KnownEntry::run`]).
+const NO_RUN: u32 = 0;
+
 impl Frame {
     #[inline(always)]
-    fn new(at: u32, close: u8, repeats_start: usize, keys: u8) -> Self {
+    fn new(at: u32, close: u8, repeats_start: usize, keys: u8, heads: bool) -> Self {
         Frame {
             at,
             len: 0,
@@ -170,6 +254,9 @@ impl Frame {
             repeats_start: repeats_start as u32,
             close,
             keys,
+            heads,
+            chained: false,
+            run: PLAIN,
             seen: [0; 2],
         }
     }
@@ -228,6 +315,17 @@ fn whitespace_end(bytes: &[u8], from: usize, blank: &mut bool) -> usize {
     pos
 }
 
+/// The slot of [`Parser::entries`] of the next entry of `object`: its
+/// first's (`FIRST`) or a later one's.
+#[inline(always)]
+fn entry_slot<const FIRST: bool>(object: &Frame) -> usize {
+    let slot = (object.keys as usize + object.len as usize) % KNOWN_KEYS;
+    match FIRST {
+        true => KNOWN_KEYS + slot,
+        false => slot,
+    }
+}
+
 /// Eight bytes as a little-endian word (the first byte lowest).
 #[inline(always)]
 fn word(chunk: &[u8]) -> u64 {
@@ -246,7 +344,7 @@ impl<'a> Parser<'a> {
         let bytes = self.bytes;
         let mut stack: Vec<Frame> = Vec::new();
         // The innermost open container; a placeholder while `depth` is 0.
-        let mut top = Frame::new(0, 0, 0, 0);
+        let mut top = Frame::new(0, 0, 0, 0, false);
         // The containers open (the placeholder and the ones around the
         // innermost are on the stack).
         let mut depth = 0u32;
@@ -265,7 +363,8 @@ impl<'a> Parser<'a> {
                         return Err(Bail);
                     }
                     let at = self.nodes.len() as u32;
-                    pos = skip_whitespace(bytes, pos + 1, blank);
+                    let open = pos + 1;
+                    pos = skip_whitespace(bytes, open, blank);
                     if bytes.get(pos) == Some(&b'}') {
                         pos += 1;
                         self.nodes.push(Slot::Object {
@@ -280,9 +379,16 @@ impl<'a> Parser<'a> {
                         };
                         let keys = (depth << 3 ^ place).wrapping_mul(0x9E37_79B9) >> 26;
                         stack.push(top);
-                        top = Frame::new(at, b'}', self.repeats.len(), keys as u8);
+                        top = Frame::new(at, b'}', self.repeats.len(), keys as u8, self.keeping);
                         depth += 1;
-                        pos = self.key(bytes, pos, &mut top, blank)?;
+                        let found = match top.heads {
+                            true => self.known_entry::<true>(bytes, open, &mut top, blank),
+                            false => None,
+                        };
+                        pos = match found {
+                            Some(value) => value,
+                            None => self.key::<true>(bytes, open, pos, &mut top, blank)?,
+                        };
                         continue 'value;
                     }
                 }
@@ -301,7 +407,7 @@ impl<'a> Parser<'a> {
                     } else {
                         self.nodes.push(Slot::Array { len: 0, end: 0 });
                         stack.push(top);
-                        top = Frame::new(at, b']', 0, 0);
+                        top = Frame::new(at, b']', 0, 0, false);
                         depth += 1;
                         continue 'value;
                     }
@@ -318,12 +424,21 @@ impl<'a> Parser<'a> {
                     return Ok(skip_whitespace(bytes, pos, blank));
                 }
                 top.len += 1;
+                // The next entry of an object, when its head repeats the
+                // one read last in its place.
+                if top.heads {
+                    if let Some(value) = self.known_entry::<false>(bytes, pos, &mut top, blank) {
+                        pos = value;
+                        continue 'value;
+                    }
+                }
+                let head = pos;
                 pos = skip_whitespace(bytes, pos, blank);
                 match bytes.get(pos) {
                     Some(b',') => {
                         pos = skip_whitespace(bytes, pos + 1, blank);
                         if top.is_object() {
-                            pos = self.key(bytes, pos, &mut top, blank)?;
+                            pos = self.key::<false>(bytes, head, pos, &mut top, blank)?;
                         }
                         continue 'value;
                     }
@@ -379,13 +494,199 @@ impl<'a> Parser<'a> {
     /// and the whitespace around that, noting whether the key repeats an
     /// earlier one; returns the position of the value.
     #[inline(always)]
-    fn key(
+    fn key<const FIRST: bool>(
+        &mut self,
+        bytes: &'a [u8],
+        head: usize,
+        pos: usize,
+        object: &mut Frame,
+        blank: &mut bool,
+    ) -> Parsed<usize> {
+        if object.heads {
+            // A head looked for and not found.
+            self.misses += 1;
+            if self.misses * 8 > self.nodes.len() + 128 {
+                self.keeping = false;
+                self.retry_at = self.nodes.len() * 4;
+            }
+            if FIRST {
+                object.run = self.fresh_run();
+            } else if object.chained {
+                self.unchain(object);
+            }
+        } else if !self.keeping && self.nodes.len() >= self.retry_at {
+            self.keeping = true;
+            // As if one key in eight had been missed so far.
+            self.misses = self.nodes.len() / 16;
+        }
+        let repeats = self.repeats.len();
+        let (key, hash, value) = self.key_parts(bytes, pos, object, blank)?;
+        let kept = object.heads && self.learn_entry::<FIRST>(bytes, head, value, key, hash, object);
+        // A head not kept leaves its slot to another key: not stamped.
+        self.stamp(object, kept.then(|| entry_slot::<FIRST>(object)), repeats);
+        Ok(value)
+    }
+
+    /// A run of entry heads for an object that stamps its own.
+    #[inline(always)]
+    fn fresh_run(&mut self) -> u32 {
+        // Below 2^31 objects: never 0 (`NO_RUN`) again, never `PLAIN`.
+        self.runs = self.runs.wrapping_add(1);
+        self.runs
+    }
+
+    /// [`note_key`](Self::note_key) for an object whose keys may have
+    /// been chained so far: the chain ends first.
+    #[inline(always)]
+    fn note_key_unchained(&mut self, object: &mut Frame, key: Text, hash: u32) {
+        if object.chained {
+            self.unchain(object);
+        }
+        self.note_key(object, key, hash);
+    }
+
+    /// Stamps the head in `slot` (the one of the key just noted, before
+    /// which the repeat stack was `repeats` long; `None` where its head
+    /// was not kept) with the run of `object`, while it stamps one: up to
+    /// a repeated key, and at its first 32 positions only.
+    #[inline(always)]
+    fn stamp(&mut self, object: &mut Frame, slot: Option<usize>, repeats: usize) {
+        if object.run == PLAIN {
+            return;
+        }
+        if self.repeats.len() != repeats || object.len as usize >= KEYS_BY_FILTER {
+            object.run = PLAIN;
+        } else if let Some(slot) = slot {
+            self.entries[slot].run = object.run;
+        }
+    }
+
+    /// Ends the chain of `object` (see [`KnownEntry`]): its filter gets
+    /// the keys so far, and the object stamps no heads. The first head of
+    /// its place stamps none either, so that the next object there stamps
+    /// a run of its own.
+    #[cold]
+    #[inline(never)]
+    fn unchain(&mut self, object: &mut Frame) {
+        object.chained = false;
+        object.run = PLAIN;
+        self.entries[KNOWN_KEYS + object.keys as usize % KNOWN_KEYS].run = NO_RUN;
+        // Past the filter's keys, the hash set is built from all the
+        // keys when first needed.
+        if object.len as usize <= KEYS_BY_FILTER {
+            let mut seen = [0; 2];
+            for key in self.keys_of(object.at) {
+                if let Slot::String(text) = self.nodes[key as usize] {
+                    let (at, bit) = filter_bit(key_hash(self.text_bytes(text)));
+                    seen[at] |= bit;
+                }
+            }
+            object.seen = seen;
+        }
+    }
+
+    /// The entry at `head` (the end of the value before it, or the byte
+    /// after its object's `{`) when its head is the one kept in its slot
+    /// of [`Parser::entries`]: its key is noted and the position of its
+    /// value returned. `None`, with nothing done, otherwise.
+    #[inline(always)]
+    fn known_entry<const FIRST: bool>(
+        &mut self,
+        bytes: &[u8],
+        head: usize,
+        object: &mut Frame,
+        blank: &mut bool,
+    ) -> Option<usize> {
+        let chunk = bytes.get(head..head + 16)?;
+        let known = self.entries[entry_slot::<FIRST>(object)];
+        let first = word(chunk);
+        let second = chunk.get(8..).map_or(0, word);
+        if ((first & known.masks[0]) ^ known.words[0])
+            | ((second & known.masks[1]) ^ known.words[1])
+            != 0
+        {
+            return None;
+        }
+        let key = Text {
+            start: (head + usize::from(known.key_start)) as u32,
+            end: (head + usize::from(known.key_end)) as u32,
+        };
+        let slot = entry_slot::<FIRST>(object);
+        if FIRST && known.run != NO_RUN {
+            // The object starts as the one that stamped this run.
+            object.run = known.run;
+            object.chained = true;
+            self.nodes.push(Slot::String(key));
+        } else if !FIRST && known.run == object.run {
+            // Still that object's keys, in its order: none repeats.
+            self.nodes.push(Slot::String(key));
+        } else {
+            if FIRST {
+                object.run = self.fresh_run();
+            }
+            let repeats = self.repeats.len();
+            self.note_key_unchained(object, key, known.hash);
+            self.stamp(object, Some(slot), repeats);
+        }
+        // The head was read whole, up to a byte that was no whitespace
+        // there; here the byte after it may be (and whitespace in the
+        // head itself was noted when it was first read).
+        Some(skip_whitespace(bytes, head + usize::from(known.len), blank))
+    }
+
+    /// Keeps the head of the entry whose key `key` (of [`key_hash`]
+    /// `hash`) was read from `head` to `value`, the position of its value,
+    /// for [`known_entry`](Self::known_entry): when it fits in two words
+    /// and its key is plain (a slice of the head). Says whether it kept
+    /// it.
+    #[inline(always)]
+    fn learn_entry<const FIRST: bool>(
+        &mut self,
+        bytes: &[u8],
+        head: usize,
+        value: usize,
+        key: Text,
+        hash: u32,
+        object: &Frame,
+    ) -> bool {
+        let len = value.wrapping_sub(head);
+        let (start, end) = (key.start as usize, key.end as usize);
+        if len > 16 || start < head || end > value {
+            return false;
+        }
+        let Some(chunk) = bytes.get(head..head + 16) else {
+            return false;
+        };
+        let mask = match len {
+            16 => u128::MAX,
+            _ => (1u128 << (8 * len)) - 1,
+        };
+        let masks = [mask as u64, (mask >> 64) as u64];
+        self.entries[entry_slot::<FIRST>(object)] = KnownEntry {
+            words: [
+                word(chunk) & masks[0],
+                chunk.get(8..).map_or(0, word) & masks[1],
+            ],
+            masks,
+            hash,
+            run: NO_RUN,
+            key_start: (start - head) as u8,
+            key_end: (end - head) as u8,
+            len: len as u8,
+        };
+        true
+    }
+
+    /// [`key`](Self::key) but for the head's keeping: the key, its
+    /// [`key_hash`], and the position of its value.
+    #[inline(always)]
+    fn key_parts(
         &mut self,
         bytes: &'a [u8],
         pos: usize,
         object: &mut Frame,
         blank: &mut bool,
-    ) -> Parsed<usize> {
+    ) -> Parsed<(Text, u32, usize)> {
         if bytes.get(pos) != Some(&b'"') {
             return Err(Bail);
         }
@@ -403,7 +704,8 @@ impl<'a> Parser<'a> {
                     end: start as u32 + known.len,
                 };
                 self.note_key(object, key, known.hash);
-                return Ok(skip_whitespace(bytes, key.end as usize + 2, blank));
+                let value = skip_whitespace(bytes, key.end as usize + 2, blank);
+                return Ok((key, known.hash, value));
             }
             let flagged = special_bytes(first);
             // 8 when nothing is flagged.
@@ -424,7 +726,7 @@ impl<'a> Parser<'a> {
                     hash,
                 };
                 self.note_key(object, key, hash);
-                return Ok(skip_whitespace(bytes, start + n + 2, blank));
+                return Ok((key, hash, skip_whitespace(bytes, start + n + 2, blank)));
             }
         }
         // The first word of the key, scanned here rather than by
@@ -474,7 +776,7 @@ impl<'a> Parser<'a> {
         if bytes.get(colon) != Some(&b':') {
             return Err(Bail);
         }
-        Ok(skip_whitespace(bytes, colon + 1, blank))
+        Ok((key, hash, skip_whitespace(bytes, colon + 1, blank)))
     }
 
     /// Stores `key`, read in `object`, whose [`key_hash`] is `hash`, and
@@ -483,7 +785,7 @@ impl<'a> Parser<'a> {
     fn note_key(&mut self, object: &mut Frame, key: Text, hash: u32) {
         // `len` counts the entries before this key.
         let suspect = if (object.len as usize) < KEYS_BY_FILTER {
-            let (at, bit) = ((hash >> 6) as usize & 1, 1u64 << (hash & 63));
+            let (at, bit) = filter_bit(hash);
             let set = object.seen[at] & bit != 0;
             object.seen[at] |= bit;
             set
@@ -966,6 +1268,13 @@ fn digit_run(bytes: &[u8], mut pos: usize) -> usize {
         pos += 1;
     }
     pos
+}
+
+/// The word of the repeat filter and the bit in it of a key of
+/// [`key_hash`] `hash`.
+#[inline(always)]
+fn filter_bit(hash: u32) -> (usize, u64) {
+    ((hash >> 6) as usize & 1, 1u64 << (hash & 63))
 }
 
 /// A hash of a key into 0..128 for the duplicate-key filter: its length

@@ -797,3 +797,164 @@ fn wide_objects_within_wide_objects_keep_their_own_keys() {
     assert_eq!(nested.entries().count(), 41);
     assert_eq!(root.entries().count(), 39);
 }
+
+/// A list of records from few keys, separators and spacings, some of them
+/// broken (a comma missing, doubled or leading, a colon missing, a key
+/// escaped or repeated), so that entry heads repeat, change and break
+/// after the parser has kept them.
+fn record_list() -> impl Strategy<Value = String> {
+    let keys = prop::sample::select(vec![
+        "id",
+        "i",
+        "idx",
+        "name",
+        "nam",
+        "status",
+        "customer",
+        "address_line_1",
+        "a\\u0062",
+        "",
+    ]);
+    let space = prop::sample::select(vec!["", "", "", " ", "  ", "\n  ", "\t"]);
+    let comma = prop::sample::select(vec![",", ",", ",", ",", ",", ",", ",", "", ",,"]);
+    let colon = prop::sample::select(vec![":", ":", ":", ":", ":", ":", ":", ""]);
+    let value = prop::sample::select(vec!["1", "\"v\"", "null", "{\"x\":2}", "[3]", "{}"]);
+    let entry = (
+        space.clone(),
+        keys,
+        space.clone(),
+        colon,
+        space.clone(),
+        value,
+        space.clone(),
+    );
+    let record = (
+        prop::sample::select(vec!["{", "{", "{", "{", "{,"]),
+        prop::collection::vec((comma.clone(), entry), 0..5),
+    );
+    prop::collection::vec((comma, record), 1..12).prop_map(|records| {
+        let mut json = String::from("[");
+        for (n, (comma, (open, entries))) in records.into_iter().enumerate() {
+            if n > 0 {
+                json.push_str(comma);
+            }
+            json.push_str(open);
+            for (m, (comma, (s1, key, s2, colon, s3, value, s4))) in entries.into_iter().enumerate()
+            {
+                if m > 0 {
+                    json.push_str(comma);
+                }
+                json.push_str(&format!("{s1}\"{key}\"{s2}{colon}{s3}{value}{s4}"));
+            }
+            json.push('}');
+        }
+        json.push(']');
+        json
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Entry heads read in one compare, as they were read before, take
+    /// exactly what the general reading takes.
+    #[test]
+    fn kept_entry_heads_read_like_the_general_path(json in record_list()) {
+        let valid = serde_json::from_str::<Value>(&json).is_ok();
+        prop_assert_eq!(super::parse::parse(&json).is_ok(), valid, "{}", json);
+        check(&json);
+        let wrapped = format!(r#"{{"data":{json},"more":{json}}}"#);
+        prop_assert_eq!(super::parse::parse(&wrapped).is_ok(), valid, "{}", wrapped);
+        check(&wrapped);
+    }
+}
+
+#[test]
+fn a_kept_entry_head_is_not_taken_for_a_first_key_or_after_a_missing_comma() {
+    // The heads of first keys and of later keys are kept apart: each
+    // record teaches the parser its heads, then a broken one follows.
+    let records = r#"{"a":1,"b":{"a":1,"b":2}}"#;
+    for broken in [
+        r#"{"a":1{"a":1,"b":2}}"#,
+        r#"{"a":1,"b":{,"b":2}}"#,
+        r#"{,"b":1,"b":{"a":1,"b":2}}"#,
+        r#"{"a":1"b":{"a":1,"b":2}}"#,
+        r#"{"a":1,"b":{"a":1"b":2}}"#,
+    ] {
+        let json = format!("[{records},{records},{broken}]");
+        assert!(super::parse::parse(&json).is_err(), "{json}");
+        check(&json);
+    }
+    // Objects whose slots meet: the fourth key of an object three deep in
+    // arrays and the first key of one two deep share a slot number (heads
+    // are compared where 16 bytes follow: the text is padded).
+    for json in [
+        r#"[[[{"a":1,"b":1,"c":1,"d":1}],{,"d":1}]]"#,
+        r#"[[{"d":1},[{"a":1,"b":1,"c":1"d":1}]]]"#,
+    ] {
+        let json = format!("{json}{}", " ".repeat(16));
+        assert!(super::parse::parse(&json).is_err(), "{json}");
+        check(&json);
+    }
+}
+
+#[test]
+fn records_found_in_the_heads_of_one_before_them_still_find_their_repeated_keys() {
+    // Records chain on the heads the first one kept (no repeat filter);
+    // a record that leaves the chain at any position, by a repeated key,
+    // a new one, a nested object in the slot, or 40 keys, is checked for
+    // repeats with all its keys so far.
+    let base = r#"{"a":1,"b":2,"c":3,"d":4}"#;
+    let wide = (0..40)
+        .map(|i| format!(r#""k{i}":{i}"#))
+        .collect::<Vec<_>>();
+    let wide_repeat = format!("{{{},\"k3\":0}}", wide.join(","));
+    let wide = format!("{{{}}}", wide.join(","));
+    let leaving = [
+        r#"{"a":1,"b":2,"a":3,"d":4}"#,
+        r#"{"a":1,"b":2,"c":3,"d":4,"b":5}"#,
+        r#"{"a":1,"b":2,"x":3,"a":4}"#,
+        r#"{"a":1,"b":{"b":1,"c":2,"d":3},"c":3,"b":4}"#,
+        r#"{"a":1,"b":2,"c":3,"d":4,"\u0061":5}"#,
+        r#"{"b":1,"a":2,"c":3,"d":4}"#,
+        r#"{"a":1,"b":2,"c":3,"c":4}"#,
+        &wide,
+        &wide_repeat,
+    ];
+    for other in leaving {
+        for json in [
+            format!("[{base},{base},{other},{other},{base},{other}]"),
+            format!("[{other},{base},{base},{other}]"),
+        ] {
+            assert!(super::parse::parse(&json).is_ok(), "{json}");
+            check(&json);
+        }
+    }
+}
+
+#[test]
+fn keys_that_differ_from_object_to_object_stop_the_keeping_of_heads_and_it_resumes() {
+    // Objects keyed by ids miss their heads: past enough misses, objects
+    // stop looking for them, and look again once the document has grown;
+    // the records that follow, repeated keys among them, read alike
+    // whichever way their heads are read.
+    let ids = (0..300)
+        .map(|i| format!(r#"{{"id{i}":{i},"n{i}":"x","{i}":[{i}]}}"#))
+        .collect::<Vec<_>>()
+        .join(",");
+    let records = (0..2000)
+        .map(|i| match i % 97 {
+            0 => format!(r#"{{"a":{i},"b":"y","a":{i}}}"#),
+            1 => format!(r#"{{"b":{i},"a":"y","c":{{"a":1,"a":2}}}}"#),
+            _ => format!(r#"{{"a":{i},"b":"y","c":{{"a":1,"b":2}}}}"#),
+        })
+        .collect::<Vec<_>>()
+        .join(",");
+    for json in [
+        format!("[{ids},{records}]"),
+        format!("[{records},{ids},{records},{ids}]"),
+    ] {
+        assert!(super::parse::parse(&json).is_ok());
+        check(&json);
+    }
+}
