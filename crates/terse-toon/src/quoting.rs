@@ -90,9 +90,30 @@ fn needs_quotes_bytes(bytes: &[u8], delimiter: u8) -> bool {
         return true;
     }
     match first {
-        b'0'..=b'9' | b'+' => is_numeric_like(bytes),
+        b'0'..=b'9' => is_numeric_like_quick(bytes),
+        b'+' => is_numeric_like(bytes),
         b't' | b'f' | b'n' => matches!(bytes, b"true" | b"false" | b"null"),
         _ => false,
+    }
+}
+
+/// [`is_numeric_like`] of a value that starts with a digit, answered
+/// inline where the run of leading digits is one to seven bytes and the
+/// value's end or a byte other than a point or an exponent closes it (a
+/// date, a code with a dash, a short count): most such values, which the
+/// call cost as much again as the rest of the check.
+#[inline(always)]
+fn is_numeric_like_quick(bytes: &[u8]) -> bool {
+    let word = match bytes.first_chunk::<8>() {
+        Some(first) => u64::from_le_bytes(*first),
+        None => short_u64(bytes),
+    };
+    let run = ((!ascii_digits(word) & HIGH).trailing_zeros() / 8) as usize;
+    match bytes.get(run) {
+        _ if run >= 8 => is_numeric_like(bytes),
+        None => true,
+        Some(b'.' | b'e' | b'E') => is_numeric_like(bytes),
+        Some(_) => false,
     }
 }
 
@@ -106,17 +127,18 @@ fn any_forces(bytes: &[u8], delimiter: u8) -> bool {
     let n = bytes.len();
     match n {
         0 => false,
+        // The repeated bytes are put together as integers: built as byte
+        // arrays, they were taken apart and put back a byte at a time.
         1..=3 => {
             let (a, b, c) = (bytes[0], bytes[n / 2], bytes[n - 1]);
-            let word = [a, b, c, a, a, b, c, a];
-            forces_in(join(word, word), delimiter)
+            let word = u64::from(u32::from_le_bytes([a, b, c, a])) * 0x1_0000_0001;
+            forces_in(twice(word), delimiter)
         }
         4..=7 => {
             let (low, high) = (half(bytes, 0), half(bytes, n - 4));
-            let word = [
-                low[0], low[1], low[2], low[3], high[0], high[1], high[2], high[3],
-            ];
-            forces_in(join(word, word), delimiter)
+            let word =
+                u64::from(u32::from_le_bytes(low)) | u64::from(u32::from_le_bytes(high)) << 32;
+            forces_in(twice(word), delimiter)
         }
         8..=16 => forces_in(join(word(bytes, 0), word(bytes, n - 8)), delimiter),
         _ => {
@@ -145,6 +167,12 @@ fn half(bytes: &[u8], at: usize) -> [u8; 4] {
     let mut half = [0; 4];
     half.copy_from_slice(&bytes[at..at + 4]);
     half
+}
+
+/// A word's eight bytes twice, as sixteen.
+#[inline(always)]
+fn twice(word: u64) -> [u8; 16] {
+    (u128::from(word) * ((1 << 64) | 1)).to_le_bytes()
 }
 
 /// Two words as sixteen bytes, `low` first.
@@ -472,6 +500,20 @@ mod tests {
         fn numeric_like_by_count_is_the_walk(value in "[0-9+.eE/:\u{0}-]{0,3}[0-9]{0,10}[0-9a.eE+ :/\u{80}-]{0,3}") {
             proptest::prop_assert_eq!(
                 is_numeric_like(value.as_bytes()),
+                is_numeric_like_walk(value.as_bytes()),
+                "{:?}", value
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// The inline answer for a value that starts with a digit is the
+        /// walk's, around every length of the leading run (none to past a
+        /// word) and every kind of byte that may close it.
+        #[test]
+        fn numeric_like_inline_is_the_walk(value in "[0-9][0-9]{0,9}[0-9+.eE/:\u{0}\t a\u{80}-]{0,3}[0-9a.eE+ :/\u{7f}-]{0,4}") {
+            proptest::prop_assert_eq!(
+                is_numeric_like_quick(value.as_bytes()),
                 is_numeric_like_walk(value.as_bytes()),
                 "{:?}", value
             );
