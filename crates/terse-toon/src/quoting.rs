@@ -520,6 +520,33 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// A cell or field written from its bytes into the emitter's
+        /// output, led by a delimiter or not, is the general writer's text:
+        /// every length around the inline stores' widths, every kind of byte
+        /// (controls, quotes, structure, delimiters, digits, signs, spaces,
+        /// non-ASCII) at every place.
+        #[test]
+        fn cells_from_bytes_are_the_general_writers(
+            value in r##"[a-z0-9 \x00-\x1f\x7f\\":,|\t\[\]{}#+.eE\-é€]{0,40}|(true|false|null|[0-9]{1,12}([.eE][0-9]{0,3})?)"##,
+            lead in proptest::option::of(proptest::sample::select(vec![b',', b'|', b'\t'])),
+            delimiter in proptest::sample::select(vec![b',', b'|', b'\t']),
+            before in 0usize..40,
+        ) {
+            let mut out = Out::new(0, 1 << 20);
+            let mut expected = "x".repeat(before);
+            out.push_bytes(expected.as_bytes());
+            write_string_bytes_led(&mut out, lead, value.as_bytes(), delimiter);
+            write_string_bytes(&mut out, value.as_bytes(), delimiter);
+            if let Some(lead) = lead {
+                expected.push(char::from(lead));
+            }
+            write_string(&mut expected, &value, delimiter);
+            write_string(&mut expected, &value, delimiter);
+            proptest::prop_assert_eq!(out.finish(), Some(expected));
+        }
+    }
+
     #[test]
     fn unquoted_keys_follow_the_identifier_pattern() {
         for key in ["a", "_", "user.name", "A1_b.c", "__proto__"] {

@@ -150,7 +150,9 @@ impl Out {
     /// table's cell is read from), so that the text stays UTF-8.
     #[inline(always)]
     pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
-        if bytes.len() <= SHORT {
+        if (8..=SHORT).contains(&bytes.len()) {
+            self.push_halves(bytes);
+        } else if bytes.len() <= SHORT {
             self.push_word(short_word(bytes), bytes.len());
         } else {
             self.push_two_words(bytes);
@@ -163,6 +165,9 @@ impl Out {
     #[inline(always)]
     pub(crate) fn push_bytes_led(&mut self, lead: Option<u8>, bytes: &[u8]) {
         match lead {
+            Some(lead) if (8..=SHORT).contains(&bytes.len()) => {
+                self.push_led_halves(lead, bytes);
+            }
             Some(lead) if bytes.len() < SHORT => {
                 // Masked to seven bits, as `push_byte` does.
                 let word = (short_word(bytes) << 8) | u128::from(lead & 0x7f);
@@ -208,6 +213,82 @@ impl Out {
         } else {
             self.push_bytes(text);
             self.push_str(suffix);
+        }
+    }
+
+    /// Appends `lead` (an ASCII byte) and then `bytes` (whole text of 8 to
+    /// [`SHORT`] bytes) as the lead and two overlapping stores of eight
+    /// bytes, the value's first and last eight: a text that long put
+    /// together as one word took a shift of a `u128` by a variable, several
+    /// instructions, and then a shift for the lead.
+    #[inline(always)]
+    fn push_led_halves(&mut self, lead: u8, bytes: &[u8]) {
+        let n = bytes.len();
+        let end = self.len.wrapping_add(SHORT + 1);
+        let halves = bytes.first_chunk::<8>().zip(bytes.last_chunk::<8>());
+        let room = self
+            .buf
+            .get_mut(self.len..end)
+            .and_then(|room| <&mut [u8; SHORT + 1]>::try_from(room).ok());
+        match (halves, room) {
+            (Some((first, last)), Some(room)) if n <= SHORT => {
+                // Within the buffer, so within the limit. Masked to seven
+                // bits, as `push_byte` does.
+                room[0] = lead & 0x7f;
+                let (_, text) = room.split_at_mut(1);
+                if let Some(head) = text.first_chunk_mut::<8>() {
+                    *head = *first;
+                }
+                if let Some(tail) = text.get_mut(n - 8..n) {
+                    tail.copy_from_slice(last);
+                }
+                self.len += n + 1;
+            }
+            _ => self.push_led_slow(lead, bytes),
+        }
+    }
+
+    /// [`push_led_halves`](Self::push_led_halves) without the room for
+    /// both stores: as one word when both fit one (all of it lands or
+    /// none, as [`push_bytes_led`](Self::push_bytes_led) does), else the
+    /// lead and then the text. A call of its own, out of the writers'
+    /// way: inlined, it made them slower.
+    #[cold]
+    #[inline(never)]
+    fn push_led_slow(&mut self, lead: u8, bytes: &[u8]) {
+        if bytes.len() < SHORT {
+            let word = (short_word(bytes) << 8) | u128::from(lead & 0x7f);
+            self.push_word(word, bytes.len() + 1);
+        } else {
+            self.push_byte(lead);
+            self.push_bytes(bytes);
+        }
+    }
+
+    /// Appends `bytes` (whole text of 8 to [`SHORT`] bytes) as two
+    /// overlapping stores of eight bytes, as
+    /// [`push_led_halves`](Self::push_led_halves) does without a lead.
+    #[inline(always)]
+    fn push_halves(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        let end = self.len.wrapping_add(SHORT);
+        let halves = bytes.first_chunk::<8>().zip(bytes.last_chunk::<8>());
+        let room = self
+            .buf
+            .get_mut(self.len..end)
+            .and_then(|room| <&mut [u8; SHORT]>::try_from(room).ok());
+        match (halves, room) {
+            (Some((first, last)), Some(room)) if n <= SHORT => {
+                // Within the buffer, so within the limit.
+                if let Some(head) = room.first_chunk_mut::<8>() {
+                    *head = *first;
+                }
+                if let Some(tail) = room.get_mut(n - 8..n) {
+                    tail.copy_from_slice(last);
+                }
+                self.len += n;
+            }
+            _ => self.push_slow(bytes),
         }
     }
 
