@@ -82,20 +82,51 @@ fn needs_quotes_bytes(bytes: &[u8], delimiter: u8) -> bool {
     let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
         return true;
     };
+    // What the first byte asks for, in one lookup: most values start with
+    // a letter that asks for nothing, which a chain of range checks took
+    // a dozen instructions to find.
+    let lead = FIRST_BYTES[first as usize];
     // Tabs at either end are control characters, caught by the scan below.
-    if matches!(first, b' ' | b'-' | b'#') || last == b' ' {
+    if lead == FIRST_QUOTES || last == b' ' {
         return true;
     }
     if any_forces(bytes, delimiter) {
         return true;
     }
-    match first {
-        b'0'..=b'9' => is_numeric_like_quick(bytes),
-        b'+' => is_numeric_like(bytes),
-        b't' | b'f' | b'n' => matches!(bytes, b"true" | b"false" | b"null"),
-        _ => false,
+    match lead {
+        FIRST_PLAIN => false,
+        FIRST_DIGIT => is_numeric_like_quick(bytes),
+        FIRST_PLUS => is_numeric_like(bytes),
+        _ => matches!(bytes, b"true" | b"false" | b"null"),
     }
 }
+
+/// What the first byte of a string value asks of it ([`FIRST_BYTES`]).
+const FIRST_PLAIN: u8 = 0;
+/// ` `, `-` or `#`: quoted whatever follows.
+const FIRST_QUOTES: u8 = 1;
+/// A digit: quoted when the value reads as a number.
+const FIRST_DIGIT: u8 = 2;
+/// `+`: quoted when the value reads as a number.
+const FIRST_PLUS: u8 = 3;
+/// `t`, `f` or `n`: quoted when the value is `true`, `false` or `null`.
+const FIRST_WORD: u8 = 4;
+static FIRST_BYTES: [u8; 256] = {
+    let mut table = [FIRST_PLAIN; 256];
+    table[b' ' as usize] = FIRST_QUOTES;
+    table[b'-' as usize] = FIRST_QUOTES;
+    table[b'#' as usize] = FIRST_QUOTES;
+    let mut digit = b'0';
+    while digit <= b'9' {
+        table[digit as usize] = FIRST_DIGIT;
+        digit += 1;
+    }
+    table[b'+' as usize] = FIRST_PLUS;
+    table[b't' as usize] = FIRST_WORD;
+    table[b'f' as usize] = FIRST_WORD;
+    table[b'n' as usize] = FIRST_WORD;
+    table
+};
 
 /// [`is_numeric_like`] of a value that starts with a digit, answered
 /// inline where the run of leading digits is one to seven bytes and the
