@@ -187,14 +187,54 @@ impl Out {
     pub(crate) fn push_quoted_bytes(&mut self, text: &[u8]) {
         let n = text.len();
         if n + 2 <= SHORT {
-            let quote = u128::from(b'"');
-            let word = quote | (short_word(text) << 8) | (quote << (8 * (n + 1)));
-            self.push_word(word, n + 2);
+            // The opening quote and the text as one word (a shift by a
+            // constant), or the text's first and last eight bytes past the
+            // quote, then the closing quote as a byte of its own: the
+            // closing quote put into the word took a shift of a `u128` by
+            // a variable.
+            let end = self.len.wrapping_add(SHORT);
+            let room = self
+                .buf
+                .get_mut(self.len..end)
+                .and_then(|room| <&mut [u8; SHORT]>::try_from(room).ok());
+            let Some(room) = room else {
+                self.push_quoted_slow(text);
+                return;
+            };
+            match text.first_chunk::<8>().zip(text.last_chunk::<8>()) {
+                Some((first, last)) => {
+                    room[0] = b'"';
+                    let (_, rest) = room.split_at_mut(1);
+                    if let Some(head) = rest.first_chunk_mut::<8>() {
+                        *head = *first;
+                    }
+                    if let Some(tail) = rest.get_mut(n - 8..n) {
+                        tail.copy_from_slice(last);
+                    }
+                }
+                None => *room = ((short_word(text) << 8) | u128::from(b'"')).to_le_bytes(),
+            }
+            if let Some(close) = room.get_mut(n + 1) {
+                *close = b'"';
+            }
+            self.len += n + 2;
         } else {
             self.push_byte(b'"');
             self.push_bytes(text);
             self.push_byte(b'"');
         }
+    }
+
+    /// [`push_quoted_bytes`](Self::push_quoted_bytes) of a short text
+    /// without a word's room past the text: the quotes and the text as one
+    /// word, all of it or none. Out of the writer's way.
+    #[cold]
+    #[inline(never)]
+    fn push_quoted_slow(&mut self, text: &[u8]) {
+        let n = text.len().min(SHORT - 2);
+        let quote = u128::from(b'"');
+        let word = quote | (short_word(text) << 8) | (quote << (8 * (n + 1)));
+        self.push_word(word, n + 2);
     }
 
     /// Appends `text` (whole text) and then `suffix` (a separator such as
