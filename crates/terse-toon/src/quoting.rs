@@ -172,6 +172,12 @@ fn any_forces(bytes: &[u8], delimiter: u8) -> bool {
             forces_in(twice(word), delimiter)
         }
         8..=16 => forces_in(join(word(bytes, 0), word(bytes, n - 8)), delimiter),
+        // Two steps, the second overlapping the first, without the loop's
+        // count (an e-mail address, a URL path, a short sentence).
+        17..=32 => {
+            forces_in(join(word(bytes, 0), word(bytes, 8)), delimiter)
+                | forces_in(join(word(bytes, n - 16), word(bytes, n - 8)), delimiter)
+        }
         _ => {
             let mut found = false;
             let mut at = 0;
