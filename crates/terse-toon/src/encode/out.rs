@@ -150,7 +150,9 @@ impl Out {
     /// table's cell is read from), so that the text stays UTF-8.
     #[inline(always)]
     pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
-        if bytes.len() <= SHORT {
+        if (8..=SHORT).contains(&bytes.len()) {
+            self.push_halves(bytes);
+        } else if bytes.len() <= SHORT {
             self.push_word(short_word(bytes), bytes.len());
         } else {
             self.push_two_words(bytes);
@@ -163,6 +165,9 @@ impl Out {
     #[inline(always)]
     pub(crate) fn push_bytes_led(&mut self, lead: Option<u8>, bytes: &[u8]) {
         match lead {
+            Some(lead) if (8..=SHORT).contains(&bytes.len()) => {
+                self.push_led_halves(lead, bytes);
+            }
             Some(lead) if bytes.len() < SHORT => {
                 // Masked to seven bits, as `push_byte` does.
                 let word = (short_word(bytes) << 8) | u128::from(lead & 0x7f);
@@ -182,14 +187,54 @@ impl Out {
     pub(crate) fn push_quoted_bytes(&mut self, text: &[u8]) {
         let n = text.len();
         if n + 2 <= SHORT {
-            let quote = u128::from(b'"');
-            let word = quote | (short_word(text) << 8) | (quote << (8 * (n + 1)));
-            self.push_word(word, n + 2);
+            // The opening quote and the text as one word (a shift by a
+            // constant), or the text's first and last eight bytes past the
+            // quote, then the closing quote as a byte of its own: the
+            // closing quote put into the word took a shift of a `u128` by
+            // a variable.
+            let end = self.len.wrapping_add(SHORT);
+            let room = self
+                .buf
+                .get_mut(self.len..end)
+                .and_then(|room| <&mut [u8; SHORT]>::try_from(room).ok());
+            let Some(room) = room else {
+                self.push_quoted_slow(text);
+                return;
+            };
+            match text.first_chunk::<8>().zip(text.last_chunk::<8>()) {
+                Some((first, last)) => {
+                    room[0] = b'"';
+                    let (_, rest) = room.split_at_mut(1);
+                    if let Some(head) = rest.first_chunk_mut::<8>() {
+                        *head = *first;
+                    }
+                    if let Some(tail) = rest.get_mut(n - 8..n) {
+                        tail.copy_from_slice(last);
+                    }
+                }
+                None => *room = ((short_word(text) << 8) | u128::from(b'"')).to_le_bytes(),
+            }
+            if let Some(close) = room.get_mut(n + 1) {
+                *close = b'"';
+            }
+            self.len += n + 2;
         } else {
             self.push_byte(b'"');
             self.push_bytes(text);
             self.push_byte(b'"');
         }
+    }
+
+    /// [`push_quoted_bytes`](Self::push_quoted_bytes) of a short text
+    /// without a word's room past the text: the quotes and the text as one
+    /// word, all of it or none. Out of the writer's way.
+    #[cold]
+    #[inline(never)]
+    fn push_quoted_slow(&mut self, text: &[u8]) {
+        let n = text.len().min(SHORT - 2);
+        let quote = u128::from(b'"');
+        let word = quote | (short_word(text) << 8) | (quote << (8 * (n + 1)));
+        self.push_word(word, n + 2);
     }
 
     /// Appends `text` (whole text) and then `suffix` (a separator such as
@@ -208,6 +253,82 @@ impl Out {
         } else {
             self.push_bytes(text);
             self.push_str(suffix);
+        }
+    }
+
+    /// Appends `lead` (an ASCII byte) and then `bytes` (whole text of 8 to
+    /// [`SHORT`] bytes) as the lead and two overlapping stores of eight
+    /// bytes, the value's first and last eight: a text that long put
+    /// together as one word took a shift of a `u128` by a variable, several
+    /// instructions, and then a shift for the lead.
+    #[inline(always)]
+    fn push_led_halves(&mut self, lead: u8, bytes: &[u8]) {
+        let n = bytes.len();
+        let end = self.len.wrapping_add(SHORT + 1);
+        let halves = bytes.first_chunk::<8>().zip(bytes.last_chunk::<8>());
+        let room = self
+            .buf
+            .get_mut(self.len..end)
+            .and_then(|room| <&mut [u8; SHORT + 1]>::try_from(room).ok());
+        match (halves, room) {
+            (Some((first, last)), Some(room)) if n <= SHORT => {
+                // Within the buffer, so within the limit. Masked to seven
+                // bits, as `push_byte` does.
+                room[0] = lead & 0x7f;
+                let (_, text) = room.split_at_mut(1);
+                if let Some(head) = text.first_chunk_mut::<8>() {
+                    *head = *first;
+                }
+                if let Some(tail) = text.get_mut(n - 8..n) {
+                    tail.copy_from_slice(last);
+                }
+                self.len += n + 1;
+            }
+            _ => self.push_led_slow(lead, bytes),
+        }
+    }
+
+    /// [`push_led_halves`](Self::push_led_halves) without the room for
+    /// both stores: as one word when both fit one (all of it lands or
+    /// none, as [`push_bytes_led`](Self::push_bytes_led) does), else the
+    /// lead and then the text. A call of its own, out of the writers'
+    /// way: inlined, it made them slower.
+    #[cold]
+    #[inline(never)]
+    fn push_led_slow(&mut self, lead: u8, bytes: &[u8]) {
+        if bytes.len() < SHORT {
+            let word = (short_word(bytes) << 8) | u128::from(lead & 0x7f);
+            self.push_word(word, bytes.len() + 1);
+        } else {
+            self.push_byte(lead);
+            self.push_bytes(bytes);
+        }
+    }
+
+    /// Appends `bytes` (whole text of 8 to [`SHORT`] bytes) as two
+    /// overlapping stores of eight bytes, as
+    /// [`push_led_halves`](Self::push_led_halves) does without a lead.
+    #[inline(always)]
+    fn push_halves(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        let end = self.len.wrapping_add(SHORT);
+        let halves = bytes.first_chunk::<8>().zip(bytes.last_chunk::<8>());
+        let room = self
+            .buf
+            .get_mut(self.len..end)
+            .and_then(|room| <&mut [u8; SHORT]>::try_from(room).ok());
+        match (halves, room) {
+            (Some((first, last)), Some(room)) if n <= SHORT => {
+                // Within the buffer, so within the limit.
+                if let Some(head) = room.first_chunk_mut::<8>() {
+                    *head = *first;
+                }
+                if let Some(tail) = room.get_mut(n - 8..n) {
+                    tail.copy_from_slice(last);
+                }
+                self.len += n;
+            }
+            _ => self.push_slow(bytes),
         }
     }
 
