@@ -959,7 +959,7 @@ pub(super) fn count_till(
             long: &long,
         };
         #[cfg(target_arch = "x86_64")]
-        if wide() {
+        if crate::cpu::avx2_bmi() {
             #[allow(unsafe_code)]
             // SAFETY: `count_wide` needs AVX2, BMI1, BMI2 and LZCNT, and
             // the CPU has just said it has them all.
@@ -967,19 +967,6 @@ pub(super) fn count_till(
         }
         count_baseline(&mut pieces, limit)
     })
-}
-
-/// Whether the CPU runs [`count_wide`]: AVX2 (three-operand vector
-/// instructions, no copies before each compare), BMI1 and BMI2 (shifts by
-/// a register and `andn` without the flags' shuffles) and LZCNT. std asks
-/// the CPU once and caches the answers.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn wide() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("bmi1")
-        && std::arch::is_x86_feature_detected!("bmi2")
-        && std::arch::is_x86_feature_detected!("lzcnt")
 }
 
 /// [`count_spans`] compiled for the target's baseline.
@@ -996,7 +983,8 @@ fn count_baseline<L: Fn(&str, usize) -> Option<usize>>(
 ///
 /// # Safety
 ///
-/// The CPU must support AVX2, BMI1, BMI2 and LZCNT ([`wide`]).
+/// The CPU must support AVX2, BMI1, BMI2 and LZCNT
+/// ([`crate::cpu::avx2_bmi`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt")]
 #[inline(never)]
@@ -1214,7 +1202,7 @@ mod tests {
         };
         let mut counts = vec![count_baseline(&mut pieces, usize::MAX)];
         #[cfg(target_arch = "x86_64")]
-        if wide() {
+        if crate::cpu::avx2_bmi() {
             let mut memo = Memo::empty();
             pieces.memo = &mut memo;
             #[allow(unsafe_code)]

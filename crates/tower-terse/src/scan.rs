@@ -2,13 +2,15 @@
 //! that look for a rare byte in text that almost never holds one: JSON
 //! escapes in compact lines, line breaks in template values.
 //!
-//! Plain safe Rust over `u64` words rather than `memchr` or SIMD intrinsics:
-//! the sets searched for (a range plus a few bytes) are not what `memchr`
-//! finds, and eight bytes a word is fast enough for bytes that are rare.
+//! [`find`] is plain safe Rust over `u64` words rather than `memchr` or
+//! SIMD intrinsics: the sets searched for (a range plus a few bytes) are
+//! not what `memchr` finds, and eight bytes a word is fast enough for bytes
+//! that are rare.
 //!
-//! Also the one load of a 64-byte block into two AVX2 registers
-//! ([`halves_avx2`]) that the passes over whole bodies share (the UTF-8
-//! check here, the shape scan, the minifier).
+//! The passes over whole bodies are another matter: the UTF-8 check of a
+//! body ([`utf8`]) reads it 64 bytes a block, with AVX2 where the CPU has
+//! it, through the one load of a block into two AVX2 registers
+//! ([`halves_avx2`]) that the shape scan and the minifier share.
 
 /// `byte` in every byte of a word.
 pub(crate) const fn splat(byte: u8) -> u64 {

@@ -52,7 +52,7 @@ pub(crate) fn minify_parsed(json: &str) -> Option<String> {
 /// its masks 32 bytes per compare.
 fn minify_with<const CHECKED: bool>(json: &str) -> Option<String> {
     #[cfg(target_arch = "x86_64")]
-    if crate::cpu::avx2() && std::arch::is_x86_feature_detected!("pclmulqdq") {
+    if crate::cpu::avx2_clmul() {
         #[allow(unsafe_code)]
         // SAFETY: the CPU has AVX2, POPCNT and PCLMULQDQ, as it has just
         // said.
@@ -68,7 +68,8 @@ fn minify_with<const CHECKED: bool>(json: &str) -> Option<String> {
 ///
 /// # Safety
 ///
-/// The CPU must support AVX2, POPCNT and PCLMULQDQ ([`crate::cpu::avx2`]).
+/// The CPU must support AVX2, POPCNT and PCLMULQDQ
+/// ([`crate::cpu::avx2_clmul`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,pclmulqdq")]
 #[allow(unsafe_code)]

@@ -48,7 +48,7 @@ impl Count {
 /// unterminated string runs to the end).
 pub(super) fn count(body: &[u8]) -> (usize, usize) {
     #[cfg(target_arch = "x86_64")]
-    if crate::cpu::avx2() && std::arch::is_x86_feature_detected!("pclmulqdq") {
+    if crate::cpu::avx2_clmul() {
         #[allow(unsafe_code)]
         // SAFETY: the CPU has AVX2, POPCNT and PCLMULQDQ, as it has just said.
         return unsafe { count_avx2(body) };
@@ -62,8 +62,8 @@ pub(super) fn count(body: &[u8]) -> (usize, usize) {
 ///
 /// # Safety
 ///
-/// The CPU must support AVX2, POPCNT and PCLMULQDQ ([`crate::cpu::avx2`];
-/// every CPU with AVX2 has PCLMULQDQ, but it is asked all the same).
+/// The CPU must support AVX2, POPCNT and PCLMULQDQ
+/// ([`crate::cpu::avx2_clmul`]).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt,pclmulqdq")]
 #[allow(unsafe_code)]
