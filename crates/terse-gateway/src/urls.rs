@@ -138,9 +138,7 @@ impl Redirects {
     /// `headers`: for most answers it has nothing to look at, and the
     /// redirects are not worked out at all.
     pub(crate) fn wanted(headers: &HeaderMap) -> bool {
-        [LOCATION, CONTENT_LOCATION, LINK, WWW_AUTHENTICATE]
-            .iter()
-            .any(|name| headers.contains_key(name))
+        headers.keys().any(Self::names)
     }
 
     /// Whether a header named `name` may hold URLs to point back (what
