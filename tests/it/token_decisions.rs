@@ -23,7 +23,7 @@ use terse_tests::json_formats::{FORMATTINGS, minify};
 use terse_tests::server::{TestServer, raw_client};
 use terse_toon::EncodeOptions;
 use tower_terse::TerseLayer;
-use tower_terse::tokens::{Counting, Served, choose, estimates, exact};
+use tower_terse::tokens::{Counting, Served, choose, estimates, exact, record_cuts};
 
 /// A document's JSON in one formatting and its TOON.
 struct Case {
@@ -122,13 +122,19 @@ fn check_choices(cases: &[Case]) {
     );
 }
 
-/// Checks the band a long near tie is counted in stages with (see
-/// `tokens::choose`), on every near tie here whatever its length: each text
-/// cut at every eighth where a piece starts, the estimated difference of
-/// the two rests is no further from the exact difference than the estimator's
-/// band on each rest, added (8% of the two rests' estimates, plus 4).
-/// Minified and Python-escaped JSON only: the other formattings minify to
-/// the minified text.
+/// Checks the bands a long near tie is counted in stages with (see
+/// `tokens::choose`), on every near tie here whatever its length, each rest
+/// estimated alone (minified and Python-escaped JSON only: the other
+/// formattings minify to the minified text):
+/// - each text cut at every eighth where a piece starts: the estimated
+///   difference of the two rests is no further from the exact difference
+///   than the estimator's band on each rest, added (8% of the two rests'
+///   estimates, plus 4);
+/// - both texts cut after the first key of the same record of a list
+///   (`record_cuts`): the rests are renderings of the same records, and the
+///   difference is no further from the exact one than a near tie's band
+///   (8% of the larger rest, plus 4). The exact counts of the two sides of
+///   each cut add up to the text's.
 fn check_stages(cases: &[Case]) {
     // Where o200k_base starts a piece whatever surrounds it, as the staged
     // count cuts: after an ASCII letter or digit, before `"`, `,`, `:` or a
@@ -141,7 +147,17 @@ fn check_stages(cases: &[Case]) {
                 && matches!(bytes[at], b'"' | b',' | b':' | b'\n')
         })
     };
+    // How far the estimated difference of the rests after `json_at` and
+    // `toon_at` is from the exact one, and the two rests' estimates.
+    let error = |case: &Case, json_at: usize, toon_at: usize| {
+        let (json_rest, toon_rest) = (&case.minified[json_at..], &case.toon[toon_at..]);
+        let (json_estimate, toon_estimate) = estimates(json_rest, toon_rest);
+        let error = (toon_estimate as i64 - json_estimate as i64)
+            - (exact(toon_rest) as i64 - exact(json_rest) as i64);
+        (error, json_estimate, toon_estimate)
+    };
     let (mut checked, mut closest) = (0, i64::MAX);
+    let (mut record_ties, mut records, mut record_closest) = (0, 0, i64::MAX);
     for case in cases
         .iter()
         .filter(|c| matches!(c.formatting, "minified" | "python"))
@@ -155,10 +171,7 @@ fn check_stages(cases: &[Case]) {
             else {
                 continue;
             };
-            let (json_rest, toon_rest) = (&case.minified[json_at..], &case.toon[toon_at..]);
-            let (json_estimate, toon_estimate) = estimates(json_rest, toon_rest);
-            let error = (toon_estimate as i64 - json_estimate as i64)
-                - (exact(toon_rest) as i64 - exact(json_rest) as i64);
+            let (error, json_estimate, toon_estimate) = error(case, json_at, toon_at);
             let band = ((json_estimate + toon_estimate) * 8 / 100 + 4) as i64;
             assert!(
                 error.abs() <= band,
@@ -169,9 +182,44 @@ fn check_stages(cases: &[Case]) {
             checked += 1;
             closest = closest.min(band - error.abs());
         }
+        let cuts: Vec<_> = record_cuts(&case.minified, &case.toon).collect();
+        record_ties += usize::from(!cuts.is_empty());
+        let (json_whole, toon_whole) = (exact(&case.minified), exact(&case.toon));
+        for (json_at, toon_at) in cuts {
+            let (json_head, toon_head) = (&case.minified[..json_at], &case.toon[..toon_at]);
+            let (json_rest, toon_rest) = (&case.minified[json_at..], &case.toon[toon_at..]);
+            assert_eq!(
+                exact(json_head) + exact(json_rest),
+                json_whole,
+                "{}",
+                case.name
+            );
+            assert_eq!(
+                exact(toon_head) + exact(toon_rest),
+                toon_whole,
+                "{}",
+                case.name
+            );
+            let (error, json_estimate, toon_estimate) = error(case, json_at, toon_at);
+            let band = (json_estimate.max(toon_estimate) * 8 / 100 + 4) as i64;
+            assert!(
+                error.abs() <= band,
+                "{} ({}), cut at a record ({json_at}, {toon_at}): the rests' difference is \
+                 off by {error}, band {band}",
+                case.name,
+                case.formatting
+            );
+            records += 1;
+            record_closest = record_closest.min(band - error.abs());
+        }
     }
     println!("staged band: {checked} cuts of near ties, the closest {closest} tokens inside");
+    println!(
+        "paired band: {records} cuts at records of {record_ties} near ties, the closest \
+         {record_closest} tokens inside"
+    );
     assert!(checked > 1000, "only {checked} cuts");
+    assert!(records > 500, "only {records} cuts at records");
 }
 
 /// Serves each case's JSON behind the default layer and checks what

@@ -1,6 +1,9 @@
 //! The smart fallback's one decision: TOON or the JSON, whichever costs
 //! fewer tokens.
 
+#[cfg(feature = "exact-tokens")]
+use super::records::RecordCuts;
+
 /// How a caller counts the tokens it shows (`X-Token-Count`, reports).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -324,116 +327,157 @@ fn aligned(len: usize, i: usize) -> usize {
     }
 }
 
-/// Where [`staged`] cuts a text, and the estimate of what follows each cut.
+/// The estimate of what follows a cut in one text of a long near tie,
+/// from the estimator's sums of its slices ([`Stages`]).
 #[cfg(feature = "exact-tokens")]
-struct Cuts {
-    /// Cut `i`: the first place at or after [`aligned`] offset `i` where a
-    /// piece starts ([`piece_starts_at`]), before offset `i + 1`; `None`
-    /// when there is none (the stage then goes on into the next).
-    at: [Option<usize>; STAGES + 1],
-    /// The estimator's sum of the text after cut `i`: the sums of the
-    /// slices from offset `i` on, less the pairs between the offset and the
-    /// cut, which are counted exactly before it.
-    rest: [i64; STAGES + 1],
-    /// The sides of runs of escapes that touch a letter after cut `i`
-    /// ([`escaped_words`]), in the JSON.
-    sides: [usize; STAGES + 1],
+struct Rests<'a> {
+    text: &'a [u8],
+    sums: &'a [i64; STAGES],
+    /// For the JSON, whose escaped words [`estimates`] adds: the sides of
+    /// its runs of escapes that touch a letter ([`escaped_words`]), all of
+    /// them and those before `scanned`.
+    escapes: Option<Escapes>,
+}
+
+/// The sides of a JSON's runs of escapes that touch a letter, counted
+/// once for the whole text and then up to each cut in turn.
+#[cfg(feature = "exact-tokens")]
+struct Escapes {
+    all: usize,
+    before: usize,
+    scanned: usize,
 }
 
 #[cfg(feature = "exact-tokens")]
-impl Cuts {
-    /// The cuts of `text` whose slices at [`aligned`] offsets sum to
-    /// `sums`; `json` says whether it is the JSON, whose escaped words
-    /// [`estimates`] adds.
-    fn of(text: &[u8], sums: &[i64; STAGES], json: bool) -> Cuts {
-        let mut cuts = Cuts {
-            at: [None; STAGES + 1],
-            rest: [0; STAGES + 1],
-            sides: [0; STAGES + 1],
-        };
-        cuts.at[0] = Some(0);
-        cuts.at[STAGES] = Some(text.len());
-        cuts.rest[0] = sums.iter().sum();
-        let mut after = cuts.rest[0];
-        for i in 1..STAGES {
-            after -= sums[i - 1];
-            let (from, to) = (aligned(text.len(), i), aligned(text.len(), i + 1));
-            let Some(at) = (from.max(1)..to).find(|&at| piece_starts_at(text, at)) else {
-                continue;
-            };
-            let mut gap = [0];
-            super::estimate::estimate_sums(text, &[from, at], &mut gap);
-            cuts.at[i] = Some(at);
-            cuts.rest[i] = after - gap[0];
+impl<'a> Rests<'a> {
+    /// The rests of `text`, whose slices at [`aligned`] offsets sum to
+    /// `sums`; `json` says whether it is the JSON.
+    fn new(text: &'a [u8], sums: &'a [i64; STAGES], json: bool) -> Self {
+        let escapes = json.then(|| {
+            let mut all = 0;
+            escape_runs(text, 0..text.len(), |_, sides| all += sides);
+            Escapes {
+                all,
+                before: 0,
+                scanned: 0,
+            }
+        });
+        Rests {
+            text,
+            sums,
+            escapes,
         }
-        // A run of escapes ends at a hex digit and holds no `"`, `,`, `:`
-        // or line break: no cut falls inside one.
-        if json {
-            escape_runs(text, |start, run_sides| {
-                for (at, sides) in cuts.at.iter().zip(cuts.sides.iter_mut()) {
-                    if at.is_some_and(|at| at <= start) {
-                        *sides += run_sides;
-                    }
-                }
-            });
+    }
+
+    /// The estimated tokens of the text after `at`, a place where a piece
+    /// starts, at or after the last place asked: the sums of the slices
+    /// from the one `at` is in, less the pairs between that slice's start
+    /// and `at` (counted exactly before it), and the escaped words after
+    /// it. A run of escapes ends at a hex digit and holds no `"`, `,`, `:`
+    /// or line break: no cut falls inside one.
+    fn after(&mut self, at: usize) -> usize {
+        let len = self.text.len();
+        let slice = (1..STAGES)
+            .rev()
+            .find(|&i| aligned(len, i) <= at)
+            .unwrap_or(0);
+        let mut gap = [0];
+        super::estimate::estimate_sums(self.text, &[aligned(len, slice), at], &mut gap);
+        let sum: i64 = self.sums.get(slice..).unwrap_or_default().iter().sum();
+        let mut tokens = super::estimate::tokens(sum - gap[0]);
+        if let Some(escapes) = &mut self.escapes {
+            if at > escapes.scanned {
+                escape_runs(self.text, escapes.scanned..at, |_, sides| {
+                    escapes.before += sides;
+                });
+                escapes.scanned = at;
+            }
+            tokens += sides_tokens(escapes.all - escapes.before);
         }
-        cuts
+        tokens
     }
 }
 
-/// [`settle_weighed`] of long texts: each text is cut into [`STAGES`] slices at
-/// places where o200k_base's pre-tokenizer starts a piece ([`piece_starts_at`]),
-/// so the exact counts of the slices add up to the exact count of the text.
-/// Stage `i` counts slice `i` of both exactly; then the counts so far plus
-/// the estimates of the slices not counted yet are estimates of the two
-/// texts whose error is the error of the rest alone. The band on it is
-/// the estimator's band on each rest (`TIE_PERCENT` of its estimate), the
-/// two added rather than shared: the rests of the two texts are cut at the
-/// same share of their bytes, not at the same record, so they need not hold
-/// the same data and need not err alike. When the difference of the two
-/// sums is wider than that, the rest cannot turn the answer and counting
-/// stops; the counts returned are then those sums (`exact` is not set). A
-/// tie that stays close to the end is counted whole, and decided on exact
-/// counts as before.
+/// The first place in `text` after `after`, at or after [`aligned`]
+/// offset `i` and before offset `i + 1`, where a piece starts
+/// ([`piece_starts_at`]).
+#[cfg(feature = "exact-tokens")]
+fn cut_in_slice(text: &[u8], i: usize, after: usize) -> Option<usize> {
+    let (from, to) = (aligned(text.len(), i), aligned(text.len(), i + 1));
+    (from.max(after + 1)..to).find(|&at| piece_starts_at(text, at))
+}
+
+/// [`settle_weighed`] of long texts: each text is cut into [`STAGES`]
+/// slices at places where o200k_base's pre-tokenizer starts a piece
+/// ([`piece_starts_at`]), so the exact counts of the slices add up to the
+/// exact count of the text. Stage `i` counts slice `i` of both exactly;
+/// then the counts so far plus the estimates of what is left are
+/// estimates of the two texts whose error is the error of the rests
+/// alone. When the difference of the two sums is wider than the band on
+/// that error, the rests cannot turn the answer and counting stops; the
+/// counts returned are then those sums (`exact` is not set). A tie that
+/// stays close to the end is counted whole, and decided on exact counts
+/// as before.
+///
+/// Where the two texts hold the same list of records, a stage ends at
+/// the first record after its eighth of the TOON, just after the record's
+/// first key in both texts ([`RecordCuts`]): the rests are then two
+/// renderings of the same records, and the band is the one a near tie of
+/// two whole renderings is found with ([`near_tie`]: `TIE_PERCENT` of the
+/// larger rest). Elsewhere a stage ends at its eighth of each text's
+/// bytes, where the rests need not hold the same data and need not err
+/// alike: the band is then the estimator's band on each rest, the two
+/// added.
 ///
 /// The decision test (`tests/it/token_decisions.rs`, `check_stages`)
-/// checks the band beyond its long documents: every near tie of its 704
-/// distinct documents (312 ties), cut at every eighth whatever its length
-/// and each rest estimated alone, 1 966 cuts in all. The estimated
-/// difference of the two rests is never further from the exact one than
-/// this band (the closest comes within 2 tokens of it), though the two
-/// rests' errors add up past it at 17 cuts (by up to 8 tokens): they
-/// partly cancel. Staged at any length, 149 of the 312 would stop early,
-/// none on the wrong side; below 8 KiB the work saved is small (the exact
-/// counter remembers words, so the first slices cost the most) and the
-/// exact counts in the headers are worth keeping.
+/// checks both bands beyond its long documents, on every near tie of its
+/// 704 distinct documents whatever its length, each rest estimated alone:
+/// at every record of the 67 ties that hold a list of records (684 cuts),
+/// the estimated difference of the two rests is never further from the
+/// exact one than the paired band (at most 5.7% of the larger rest); at
+/// every eighth of all 312 (1 966 cuts), never further than the added
+/// bands. Below 8 KiB the work saved is small (the exact counter remembers
+/// words, so the first slices cost the most) and the exact counts in the
+/// headers are worth keeping.
 ///
 /// On the load bench's nested orders (14 KB, 4 827 exact tokens of JSON
-/// against 5 185 of TOON) it stops after 5 of the 8 stages, having counted
-/// five eighths of each text.
+/// against 5 185 of TOON) it stops after 3 of the 8 stages, having counted
+/// three eighths of each text (5 eighths at shares of the bytes).
 #[cfg(feature = "exact-tokens")]
 fn staged(json: &str, toon: &str, stages: &Stages, counter: &mut super::exact::Counter) -> Choice {
-    let json_cuts = Cuts::of(json.as_bytes(), &stages.json, true);
-    let toon_cuts = Cuts::of(toon.as_bytes(), &stages.toon, false);
+    let (json_bytes, toon_bytes) = (json.as_bytes(), toon.as_bytes());
+    let mut json_rests = Rests::new(json_bytes, &stages.json, true);
+    let mut toon_rests = Rests::new(toon_bytes, &stages.toon, false);
+    let mut records = RecordCuts::new(json_bytes, toon_bytes).filter(|&(json_at, toon_at)| {
+        piece_starts_at(json_bytes, json_at) && piece_starts_at(toon_bytes, toon_at)
+    });
     let (mut json_counted, mut toon_counted) = (0usize, 0usize);
     let (mut json_from, mut toon_from) = (0, 0);
-    for i in 1..=STAGES {
-        // A stage either text has no cut in goes on into the next.
-        let (Some(json_at), Some(toon_at)) = (json_cuts.at[i], toon_cuts.at[i]) else {
-            continue;
+    for i in 1..STAGES {
+        let target = aligned(toon.len(), i);
+        let record = records.find(|&(_, toon_at)| toon_at >= target);
+        let (json_at, toon_at, paired) = match record {
+            Some((json_at, toon_at)) => (json_at, toon_at, true),
+            None => match (
+                cut_in_slice(json_bytes, i, json_from),
+                cut_in_slice(toon_bytes, i, toon_from),
+            ) {
+                (Some(json_at), Some(toon_at)) => (json_at, toon_at, false),
+                // A stage either text has no cut in goes on into the next.
+                _ => continue,
+            },
         };
         json_counted += counter.count(json.get(json_from..json_at).unwrap_or_default());
         toon_counted += counter.count(toon.get(toon_from..toon_at).unwrap_or_default());
         (json_from, toon_from) = (json_at, toon_at);
-        if i == STAGES {
-            break;
-        }
-        let json_left =
-            super::estimate::tokens(json_cuts.rest[i]) + sides_tokens(json_cuts.sides[i]);
-        let toon_left = super::estimate::tokens(toon_cuts.rest[i]);
+        let (json_left, toon_left) = (json_rests.after(json_at), toon_rests.after(toon_at));
         let (json_tokens, toon_tokens) = (json_counted + json_left, toon_counted + toon_left);
-        let band = (json_left + toon_left) * TIE_PERCENT / 100 + TIE_TOKENS;
-        if json_tokens.abs_diff(toon_tokens) > band {
+        let spread = if paired {
+            json_left.max(toon_left)
+        } else {
+            json_left + toon_left
+        };
+        if json_tokens.abs_diff(toon_tokens) > spread * TIE_PERCENT / 100 + TIE_TOKENS {
             return Choice {
                 served: cheaper(json_tokens, toon_tokens),
                 json_tokens,
@@ -443,6 +487,8 @@ fn staged(json: &str, toon: &str, stages: &Stages, counter: &mut super::exact::C
             };
         }
     }
+    json_counted += counter.count(json.get(json_from..).unwrap_or_default());
+    toon_counted += counter.count(toon.get(toon_from..).unwrap_or_default());
     Choice {
         served: cheaper(json_counted, toon_counted),
         json_tokens: json_counted,
@@ -534,7 +580,7 @@ pub fn estimates(json: &str, toon: &str) -> (usize, usize) {
 /// then at most 7.2% (from 9.9%); see `docs/tokens.md`.
 fn escaped_words(json: &[u8]) -> usize {
     let mut sides = 0;
-    escape_runs(json, |_, run_sides| sides += run_sides);
+    escape_runs(json, 0..json.len(), |_, run_sides| sides += run_sides);
     sides_tokens(sides)
 }
 
@@ -545,10 +591,14 @@ fn sides_tokens(sides: usize) -> usize {
 }
 
 /// Calls `each` with the offset of every run of `\uXXXX` escapes in `json`
-/// that touches an ASCII letter, and how many of its two sides do.
-fn escape_runs(json: &[u8], mut each: impl FnMut(usize, usize)) {
-    let mut at = 0;
-    while let Some(found) = json.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+/// that starts in `span` and touches an ASCII letter, and how many of its
+/// two sides do. `span` starts outside any escape.
+fn escape_runs(json: &[u8], span: std::ops::Range<usize>, mut each: impl FnMut(usize, usize)) {
+    let mut at = span.start;
+    while let Some(found) = json
+        .get(at..span.end)
+        .and_then(|rest| memchr::memchr(b'\\', rest))
+    {
         let start = at + found;
         // Every backslash in JSON starts an escape: a `\\` is skipped
         // whole, so the next one found starts an escape too.
@@ -792,19 +842,27 @@ mod tests {
         }
         // The cuts are in order, where pieces start, and the estimate of
         // the rest after each is that of the rest alone, within the weight
-        // of the pair across the cut.
+        // of the pair across the cut: at shares of the bytes, and after
+        // the first key of each record.
         let (_, _, stages) = Stages::of(&json, &toon).unwrap();
-        for (text, sums) in [(&json, &stages.json), (&toon, &stages.toon)] {
-            let cuts = Cuts::of(text.as_bytes(), sums, false);
-            let at: Vec<usize> = cuts.at.iter().flatten().copied().collect();
+        let records: Vec<(usize, usize)> =
+            RecordCuts::new(json.as_bytes(), toon.as_bytes()).collect();
+        assert_eq!(records.len(), 60);
+        for (text, sums, json_side) in [(&json, &stages.json, true), (&toon, &stages.toon, false)] {
+            let bytes = text.as_bytes();
+            let mut at: Vec<usize> = (1..STAGES)
+                .filter_map(|i| cut_in_slice(bytes, i, 0))
+                .collect();
             assert!(at.len() > STAGES / 2, "{at:?}");
             assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
-            for (i, at) in cuts.at.iter().enumerate() {
-                let Some(&at) = at.as_ref() else { continue };
-                assert!(at == 0 || at == text.len() || piece_starts_at(text.as_bytes(), at));
-                let alone = super::super::estimate(&text.as_bytes()[at..]);
-                let rest = super::super::estimate::tokens(cuts.rest[i]);
-                assert!(rest.abs_diff(alone) <= 2, "{i}: {rest} vs {alone}");
+            at.extend(records.iter().map(|&(j, t)| if json_side { j } else { t }));
+            at.sort_unstable();
+            let mut rests = Rests::new(bytes, sums, json_side);
+            for at in at {
+                assert!(piece_starts_at(bytes, at), "{at}");
+                let alone = super::super::estimate(&bytes[at..]);
+                let rest = rests.after(at);
+                assert!(rest.abs_diff(alone) <= 2, "{at}: {rest} vs {alone}");
             }
         }
         // A tie that stays a tie is counted whole: the same text twice.

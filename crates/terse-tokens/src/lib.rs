@@ -29,8 +29,9 @@
 // The estimator's AVX2 kernel (`avx2.rs`) and the calls into code compiled
 // for AVX2, in `dispatch.rs`, taken on CPUs that have AVX2 (`cpu.rs` asks),
 // and the exact counter's SSE2 and AVX2 byte classes (`sse2.rs`,
-// `wide.rs`) and its loop compiled for AVX2 (in `ascii.rs`) use `unsafe`;
-// nothing else may.
+// `wide.rs`) and its loop compiled for AVX2 (in `ascii.rs`), and the SSE2
+// marks of JSON a near tie's records are found with (`json_marks.rs`), use
+// `unsafe`; nothing else may.
 #![deny(unsafe_code)]
 // docs.rs marks what each cargo feature adds.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -55,11 +56,15 @@ mod estimate;
 #[cfg(feature = "exact-tokens")]
 mod exact;
 mod features;
+#[cfg(feature = "exact-tokens")]
+mod json_marks;
 mod kernel;
 #[cfg(feature = "exact-tokens")]
 mod mixed;
 #[cfg(feature = "exact-tokens")]
 mod pieces;
+#[cfg(feature = "exact-tokens")]
+mod records;
 #[cfg(all(feature = "exact-tokens", target_arch = "x86_64"))]
 mod sse2;
 mod weights;
@@ -72,6 +77,11 @@ pub use choose::{Choice, Counting, EXACT_TIE_MAX_BYTES, Served, choose, estimate
 #[doc(hidden)]
 pub use choose::{Weighed, settle_weighed, weigh};
 pub use estimate::{estimate, estimate_portable};
+/// Where a near tie counted in stages cuts its two texts in step, for the
+/// decision test, which checks the band used there. Not a stable API.
+#[cfg(feature = "exact-tokens")]
+#[doc(hidden)]
+pub use records::record_cuts;
 
 /// The estimator's byte classes and pair features, for the weight-fitting
 /// tool in `tools/`: it counts them on texts and fits one weight each.

@@ -23,6 +23,11 @@
 //! assert!((15..=30).contains(&tokens));
 //! ```
 
+/// Where a long near tie is counted in stages, for the decision test. Not
+/// a stable API.
+#[cfg(feature = "exact-tokens")]
+#[doc(hidden)]
+pub use terse_tokens::record_cuts;
 pub use terse_tokens::{
     Choice, Counting, EXACT_AVAILABLE, EXACT_TIE_MAX_BYTES, Served, choose, estimate,
     estimate_portable, estimates,
