@@ -83,9 +83,15 @@ pub(crate) enum Slot {
         len: u32,
         end: u32,
     },
+    /// `like_previous`: the parser found the object's keys to be, in
+    /// order, those of the nearest object before it among the elements
+    /// of the array it is in (`false` when it did not look, or could not
+    /// tell cheaply): a table's row whose keys are then known to be its
+    /// header's without a comparison.
     Object {
         len: u32,
         end: u32,
+        like_previous: bool,
     },
 }
 
@@ -711,7 +717,7 @@ impl<'t> Node<'t> {
     /// [`entry`](Self::entry), with the key as stored.
     #[inline]
     fn entry_slot(self, position: usize) -> Option<(Text, Node<'t>)> {
-        let Slot::Object { len, end } = self.slot() else {
+        let Slot::Object { len, end, .. } = self.slot() else {
             return None;
         };
         let position = u32::try_from(position).ok().filter(|&p| p < len)?;
@@ -739,7 +745,12 @@ impl<'t> Node<'t> {
     /// value takes one slot: a scalar (or an empty array or object).
     #[inline(always)]
     pub(crate) fn flat_object(self) -> Option<FlatObject<'t>> {
-        let Slot::Object { len, end } = self.slot() else {
+        let Slot::Object {
+            len,
+            end,
+            like_previous,
+        } = self.slot()
+        else {
             return None;
         };
         let first = self.idx as usize + 1;
@@ -751,6 +762,7 @@ impl<'t> Node<'t> {
             doc: self.doc,
             first: self.idx + 1,
             slots: self.doc.slots.get(first..end as usize)?,
+            like_previous,
         })
     }
 
@@ -884,6 +896,9 @@ pub(crate) struct FlatObject<'t> {
     first: u32,
     /// The object's slots, keys and values in turn.
     slots: &'t [Slot],
+    /// Whether its keys are, in order, those of the nearest object before
+    /// it among its array's elements (see [`Slot::Object`]).
+    like_previous: bool,
 }
 
 impl<'t> FlatObject<'t> {
@@ -891,6 +906,26 @@ impl<'t> FlatObject<'t> {
     #[inline(always)]
     pub(crate) fn len(self) -> usize {
         self.slots.len() / 2
+    }
+
+    /// Whether the object's keys are, in order, those of the nearest
+    /// object before it among its array's elements, as the parser found
+    /// them: a table's row after one whose keys were the header's, in its
+    /// order, then has the header's keys in place, and its cells are read
+    /// by position alone ([`scalars`](Self::scalars)).
+    #[inline(always)]
+    pub(crate) fn like_previous(self) -> bool {
+        self.like_previous
+    }
+
+    /// The values, in order, as [`Scalar`]s: no key is looked at.
+    #[inline(always)]
+    pub(crate) fn scalars(self) -> impl Iterator<Item = Scalar<'t>> {
+        self.slots.chunks_exact(2).map(move |entry| match *entry {
+            [_, value] => self.doc.scalar(value),
+            // `chunks_exact(2)` hands out pairs only.
+            _ => Scalar::Container,
+        })
     }
 
     /// The value at `key` and its slot: the entry at `position` is tried

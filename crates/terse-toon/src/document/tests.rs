@@ -38,6 +38,7 @@ fn check(json: &str) {
     assert_same_typed::<(u8, i64, String)>(json, root, &expected);
     unescaped_strings_are_their_own_json(root);
     entries_are_found_by_position(root);
+    objects_like_the_previous_have_its_keys(root);
     assert!(all_strings(copied.root()).all(|s| s.as_unescaped_str().is_none()));
 }
 
@@ -61,6 +62,81 @@ fn entries_are_found_by_position(node: super::Node<'_>) {
     for item in node.items() {
         entries_are_found_by_position(item);
     }
+}
+
+/// Whether the parser found the object `node` to have, in order, the keys
+/// of the nearest object before it among its array's elements.
+fn like_previous(node: super::Node<'_>) -> bool {
+    matches!(
+        node.slot(),
+        super::Slot::Object {
+            like_previous: true,
+            ..
+        }
+    )
+}
+
+/// Every object under `node` the parser found like the one before it in
+/// its array has that object's keys, in order; an object that is no
+/// element of an array is never found like another.
+fn objects_like_the_previous_have_its_keys(node: super::Node<'_>) {
+    fn keys(node: super::Node<'_>) -> Vec<&str> {
+        node.entries().map(|(key, _)| key).collect()
+    }
+    let mut previous = None;
+    for item in node.items() {
+        if like_previous(item) {
+            let before = previous.unwrap_or_else(|| panic!("no object before {item:?}"));
+            assert_eq!(keys(item), keys(before), "{item:?} after {before:?}");
+        }
+        if item.is_object() {
+            previous = Some(item);
+        }
+        objects_like_the_previous_have_its_keys(item);
+    }
+    for (_, value) in node.entries() {
+        assert!(!like_previous(value), "{value:?} is no element");
+        objects_like_the_previous_have_its_keys(value);
+    }
+}
+
+#[test]
+fn records_of_the_keys_of_the_one_before_them_are_found_so() {
+    // (JSON, which elements of the root array are found like the object
+    // before them.)
+    let cases = [
+        (r#"[{"a":1,"b":2},{"a":3,"b":4},{"a":5,"b":6}]"#, vec![1, 2]),
+        (r#"[{"a":1, "b":2}, 7, {"a":3, "b":{"c":4}}]"#, vec![2]),
+        (r#"[{"a":1,"b":2},{"b":3,"a":4},{"b":5,"a":6}]"#, vec![2]),
+        (r#"[{"a":1,"b":2},{"a":3},{"a":5,"b":6}]"#, vec![]),
+        (r#"[{"a":1},{"a":3,"b":4}]"#, vec![]),
+        (r#"[{"a":1,"b":2},{"a":3,"c":4}]"#, vec![]),
+        (r#"[{"a":1,"b":2},{"a":3,"b":4,"a":5}]"#, vec![]),
+        (r#"[{"a":1,"b":2,"a":3},{"a":3,"b":4}]"#, vec![]),
+        (r#"[{"ab":1},{"a\u0062":2}]"#, vec![]),
+        (r#"[{"a":1},{}]"#, vec![]),
+        (r#"[{"a":1},{},{"a":2}]"#, vec![]),
+        (r#"[{"a":1},[],"x",{"a":2}]"#, vec![3]),
+    ];
+    for (json, expected) in cases {
+        // Heads are compared where 16 bytes follow: the text is padded.
+        let json = &format!("{json}{}", " ".repeat(16));
+        let document = Document::parse(json).unwrap();
+        let found: Vec<usize> = (document.root().items().enumerate())
+            .filter(|&(_, item)| like_previous(item))
+            .map(|(at, _)| at)
+            .collect();
+        assert_eq!(found, expected, "{json}");
+        check(json);
+    }
+    // Not in the same array: the records of the second list are not like
+    // the last of the first.
+    let json = r#"[[{"a":1}],[{"a":2},{"a":3}]]                "#;
+    let document = Document::parse(json).unwrap();
+    let lists: Vec<Vec<bool>> = (document.root().items())
+        .map(|list| list.items().map(like_previous).collect())
+        .collect();
+    assert_eq!(lists, [vec![false], vec![false, true]]);
 }
 
 /// Every string of the tree under `node`, keys aside.

@@ -179,6 +179,12 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     /// `first_in_order`), until the output refuses a write: the index of
     /// the first row that does not match, or `None`. One call for a
     /// table's rows, not one per row, whose setup cost as much as a cell.
+    ///
+    /// The first row holds the header's keys in the header's order (the
+    /// header was built from it, or it matched `first_in_order`); a row
+    /// the tree knows to hold the keys of the row before it, in order
+    /// ([`Tree::write_row_like_previous`]), then does too, and is written
+    /// without a comparison of its keys.
     pub(crate) fn write_rows(
         &mut self,
         out: &mut Out,
@@ -188,15 +194,25 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
         mut line: impl FnMut(&mut Out),
     ) -> Option<usize> {
         let mut in_order = first_in_order;
+        // Whether the last row written held the header's keys in order.
+        let mut ordered = false;
         for (index, row) in rows.enumerate() {
             if out.is_over() {
                 break;
             }
             line(out);
+            if ordered && self.flat {
+                match row.write_row_like_previous(self.fields.len(), out, delimiter) {
+                    Some(true) => continue,
+                    Some(false) => return Some(index),
+                    None => {}
+                }
+            }
             if !self.write_row(out, row, delimiter, in_order) {
                 return Some(index);
             }
             in_order = false;
+            ordered = index == 0;
         }
         None
     }

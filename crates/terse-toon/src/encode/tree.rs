@@ -114,6 +114,19 @@ pub(crate) trait Tree<'t>: Copy {
         None
     }
 
+    /// Writes a table row along a header of `width` leaves by the
+    /// positions of its values alone, when the tree knows the row's keys
+    /// to be, in order, those of the row before it (which the caller knows
+    /// to be the header's, in its order): `Some(false)` as soon as a value
+    /// is no primitive (what was written is the caller's to take back);
+    /// `None`, with nothing written, when the tree does not know that of
+    /// the row (the caller then writes it with
+    /// [`write_flat_row`](Self::write_flat_row)).
+    fn write_row_like_previous(self, width: usize, out: &mut Out, delimiter: u8) -> Option<bool> {
+        let _ = (width, out, delimiter);
+        None
+    }
+
     /// The next of `entries` when its value is a scalar, as its key and
     /// [`Scalar`]; `None`, with nothing taken, at the end, at a value that
     /// is an array or an object, or when the tree has no such view (the
@@ -330,6 +343,28 @@ impl<'t> Tree<'t> for Node<'t> {
             };
             // Every cell but the first is led by the delimiter, written with
             // the cell in one word when both fit one.
+            let lead = (position > 0).then_some(delimiter);
+            match cell {
+                Scalar::Null => out.push_bytes_led(lead, b"null"),
+                Scalar::Bool(true) => out.push_bytes_led(lead, b"true"),
+                Scalar::Bool(false) => out.push_bytes_led(lead, b"false"),
+                Scalar::Number(text) => out.push_bytes_led(lead, text),
+                Scalar::String(text) => write_string_bytes_led(out, lead, text, delimiter),
+                Scalar::Container => return Some(false),
+            }
+        }
+        Some(true)
+    }
+
+    /// The row's keys are not looked at: the parser found them to be
+    /// those of the row before it, in order.
+    #[inline]
+    fn write_row_like_previous(self, width: usize, out: &mut Out, delimiter: u8) -> Option<bool> {
+        let row = self.flat_object().filter(|row| row.like_previous())?;
+        if row.len() != width {
+            return Some(false);
+        }
+        for (position, cell) in row.scalars().enumerate() {
             let lead = (position > 0).then_some(delimiter);
             match cell {
                 Scalar::Null => out.push_bytes_led(lead, b"null"),
