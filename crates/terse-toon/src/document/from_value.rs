@@ -91,11 +91,7 @@ impl Flattener {
                 let end = self.count(self.slots.len());
                 self.slots[closed.head] = match closed.elements {
                     Elements::Array(_) => Slot::Array { len, end },
-                    Elements::Object(_) => Slot::Object {
-                        len,
-                        end,
-                        like_previous: false,
-                    },
+                    Elements::Object(_) => Slot::Object { len, end, keys: 0 },
                 };
             }
         }

@@ -83,15 +83,15 @@ pub(crate) enum Slot {
         len: u32,
         end: u32,
     },
-    /// `like_previous`: the parser found the object's keys to be, in
-    /// order, those of the nearest object before it among the elements
-    /// of the array it is in (`false` when it did not look, or could not
-    /// tell cheaply): a table's row whose keys are then known to be its
-    /// header's without a comparison.
+    /// `keys`: an id of the object's keys, in order, when the parser
+    /// could tell one without a pass of its own (0 when not): two objects
+    /// of one id other than 0 and one length have the same keys in the
+    /// same order, so that a table's row of its header row's id is known
+    /// to hold the header's keys without a comparison.
     Object {
         len: u32,
         end: u32,
-        like_previous: bool,
+        keys: u16,
     },
 }
 
@@ -745,12 +745,7 @@ impl<'t> Node<'t> {
     /// value takes one slot: a scalar (or an empty array or object).
     #[inline(always)]
     pub(crate) fn flat_object(self) -> Option<FlatObject<'t>> {
-        let Slot::Object {
-            len,
-            end,
-            like_previous,
-        } = self.slot()
-        else {
+        let Slot::Object { len, end, keys } = self.slot() else {
             return None;
         };
         let first = self.idx as usize + 1;
@@ -762,7 +757,7 @@ impl<'t> Node<'t> {
             doc: self.doc,
             first: self.idx + 1,
             slots: self.doc.slots.get(first..end as usize)?,
-            like_previous,
+            keys,
         })
     }
 
@@ -896,9 +891,8 @@ pub(crate) struct FlatObject<'t> {
     first: u32,
     /// The object's slots, keys and values in turn.
     slots: &'t [Slot],
-    /// Whether its keys are, in order, those of the nearest object before
-    /// it among its array's elements (see [`Slot::Object`]).
-    like_previous: bool,
+    /// The id of its keys (see [`Slot::Object`]).
+    keys: u16,
 }
 
 impl<'t> FlatObject<'t> {
@@ -908,14 +902,13 @@ impl<'t> FlatObject<'t> {
         self.slots.len() / 2
     }
 
-    /// Whether the object's keys are, in order, those of the nearest
-    /// object before it among its array's elements, as the parser found
-    /// them: a table's row after one whose keys were the header's, in its
-    /// order, then has the header's keys in place, and its cells are read
-    /// by position alone ([`scalars`](Self::scalars)).
+    /// The id the parser gave the object's keys, in order (see
+    /// [`Slot::Object`]); 0 for none. A table's row of its header row's
+    /// id and length holds the header's keys in place, and its cells are
+    /// read by position alone ([`scalars`](Self::scalars)).
     #[inline(always)]
-    pub(crate) fn like_previous(self) -> bool {
-        self.like_previous
+    pub(crate) fn keys(self) -> u16 {
+        self.keys
     }
 
     /// The values, in order, as [`Scalar`]s: no key is looked at.

@@ -211,9 +211,7 @@ struct Frame {
     at: u32,
     /// The elements or entries read so far.
     len: u32,
-    /// Where an object's repeated keys start on the repeat stack; an
-    /// array's: the length of its last element that was an object (see
-    /// [`Frame::follow`]).
+    /// Where an object's repeated keys start on the repeat stack.
     repeats_start: u32,
     /// The closing bracket: `]` or `}`.
     close: u8,
@@ -231,9 +229,7 @@ struct Frame {
     chained: bool,
     /// An object's run of entry heads ([`KnownEntry::run`]): while
     /// `chained`, the run its keys so far were all found in; otherwise
-    /// the run its own heads are stamped with, or [`PLAIN`] (none). An
-    /// array's: the run of its last element that was an object (see
-    /// [`Frame::follow`]).
+    /// the run its own heads are stamped with, or [`PLAIN`] (none).
     run: u32,
     /// An object's 128-bit filter (two words) over a cheap key hash: only
     /// a key whose bit is already set is compared with the earlier keys.
@@ -268,29 +264,6 @@ impl Frame {
     #[inline(always)]
     fn is_object(&self) -> bool {
         self.close == b'}'
-    }
-
-    /// For an array (`self`) whose element `object` is closing: whether
-    /// the object's keys are, in order, those of the array's last element
-    /// that was an object, as far as the runs of entry heads tell; the
-    /// object is then that element for the next one.
-    ///
-    /// An object's run at its close stands for its keys: one that stamped
-    /// its heads and kept its run stamped a head at each of its positions
-    /// (a head not kept ends the chain of any object after it there, and
-    /// a repeated key or a 33rd makes the run [`PLAIN`]), and one still
-    /// chained found each of its keys, in order, in a head that run
-    /// stamped at that position (its key's bytes compared whole). Two
-    /// objects of one run and one length therefore hold the same keys in
-    /// the same order. Runs are never reused; any other object has no
-    /// run ([`PLAIN`]) and is like none.
-    #[inline(always)]
-    fn follow(&mut self, object: &Frame) -> bool {
-        let like =
-            object.run != PLAIN && object.run == self.run && object.len == self.repeats_start;
-        self.run = object.run;
-        self.repeats_start = object.len;
-        like
     }
 }
 
@@ -397,18 +370,13 @@ impl<'a> Parser<'a> {
                         self.nodes.push(Slot::Object {
                             len: 0,
                             end: at + 1,
-                            like_previous: false,
+                            keys: 0,
                         });
-                        // The array's last object now has no keys: none
-                        // after it is like it (see [`Frame::follow`]).
-                        if !top.is_object() {
-                            top.run = PLAIN;
-                        }
                     } else {
                         self.nodes.push(Slot::Object {
                             len: 0,
                             end: 0,
-                            like_previous: false,
+                            keys: 0,
                         });
                         let place = match top.is_object() {
                             true => top.len + 1,
@@ -479,26 +447,15 @@ impl<'a> Parser<'a> {
                         }
                         continue 'value;
                     }
-                    Some(&b) if b == top.close => {
-                        let closed = std::mem::replace(&mut top, stack.pop().ok_or(Bail)?);
-                        match closed.is_object() {
-                            true => {
-                                // Its container is `top` now.
-                                let like_previous = !top.is_object() && top.follow(&closed);
-                                self.close_object(
-                                    closed.at,
-                                    closed.len,
-                                    closed.repeats_start,
-                                    like_previous,
-                                );
-                            }
-                            false => self.close_array(closed.at, closed.len),
-                        }
-                    }
+                    Some(&b) if b == top.close => match top.is_object() {
+                        true => self.close_object(top.at, top.len, top.repeats_start, top.run),
+                        false => self.close_array(top.at, top.len),
+                    },
                     _ => return Err(Bail),
                 }
                 pos += 1;
                 depth -= 1;
+                top = stack.pop().ok_or(Bail)?;
             }
         }
     }
@@ -523,8 +480,19 @@ impl<'a> Parser<'a> {
 
     /// Records the length and end of the object at `at`, parsed whole
     /// with `len` entries, once its repeated keys (from `repeats_start` on
-    /// the repeat stack) are resolved.
-    fn close_object(&mut self, at: u32, mut len: u32, repeats_start: u32, like_previous: bool) {
+    /// the repeat stack) are resolved, and the id of its keys from its run
+    /// of entry heads, `run`.
+    ///
+    /// An object's run at its close stands for its keys: one that stamped
+    /// its heads and kept its run stamped a head at each of its positions
+    /// (a head not kept ends the chain of any object after it there, and
+    /// a repeated key or a 33rd makes the run [`PLAIN`]), and one still
+    /// chained found each of its keys, in order, in a head that run
+    /// stamped at that position (the key's bytes compared whole). Two
+    /// objects of one run and one length therefore hold the same keys in
+    /// the same order. Runs are never reused; the first 65 535 are ids of
+    /// their own ([`Slot::Object`]), the rest and [`PLAIN`] none (0).
+    fn close_object(&mut self, at: u32, mut len: u32, repeats_start: u32, run: u32) {
         if len as usize > KEYS_BY_FILTER
             && self.hashed.last().is_some_and(|&(object, ..)| object == at)
         {
@@ -538,7 +506,7 @@ impl<'a> Parser<'a> {
         self.nodes[at as usize] = Slot::Object {
             len,
             end,
-            like_previous,
+            keys: u16::try_from(run).unwrap_or(0),
         };
     }
 
@@ -913,14 +881,10 @@ impl<'a> Parser<'a> {
                         len,
                         end: (i64::from(end) + shift) as u32,
                     },
-                    Slot::Object {
-                        len,
-                        end,
-                        like_previous,
-                    } => Slot::Object {
+                    Slot::Object { len, end, keys } => Slot::Object {
                         len,
                         end: (i64::from(end) + shift) as u32,
-                        like_previous,
+                        keys,
                     },
                     other => other,
                 }));

@@ -533,11 +533,11 @@ fn escaped_and_repeated_keys_match_the_header_by_their_text() {
 }
 
 #[test]
-fn rows_like_a_row_out_of_the_header_order_are_matched_by_their_keys() {
-    // A row the parser finds like the one before it is written by the
-    // positions of its values only after a row in the header's order: the
-    // rows after one in another order (and tables whose first row takes a
-    // shared header in another order) still find their cells by key.
+fn rows_of_another_key_order_than_the_header_are_matched_by_their_keys() {
+    // A row is written by the positions of its values only when the parser
+    // gave it the key id of the row the header was built from: rows of one
+    // key order other than the header's (and tables whose first row takes
+    // a shared header in another order) still find their cells by key.
     let pad = " ".repeat(16);
     let cases = [
         (
@@ -566,8 +566,8 @@ fn rows_like_a_row_out_of_the_header_order_are_matched_by_their_keys() {
 
 /// Lists of records mostly of one key order, now and then one whose keys
 /// are swapped, dropped, renamed, repeated or escaped, or whose value is
-/// an object or array: rows the parser finds like the one before them,
-/// and rows that break the run at every position.
+/// an object or array: rows the parser gives the header row's key id, and
+/// rows that break the run at every position.
 fn records_much_alike() -> impl Strategy<Value = String> {
     let change = prop::sample::select(vec![
         "", "", "", "", "", "", "swap", "drop", "rename", "repeat", "escape", "nest", "empty",
@@ -618,8 +618,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
     /// Rows written by the positions of their values, where the parser
-    /// found their keys to be those of the row before, are what the walk
-    /// of a `Value`'s rows writes, at every limit.
+    /// gave them the key id of the header's row, are what the walk of a
+    /// `Value`'s rows writes, at every limit.
     #[test]
     fn rows_much_alike_write_what_the_value_walk_writes(
         json in records_much_alike(),

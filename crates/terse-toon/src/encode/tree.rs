@@ -114,16 +114,30 @@ pub(crate) trait Tree<'t>: Copy {
         None
     }
 
-    /// Writes a table row along a header of `width` leaves by the
-    /// positions of its values alone, when the tree knows the row's keys
-    /// to be, in order, those of the row before it (which the caller knows
-    /// to be the header's, in its order): `Some(false)` as soon as a value
-    /// is no primitive (what was written is the caller's to take back);
-    /// `None`, with nothing written, when the tree does not know that of
-    /// the row (the caller then writes it with
-    /// [`write_flat_row`](Self::write_flat_row)).
-    fn write_row_like_previous(self, width: usize, out: &mut Out, delimiter: u8) -> Option<bool> {
-        let _ = (width, out, delimiter);
+    /// An id of the node's keys, in order, when it is an object whose
+    /// tree gives one (a parsed document's, see
+    /// [`Slot::Object`](crate::document::Slot::Object)); 0 for none. Two
+    /// objects of one id other than 0 and one length have the same keys
+    /// in the same order.
+    fn keys_id(self) -> u16 {
+        0
+    }
+
+    /// Writes a table row along a header of `width` leaves (the keys, in
+    /// order, of an object of [`keys_id`](Self::keys_id) `keys`, not 0) by
+    /// the positions of its values alone, when the row is an object of
+    /// that id and length: `Some(false)` as soon as a value is no
+    /// primitive (what was written is the caller's to take back); `None`,
+    /// with nothing written, for any other row (the caller then writes it
+    /// with [`write_flat_row`](Self::write_flat_row)).
+    fn write_row_of_keys(
+        self,
+        keys: u16,
+        width: usize,
+        out: &mut Out,
+        delimiter: u8,
+    ) -> Option<bool> {
+        let _ = (keys, width, out, delimiter);
         None
     }
 
@@ -356,13 +370,24 @@ impl<'t> Tree<'t> for Node<'t> {
         Some(true)
     }
 
-    /// The row's keys are not looked at: the parser found them to be
-    /// those of the row before it, in order.
     #[inline]
-    fn write_row_like_previous(self, width: usize, out: &mut Out, delimiter: u8) -> Option<bool> {
-        let row = self.flat_object().filter(|row| row.like_previous())?;
-        if row.len() != width {
-            return Some(false);
+    fn keys_id(self) -> u16 {
+        self.flat_object().map_or(0, |row| row.keys())
+    }
+
+    /// The row's keys are not looked at: the parser found them to be the
+    /// header's, in order.
+    #[inline]
+    fn write_row_of_keys(
+        self,
+        keys: u16,
+        width: usize,
+        out: &mut Out,
+        delimiter: u8,
+    ) -> Option<bool> {
+        let row = self.flat_object()?;
+        if keys == 0 || row.keys() != keys || row.len() != width {
+            return None;
         }
         for (position, cell) in row.scalars().enumerate() {
             let lead = (position > 0).then_some(delimiter);
