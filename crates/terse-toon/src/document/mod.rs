@@ -87,11 +87,15 @@ pub(crate) enum Slot {
     /// could tell one without a pass of its own (0 when not): two objects
     /// of one id other than 0 and one length have the same keys in the
     /// same order, so that a table's row of its header row's id is known
-    /// to hold the header's keys without a comparison.
+    /// to hold the header's keys without a comparison. `seen`: an object
+    /// before it has its id (its keys were found in that one's), so that
+    /// an id worth remembering for the objects after it is one of an
+    /// object seen.
     Object {
         len: u32,
         end: u32,
         keys: u16,
+        seen: bool,
     },
 }
 
@@ -600,6 +604,23 @@ impl<'t> Node<'t> {
         }
     }
 
+    /// The places of the entries, for [`RawEntries::last_place`]: the
+    /// object's key id (see [`Slot::Object`]) above eight bits of its
+    /// length, when it is an object seen of an id and fewer than 256
+    /// keys; 0 for any other node.
+    #[inline]
+    pub(crate) fn places(self) -> u32 {
+        match self.slot() {
+            Slot::Object {
+                len,
+                keys,
+                seen: true,
+                ..
+            } if keys != 0 && len < 256 => u32::from(keys) << 8 | len,
+            _ => 0,
+        }
+    }
+
     /// The value at `key`, when the node is an object that has it.
     #[inline]
     pub fn get(self, key: &str) -> Option<Node<'t>> {
@@ -745,7 +766,7 @@ impl<'t> Node<'t> {
     /// value takes one slot: a scalar (or an empty array or object).
     #[inline(always)]
     pub(crate) fn flat_object(self) -> Option<FlatObject<'t>> {
-        let Slot::Object { len, end, keys } = self.slot() else {
+        let Slot::Object { len, end, keys, .. } = self.slot() else {
             return None;
         };
         let first = self.idx as usize + 1;
@@ -1106,6 +1127,15 @@ impl<'t> RawEntries<'t> {
         // last entry, where `left` is 0.
         self.next = self.next.wrapping_add(2);
         Some((self.doc.text_bytes(key), value))
+    }
+
+    /// The place of the entry taken last, given the object's
+    /// [`places`](Node::places) (not 0): its key id above eight bits of
+    /// the entry's position. Entries of one place have one key.
+    #[inline(always)]
+    pub(crate) fn last_place(&self, places: u32) -> u32 {
+        // Below the length, in the eight low bits, once an entry is taken.
+        places.wrapping_sub(self.left).wrapping_sub(1)
     }
 }
 

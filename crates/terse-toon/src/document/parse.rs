@@ -371,12 +371,14 @@ impl<'a> Parser<'a> {
                             len: 0,
                             end: at + 1,
                             keys: 0,
+                            seen: false,
                         });
                     } else {
                         self.nodes.push(Slot::Object {
                             len: 0,
                             end: 0,
                             keys: 0,
+                            seen: false,
                         });
                         let place = match top.is_object() {
                             true => top.len + 1,
@@ -448,7 +450,7 @@ impl<'a> Parser<'a> {
                         continue 'value;
                     }
                     Some(&b) if b == top.close => match top.is_object() {
-                        true => self.close_object(top.at, top.len, top.repeats_start, top.run),
+                        true => self.close_object(&top),
                         false => self.close_array(top.at, top.len),
                     },
                     _ => return Err(Bail),
@@ -491,8 +493,10 @@ impl<'a> Parser<'a> {
     /// stamped at that position (the key's bytes compared whole). Two
     /// objects of one run and one length therefore hold the same keys in
     /// the same order. Runs are never reused; the first 65 535 are ids of
-    /// their own ([`Slot::Object`]), the rest and [`PLAIN`] none (0).
-    fn close_object(&mut self, at: u32, mut len: u32, repeats_start: u32, run: u32) {
+    /// their own ([`Slot::Object`]), the rest and [`PLAIN`] none (0). An
+    /// object still chained was seen: another has its id.
+    fn close_object(&mut self, object: &Frame) {
+        let (at, mut len, repeats_start) = (object.at, object.len, object.repeats_start);
         if len as usize > KEYS_BY_FILTER
             && self.hashed.last().is_some_and(|&(object, ..)| object == at)
         {
@@ -506,7 +510,8 @@ impl<'a> Parser<'a> {
         self.nodes[at as usize] = Slot::Object {
             len,
             end,
-            keys: u16::try_from(run).unwrap_or(0),
+            keys: u16::try_from(object.run).unwrap_or(0),
+            seen: object.chained,
         };
     }
 
@@ -881,10 +886,16 @@ impl<'a> Parser<'a> {
                         len,
                         end: (i64::from(end) + shift) as u32,
                     },
-                    Slot::Object { len, end, keys } => Slot::Object {
+                    Slot::Object {
+                        len,
+                        end,
+                        keys,
+                        seen,
+                    } => Slot::Object {
                         len,
                         end: (i64::from(end) + shift) as u32,
                         keys,
+                        seen,
                     },
                     other => other,
                 }));

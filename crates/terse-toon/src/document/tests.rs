@@ -39,6 +39,7 @@ fn check(json: &str) {
     unescaped_strings_are_their_own_json(root);
     entries_are_found_by_position(root);
     objects_of_one_key_id_have_one_key_list(root);
+    entries_of_one_place_have_one_key(root);
     assert!(all_strings(copied.root()).all(|s| s.as_unescaped_str().is_none()));
 }
 
@@ -102,6 +103,28 @@ fn objects_of_one_key_id_have_one_key_list(root: super::Node<'_>) {
             .entry((id, keys.len()))
             .or_insert_with(|| (keys.clone(), object));
         assert_eq!(&keys, first, "{object:?} and {seen:?} have one id");
+    }
+}
+
+/// Entries the emitter finds by their place (from their object's
+/// [`Node::places`] and their position) have one key per place.
+fn entries_of_one_place_have_one_key(root: super::Node<'_>) {
+    let mut objects = Vec::new();
+    all_objects(root, &mut objects);
+    let mut keys: HashMap<u32, &str> = HashMap::new();
+    for object in objects {
+        let places = object.places();
+        if places == 0 {
+            continue;
+        }
+        let mut entries = object.raw_entries();
+        for (key, _) in object.entries() {
+            entries.next();
+            let place = entries.last_place(places);
+            assert_ne!(place, 0);
+            let first = keys.entry(place).or_insert(key);
+            assert_eq!(*first, key, "{object:?}: place {place}");
+        }
     }
 }
 

@@ -151,6 +151,23 @@ pub(crate) trait Tree<'t>: Copy {
         None
     }
 
+    /// What [`last_place`](Self::last_place) tells the places of an
+    /// object's entries from; 0 when the tree does not tell them.
+    #[inline(always)]
+    fn places(self) -> u32 {
+        0
+    }
+
+    /// The place of the entry of `entries` taken last, given their
+    /// object's [`places`](Self::places) (not 0): an id of the object's
+    /// keys and the entry's position among them. Entries of one place have
+    /// one key.
+    #[inline(always)]
+    fn last_place(entries: &Self::RawEntries, places: u32) -> u32 {
+        let _ = (entries, places);
+        0
+    }
+
     /// The value at `key` of an object node.
     fn get(self, key: &str) -> Option<Self> {
         self.entries().find(|(k, _)| *k == key).map(|(_, v)| v)
@@ -439,6 +456,16 @@ impl<'t> Tree<'t> for Node<'t> {
     #[inline(always)]
     fn next_scalar_entry(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Scalar<'t>)> {
         entries.next_scalar()
+    }
+
+    #[inline(always)]
+    fn places(self) -> u32 {
+        Node::places(self)
+    }
+
+    #[inline(always)]
+    fn last_place(entries: &Self::RawEntries, places: u32) -> u32 {
+        entries.last_place(places)
     }
 
     #[inline]
