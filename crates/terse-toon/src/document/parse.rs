@@ -385,8 +385,9 @@ impl<'a> Parser<'a> {
                             false => 0,
                         };
                         let keys = (depth << 3 ^ place).wrapping_mul(0x9E37_79B9) >> 26;
-                        stack.push(top);
-                        top = Frame::new(at, b'}', self.repeats.len(), keys as u8, self.keeping);
+                        let inner =
+                            Frame::new(at, b'}', self.repeats.len(), keys as u8, self.keeping);
+                        stack.push(std::mem::replace(&mut top, inner));
                         depth += 1;
                         let found = match top.heads {
                             true => self.known_entry::<true>(bytes, open, &mut top, blank),
@@ -413,8 +414,10 @@ impl<'a> Parser<'a> {
                         });
                     } else {
                         self.nodes.push(Slot::Array { len: 0, end: 0 });
-                        stack.push(top);
-                        top = Frame::new(at, b']', 0, 0, false);
+                        stack.push(std::mem::replace(
+                            &mut top,
+                            Frame::new(at, b']', 0, 0, false),
+                        ));
                         depth += 1;
                         continue 'value;
                     }
