@@ -604,6 +604,16 @@ impl<'t> Node<'t> {
         }
     }
 
+    /// The id the parser gave the keys of the node, an object, in order
+    /// (see [`Slot::Object`]); 0 for none and for any other node.
+    #[inline]
+    pub(crate) fn keys_id(self) -> u16 {
+        match self.slot() {
+            Slot::Object { keys, .. } => keys,
+            _ => 0,
+        }
+    }
+
     /// The places of the entries, for [`RawEntries::last_place`]: the
     /// object's key id (see [`Slot::Object`]) above eight bits of its
     /// length, when it is an object seen of an id and fewer than 256

@@ -483,10 +483,9 @@ impl<'a> Parser<'a> {
         self.nodes[at as usize] = Slot::Array { len, end };
     }
 
-    /// Records the length and end of the object at `at`, parsed whole
-    /// with `len` entries, once its repeated keys (from `repeats_start` on
-    /// the repeat stack) are resolved, and the id of its keys from its run
-    /// of entry heads, `run`.
+    /// Records the length and end of `object`, parsed whole, once its
+    /// repeated keys (from its `repeats_start` on the repeat stack) are
+    /// resolved, and the id of its keys from its run of entry heads.
     ///
     /// An object's run at its close stands for its keys: one that stamped
     /// its heads and kept its run stamped a head at each of its positions

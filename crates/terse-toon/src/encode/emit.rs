@@ -142,7 +142,7 @@ enum Frame<'t, T: Tree<'t>> {
 
 /// Short plain keys with their colon, as words, by their place (an id of
 /// their object's keys and their position among them, from
-/// [`Tree::next_scalar_entry`]): the records of a list repeat their keys
+/// [`Tree::last_place`]): the records of a list repeat their keys
 /// in order, and a key found by its place is not looked up in
 /// [`PlainKeys`] (whose places are those of the keys' bytes, where two
 /// keys of a record may take turns in one place).

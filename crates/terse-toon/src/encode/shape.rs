@@ -190,7 +190,6 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     /// the first row that does not match, or `None`. One call for a
     /// table's rows, not one per row, whose setup cost as much as a cell.
     ///
-    ///
     /// A row the tree knows to hold the keys of the row the header was
     /// built from, in order ([`Tree::write_row_of_keys`]), is written
     /// without a comparison of its keys (and matches in order). Rows of

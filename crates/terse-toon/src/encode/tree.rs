@@ -389,7 +389,7 @@ impl<'t> Tree<'t> for Node<'t> {
 
     #[inline]
     fn keys_id(self) -> u16 {
-        self.flat_object().map_or(0, |row| row.keys())
+        Node::keys_id(self)
     }
 
     /// The row's keys are not looked at: the parser found them to be the
