@@ -1113,30 +1113,39 @@ pub(crate) struct RawEntries<'t> {
 }
 
 impl<'t> RawEntries<'t> {
-    /// The next entry, taken only when its value is a scalar (null, a
-    /// boolean, a number or a string): its key and value as bytes, read
-    /// from the two slots without a step to the next sibling's index (a
-    /// scalar takes one slot). `None`, with nothing taken, at the end or
-    /// at a value that is an array or an object, empty or not.
+    /// The next entry, its key as bytes and its value as a [`Scalar`]
+    /// (null, a boolean, a number or a string: its text as bytes) or, when
+    /// it is an array or an object, empty or not, as a node: the key's and
+    /// the value's slots read once, and a scalar's next sibling found
+    /// without a look at its slot again (a scalar takes one slot).
     #[inline(always)]
-    pub(crate) fn next_scalar(&mut self) -> Option<(&'t [u8], Scalar<'t>)> {
+    pub(crate) fn next_split(&mut self) -> Option<(&'t [u8], Result<Scalar<'t>, Node<'t>>)> {
         if self.left == 0 {
             return None;
         }
         let at = self.next as usize;
-        let [Slot::String(key), value] = *self.doc.slots.get(at..)?.first_chunk::<2>()? else {
-            return None;
-        };
-        let value = match self.doc.scalar(value) {
-            Scalar::Container => return None,
-            scalar => scalar,
-        };
+        // Every key is followed by its value.
+        let [key, value] = *self.doc.slots.get(at..)?.first_chunk::<2>()?;
         self.left -= 1;
-        // Past a key and its scalar: a wrap (of an index past the last
-        // slot of a document of 4 Gi slots) comes only after the object's
-        // last entry, where `left` is 0.
-        self.next = self.next.wrapping_add(2);
-        Some((self.doc.text_bytes(key), value))
+        let key = match key {
+            Slot::String(text) => self.doc.text_bytes(text),
+            // Every key is a string slot.
+            _ => &[],
+        };
+        let idx = self.next + 1;
+        match self.doc.scalar(value) {
+            Scalar::Container => {
+                self.next = value.after(idx);
+                Some((key, Err(Node { doc: self.doc, idx })))
+            }
+            scalar => {
+                // Past a key and its scalar: a wrap (of an index past the
+                // last slot of a document of 4 Gi slots) comes only after
+                // the object's last entry, where `left` is 0.
+                self.next = self.next.wrapping_add(2);
+                Some((key, Ok(scalar)))
+            }
+        }
     }
 
     /// The place of the entry taken last, given the object's

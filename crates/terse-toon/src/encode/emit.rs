@@ -276,14 +276,26 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                     // read from the tree's own view of them when it has one:
                     // each value's slot read once, with no step through the
                     // frames between them, on lines of one indentation
-                    // worked out once. The document's first line (which
-                    // has no newline before it) goes the general way.
-                    if !self.out.is_empty() {
-                        let width = depth.saturating_mul(self.indent_size);
-                        while let Some((key, value)) = T::next_scalar_entry(entries) {
-                            if self.out.is_over() {
-                                return;
-                            }
+                    // worked out once. A field of another value is the
+                    // step to take, its slots read once too.
+                    let width = depth.saturating_mul(self.indent_size);
+                    loop {
+                        let Some((key, value)) = T::next_split(entries) else {
+                            break None;
+                        };
+                        let value = match value {
+                            Ok(scalar) => scalar,
+                            Err(value) => break Some(Step::Field(key, value, *depth)),
+                        };
+                        if self.out.is_over() {
+                            return;
+                        }
+                        if self.out.is_empty() {
+                            // The document's first line: no newline before
+                            // it.
+                            line(&mut self.out, self.indent_size, *depth);
+                            write_key_then(&mut self.out, &mut self.keys, key, ": ");
+                        } else {
                             // The line and a short plain key with its
                             // colon: two words with one check of the room.
                             let key_word = match *places {
@@ -319,12 +331,9 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                                     write_key_then(&mut self.out, &mut self.keys, key, ": ");
                                 }
                             }
-                            write_scalar(&mut self.out, value, self.delimiter);
                         }
+                        write_scalar(&mut self.out, value, self.delimiter);
                     }
-                    entries
-                        .next()
-                        .map(|(key, value)| Step::Field(key, value, *depth))
                 }
                 Some(Frame::Items(items, depth)) => {
                     items.next().map(|item| Step::Item(item, *depth))

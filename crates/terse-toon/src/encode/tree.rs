@@ -141,14 +141,12 @@ pub(crate) trait Tree<'t>: Copy {
         None
     }
 
-    /// The next of `entries` when its value is a scalar, as its key and
-    /// [`Scalar`]; `None`, with nothing taken, at the end, at a value that
-    /// is an array or an object, or when the tree has no such view (the
-    /// caller then reads the entry through the iterator).
+    /// The next of `entries`: its key, and its value as a [`Scalar`] when
+    /// it is a scalar and the tree has such a view of it (a document's
+    /// has), else as a node.
     #[inline(always)]
-    fn next_scalar_entry(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Scalar<'t>)> {
-        let _ = entries;
-        None
+    fn next_split(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Result<Scalar<'t>, Self>)> {
+        entries.next().map(|(key, value)| (key, Err(value)))
     }
 
     /// What [`last_place`](Self::last_place) tells the places of an
@@ -454,8 +452,8 @@ impl<'t> Tree<'t> for Node<'t> {
     }
 
     #[inline(always)]
-    fn next_scalar_entry(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Scalar<'t>)> {
-        entries.next_scalar()
+    fn next_split(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Result<Scalar<'t>, Self>)> {
+        entries.next_split()
     }
 
     #[inline(always)]
