@@ -385,9 +385,8 @@ impl<'a> Parser<'a> {
                             false => 0,
                         };
                         let keys = (depth << 3 ^ place).wrapping_mul(0x9E37_79B9) >> 26;
-                        let inner =
-                            Frame::new(at, b'}', self.repeats.len(), keys as u8, self.keeping);
-                        stack.push(std::mem::replace(&mut top, inner));
+                        stack.push(top);
+                        top = Frame::new(at, b'}', self.repeats.len(), keys as u8, self.keeping);
                         depth += 1;
                         let found = match top.heads {
                             true => self.known_entry::<true>(bytes, open, &mut top, blank),
@@ -414,10 +413,8 @@ impl<'a> Parser<'a> {
                         });
                     } else {
                         self.nodes.push(Slot::Array { len: 0, end: 0 });
-                        stack.push(std::mem::replace(
-                            &mut top,
-                            Frame::new(at, b']', 0, 0, false),
-                        ));
+                        stack.push(top);
+                        top = Frame::new(at, b']', 0, 0, false);
                         depth += 1;
                         continue 'value;
                     }
