@@ -91,7 +91,12 @@ impl Flattener {
                 let end = self.count(self.slots.len());
                 self.slots[closed.head] = match closed.elements {
                     Elements::Array(_) => Slot::Array { len, end },
-                    Elements::Object(_) => Slot::Object { len, end },
+                    Elements::Object(_) => Slot::Object {
+                        len,
+                        end,
+                        keys: 0,
+                        seen: false,
+                    },
                 };
             }
         }

@@ -83,9 +83,19 @@ pub(crate) enum Slot {
         len: u32,
         end: u32,
     },
+    /// `keys`: an id of the object's keys, in order, when the parser
+    /// could tell one without a pass of its own (0 when not): two objects
+    /// of one id other than 0 and one length have the same keys in the
+    /// same order, so that a table's row of its header row's id is known
+    /// to hold the header's keys without a comparison. `seen`: an object
+    /// before it has its id (its keys were found in that one's), so that
+    /// an id worth remembering for the objects after it is one of an
+    /// object seen.
     Object {
         len: u32,
         end: u32,
+        keys: u16,
+        seen: bool,
     },
 }
 
@@ -594,6 +604,33 @@ impl<'t> Node<'t> {
         }
     }
 
+    /// The id the parser gave the keys of the node, an object, in order
+    /// (see [`Slot::Object`]); 0 for none and for any other node.
+    #[inline]
+    pub(crate) fn keys_id(self) -> u16 {
+        match self.slot() {
+            Slot::Object { keys, .. } => keys,
+            _ => 0,
+        }
+    }
+
+    /// The places of the entries, for [`RawEntries::last_place`]: the
+    /// object's key id (see [`Slot::Object`]) above eight bits of its
+    /// length, when it is an object seen of an id and fewer than 256
+    /// keys; 0 for any other node.
+    #[inline]
+    pub(crate) fn places(self) -> u32 {
+        match self.slot() {
+            Slot::Object {
+                len,
+                keys,
+                seen: true,
+                ..
+            } if keys != 0 && len < 256 => u32::from(keys) << 8 | len,
+            _ => 0,
+        }
+    }
+
     /// The value at `key`, when the node is an object that has it.
     #[inline]
     pub fn get(self, key: &str) -> Option<Node<'t>> {
@@ -711,7 +748,7 @@ impl<'t> Node<'t> {
     /// [`entry`](Self::entry), with the key as stored.
     #[inline]
     fn entry_slot(self, position: usize) -> Option<(Text, Node<'t>)> {
-        let Slot::Object { len, end } = self.slot() else {
+        let Slot::Object { len, end, .. } = self.slot() else {
             return None;
         };
         let position = u32::try_from(position).ok().filter(|&p| p < len)?;
@@ -739,7 +776,7 @@ impl<'t> Node<'t> {
     /// value takes one slot: a scalar (or an empty array or object).
     #[inline(always)]
     pub(crate) fn flat_object(self) -> Option<FlatObject<'t>> {
-        let Slot::Object { len, end } = self.slot() else {
+        let Slot::Object { len, end, keys, .. } = self.slot() else {
             return None;
         };
         let first = self.idx as usize + 1;
@@ -751,6 +788,7 @@ impl<'t> Node<'t> {
             doc: self.doc,
             first: self.idx + 1,
             slots: self.doc.slots.get(first..end as usize)?,
+            keys,
         })
     }
 
@@ -884,6 +922,8 @@ pub(crate) struct FlatObject<'t> {
     first: u32,
     /// The object's slots, keys and values in turn.
     slots: &'t [Slot],
+    /// The id of its keys (see [`Slot::Object`]).
+    keys: u16,
 }
 
 impl<'t> FlatObject<'t> {
@@ -891,6 +931,25 @@ impl<'t> FlatObject<'t> {
     #[inline(always)]
     pub(crate) fn len(self) -> usize {
         self.slots.len() / 2
+    }
+
+    /// The id the parser gave the object's keys, in order (see
+    /// [`Slot::Object`]); 0 for none. A table's row of its header row's
+    /// id and length holds the header's keys in place, and its cells are
+    /// read by position alone ([`scalars`](Self::scalars)).
+    #[inline(always)]
+    pub(crate) fn keys(self) -> u16 {
+        self.keys
+    }
+
+    /// The values, in order, as [`Scalar`]s: no key is looked at.
+    #[inline(always)]
+    pub(crate) fn scalars(self) -> impl Iterator<Item = Scalar<'t>> {
+        self.slots.chunks_exact(2).map(move |entry| match *entry {
+            [_, value] => self.doc.scalar(value),
+            // `chunks_exact(2)` hands out pairs only.
+            _ => Scalar::Container,
+        })
     }
 
     /// The value at `key` and its slot: the entry at `position` is tried
@@ -1054,30 +1113,48 @@ pub(crate) struct RawEntries<'t> {
 }
 
 impl<'t> RawEntries<'t> {
-    /// The next entry, taken only when its value is a scalar (null, a
-    /// boolean, a number or a string): its key and value as bytes, read
-    /// from the two slots without a step to the next sibling's index (a
-    /// scalar takes one slot). `None`, with nothing taken, at the end or
-    /// at a value that is an array or an object, empty or not.
+    /// The next entry, its key as bytes and its value as a [`Scalar`]
+    /// (null, a boolean, a number or a string: its text as bytes) or, when
+    /// it is an array or an object, empty or not, as a node: the key's and
+    /// the value's slots read once, and a scalar's next sibling found
+    /// without a look at its slot again (a scalar takes one slot).
     #[inline(always)]
-    pub(crate) fn next_scalar(&mut self) -> Option<(&'t [u8], Scalar<'t>)> {
+    pub(crate) fn next_split(&mut self) -> Option<(&'t [u8], Result<Scalar<'t>, Node<'t>>)> {
         if self.left == 0 {
             return None;
         }
         let at = self.next as usize;
-        let [Slot::String(key), value] = *self.doc.slots.get(at..)?.first_chunk::<2>()? else {
-            return None;
-        };
-        let value = match self.doc.scalar(value) {
-            Scalar::Container => return None,
-            scalar => scalar,
-        };
+        // Every key is followed by its value.
+        let [key, value] = *self.doc.slots.get(at..)?.first_chunk::<2>()?;
         self.left -= 1;
-        // Past a key and its scalar: a wrap (of an index past the last
-        // slot of a document of 4 Gi slots) comes only after the object's
-        // last entry, where `left` is 0.
-        self.next = self.next.wrapping_add(2);
-        Some((self.doc.text_bytes(key), value))
+        let key = match key {
+            Slot::String(text) => self.doc.text_bytes(text),
+            // Every key is a string slot.
+            _ => &[],
+        };
+        let idx = self.next + 1;
+        match self.doc.scalar(value) {
+            Scalar::Container => {
+                self.next = value.after(idx);
+                Some((key, Err(Node { doc: self.doc, idx })))
+            }
+            scalar => {
+                // Past a key and its scalar: a wrap (of an index past the
+                // last slot of a document of 4 Gi slots) comes only after
+                // the object's last entry, where `left` is 0.
+                self.next = self.next.wrapping_add(2);
+                Some((key, Ok(scalar)))
+            }
+        }
+    }
+
+    /// The place of the entry taken last, given the object's
+    /// [`places`](Node::places) (not 0): its key id above eight bits of
+    /// the entry's position. Entries of one place have one key.
+    #[inline(always)]
+    pub(crate) fn last_place(&self, places: u32) -> u32 {
+        // Below the length, in the eight low bits, once an entry is taken.
+        places.wrapping_sub(self.left).wrapping_sub(1)
     }
 }
 

@@ -370,9 +370,16 @@ impl<'a> Parser<'a> {
                         self.nodes.push(Slot::Object {
                             len: 0,
                             end: at + 1,
+                            keys: 0,
+                            seen: false,
                         });
                     } else {
-                        self.nodes.push(Slot::Object { len: 0, end: 0 });
+                        self.nodes.push(Slot::Object {
+                            len: 0,
+                            end: 0,
+                            keys: 0,
+                            seen: false,
+                        });
                         let place = match top.is_object() {
                             true => top.len + 1,
                             false => 0,
@@ -443,7 +450,7 @@ impl<'a> Parser<'a> {
                         continue 'value;
                     }
                     Some(&b) if b == top.close => match top.is_object() {
-                        true => self.close_object(top.at, top.len, top.repeats_start),
+                        true => self.close_object(&top),
                         false => self.close_array(top.at, top.len),
                     },
                     _ => return Err(Bail),
@@ -473,10 +480,22 @@ impl<'a> Parser<'a> {
         self.nodes[at as usize] = Slot::Array { len, end };
     }
 
-    /// Records the length and end of the object at `at`, parsed whole
-    /// with `len` entries, once its repeated keys (from `repeats_start` on
-    /// the repeat stack) are resolved.
-    fn close_object(&mut self, at: u32, mut len: u32, repeats_start: u32) {
+    /// Records the length and end of `object`, parsed whole, once its
+    /// repeated keys (from its `repeats_start` on the repeat stack) are
+    /// resolved, and the id of its keys from its run of entry heads.
+    ///
+    /// An object's run at its close stands for its keys: one that stamped
+    /// its heads and kept its run stamped a head at each of its positions
+    /// (a head not kept ends the chain of any object after it there, and
+    /// a repeated key or a 33rd makes the run [`PLAIN`]), and one still
+    /// chained found each of its keys, in order, in a head that run
+    /// stamped at that position (the key's bytes compared whole). Two
+    /// objects of one run and one length therefore hold the same keys in
+    /// the same order. Runs are never reused; the first 65 535 are ids of
+    /// their own ([`Slot::Object`]), the rest and [`PLAIN`] none (0). An
+    /// object still chained was seen: another has its id.
+    fn close_object(&mut self, object: &Frame) {
+        let (at, mut len, repeats_start) = (object.at, object.len, object.repeats_start);
         if len as usize > KEYS_BY_FILTER
             && self.hashed.last().is_some_and(|&(object, ..)| object == at)
         {
@@ -487,7 +506,12 @@ impl<'a> Parser<'a> {
             len = self.keep_last_values(at, &repeats);
         }
         let end = self.nodes.len() as u32;
-        self.nodes[at as usize] = Slot::Object { len, end };
+        self.nodes[at as usize] = Slot::Object {
+            len,
+            end,
+            keys: u16::try_from(object.run).unwrap_or(0),
+            seen: object.chained,
+        };
     }
 
     /// Reads the key of `object` starting at `pos`, the colon after it
@@ -861,9 +885,16 @@ impl<'a> Parser<'a> {
                         len,
                         end: (i64::from(end) + shift) as u32,
                     },
-                    Slot::Object { len, end } => Slot::Object {
+                    Slot::Object {
+                        len,
+                        end,
+                        keys,
+                        seen,
+                    } => Slot::Object {
                         len,
                         end: (i64::from(end) + shift) as u32,
+                        keys,
+                        seen,
                     },
                     other => other,
                 }));

@@ -38,6 +38,8 @@ fn check(json: &str) {
     assert_same_typed::<(u8, i64, String)>(json, root, &expected);
     unescaped_strings_are_their_own_json(root);
     entries_are_found_by_position(root);
+    objects_of_one_key_id_have_one_key_list(root);
+    entries_of_one_place_have_one_key(root);
     assert!(all_strings(copied.root()).all(|s| s.as_unescaped_str().is_none()));
 }
 
@@ -61,6 +63,133 @@ fn entries_are_found_by_position(node: super::Node<'_>) {
     for item in node.items() {
         entries_are_found_by_position(item);
     }
+}
+
+/// The id the parser gave the keys of the object `node` (0 for none, and
+/// for any other node).
+fn keys_id(node: super::Node<'_>) -> u16 {
+    match node.slot() {
+        super::Slot::Object { keys, .. } => keys,
+        _ => 0,
+    }
+}
+
+/// Every object under `node` (itself included), in document order.
+fn all_objects<'t>(node: super::Node<'t>, objects: &mut Vec<super::Node<'t>>) {
+    if node.is_object() {
+        objects.push(node);
+    }
+    for item in node.items() {
+        all_objects(item, objects);
+    }
+    for (_, value) in node.entries() {
+        all_objects(value, objects);
+    }
+}
+
+/// Objects the parser gave one key id (not 0) and one length have the
+/// same keys in the same order.
+fn objects_of_one_key_id_have_one_key_list(root: super::Node<'_>) {
+    let mut objects = Vec::new();
+    all_objects(root, &mut objects);
+    let mut lists: HashMap<(u16, usize), (Vec<&str>, super::Node<'_>)> = HashMap::new();
+    for object in objects {
+        let id = keys_id(object);
+        if id == 0 {
+            continue;
+        }
+        let keys: Vec<&str> = object.entries().map(|(key, _)| key).collect();
+        let (first, seen) = lists
+            .entry((id, keys.len()))
+            .or_insert_with(|| (keys.clone(), object));
+        assert_eq!(&keys, first, "{object:?} and {seen:?} have one id");
+    }
+}
+
+/// Entries the emitter finds by their place (from their object's
+/// [`Node::places`] and their position) have one key per place.
+fn entries_of_one_place_have_one_key(root: super::Node<'_>) {
+    let mut objects = Vec::new();
+    all_objects(root, &mut objects);
+    let mut keys: HashMap<u32, &str> = HashMap::new();
+    for object in objects {
+        let places = object.places();
+        if places == 0 {
+            continue;
+        }
+        let mut entries = object.raw_entries();
+        for (key, _) in object.entries() {
+            entries.next();
+            let place = entries.last_place(places);
+            assert_ne!(place, 0);
+            let first = keys.entry(place).or_insert(key);
+            assert_eq!(*first, key, "{object:?}: place {place}");
+        }
+    }
+}
+
+#[test]
+fn records_of_one_key_list_are_given_one_id() {
+    // (JSON, pairs of elements of the root array that are given one id,
+    // elements given none.) Ids are given only as far as the heads the
+    // parser keeps tell (an object after one of other keys in its place
+    // may get an id of its own); `check` holds every id to one key list.
+    type Case = (&'static str, &'static [(usize, usize)], &'static [usize]);
+    let cases: [Case; 10] = [
+        (
+            r#"[{"a":1,"b":2},{"a":3,"b":4},{"a":5,"b":6}]"#,
+            &[(0, 1), (1, 2)],
+            &[],
+        ),
+        (
+            r#"[{"a":1, "b":2}, 7, {"a":3, "b":{"c":4}}]"#,
+            &[(0, 2)],
+            &[],
+        ),
+        (
+            r#"[{"a":1,"b":2},{"b":3,"a":4},{"b":5,"a":6}]"#,
+            &[(1, 2)],
+            &[],
+        ),
+        (r#"[{"a":1,"b":2},{"a":3},{"a":5,"b":6}]"#, &[(0, 2)], &[]),
+        (r#"[{"a":1,"b":2},{"a":3,"b":4,"a":5}]"#, &[], &[1]),
+        (
+            r#"[{"a":1,"b":2,"a":3},{"a":3,"b":4},{"a":3,"b":4}]"#,
+            &[(1, 2)],
+            &[0],
+        ),
+        (r#"[{"ab":1},{"a\u0062":2},{"ab":3}]"#, &[(0, 2)], &[]),
+        (r#"[{"a":1},{},{"a":2}]"#, &[(0, 2)], &[1]),
+        (r#"[{"a":{"b":1}},{"a":{"b":2}}]"#, &[(0, 1)], &[]),
+        (r#"[{"a":1,"b":2},{"a":3,"c":4},{"a":5,"c":6}]"#, &[], &[1]),
+    ];
+    for (json, same, none) in cases {
+        // Heads are compared where 16 bytes follow: the text is padded.
+        let json = &format!("{json}{}", " ".repeat(16));
+        let document = Document::parse(json).unwrap();
+        let ids: Vec<u16> = document.root().items().map(keys_id).collect();
+        for &(a, b) in same {
+            assert!(ids[a] != 0 && ids[a] == ids[b], "{json}: {ids:?}");
+        }
+        for &at in none {
+            assert_eq!(ids[at], 0, "{json}: {ids:?}");
+        }
+        check(json);
+    }
+    // Records of other lists, and objects within records, of one key list.
+    let json = r#"[[{"a":1}],[{"a":2},{"a":3}],{"x":{"b":1},"y":[{"x":{"b":2}}]}]"#;
+    let json = format!("{json}{}", " ".repeat(16));
+    let document = Document::parse(&json).unwrap();
+    let root = document.root();
+    let inner: Vec<u16> = (root.items().take(2))
+        .flat_map(|list| list.items().map(keys_id))
+        .collect();
+    assert!(
+        inner[0] != 0 && inner.iter().all(|&id| id == inner[0]),
+        "{inner:?}"
+    );
+    let third = root.item(2).unwrap();
+    assert_ne!(keys_id(third.get("x").unwrap()), 0);
 }
 
 /// Every string of the tree under `node`, keys aside.

@@ -41,6 +41,7 @@ pub(crate) fn emit_sharing<'t, T: Tree<'t>>(
     let mut emitter = Emitter {
         share_headers,
         keys: PlainKeys::new(),
+        key_words: KeyWords::new(),
         out: Out::new(capacity, limit),
         indent_size: options.indent_size,
         delimiter: options.delimiter.as_byte(),
@@ -132,10 +133,81 @@ enum Position {
 
 /// An object or list whose lines are still being written.
 enum Frame<'t, T: Tree<'t>> {
-    /// The fields not written yet, each to go on its own line at the depth.
-    Fields(T::RawEntries, usize),
+    /// The fields not written yet, each to go on its own line at the
+    /// depth, and their object's [`Tree::places`].
+    Fields(T::RawEntries, usize, u32),
     /// The list items not written yet, at the depth.
     Items(T::Items, usize),
+}
+
+/// Short plain keys with their colon, as words, by their place (an id of
+/// their object's keys and their position among them, from
+/// [`Tree::last_place`]): the records of a list repeat their keys
+/// in order, and a key found by its place is not looked up in
+/// [`PlainKeys`] (whose places are those of the keys' bytes, where two
+/// keys of a record may take turns in one place).
+struct KeyWords([KeyWord; 64]);
+
+/// A key kept in [`KeyWords`].
+#[derive(Clone, Copy)]
+struct KeyWord {
+    /// Its place; 0 for none (no place is 0).
+    place: u32,
+    /// The length of `word`, the key's and 2.
+    len: u32,
+    /// The key and `": "` after it, in the low bytes.
+    word: u64,
+}
+
+impl KeyWords {
+    fn new() -> Self {
+        KeyWords(
+            [KeyWord {
+                place: 0,
+                len: 0,
+                word: 0,
+            }; 64],
+        )
+    }
+
+    /// The slot of `place`: the top six bits of a multiplicative hash.
+    #[inline(always)]
+    fn slot(place: u32) -> usize {
+        (place.wrapping_mul(0x9E37_79B9) >> 26) as usize
+    }
+
+    /// The word and length kept for `place` (not 0), if any.
+    #[inline(always)]
+    fn find(&self, place: u32) -> Option<(u64, usize)> {
+        match self.0.get(Self::slot(place)) {
+            Some(kept) if kept.place == place => Some((kept.word, kept.len as usize)),
+            _ => None,
+        }
+    }
+
+    /// Keeps the `n` bytes (at most 16) of `word` for `place` (not 0).
+    #[inline(always)]
+    fn keep(&mut self, place: u32, word: u64, n: usize) {
+        if let Some(kept) = self.0.get_mut(Self::slot(place)) {
+            *kept = KeyWord {
+                place,
+                len: n as u32,
+                word,
+            };
+        }
+    }
+}
+
+/// A plain key of `n` bytes in the low bytes of `word` (from
+/// [`PlainKeys::plain_word`]) with `": "` after it, and their length, when
+/// the key has at most six bytes (the two fit a word).
+#[inline(always)]
+fn with_colon(word: u64, n: usize) -> Option<(u64, usize)> {
+    if n > 6 {
+        return None;
+    }
+    let colon = u64::from_le_bytes(*b": \0\0\0\0\0\0");
+    Some((word | colon << (8 * n), n + 2))
 }
 
 struct Emitter<'t, T: Tree<'t>> {
@@ -145,6 +217,8 @@ struct Emitter<'t, T: Tree<'t>> {
     share_headers: bool,
     /// Keys found to need no quotes.
     keys: PlainKeys,
+    /// Short plain keys by their place.
+    key_words: KeyWords,
     indent_size: usize,
     delimiter: u8,
     /// The delimiter symbol inside brackets: empty for comma.
@@ -182,7 +256,8 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                 if self.keyed_fields(value, len) {
                     self.keyed_table(None, value, len, 0);
                 } else {
-                    self.frames.push(Frame::Fields(value.raw_entries(), 0));
+                    self.frames
+                        .push(Frame::Fields(value.raw_entries(), 0, value.places()));
                 }
             }
             Kind::String(s) => write_root_string(&mut self.out, s, self.delimiter),
@@ -196,30 +271,59 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
         while !self.out.is_over() {
             let step = match self.frames.last_mut() {
                 None => return,
-                Some(Frame::Fields(entries, depth)) => {
+                Some(Frame::Fields(entries, depth, places)) => {
                     // A run of fields of scalar values, the most common line,
                     // read from the tree's own view of them when it has one:
                     // each value's slot read once, with no step through the
                     // frames between them, on lines of one indentation
-                    // worked out once. The document's first line (which
-                    // has no newline before it) goes the general way.
-                    if !self.out.is_empty() {
-                        let width = depth.saturating_mul(self.indent_size);
-                        while let Some((key, value)) = T::next_scalar_entry(entries) {
-                            if self.out.is_over() {
-                                return;
-                            }
+                    // worked out once. A field of another value is the
+                    // step to take, its slots read once too.
+                    let width = depth.saturating_mul(self.indent_size);
+                    loop {
+                        let Some((key, value)) = T::next_split(entries) else {
+                            break None;
+                        };
+                        let value = match value {
+                            Ok(scalar) => scalar,
+                            Err(value) => break Some(Step::Field(key, value, *depth)),
+                        };
+                        if self.out.is_over() {
+                            return;
+                        }
+                        if self.out.is_empty() {
+                            // The document's first line: no newline before
+                            // it.
+                            line(&mut self.out, self.indent_size, *depth);
+                            write_key_then(&mut self.out, &mut self.keys, key, ": ");
+                        } else {
                             // The line and a short plain key with its
                             // colon: two words with one check of the room.
-                            match self.keys.plain_word(key) {
-                                Some(word) if width < SHORT && key.len() <= 6 => {
-                                    let colon = u64::from_le_bytes(*b": \0\0\0\0\0\0");
-                                    let word = word | colon << (8 * key.len());
+                            let key_word = match *places {
+                                0 => self
+                                    .keys
+                                    .plain_word(key)
+                                    .and_then(|word| with_colon(word, key.len())),
+                                places => {
+                                    let place = T::last_place(entries, places);
+                                    self.key_words.find(place).or_else(|| {
+                                        let found = self
+                                            .keys
+                                            .plain_word(key)
+                                            .and_then(|word| with_colon(word, key.len()));
+                                        if let Some((word, n)) = found {
+                                            self.key_words.keep(place, word, n);
+                                        }
+                                        found
+                                    })
+                                }
+                            };
+                            match key_word {
+                                Some((word, n)) if width < SHORT => {
                                     self.out.push_word_pair(
                                         NEWLINE_WORD,
                                         width + 1,
                                         u128::from(word),
-                                        key.len() + 2,
+                                        n,
                                     );
                                 }
                                 _ => {
@@ -227,12 +331,9 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                                     write_key_then(&mut self.out, &mut self.keys, key, ": ");
                                 }
                             }
-                            write_scalar(&mut self.out, value, self.delimiter);
                         }
+                        write_scalar(&mut self.out, value, self.delimiter);
                     }
-                    entries
-                        .next()
-                        .map(|(key, value)| Step::Field(key, value, *depth))
                 }
                 Some(Frame::Items(items, depth)) => {
                     items.next().map(|item| Step::Item(item, *depth))
@@ -273,8 +374,11 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                     self.keyed_table(Some(key), value, len, depth);
                 } else {
                     write_key_then(&mut self.out, &mut self.keys, key, ":");
-                    self.frames
-                        .push(Frame::Fields(value.raw_entries(), depth + 1));
+                    self.frames.push(Frame::Fields(
+                        value.raw_entries(),
+                        depth + 1,
+                        value.places(),
+                    ));
                 }
             }
             _ => {
@@ -439,7 +543,8 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                 // first field opens.
                 let mut entries = item.raw_entries();
                 if let Some((key, value)) = entries.next() {
-                    self.frames.push(Frame::Fields(entries, depth + 1));
+                    self.frames
+                        .push(Frame::Fields(entries, depth + 1, item.places()));
                     self.field(key, value, depth + 1);
                 }
             }

@@ -80,6 +80,10 @@ pub(crate) struct Table<'t, T: Tree<'t>> {
     /// Whether `fields` are unchanged since `header` was written for them:
     /// the header is then copied without comparing the fields.
     header_current: bool,
+    /// The [`Tree::keys_id`] of the row `fields` were built from, when
+    /// they are leaves only; 0 otherwise. A row of that id and as many
+    /// keys holds the fields' keys in their order.
+    keys: u16,
 }
 
 impl<'t, T: Tree<'t>> Table<'t, T> {
@@ -92,6 +96,7 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
             header: String::new(),
             header_fields: Vec::new(),
             header_current: false,
+            keys: 0,
         }
     }
 
@@ -105,6 +110,7 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
         if !uniform {
             self.fields.clear();
             self.header_current = false;
+            self.keys = 0;
         }
         uniform
     }
@@ -133,6 +139,10 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
             .iter()
             .enumerate()
             .all(|(i, field)| field.is_leaf(i));
+        self.keys = match self.flat && fits {
+            true => first.keys_id(),
+            false => 0,
+        };
         fits
     }
 
@@ -179,6 +189,12 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     /// `first_in_order`), until the output refuses a write: the index of
     /// the first row that does not match, or `None`. One call for a
     /// table's rows, not one per row, whose setup cost as much as a cell.
+    ///
+    /// A row the tree knows to hold the keys of the row the header was
+    /// built from, in order ([`Tree::write_row_of_keys`]), is written
+    /// without a comparison of its keys (and matches in order). Rows of
+    /// a list share their keys' id far more often than the values of a
+    /// keyed table, which are not tried so.
     pub(crate) fn write_rows(
         &mut self,
         out: &mut Out,
@@ -193,6 +209,16 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
                 break;
             }
             line(out);
+            if self.keys != 0 {
+                match row.write_row_of_keys(self.keys, self.fields.len(), out, delimiter) {
+                    Some(true) => {
+                        in_order = false;
+                        continue;
+                    }
+                    Some(false) => return Some(index),
+                    None => {}
+                }
+            }
             if !self.write_row(out, row, delimiter, in_order) {
                 return Some(index);
             }

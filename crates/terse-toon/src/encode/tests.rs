@@ -532,6 +532,113 @@ fn escaped_and_repeated_keys_match_the_header_by_their_text() {
     }
 }
 
+#[test]
+fn rows_of_another_key_order_than_the_header_are_matched_by_their_keys() {
+    // A row is written by the positions of its values only when the parser
+    // gave it the key id of the row the header was built from: rows of one
+    // key order other than the header's (and tables whose first row takes
+    // a shared header in another order) still find their cells by key.
+    let pad = " ".repeat(16);
+    let cases = [
+        (
+            r#"[{"a":1,"b":2},{"b":3,"a":4},{"b":5,"a":6},{"a":7,"b":8},{"a":9,"b":0}]"#,
+            "[5]{a,b}:\n  1,2\n  4,3\n  6,5\n  7,8\n  9,0",
+        ),
+        (
+            r#"{"x":[{"a":1,"b":2},{"a":3,"b":4}],"y":[{"b":5,"a":6},{"b":7,"a":8}]}"#,
+            "x[2]{a,b}:\n  1,2\n  3,4\ny[2]{b,a}:\n  5,6\n  7,8",
+        ),
+        (
+            r#"[{"a":1,"b":2},{"a":3,"b":{}},{"a":5,"b":6}]"#,
+            "[3]:\n  - a: 1\n    b: 2\n  - a: 3\n    b:\n  - a: 5\n    b: 6",
+        ),
+        (
+            r#"[{"a":1,"b":2},{"a":3,"b":4,"a":5},{"a":6,"b":7}]"#,
+            "[3]{a,b}:\n  1,2\n  5,4\n  6,7",
+        ),
+    ];
+    for (json, expected) in cases {
+        let json = format!("{json}{pad}");
+        assert_eq!(toon(&json), expected, "{json}");
+        check_same(&json, &EncodeOptions::default());
+    }
+}
+
+/// Lists of records mostly of one key order, now and then one whose keys
+/// are swapped, dropped, renamed, repeated or escaped, or whose value is
+/// an object or array: rows the parser gives the header row's key id, and
+/// rows that break the run at every position.
+fn records_much_alike() -> impl Strategy<Value = String> {
+    let change = prop::sample::select(vec![
+        "", "", "", "", "", "", "swap", "drop", "rename", "repeat", "escape", "nest", "empty",
+    ]);
+    let space = prop::sample::select(vec!["", "", " "]);
+    (
+        prop::collection::vec((change, 0usize..3), 1..10),
+        space,
+        prop::sample::select(vec!["[", "{\"k\":["]),
+    )
+        .prop_map(|(rows, space, open)| {
+            let rows: Vec<String> = rows
+                .into_iter()
+                .enumerate()
+                .map(|(n, (change, at))| {
+                    let mut keys = vec!["id", "name", "ok"];
+                    let mut values = vec![n.to_string(), format!("\"n{n}\""), "true".to_owned()];
+                    match change {
+                        "swap" => keys.swap(at, (at + 1) % 3),
+                        "drop" => {
+                            keys.remove(at);
+                            values.remove(at);
+                        }
+                        "rename" => keys[at] = "idx",
+                        "repeat" => {
+                            keys.push(keys[at]);
+                            values.push("null".to_owned());
+                        }
+                        "escape" => keys[at] = "na\\u006de",
+                        "nest" => values[at] = r#"{"z":1}"#.to_owned(),
+                        "empty" => values[at] = "[]".to_owned(),
+                        _ => {}
+                    }
+                    let entries: Vec<String> = keys
+                        .iter()
+                        .zip(&values)
+                        .map(|(key, value)| format!("\"{key}\":{space}{value}"))
+                        .collect();
+                    format!("{{{}}}", entries.join(&format!(",{space}")))
+                })
+                .collect();
+            let close = if open == "[" { "]" } else { "]}" };
+            format!("{open}{}{close}{}", rows.join(","), " ".repeat(16))
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Rows written by the positions of their values, where the parser
+    /// gave them the key id of the header's row, are what the walk of a
+    /// `Value`'s rows writes, at every limit.
+    #[test]
+    fn rows_much_alike_write_what_the_value_walk_writes(
+        json in records_much_alike(),
+        delimiter in prop_oneof![Just(Delimiter::Comma), Just(Delimiter::Pipe)],
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let value: Value = serde_json::from_str(&json).unwrap();
+        let options = options(delimiter, 2);
+        let document = crate::document::Document::parse(&json).unwrap();
+        let whole = super::emit::emit(&value, &options, 0, usize::MAX).unwrap();
+        let from_document = super::emit::emit(document.root(), &options, 0, usize::MAX);
+        prop_assert_eq!(from_document.as_deref(), Some(whole.as_str()), "json: {}", json);
+        let limit = cut.index(whole.len() + 2);
+        let value_cut = super::emit::emit(&value, &options, 0, limit);
+        let document_cut = super::emit::emit(document.root(), &options, 0, limit);
+        prop_assert_eq!(document_cut, value_cut, "json: {} limit {}", json, limit);
+    }
+}
+
 /// A record for the tables of [`tables_of_one_list`]: keys from a small
 /// pool in any order, so that neighbouring tables share a header, list its
 /// keys in another order, or have a key more, less or renamed; values

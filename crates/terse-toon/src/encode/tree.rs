@@ -114,14 +114,56 @@ pub(crate) trait Tree<'t>: Copy {
         None
     }
 
-    /// The next of `entries` when its value is a scalar, as its key and
-    /// [`Scalar`]; `None`, with nothing taken, at the end, at a value that
-    /// is an array or an object, or when the tree has no such view (the
-    /// caller then reads the entry through the iterator).
-    #[inline(always)]
-    fn next_scalar_entry(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Scalar<'t>)> {
-        let _ = entries;
+    /// An id of the node's keys, in order, when it is an object whose
+    /// tree gives one (a parsed document's, see
+    /// [`Slot::Object`](crate::document::Slot::Object)); 0 for none. Two
+    /// objects of one id other than 0 and one length have the same keys
+    /// in the same order.
+    fn keys_id(self) -> u16 {
+        0
+    }
+
+    /// Writes a table row along a header of `width` leaves (the keys, in
+    /// order, of an object of [`keys_id`](Self::keys_id) `keys`, not 0) by
+    /// the positions of its values alone, when the row is an object of
+    /// that id and length: `Some(false)` as soon as a value is no
+    /// primitive (what was written is the caller's to take back); `None`,
+    /// with nothing written, for any other row (the caller then writes it
+    /// with [`write_flat_row`](Self::write_flat_row)).
+    fn write_row_of_keys(
+        self,
+        keys: u16,
+        width: usize,
+        out: &mut Out,
+        delimiter: u8,
+    ) -> Option<bool> {
+        let _ = (keys, width, out, delimiter);
         None
+    }
+
+    /// The next of `entries`: its key, and its value as a [`Scalar`] when
+    /// it is a scalar and the tree has such a view of it (a document's
+    /// has), else as a node.
+    #[inline(always)]
+    fn next_split(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Result<Scalar<'t>, Self>)> {
+        entries.next().map(|(key, value)| (key, Err(value)))
+    }
+
+    /// What [`last_place`](Self::last_place) tells the places of an
+    /// object's entries from; 0 when the tree does not tell them.
+    #[inline(always)]
+    fn places(self) -> u32 {
+        0
+    }
+
+    /// The place of the entry of `entries` taken last, given their
+    /// object's [`places`](Self::places) (not 0): an id of the object's
+    /// keys and the entry's position among them. Entries of one place have
+    /// one key.
+    #[inline(always)]
+    fn last_place(entries: &Self::RawEntries, places: u32) -> u32 {
+        let _ = (entries, places);
+        0
     }
 
     /// The value at `key` of an object node.
@@ -344,6 +386,39 @@ impl<'t> Tree<'t> for Node<'t> {
     }
 
     #[inline]
+    fn keys_id(self) -> u16 {
+        Node::keys_id(self)
+    }
+
+    /// The row's keys are not looked at: the parser found them to be the
+    /// header's, in order.
+    #[inline]
+    fn write_row_of_keys(
+        self,
+        keys: u16,
+        width: usize,
+        out: &mut Out,
+        delimiter: u8,
+    ) -> Option<bool> {
+        let row = self.flat_object()?;
+        if keys == 0 || row.keys() != keys || row.len() != width {
+            return None;
+        }
+        for (position, cell) in row.scalars().enumerate() {
+            let lead = (position > 0).then_some(delimiter);
+            match cell {
+                Scalar::Null => out.push_bytes_led(lead, b"null"),
+                Scalar::Bool(true) => out.push_bytes_led(lead, b"true"),
+                Scalar::Bool(false) => out.push_bytes_led(lead, b"false"),
+                Scalar::Number(text) => out.push_bytes_led(lead, text),
+                Scalar::String(text) => write_string_bytes_led(out, lead, text, delimiter),
+                Scalar::Container => return Some(false),
+            }
+        }
+        Some(true)
+    }
+
+    #[inline]
     fn write_number(self, out: &mut impl Sink) {
         if let Some(n) = self.as_number() {
             out.push_str(n.canonical());
@@ -377,8 +452,18 @@ impl<'t> Tree<'t> for Node<'t> {
     }
 
     #[inline(always)]
-    fn next_scalar_entry(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Scalar<'t>)> {
-        entries.next_scalar()
+    fn next_split(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Result<Scalar<'t>, Self>)> {
+        entries.next_split()
+    }
+
+    #[inline(always)]
+    fn places(self) -> u32 {
+        Node::places(self)
+    }
+
+    #[inline(always)]
+    fn last_place(entries: &Self::RawEntries, places: u32) -> u32 {
+        entries.last_place(places)
     }
 
     #[inline]
