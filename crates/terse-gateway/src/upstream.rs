@@ -472,12 +472,13 @@ impl Upstream {
                     .map_err(|_| unforwardable())?
             }
         };
-        Uri::builder()
-            .scheme(shared.scheme.clone())
-            .authority(shared.authority.clone())
-            .path_and_query(joined)
-            .build()
-            .map_err(|_| unforwardable())
+        // Put together from its parts, as the builder would, without its
+        // steps through a `Result` each.
+        let mut parts = http::uri::Parts::default();
+        parts.scheme = Some(shared.scheme.clone());
+        parts.authority = Some(shared.authority.clone());
+        parts.path_and_query = Some(joined);
+        Uri::from_parts(parts).map_err(|_| unforwardable())
     }
 }
 
