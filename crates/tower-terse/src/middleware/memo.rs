@@ -181,12 +181,21 @@ where
         if len <= 6 * SPAN {
             hasher.write(input);
         } else {
-            hasher.write(&input[..SPAN]);
-            for i in 1..5 {
-                let at = len / 5 * i;
-                hasher.write(&input[at..at + SPAN]);
+            // The six spans side by side, hashed in one call rather than
+            // six (each call has its own setup and finish).
+            let mut spans = [0u8; 6 * SPAN];
+            let starts = [
+                0,
+                len / 5,
+                len / 5 * 2,
+                len / 5 * 3,
+                len / 5 * 4,
+                len - SPAN,
+            ];
+            for (span, at) in spans.chunks_exact_mut(SPAN).zip(starts) {
+                span.copy_from_slice(&input[at..at + SPAN]);
             }
-            hasher.write(&input[len - SPAN..]);
+            hasher.write(&spans);
         }
         hasher.finish()
     }
