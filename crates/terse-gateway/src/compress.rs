@@ -158,11 +158,14 @@ where
 /// `Accept-Encoding` but none at all or `identity` alone (which tower-http
 /// answers in identity too) goes to tower-http to decide.
 fn accepts_a_coding(headers: &HeaderMap) -> bool {
-    headers.get_all(ACCEPT_ENCODING).iter().any(|value| {
-        !value
-            .as_bytes()
-            .trim_ascii()
-            .eq_ignore_ascii_case(b"identity")
+    // Along the few headers a request has, which costs less than hashing
+    // the name to look it up.
+    headers.iter().any(|(name, value)| {
+        name == ACCEPT_ENCODING
+            && !value
+                .as_bytes()
+                .trim_ascii()
+                .eq_ignore_ascii_case(b"identity")
     })
 }
 

@@ -11,6 +11,7 @@
 //! underscore spellings (`X_Forwarded_For`) never get this far: see
 //! [`crate::remove_underscored`].
 
+use std::cell::RefCell;
 use std::fmt;
 use std::net::IpAddr;
 use std::str::FromStr;
@@ -272,10 +273,36 @@ pub(crate) fn add_forwarded(
     }
 }
 
+thread_local! {
+    /// The client address last written on this thread, with its value: the
+    /// requests of a keep-alive connection all come from one address, and
+    /// a clone of the value shares its bytes where writing it again would
+    /// allocate them (twice, as both headers take it).
+    static LAST_ADDRESS: RefCell<Option<(IpAddr, HeaderValue)>> = const { RefCell::new(None) };
+}
+
+/// `ip` as a header value, the one last written on this thread when it is
+/// for the same address.
+fn address_value(ip: IpAddr) -> Option<HeaderValue> {
+    let cached = LAST_ADDRESS.try_with(|last| {
+        let mut last = last.try_borrow_mut().ok()?;
+        if let Some((at, value)) = last.as_ref() {
+            if *at == ip {
+                return Some(value.clone());
+            }
+        }
+        let value = write_address(ip)?;
+        *last = Some((ip, value.clone()));
+        Some(value)
+    });
+    // A thread whose locals are gone writes it each time.
+    cached.unwrap_or_else(|_| write_address(ip))
+}
+
 /// `ip` as a header value. An IPv4 address (most clients) is written by
 /// hand: `IpAddr`'s `Display` goes through the formatting machinery, some
 /// 1 300 instructions a request.
-fn address_value(ip: IpAddr) -> Option<HeaderValue> {
+fn write_address(ip: IpAddr) -> Option<HeaderValue> {
     let IpAddr::V4(v4) = ip else {
         return HeaderValue::from_maybe_shared(bytes::Bytes::from(ip.to_string())).ok();
     };
@@ -317,6 +344,9 @@ mod tests {
             "::ffff:10.0.0.1",
         ] {
             let ip: IpAddr = ip.parse().unwrap();
+            assert_eq!(write_address(ip).unwrap(), ip.to_string().as_str());
+            // Twice: written, then the value kept for the address.
+            assert_eq!(address_value(ip).unwrap(), ip.to_string().as_str());
             assert_eq!(address_value(ip).unwrap(), ip.to_string().as_str());
         }
     }

@@ -23,6 +23,7 @@
 //!   yield until one is free.
 
 use std::collections::VecDeque;
+use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -71,22 +72,39 @@ const DECOMPRESSED_CODINGS: HeaderValue = HeaderValue::from_static("zstd,gzip,de
 /// # drop(inflate);
 /// # Ok::<(), terse_gateway::UpstreamError>(())
 /// ```
+///
+/// An answer with no coding the decompression undoes (nearly every one)
+/// passes through as it came, without tower-http's machinery (its future,
+/// its body); only a coded answer goes through [`Decompression`], which
+/// it would take the same way.
 #[derive(Clone, Debug)]
 pub struct Inflate<S> {
-    inner: Decompression<Taping<S>>,
+    inner: S,
+    budget: Option<MemoryBudget>,
     limit: BlockingLimit,
+    /// The inner service asks its upstream for identity itself (the
+    /// gateway's [`Upstream`](crate::Upstream) does): the decompression's
+    /// codings are not put in a request only to be replaced.
+    asks_identity: bool,
 }
 
 impl<S> Inflate<S> {
     /// Decompresses the answers of `inner`, inflating under `limit`.
     pub fn new(inner: S, limit: BlockingLimit) -> Self {
         Inflate {
-            inner: Decompression::new(Taping {
-                inner,
-                budget: None,
-            }),
+            inner,
+            budget: None,
             limit,
+            asks_identity: false,
         }
+    }
+
+    /// For an inner service that sends every request on with
+    /// `Accept-Encoding: identity` whatever it came with (the gateway's
+    /// `Upstream`).
+    pub(crate) fn asking_identity(mut self) -> Self {
+        self.asks_identity = true;
+        self
     }
 
     /// Holds the compressed bytes kept for a rewind against `budget` (the
@@ -104,7 +122,7 @@ impl<S> Inflate<S> {
     /// # Ok::<(), terse_gateway::UpstreamError>(())
     /// ```
     pub fn memory_budget(mut self, budget: MemoryBudget) -> Self {
-        self.inner.get_mut().budget = Some(budget);
+        self.budget = Some(budget);
         self
     }
 }
@@ -118,7 +136,7 @@ where
 {
     type Response = Response<Inflated<ResB>>;
     type Error = S::Error;
-    type Future = InflateFuture<<Decompression<Taping<S>> as Service<Request<ReqB>>>::Future>;
+    type Future = InflateFuture<S::Future, ResB>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
@@ -127,72 +145,187 @@ where
     fn call(&mut self, mut request: Request<ReqB>) -> Self::Future {
         // What the client takes, before the upstream is asked for identity:
         // its `Accept-Encoding` values only (none, most often: no allocation).
-        // A request with none gets the codings the decompression asks for
-        // when there are none, as a constant: the decompression then finds
-        // the header there, rather than building its value again.
-        let accepted = match request.headers_mut().entry(ACCEPT_ENCODING) {
-            Entry::Occupied(values) => values.iter().cloned().collect(),
-            Entry::Vacant(none) => {
-                none.insert(DECOMPRESSED_CODINGS);
-                Vec::new()
+        // A request with none gets the codings tower-http's decompression
+        // asks for when there are none (as a constant), unless the inner
+        // service replaces them with identity anyway.
+        let accepted = if self.asks_identity {
+            // A look along the few headers a request has costs less than
+            // hashing the name; the values come in the same order.
+            request
+                .headers()
+                .iter()
+                .filter(|(name, _)| *name == ACCEPT_ENCODING)
+                .map(|(_, value)| value.clone())
+                .collect()
+        } else {
+            match request.headers_mut().entry(ACCEPT_ENCODING) {
+                Entry::Occupied(values) => values.iter().cloned().collect(),
+                Entry::Vacant(none) => {
+                    none.insert(DECOMPRESSED_CODINGS);
+                    Vec::new()
+                }
             }
         };
         InflateFuture {
-            future: self.inner.call(request),
+            state: FutureState::Answer {
+                future: self.inner.call(request),
+            },
             accepted: Some(accepted),
+            budget: self.budget.clone(),
             limit: self.limit.clone(),
         }
     }
 }
 
 pin_project! {
-    /// The future of [`Inflate`].
-    pub struct InflateFuture<F> {
+    /// The future of [`Inflate`]: the inner service's, then, for an answer
+    /// in a coding the decompression undoes, tower-http's decompression of
+    /// it (ready at once).
+    pub struct InflateFuture<F, B>
+    where
+        B: Body<Data = Bytes>,
+    {
         #[pin]
-        future: F,
+        state: FutureState<F, B>,
         // The client's `Accept-Encoding` values.
         accepted: Option<Vec<HeaderValue>>,
+        budget: Option<MemoryBudget>,
         limit: BlockingLimit,
     }
 }
 
-impl<F, B, E> Future for InflateFuture<F>
+/// An answer handed to tower-http's decompression: the request carries it
+/// to [`Answered`], which gives it back.
+type Decompressing<B> = tower_http::decompression::ResponseFuture<
+    std::future::Ready<Result<Response<Tee<B>>, Infallible>>,
+>;
+
+pin_project! {
+    #[project = FutureStateProj]
+    enum FutureState<F, B>
+    where
+        B: Body<Data = Bytes>,
+    {
+        // Waiting for the inner service's answer.
+        Answer {
+            #[pin]
+            future: F,
+        },
+        // A coded answer being wrapped in the decompression body.
+        Decompress {
+            #[pin]
+            future: Decompressing<B>,
+            tape: Option<Arc<Tape>>,
+        },
+    }
+}
+
+impl<F, B: Body<Data = Bytes>> std::fmt::Debug for InflateFuture<F, B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InflateFuture").finish_non_exhaustive()
+    }
+}
+
+impl<F, B, E> Future for InflateFuture<F, B>
 where
-    F: Future<Output = Result<Response<DecompressionBody<Tee<B>>>, E>>,
+    F: Future<Output = Result<Response<B>, E>>,
     B: Body<Data = Bytes>,
     B::Error: Into<BoxError>,
 {
     type Output = Result<Response<Inflated<B>>, E>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        let response = ready!(this.future.poll(cx))?;
-        let (mut parts, body) = response.into_parts();
-        let tape = parts.extensions.remove::<Taped>().map(|taped| taped.0);
-        let accepted = this.accepted.take().unwrap_or_default();
-        let tape = tape.filter(|tape| accepts(&accepted, &tape.coding));
-        if let Some(tape) = &tape {
-            let tape = tape.clone();
-            parts.extensions.insert(Rewind::new(move |headers| {
-                if !tape.rewind() {
-                    return false;
+        let mut this = self.project();
+        loop {
+            let next = match this.state.as_mut().project() {
+                FutureStateProj::Answer { future } => {
+                    let (parts, body) = ready!(future.poll(cx))?.into_parts();
+                    // The coding first: most answers have none, and their
+                    // type is then not read. tower-http undoes the first
+                    // `Content-Encoding` when it names one of its codings
+                    // exactly; every other answer it passes on as it came.
+                    // The first value, as `get` gives it, found along the
+                    // answer's few headers rather than by hashing the name.
+                    let coding = parts
+                        .headers
+                        .iter()
+                        .find(|(name, _)| *name == CONTENT_ENCODING)
+                        .map(|(_, value)| value)
+                        .filter(|c| CODINGS.iter().any(|known| c.as_bytes() == known.as_bytes()))
+                        .cloned();
+                    let Some(coding) = coding else {
+                        let body = Inflated::new(Source::Plain { body }, None, this.limit);
+                        return Poll::Ready(Ok(Response::from_parts(parts, body)));
+                    };
+                    // Compressed JSON (the only answer the layer reads) is
+                    // put on a tape as it comes.
+                    let json = parts.status.is_success()
+                        && parts
+                            .headers
+                            .get(CONTENT_TYPE)
+                            .is_some_and(tower_terse::proxy::is_json_media_type);
+                    let tape = json.then(|| {
+                        Arc::new(Tape {
+                            coding,
+                            state: Mutex::default(),
+                            budget: this.budget.take(),
+                        })
+                    });
+                    let tee = Tee {
+                        body,
+                        tape: tape.clone(),
+                    };
+                    let mut decompression = Decompression::new(Answered);
+                    let answer = Request::new(Response::from_parts(parts, tee));
+                    FutureState::Decompress {
+                        future: decompression.call(answer),
+                        tape,
+                    }
                 }
-                headers.insert(CONTENT_ENCODING, tape.coding.clone());
-                headers.append(VARY, HeaderValue::from_static("accept-encoding"));
-                true
-            }));
+                FutureStateProj::Decompress { future, tape } => {
+                    let Ok(response) = ready!(future.poll(cx));
+                    let (mut parts, body) = response.into_parts();
+                    let accepted = this.accepted.take().unwrap_or_default();
+                    let tape = tape.take().filter(|tape| accepts(&accepted, &tape.coding));
+                    if let Some(tape) = &tape {
+                        let tape = tape.clone();
+                        parts.extensions.insert(Rewind::new(move |headers| {
+                            if !tape.rewind() {
+                                return false;
+                            }
+                            headers.insert(CONTENT_ENCODING, tape.coding.clone());
+                            headers.append(VARY, HeaderValue::from_static("accept-encoding"));
+                            true
+                        }));
+                    }
+                    let body = Source::Coded {
+                        body: Box::pin(body),
+                    };
+                    let body = Inflated::new(body, tape, this.limit);
+                    return Poll::Ready(Ok(Response::from_parts(parts, body)));
+                }
+            };
+            this.state.set(next);
         }
-        let body = Inflated {
-            body: Box::pin(body),
-            tape: tape.map(Released),
-            rewound: None,
-            rewound_held: None,
-            queue: VecDeque::new(),
-            ended: None,
-            ready: 0,
-            limit: this.limit.clone(),
-        };
-        Poll::Ready(Ok(Response::from_parts(parts, body)))
+    }
+}
+
+/// The service under the decompression of a coded answer: it gives back
+/// the answer its request carries, at once.
+#[derive(Clone, Copy)]
+struct Answered;
+
+impl<B> Service<Request<Response<B>>> for Answered {
+    type Response = Response<B>;
+    type Error = Infallible;
+    type Future = std::future::Ready<Result<Response<B>, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Response<B>>) -> Self::Future {
+        std::future::ready(Ok(request.into_body()))
     }
 }
 
@@ -314,94 +447,6 @@ impl TapeState {
     }
 }
 
-/// The extension [`Taping`] hands its tape to [`Inflate`] in.
-#[derive(Clone)]
-struct Taped(Arc<Tape>);
-
-/// Tapes the bodies of compressed JSON answers (the only ones the layer
-/// reads) under the decompression.
-#[derive(Clone, Debug)]
-pub struct Taping<S> {
-    inner: S,
-    budget: Option<MemoryBudget>,
-}
-
-impl<S, ReqB, ResB> Service<Request<ReqB>> for Taping<S>
-where
-    S: Service<Request<ReqB>, Response = Response<ResB>>,
-    ResB: Body<Data = Bytes>,
-{
-    type Response = Response<Tee<ResB>>;
-    type Error = S::Error;
-    type Future = TapingFuture<S::Future>;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: Request<ReqB>) -> Self::Future {
-        TapingFuture {
-            future: self.inner.call(request),
-            budget: self.budget.clone(),
-        }
-    }
-}
-
-pin_project! {
-    /// The future of [`Taping`]: the inner service's, its answer's body
-    /// put on a tape when it is compressed JSON. Not boxed: it is polled
-    /// once or twice per request, inside futures that are.
-    pub struct TapingFuture<F> {
-        #[pin]
-        future: F,
-        budget: Option<MemoryBudget>,
-    }
-}
-
-impl<F> std::fmt::Debug for TapingFuture<F> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TapingFuture").finish_non_exhaustive()
-    }
-}
-
-impl<F, ResB, E> Future for TapingFuture<F>
-where
-    F: Future<Output = Result<Response<ResB>, E>>,
-    ResB: Body<Data = Bytes>,
-{
-    type Output = Result<Response<Tee<ResB>>, E>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.project();
-        let (mut parts, body) = ready!(this.future.poll(cx))?.into_parts();
-        // The coding first: most answers have none, and their type is
-        // then not read.
-        let coding = parts
-            .headers
-            .get(CONTENT_ENCODING)
-            .filter(|c| CODINGS.iter().any(|known| c.as_bytes() == known.as_bytes()))
-            .cloned();
-        let json = |parts: &http::response::Parts| {
-            parts.status.is_success()
-                && parts
-                    .headers
-                    .get(CONTENT_TYPE)
-                    .is_some_and(tower_terse::proxy::is_json_media_type)
-        };
-        let tape = coding.filter(|_| json(&parts)).map(|coding| {
-            Arc::new(Tape {
-                coding,
-                state: Mutex::default(),
-                budget: this.budget.take(),
-            })
-        });
-        if let Some(tape) = &tape {
-            parts.extensions.insert(Taped(tape.clone()));
-        }
-        Poll::Ready(Ok(Response::from_parts(parts, Tee { body, tape })))
-    }
-}
-
 pin_project! {
     /// A compressed body as it comes, its bytes kept on a tape (see
     /// [`Inflate`]).
@@ -446,11 +491,8 @@ pin_project! {
     where
         B: Body<Data = Bytes>,
     {
-        // Boxed: tower-http's decompression body holds its decoders'
-        // state inline (some 500 bytes), and every answer the layers pass
-        // on (a read body's too, whose type is still this) is moved from
-        // future to future on its way out, each move a copy of its body.
-        body: Pin<Box<DecompressionBody<Tee<B>>>>,
+        #[pin]
+        body: Source<B>,
         tape: Option<Released>,
         // The compressed bytes to send first, once rewound, and what they
         // hold of the budget until they are sent.
@@ -466,6 +508,108 @@ pin_project! {
     }
 }
 
+pin_project! {
+    /// What an [`Inflated`] body reads: an answer as it came, inline (the
+    /// upstream's body is some 140 bytes: moving it costs less than
+    /// allocating it), or an inflated one, boxed: tower-http's
+    /// decompression body holds its decoders' state inline (some 500
+    /// bytes), and every answer the layers pass on (a read body's too,
+    /// whose type is still this) is moved from future to future on its way
+    /// out, each move a copy of its body.
+    #[project = SourceProj]
+    enum Source<B>
+    where
+        B: Body<Data = Bytes>,
+    {
+        // An answer in no coding the decompression undoes, as it came.
+        Plain {
+            #[pin]
+            body: B,
+        },
+        // A coded answer, inflated.
+        Coded {
+            body: Pin<Box<DecompressionBody<Tee<B>>>>,
+        },
+    }
+}
+
+impl<B> Source<B>
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        match self.project() {
+            SourceProj::Plain { body } => body
+                .poll_frame(cx)
+                .map(|frame| frame.map(|frame| frame.map_err(Into::into))),
+            SourceProj::Coded { body } => body.as_mut().poll_frame(cx),
+        }
+    }
+
+    /// The next frame as the upstream sent it, past the decompression.
+    fn poll_as_it_came(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
+        match self.project() {
+            SourceProj::Plain { body } => body
+                .poll_frame(cx)
+                .map(|frame| frame.map(|frame| frame.map_err(Into::into))),
+            SourceProj::Coded { body } => body
+                .as_mut()
+                .get_pin_mut()
+                .poll_frame(cx)
+                .map(|frame| frame.map(|frame| frame.map_err(Into::into))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            Source::Plain { body } => body.is_end_stream(),
+            // tower-http's decompression body never says it has ended (it
+            // keeps `is_end_stream`'s default).
+            Source::Coded { body } => body.is_end_stream(),
+        }
+    }
+
+    /// Whether the upstream's bytes have all come, past the decompression.
+    fn came_whole(&self) -> bool {
+        match self {
+            Source::Plain { body } => body.is_end_stream(),
+            Source::Coded { body } => body.get_ref().is_end_stream(),
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self {
+            Source::Plain { body } => body.size_hint(),
+            Source::Coded { body } => body.size_hint(),
+        }
+    }
+}
+
+impl<B> Inflated<B>
+where
+    B: Body<Data = Bytes>,
+{
+    fn new(body: Source<B>, tape: Option<Arc<Tape>>, limit: &BlockingLimit) -> Self {
+        Inflated {
+            body,
+            tape: tape.map(Released),
+            rewound: None,
+            rewound_held: None,
+            queue: VecDeque::new(),
+            ended: None,
+            ready: 0,
+            limit: limit.clone(),
+        }
+    }
+}
+
 impl<B> Body for Inflated<B>
 where
     B: Body<Data = Bytes>,
@@ -478,7 +622,7 @@ where
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
-        let this = self.project();
+        let mut this = self.project();
         if this.rewound.is_none() {
             if let Some((chunks, held)) = this.tape.as_ref().and_then(|tape| tape.0.take_rewound())
             {
@@ -495,8 +639,7 @@ where
             }
             *this.rewound_held = None;
             // The rest as it comes, past the decompression.
-            let frame = ready!(this.body.as_mut().get_pin_mut().poll_frame(cx));
-            return Poll::Ready(frame.map(|frame| frame.map_err(Into::into)));
+            return this.body.poll_as_it_came(cx);
         }
         if let Some(frame) = this.queue.pop_front() {
             return Poll::Ready(Some(Ok(frame)));
@@ -508,7 +651,7 @@ where
             return Poll::Ready(ended.map(Err));
         }
         if *this.ready < READY_BYTES {
-            let frame = this.body.as_mut().poll_frame(cx);
+            let frame = this.body.poll_frame(cx);
             match &frame {
                 Poll::Pending => *this.ready = 0,
                 Poll::Ready(Some(Ok(frame))) => {
@@ -580,11 +723,9 @@ where
 
     fn is_end_stream(&self) -> bool {
         match (&self.rewound, &self.ended) {
-            (Some(chunks), _) => chunks.is_empty() && self.body.get_ref().is_end_stream(),
+            (Some(chunks), _) => chunks.is_empty() && self.body.came_whole(),
             (None, Some(ended)) => self.queue.is_empty() && ended.is_none(),
-            (None, None) => {
-                self.queue.is_empty() && (self.body.is_end_stream() || identity_ended(&self.body))
-            }
+            (None, None) => self.queue.is_empty() && self.body.is_end_stream(),
         }
     }
 
@@ -594,21 +735,6 @@ where
             _ => SizeHint::default(),
         }
     }
-}
-
-/// Whether `body` passes its upstream's bytes on as they came and they
-/// have all come. tower-http's decompression body never says it has ended
-/// (it keeps `is_end_stream`'s default), so a reader that stops at the
-/// end polls every body under it once more only to hear `None`. Its size
-/// hint is its inner body's when it decompresses nothing (an exact 0 once
-/// a declared length is read), and unknown when it does; the inner body
-/// then says whether trailers may still come.
-fn identity_ended<B>(body: &DecompressionBody<Tee<B>>) -> bool
-where
-    B: Body<Data = Bytes>,
-    B::Error: Into<BoxError>,
-{
-    body.size_hint().exact() == Some(0) && body.get_ref().is_end_stream()
 }
 
 /// The tape of an [`Inflated`] body, given back when the body is dropped
@@ -641,11 +767,14 @@ mod tests {
 
     /// Every answer is moved from future to future on its way out, its
     /// body copied each time: the decompression's state stays behind a
-    /// pointer (it alone was some 500 bytes).
+    /// pointer (it alone was some 500 bytes), and only the upstream's own
+    /// body is inline beside what `Inflated` keeps.
     #[test]
     fn an_inflated_body_is_small_to_move() {
         let size = std::mem::size_of::<Inflated<crate::UpstreamBody>>();
-        assert!(size <= 192, "{size} bytes");
+        let upstream = std::mem::size_of::<crate::UpstreamBody>();
+        assert!(size <= upstream + 160, "{size} bytes");
+        assert!(size <= 320, "{size} bytes");
     }
 
     #[tokio::test]
@@ -668,6 +797,78 @@ mod tests {
             .expect("answer");
         let alone = seen.lock().expect("lock").take();
         assert_eq!(alone, Some(DECOMPRESSED_CODINGS));
+    }
+
+    /// A coded answer is inflated as tower-http's decompression would; a
+    /// plain one passes through as it came, its length kept; a service
+    /// that asks for identity itself is not sent the codings.
+    #[tokio::test]
+    async fn a_coded_answer_is_inflated_and_a_plain_one_passes_as_it_came() {
+        use http::header::CONTENT_LENGTH;
+        use http_body_util::{BodyExt, Full};
+        use tower::ServiceExt;
+
+        let json = Bytes::from_static(br#"{"tasks":["write","write","write","write","write"]}"#);
+        let made = json.clone();
+        let compression =
+            tower_http::compression::Compression::new(tower::service_fn(move |_: Request<()>| {
+                let made = made.clone();
+                async move {
+                    let mut response = Response::new(Full::new(made));
+                    let json = HeaderValue::from_static("application/json");
+                    response.headers_mut().insert(CONTENT_TYPE, json);
+                    Ok::<_, Infallible>(response)
+                }
+            }));
+        let mut asked = Request::new(());
+        let gzip = HeaderValue::from_static("gzip");
+        asked.headers_mut().insert(ACCEPT_ENCODING, gzip.clone());
+        let compressed = compression.oneshot(asked).await.expect("compressed");
+        assert_eq!(compressed.headers()[CONTENT_ENCODING], gzip);
+        let gzipped = compressed
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes();
+
+        for (coding, body) in [(Some(gzip), gzipped), (None, json.clone())] {
+            let seen = Arc::new(Mutex::new(None));
+            let into = seen.clone();
+            let coding_of = coding.clone();
+            let service = tower::service_fn(move |request: Request<()>| {
+                *into.lock().expect("lock") = Some(request.headers().get(ACCEPT_ENCODING).cloned());
+                let mut response = Response::new(Full::new(body.clone()));
+                let headers = response.headers_mut();
+                headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                headers.insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
+                if let Some(coding) = &coding_of {
+                    headers.insert(CONTENT_ENCODING, coding.clone());
+                }
+                async move { Ok::<_, Infallible>(response) }
+            });
+            let plain = coding.is_none();
+            let inflate = Inflate::new(service, BlockingLimit::per_core()).asking_identity();
+            let response = inflate.oneshot(Request::new(())).await.expect("answer");
+            assert_eq!(
+                *seen.lock().expect("lock"),
+                Some(None),
+                "no codings asked for"
+            );
+            assert!(!response.headers().contains_key(CONTENT_ENCODING));
+            assert_eq!(
+                response.headers().contains_key(CONTENT_LENGTH),
+                plain,
+                "a plain answer keeps its length, an inflated one loses it"
+            );
+            let inflated = response
+                .into_body()
+                .collect()
+                .await
+                .expect("body")
+                .to_bytes();
+            assert_eq!(inflated, json);
+        }
     }
 
     #[test]

@@ -123,10 +123,7 @@ pub use config::{Config, ConfigError};
 pub use consume::Consumed;
 pub use forwarded::{CidrError, MAX_TRUSTED_PROXIES, TrustedProxies, UNTRUSTED_HEADERS};
 pub use headers::{remove_hop_by_hop, remove_underscored};
-pub use inflate::{
-    BATCH_BYTES, Inflate, InflateFuture, Inflated, READY_BYTES, REWIND_BYTES, Taping, TapingFuture,
-    Tee,
-};
+pub use inflate::{BATCH_BYTES, Inflate, InflateFuture, Inflated, READY_BYTES, REWIND_BYTES, Tee};
 pub use log::{LogBody, LogFuture, RequestLog, RequestLogLayer};
 pub use mcp::{McpSplit, SplitFuture};
 pub use mcp_access::McpAccess;
@@ -228,7 +225,8 @@ pub(crate) fn build(
     request_log: bool,
 ) -> Gateway {
     let upstream = ResourceMetadataLayer.layer(upstream);
-    let mut inner = Inflate::new(upstream, layer.limit().clone());
+    // `Upstream` asks for identity itself.
+    let mut inner = Inflate::new(upstream, layer.limit().clone()).asking_identity();
     if let Some(budget) = layer.budget() {
         inner = inner.memory_budget(budget.clone());
     }

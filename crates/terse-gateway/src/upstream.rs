@@ -35,7 +35,42 @@ use crate::upstream_body::after;
 pub use crate::upstream_body::{BoxError, IdleTimeout, UpstreamBody};
 use crate::urls::{PublicOrigin, Redirects, RedirectsWanted};
 
-type ClientBody = UnsyncBoxBody<Bytes, BoxError>;
+/// The body a request takes to the upstream: none, when the client's has
+/// ended already (a `GET`, most often: nothing to box and poll through),
+/// or the client's, streamed.
+enum ClientBody {
+    Ended,
+    Streamed(UnsyncBoxBody<Bytes, BoxError>),
+}
+
+impl Body for ClientBody {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, BoxError>>> {
+        match self.get_mut() {
+            ClientBody::Ended => Poll::Ready(None),
+            ClientBody::Streamed(body) => Pin::new(body).poll_frame(cx),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match self {
+            ClientBody::Ended => true,
+            ClientBody::Streamed(body) => body.is_end_stream(),
+        }
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        match self {
+            ClientBody::Ended => http_body::SizeHint::with_exact(0),
+            ClientBody::Streamed(body) => body.size_hint(),
+        }
+    }
+}
 
 /// The address of the client that sent a request, as the server puts it in
 /// the request's extensions; [`Upstream`] sends it on in `X-Forwarded-For`.
@@ -472,12 +507,13 @@ impl Upstream {
                     .map_err(|_| unforwardable())?
             }
         };
-        Uri::builder()
-            .scheme(shared.scheme.clone())
-            .authority(shared.authority.clone())
-            .path_and_query(joined)
-            .build()
-            .map_err(|_| unforwardable())
+        // Put together from its parts, as the builder would, without its
+        // steps through a `Result` each.
+        let mut parts = http::uri::Parts::default();
+        parts.scheme = Some(shared.scheme.clone());
+        parts.authority = Some(shared.authority.clone());
+        parts.path_and_query = Some(joined);
+        Uri::from_parts(parts).map_err(|_| unforwardable())
     }
 }
 
@@ -572,16 +608,20 @@ where
         parts.version = Version::HTTP_11;
         // Remembers whether the client's body broke (a malformed chunk, a
         // cut connection), so the failure is blamed on the client. A body
-        // that has ended already cannot break: no flag to share.
-        let client_failed = (!body.is_end_stream()).then(|| Arc::new(AtomicBool::new(false)));
-        let flag = client_failed.clone();
-        let body = body.map_err(move |err| {
-            if let Some(flag) = &flag {
+        // that has ended already cannot break: it is not sent on, and there
+        // is no flag to share.
+        let (body, client_failed) = if body.is_end_stream() {
+            (ClientBody::Ended, None)
+        } else {
+            let failed = Arc::new(AtomicBool::new(false));
+            let flag = failed.clone();
+            let body = body.map_err(move |err| {
                 flag.store(true, Ordering::Relaxed);
-            }
-            err.into()
-        });
-        let request = Request::from_parts(parts, body.boxed_unsync());
+                err.into()
+            });
+            (ClientBody::Streamed(body.boxed_unsync()), Some(failed))
+        };
+        let request = Request::from_parts(parts, body);
 
         Box::pin(async move {
             // One reading of the clock for the start: the latency's and the
@@ -732,9 +772,22 @@ impl AnswerHeaders {
     fn of(headers: &http::HeaderMap) -> Self {
         let mut seen = AnswerHeaders::default();
         for name in headers.keys() {
-            seen.connection |= name == http::header::CONNECTION;
-            seen.hop_by_hop |= hop_by_hop(name);
-            seen.redirects |= Redirects::names(name);
+            // One match on the name's text (its length first) rather than
+            // a comparison with each name that matters; the same names as
+            // `hop_by_hop` and `Redirects::names` (a test holds them).
+            match name.as_str() {
+                "connection" => {
+                    seen.connection = true;
+                    seen.hop_by_hop = true;
+                }
+                "te" | "trailer" | "transfer-encoding" | "upgrade" | "keep-alive" => {
+                    seen.hop_by_hop = true;
+                }
+                "location" | "content-location" | "link" | "www-authenticate" => {
+                    seen.redirects = true;
+                }
+                text => seen.hop_by_hop |= text.starts_with("proxy-"),
+            }
         }
         seen
     }
@@ -828,6 +881,40 @@ mod tests {
         let seen = RequestHeaders::of(&headers, hop_by_hop);
         assert!(seen.connection && !seen.accept && seen.host.is_none());
         assert_eq!(seen.dropped, ["connection"]);
+    }
+
+    /// The match on an answer's names finds what `hop_by_hop` and
+    /// `Redirects::names` say of each.
+    #[test]
+    fn the_answers_names_are_read_as_the_rules_name_them() {
+        for name in [
+            "connection",
+            "te",
+            "trailer",
+            "transfer-encoding",
+            "upgrade",
+            "keep-alive",
+            "proxy-authenticate",
+            "proxy-authorization",
+            "proxy-x",
+            "location",
+            "content-location",
+            "link",
+            "www-authenticate",
+            "content-type",
+            "date",
+            "x-te",
+            "links",
+            "proxy",
+        ] {
+            let header = HeaderName::from_static(name);
+            let want = AnswerHeaders {
+                connection: header == http::header::CONNECTION,
+                hop_by_hop: hop_by_hop(&header),
+                redirects: Redirects::names(&header),
+            };
+            assert_eq!(seen(&[name]), want, "{name}");
+        }
     }
 
     /// The one pass over an answer's names finds what the lookups it

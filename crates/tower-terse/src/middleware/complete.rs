@@ -7,7 +7,7 @@ use http::{HeaderMap, Response, response::Parts};
 use http_body::{Body, SizeHint};
 
 use super::TerseBody;
-use super::headers::{mark_format, mark_rewritten, set_length_and_count};
+use super::headers::{Heads, mark_format, mark_rewritten, set_length_and_count};
 use super::memoized::{Memoized, Miss, recall};
 use super::plan::Plan;
 use super::rewrite::{rewrite, rewrite_within, settle};
@@ -25,12 +25,15 @@ pub(super) struct Complete {
     pub(super) read: Bytes,
     /// The bytes held against the memory budget, when there is one.
     pub(super) held: Option<Reservation>,
-    pub(super) trailers: Option<HeaderMap>,
+    /// Boxed, as they were read: most bodies have none.
+    pub(super) trailers: Option<Box<HeaderMap>>,
     /// The request's plan, with its route's settings.
     pub(super) plan: Plan,
     /// Where the rewrite memo keeps this rewrite once it is done, when the
     /// lookup missed.
     pub(super) miss: Option<Miss>,
+    /// What the headers' one pass found ([`rewritable_heads`](super::headers::rewritable_heads)).
+    pub(super) heads: Heads,
 }
 
 impl Complete {
@@ -38,7 +41,7 @@ impl Complete {
     /// the cost of a lookup, to [`deliver`](Self::deliver); otherwise
     /// `None`, and the rewrite to come is kept once done ([`send`](Self::send)).
     pub(super) fn recall(&mut self) -> Option<Memoized> {
-        match recall(&self.plan, &self.parts.headers, &self.read) {
+        match recall(&self.plan, self.heads.content_type.as_ref(), &self.read) {
             Ok(kept) => Some(kept),
             Err(miss) => {
                 self.miss = miss;
@@ -84,7 +87,7 @@ impl Complete {
         if let Some(held) = &mut held {
             held.resize(read.len());
         }
-        let body = TerseBody::unchanged(read, trailers, hint).holding(held);
+        let body = TerseBody::unchanged(read, trailers.map(|t| *t), hint).holding(held);
         Response::from_parts(parts, body)
     }
 
@@ -187,14 +190,18 @@ impl Complete {
     ///
     /// [`Outcome`]: crate::Outcome
     pub(super) fn deliver<B: Body>(mut self, rendered: Memoized) -> Response<TerseBody<B>> {
-        let Memoized { body, outcome } = rendered;
+        let Memoized {
+            body,
+            outcome,
+            count,
+        } = rendered;
         self.parts.extensions.insert(outcome);
         mark_format(
             &mut self.parts,
             outcome.response_format(),
             &self.plan.config.vary,
         );
-        let (Some(served), Some(tokens)) = (outcome.served, outcome.tokens) else {
+        let (Some(served), Some(count)) = (outcome.served, count) else {
             // Not JSON after all: exactly as the handler made it.
             return self.unchanged();
         };
@@ -204,15 +211,16 @@ impl Complete {
             mut held,
             trailers,
             plan,
+            heads,
             ..
         } = self;
         let send = match body {
             None => {
-                set_length_and_count(&mut parts.headers, read.len(), tokens);
+                set_length_and_count(&mut parts.headers, &heads, read.len(), count);
                 read
             }
             Some(body) => {
-                set_length_and_count(&mut parts.headers, body.len(), tokens);
+                set_length_and_count(&mut parts.headers, &heads, body.len(), count);
                 if let Some(content_type) = served.rewritten_content_type() {
                     parts.headers.insert(CONTENT_TYPE, content_type);
                 }
@@ -232,6 +240,7 @@ impl Complete {
         if let Some(held) = &mut held {
             held.resize(send.len());
         }
+        let trailers = trailers.map(|t| *t);
         Response::from_parts(parts, TerseBody::full(send, trailers).holding(held))
     }
 }

@@ -13,7 +13,7 @@ use http_body::{Body, SizeHint};
 use pin_project_lite::pin_project;
 
 use super::complete::Complete;
-use super::headers::{Rewritable, add_vary, mark_format, rewritable};
+use super::headers::{Heads, Rewritable, add_vary, mark_format, rewritable, rewritable_heads};
 use super::not_modified::relabel_not_modified;
 use super::offload::Offload;
 use super::plan::{Handling, Plan};
@@ -268,19 +268,19 @@ fn start<B: Body>(response: Response<B>, plan: Plan) -> Started<B> {
         add_vary(&mut parts.headers, &config.vary);
         return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
     }
-    match rewritable(&parts, config.max_body_bytes) {
-        Rewritable::Yes => {}
-        Rewritable::No => {
+    let heads = match rewritable_heads(&parts, config.max_body_bytes) {
+        (Rewritable::Yes, heads) => heads.unwrap_or_default(),
+        (Rewritable::No, _) => {
             return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
         }
-        Rewritable::Blocked(reason) => {
+        (Rewritable::Blocked(reason), _) => {
             if reason == Fallback::Compressed {
                 warn_compressed_once();
             }
             as_it_came(&mut parts, &plan, reason);
             return Started::Sent(Response::from_parts(parts, TerseBody::stream(body)));
         }
-    }
+    };
     let hint = body.size_hint();
     if !plan.reads_body(&hint) {
         // Sent as the handler made it, uncounted (it may be a stream): JSON
@@ -314,6 +314,7 @@ fn start<B: Body>(response: Response<B>, plan: Plan) -> Started<B> {
         buffer: Bounded::new(config.max_body_bytes, expected),
         trailers: None,
         plan,
+        heads,
     })
 }
 
@@ -326,8 +327,11 @@ struct Reading<B: Body> {
     buffer: Bounded,
     /// The bytes held against the memory budget, when there is one.
     held: Option<Reservation>,
-    trailers: Option<HeaderMap>,
+    // Boxed: most bodies have none, and a map inline would be moved with
+    // every body read.
+    trailers: Option<Box<HeaderMap>>,
     plan: Plan,
+    heads: Heads,
 }
 
 /// What one frame did.
@@ -426,7 +430,7 @@ impl<B: Body> Reading<B> {
                 if let Ok(trailers) = frame.into_trailers() {
                     match &mut self.trailers {
                         Some(all) => all.extend(trailers),
-                        None => self.trailers = Some(trailers),
+                        None => self.trailers = Some(Box::new(trailers)),
                     }
                 }
                 Step::Read(0)
@@ -444,6 +448,7 @@ impl<B: Body> Reading<B> {
             held,
             trailers,
             plan,
+            heads,
         } = self;
         let read = buffer.into_bytes();
         match end {
@@ -455,6 +460,7 @@ impl<B: Body> Reading<B> {
                 trailers,
                 plan,
                 miss: None,
+                heads,
             }),
             ReadEnd::OverLimit(reason) => {
                 as_it_came(&mut parts, &plan, reason);

@@ -33,6 +33,16 @@ pub(crate) enum Rewritable {
 /// other than 204/205/206 with a JSON content type, no content coding, no
 /// `no-transform` and a declared length (if any) within `max_body_bytes`.
 pub(crate) fn rewritable(parts: &Parts, max_body_bytes: usize) -> Rewritable {
+    rewritable_heads(parts, max_body_bytes).0
+}
+
+/// [`rewritable`], and for a response that is, what its one pass over the
+/// headers found that the layer reads again once the body is read
+/// ([`Heads`]).
+pub(crate) fn rewritable_heads(
+    parts: &Parts,
+    max_body_bytes: usize,
+) -> (Rewritable, Option<Heads>) {
     let status = parts.status;
     if !status.is_success()
         || matches!(
@@ -40,12 +50,14 @@ pub(crate) fn rewritable(parts: &Parts, max_body_bytes: usize) -> Rewritable {
             StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT | StatusCode::PARTIAL_CONTENT
         )
     {
-        return Rewritable::No;
+        return (Rewritable::No, None);
     }
     // One pass over the few headers a response has, rather than a lookup
     // per name: this runs for every response.
     let mut content_type = None;
     let mut content_length = None;
+    let mut lengths = 0usize;
+    let mut transfer_encoding = false;
     let mut identity = true;
     let mut no_transform = false;
     for (name, value) in &parts.headers {
@@ -58,23 +70,61 @@ pub(crate) fn rewritable(parts: &Parts, max_body_bytes: usize) -> Rewritable {
             no_transform |= forbids_transform(value);
         } else if name == CONTENT_LENGTH {
             content_length.get_or_insert(value);
+            lengths += 1;
+        } else if name == TRANSFER_ENCODING {
+            transfer_encoding = true;
         }
     }
     if !content_type.is_some_and(is_json_media_type) {
-        return Rewritable::No;
+        return (Rewritable::No, None);
     }
     if !identity {
-        return Rewritable::Blocked(Fallback::Compressed);
+        return (Rewritable::Blocked(Fallback::Compressed), None);
     }
     if no_transform {
-        return Rewritable::Blocked(Fallback::NoTransform);
+        return (Rewritable::Blocked(Fallback::NoTransform), None);
     }
     let within = content_length
         .is_none_or(|len| declared_length(len).is_some_and(|n| n <= max_body_bytes as u64));
     if !within {
-        return Rewritable::Blocked(Fallback::BodyLimit);
+        return (Rewritable::Blocked(Fallback::BodyLimit), None);
     }
-    Rewritable::Yes
+    let heads = Heads {
+        content_type: content_type.cloned(),
+        length: content_length.filter(|_| lengths == 1).cloned(),
+        transfer_encoding,
+    };
+    (Rewritable::Yes, Some(heads))
+}
+
+/// What the layer reads of a rewritable response's headers once its body
+/// is read, found in [`rewritable_heads`]' pass over them (the layer
+/// changes none of these in between): no lookup to make again.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Heads {
+    /// The first `Content-Type`: the rendering and the memo's key read it.
+    pub(crate) content_type: Option<HeaderValue>,
+    /// The `Content-Length` when there is exactly one.
+    length: Option<HeaderValue>,
+    /// Whether there is a `Transfer-Encoding` to drop.
+    transfer_encoding: bool,
+}
+
+impl Heads {
+    /// The same findings from `headers`, with lookups.
+    #[cfg(test)]
+    pub(crate) fn of(headers: &HeaderMap) -> Heads {
+        let mut lengths = headers.get_all(CONTENT_LENGTH).iter();
+        let length = match (lengths.next(), lengths.next()) {
+            (Some(length), None) => Some(length.clone()),
+            _ => None,
+        };
+        Heads {
+            content_type: headers.get(CONTENT_TYPE).cloned(),
+            length,
+            transfer_encoding: headers.contains_key(TRANSFER_ENCODING),
+        }
+    }
 }
 
 /// Whether a `Cache-Control` value forbids transforming the body
@@ -174,28 +224,36 @@ fn response_format_value(format: ResponseFormat) -> Option<HeaderValue> {
 }
 
 /// Sets the headers of a body the layer has read and is sending as `len`
-/// bytes with about `tokens` tokens.
-pub(crate) fn set_length_and_count(headers: &mut HeaderMap, len: usize, tokens: usize) {
+/// bytes with `count` (its tokens, [`count_value`]) as `X-Token-Count`;
+/// `heads` are the handler's headers as [`rewritable_heads`] found them.
+pub(crate) fn set_length_and_count(
+    headers: &mut HeaderMap,
+    heads: &Heads,
+    len: usize,
+    count: HeaderValue,
+) {
     // The whole body is known now, so it goes out with a length, not chunked.
-    headers.remove(TRANSFER_ENCODING);
+    if heads.transfer_encoding {
+        headers.remove(TRANSFER_ENCODING);
+    }
     // A body sent as it came mostly declared its length already: that one
     // value, written as this length is, stays (inserting it again would
     // give the same header).
     let mut digits = itoa::Buffer::new();
     let length = digits.format(len).as_bytes();
-    if !declares_only(headers, length) {
+    let declared = heads
+        .length
+        .as_ref()
+        .is_some_and(|value| value.as_bytes() == length);
+    if !declared {
         headers.insert(CONTENT_LENGTH, decimal_value(length, len));
     }
-    headers.insert(
-        X_TOKEN_COUNT,
-        decimal_value(digits.format(tokens).as_bytes(), tokens),
-    );
+    headers.insert(X_TOKEN_COUNT, count);
 }
 
-/// Whether `Content-Length` has exactly one value, `length` as it is.
-fn declares_only(headers: &HeaderMap, length: &[u8]) -> bool {
-    let mut values = headers.get_all(CONTENT_LENGTH).iter();
-    matches!((values.next(), values.next()), (Some(value), None) if value.as_bytes() == length)
+/// The `X-Token-Count` value of `tokens`.
+pub(crate) fn count_value(tokens: usize) -> HeaderValue {
+    decimal_value(itoa::Buffer::new().format(tokens).as_bytes(), tokens)
 }
 
 /// The header value of `n` from its `digits`, in one allocation
@@ -399,7 +457,8 @@ mod tests {
                 headers.append(CONTENT_LENGTH, HeaderValue::from_static(value));
             }
             headers.insert(TRANSFER_ENCODING, HeaderValue::from_static("chunked"));
-            set_length_and_count(&mut headers, len, 7);
+            let heads = Heads::of(&headers);
+            set_length_and_count(&mut headers, &heads, len, count_value(7));
             assert!(!headers.contains_key(TRANSFER_ENCODING));
             assert_eq!(headers[X_TOKEN_COUNT], "7");
             headers
@@ -422,6 +481,27 @@ mod tests {
             let digits = itoa::Buffer::new().format(n).as_bytes().to_vec();
             assert_eq!(decimal_value(&digits, n), n.to_string());
         }
+    }
+
+    /// What the one pass keeps of a rewritable response's headers is what
+    /// the lookups it replaces would find.
+    #[test]
+    fn the_pass_keeps_what_the_lookups_find() {
+        let sets: [&[(&str, &str)]; 6] = [
+            &[JSON],
+            &[JSON, ("content-length", "7")],
+            &[("content-length", "7"), JSON, ("content-length", "7")],
+            &[JSON, ("transfer-encoding", "chunked"), ("vary", "accept")],
+            &[("content-type", "application/problem+json"), JSON],
+            &[JSON, ("content-length", " 9"), ("x-other", "1")],
+        ];
+        for headers in sets {
+            let parts = parts(200, headers);
+            let (rewritable, heads) = rewritable_heads(&parts, 10);
+            assert_eq!(rewritable, Rewritable::Yes, "{headers:?}");
+            assert_eq!(heads, Some(Heads::of(&parts.headers)), "{headers:?}");
+        }
+        assert_eq!(rewritable_heads(&parts(404, &[JSON]), 10).1, None);
     }
 
     #[test]

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use bytes::Bytes;
 use http::HeaderMap;
-use http::header::{AUTHORIZATION, COOKIE, PROXY_AUTHORIZATION};
+use http::header::{AUTHORIZATION, COOKIE, HeaderName, PROXY_AUTHORIZATION};
 
 use crate::budget::{MemoryBudget, Reservation, Yield};
 
@@ -38,11 +38,14 @@ const MAX_SETS: usize = 1 << 16;
 /// The bytes of the input the hash reads at each of its places.
 const SPAN: usize = 32;
 
+/// The request headers a partition is a hash of ([`Memo::partition`]).
+pub(crate) const CREDENTIALS: [HeaderName; 3] = [AUTHORIZATION, PROXY_AUTHORIZATION, COOKIE];
+
 /// The keyed hash of `headers`' authorization and cookies
 /// ([`Memo::partition`]).
 fn credentials_hash(seed: &RandomState, headers: &HeaderMap) -> u64 {
     let mut hasher = seed.build_hasher();
-    for name in [AUTHORIZATION, PROXY_AUTHORIZATION, COOKIE] {
+    for name in CREDENTIALS {
         // Each value with its length and each header's count: no two
         // different sets of values hash the same input.
         let values = headers.get_all(&name);
@@ -156,11 +159,12 @@ where
     /// The partition of a request's credentials (`headers`' authorization
     /// and cookies) in this table: a hash keyed per process, so equal
     /// credentials land together and nothing about them can be read back.
-    pub(crate) fn partition(&self, headers: &HeaderMap) -> u64 {
-        // One pass over the names there are (a few, standard ones compared
-        // as small integers) rather than three lookups, each hashing.
-        let credentials = [AUTHORIZATION, PROXY_AUTHORIZATION, COOKIE];
-        if !headers.keys().any(|name| credentials.contains(name)) {
+    /// `present` says whether `headers` has any of [`CREDENTIALS`] (the
+    /// caller's one pass over the names, a few standard ones compared as
+    /// small integers, found it): a request without is the anonymous
+    /// partition, hashed once.
+    pub(crate) fn partition(&self, headers: &HeaderMap, present: bool) -> u64 {
+        if !present {
             return self.anonymous;
         }
         credentials_hash(&self.seed, headers)
@@ -177,12 +181,21 @@ where
         if len <= 6 * SPAN {
             hasher.write(input);
         } else {
-            hasher.write(&input[..SPAN]);
-            for i in 1..5 {
-                let at = len / 5 * i;
-                hasher.write(&input[at..at + SPAN]);
+            // The six spans side by side, hashed in one call rather than
+            // six (each call has its own setup and finish).
+            let mut spans = [0u8; 6 * SPAN];
+            let starts = [
+                0,
+                len / 5,
+                len / 5 * 2,
+                len / 5 * 3,
+                len / 5 * 4,
+                len - SPAN,
+            ];
+            for (span, at) in spans.chunks_exact_mut(SPAN).zip(starts) {
+                span.copy_from_slice(&input[at..at + SPAN]);
             }
-            hasher.write(&input[len - SPAN..]);
+            hasher.write(&spans);
         }
         hasher.finish()
     }

@@ -27,10 +27,10 @@ use std::hash::Hash;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::header::CONTENT_TYPE;
-use http::{HeaderMap, HeaderValue};
+use http::HeaderValue;
 
 use super::LayerConfig;
+use super::headers::count_value;
 use super::memo::Memo;
 use super::plan::{Plan, RequestRoute};
 use crate::fields::Fields;
@@ -59,12 +59,16 @@ pub(crate) struct Memoized {
     /// The new body; `None` sends the handler's.
     pub(crate) body: Option<Bytes>,
     pub(crate) outcome: Outcome,
+    /// The `X-Token-Count` of `outcome`'s tokens, written once: a hit
+    /// shares it rather than writing (and allocating) it again.
+    pub(crate) count: Option<HeaderValue>,
 }
 
 impl From<Rendered> for Memoized {
     fn from(rendered: Rendered) -> Self {
         let Rendered { body, outcome } = rendered;
         Memoized {
+            count: outcome.tokens.map(count_value),
             body: body.map(|mut body| {
                 // The output grew by doubling: what goes out is held until
                 // the client has taken it, and is held at its length, so
@@ -181,11 +185,11 @@ pub(crate) struct Miss {
 }
 
 /// The rendering kept for `body` read for `plan` from a response with
-/// `headers`, or the [`Miss`] to keep it under once it is done (`None` with
+/// `content_type` (its first), or the [`Miss`] to keep it under once it is done (`None` with
 /// no memo). The memo is the one of the plan's route settings.
 pub(crate) fn recall(
     plan: &Plan,
-    headers: &HeaderMap,
+    content_type: Option<&HeaderValue>,
     body: &Bytes,
 ) -> Result<Memoized, Option<Miss>> {
     let config = &plan.config;
@@ -202,7 +206,7 @@ pub(crate) fn recall(
         since: plan.since,
         fields: plan.fields.as_ref(),
         route: &plan.route,
-        content_type: headers.get(CONTENT_TYPE),
+        content_type,
     };
     let hash = table.hash(view.hash_part(), body);
     match table.get(hash, body, |key| key.matches(&view)) {

@@ -2,10 +2,12 @@
 
 use std::sync::Arc;
 
+use http::header::{ACCEPT, HeaderMap, HeaderName};
 use http::{Method, Request, StatusCode};
 use http_body::SizeHint;
 
 use super::LayerConfig;
+use super::memo::CREDENTIALS;
 use super::route_resource::RouteResource;
 use crate::error_envelope::ErrorEnvelope;
 use crate::fields::{Fields, FieldsError};
@@ -177,15 +179,23 @@ pub(crate) enum Planned {
 /// The plan for `req` under `config`, the settings of its route.
 pub(crate) fn plan<B>(config: &Arc<LayerConfig>, req: &Request<B>) -> Planned {
     let query = req.uri().query();
-    let (format, asked) = match negotiate(
-        query,
-        req.headers(),
-        &config.format_param,
-        &config.prefer_header,
-        config.default_format,
-    ) {
-        Negotiated::StepAside => return Planned::StepAside,
-        Negotiated::Use { format, asked } => (format, asked),
+    let names = HeaderNames::of(req.headers(), &config.prefer_header);
+    // A request with no query and neither the preference header nor
+    // `Accept` (a plain proxied GET, most often) gets the default, unasked:
+    // what negotiating would give, without looking either up again.
+    let (format, asked) = if query.is_none() && !names.negotiates {
+        (config.default_format, false)
+    } else {
+        match negotiate(
+            query,
+            req.headers(),
+            &config.format_param,
+            &config.prefer_header,
+            config.default_format,
+        ) {
+            Negotiated::StepAside => return Planned::StepAside,
+            Negotiated::Use { format, asked } => (format, asked),
+        }
     };
     let spec = query
         .filter(|_| config.fields_enabled)
@@ -230,7 +240,7 @@ pub(crate) fn plan<B>(config: &Arc<LayerConfig>, req: &Request<B>) -> Planned {
         .memo
         .table
         .as_ref()
-        .map_or(0, |table| table.partition(req.headers()));
+        .map_or(0, |table| table.partition(req.headers(), names.credentials));
     Planned::Serve(Plan {
         config: config.clone(),
         resource,
@@ -245,6 +255,31 @@ pub(crate) fn plan<B>(config: &Arc<LayerConfig>, req: &Request<B>) -> Planned {
         }),
         route,
     })
+}
+
+/// What one pass over a request's header names (a few) finds, for the
+/// plan: whether negotiating has a header to read, and whether the memo's
+/// partition has credentials to hash.
+struct HeaderNames {
+    /// The preference header or `Accept` is there.
+    negotiates: bool,
+    /// `Authorization`, `Proxy-Authorization` or `Cookie` is there
+    /// ([`Memo::partition`](super::memo::Memo::partition)).
+    credentials: bool,
+}
+
+impl HeaderNames {
+    fn of(headers: &HeaderMap, prefer_header: &HeaderName) -> Self {
+        let mut names = HeaderNames {
+            negotiates: false,
+            credentials: false,
+        };
+        for name in headers.keys() {
+            names.negotiates |= name == ACCEPT || name == prefer_header;
+            names.credentials |= CREDENTIALS.contains(name);
+        }
+        names
+    }
 }
 
 /// The 400 for a `fields` list that is wrong or too large.

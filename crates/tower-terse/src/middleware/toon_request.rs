@@ -71,13 +71,15 @@ pub(crate) fn is_toon_media_type(value: &HeaderValue) -> bool {
 /// Whether the layer decodes this request's body: decoding is on, the body
 /// is labelled TOON, and there is a body (one declared empty passes as it is).
 pub(crate) fn decodes<B: Body>(config: &LayerConfig, req: &Request<B>) -> bool {
+    // The body first: a request without one (a `GET`, most often) needs no
+    // lookup of its type.
     config.decode_toon_requests
+        && !req.body().is_end_stream()
+        && req.body().size_hint().exact() != Some(0)
         && req
             .headers()
             .get(CONTENT_TYPE)
             .is_some_and(is_toon_media_type)
-        && !req.body().is_end_stream()
-        && req.body().size_hint().exact() != Some(0)
 }
 
 /// A request whose TOON body is being read and decoded, with the service
