@@ -496,25 +496,76 @@ pub(crate) fn write_root_string(out: &mut impl Sink, value: &str, delimiter: u8)
 // and as a call it cost about a fifth of its body.
 #[inline(always)]
 pub(crate) fn write_string_bytes(out: &mut Out, value: &[u8], delimiter: u8) {
-    if !needs_quotes_bytes(value, delimiter) {
-        out.push_bytes(value);
-        return;
-    }
-    write_quoted_bytes(out, value);
+    write_string_bytes_led(out, None, value, delimiter);
 }
 
 /// [`write_string_bytes`] led by `lead` (a table's delimiter) when there
 /// is one: written with the value in one word when both fit one.
+///
+/// A value of eight to sixteen bytes (a name, a date, a code) is checked
+/// and written as its first and last eight bytes, its length looked at
+/// once: asked apart, the check and the write each went through the
+/// lengths again, and the check had to find out whether a literal such as
+/// `true` could be among them. Shorter and longer values take the general
+/// check (put together like this, a short value's check came out dearer).
 #[inline(always)]
 pub(crate) fn write_string_bytes_led(out: &mut Out, lead: Option<u8>, value: &[u8], delimiter: u8) {
-    if !needs_quotes_bytes(value, delimiter) {
-        out.push_bytes_led(lead, value);
-        return;
+    let n = value.len();
+    if n < 8 {
+        if !needs_quotes_bytes(value, delimiter) {
+            out.push_bytes_led(lead, value);
+            return;
+        }
+    } else if let Some((head, tail)) = value.first_chunk::<8>().zip(value.last_chunk::<8>()) {
+        if n <= 16 {
+            if !mid_needs_quotes(head, tail, value, delimiter) {
+                out.push_mid_led(lead, value);
+                return;
+            }
+        } else if !needs_quotes_bytes(value, delimiter) {
+            out.push_bytes_led(lead, value);
+            return;
+        }
     }
     if let Some(lead) = lead {
         out.push_byte(lead);
     }
     write_quoted_bytes(out, value);
+}
+
+/// [`needs_quotes_bytes`] of a value of eight to sixteen bytes, `bytes`,
+/// given also as its first and last eight.
+#[inline(always)]
+fn mid_needs_quotes(head: &[u8; 8], tail: &[u8; 8], bytes: &[u8], delimiter: u8) -> bool {
+    let lead = FIRST_BYTES[usize::from(head[0])];
+    if lead == FIRST_QUOTES || tail[7] == b' ' || forces_in(join(*head, *tail), delimiter) {
+        return true;
+    }
+    match lead {
+        FIRST_DIGIT => {
+            let run = non_digits(u64::from_le_bytes(*head)).trailing_zeros() / 8;
+            match head.get(run as usize) {
+                Some(b'.' | b'e' | b'E') => is_numeric_like(bytes),
+                Some(_) => false,
+                // Eight digits, and more of the value: the run may go on.
+                None => is_numeric_like(bytes),
+            }
+        }
+        FIRST_PLUS => is_numeric_like(bytes),
+        // `true`, `false` and `null` are shorter.
+        _ => false,
+    }
+}
+
+/// The high bit of each byte of `word` that is not an ASCII digit, and no
+/// other bit: less to compute than the complement of [`ascii_digits`], as
+/// the digits are the bytes that read 0 to 9 once `0` is taken off by an
+/// exclusive or, whose low seven bits plus 0x76 carry into the byte's high
+/// bit past 9 (never into the next byte).
+#[inline(always)]
+fn non_digits(word: u64) -> u64 {
+    let from_zero = word ^ 0x3030_3030_3030_3030;
+    (((from_zero & !HIGH) + 0x7676_7676_7676_7676) | from_zero) & HIGH
 }
 
 /// Writes a string value, quoted only when [`needs_quotes`] says so.
@@ -565,7 +616,7 @@ mod tests {
         /// non-ASCII) at every place.
         #[test]
         fn cells_from_bytes_are_the_general_writers(
-            value in r##"[a-z0-9 \x00-\x1f\x7f\\":,|\t\[\]{}#+.eE\-é€]{0,40}|(true|false|null|[0-9]{1,12}([.eE][0-9]{0,3})?)"##,
+            value in r##"[a-z0-9 \x00-\x1f\x7f\\":,|\t\[\]{}#+.eE\-é€]{0,40}|(true|false|null|[0-9]{1,12}([.eE][0-9]{0,3})?)|[+0-9][0-9]{0,9}[-.eE:/ a]?[0-9+\-]{0,6}[ a]?"##,
             lead in proptest::option::of(proptest::sample::select(vec![b',', b'|', b'\t'])),
             delimiter in proptest::sample::select(vec![b',', b'|', b'\t']),
             before in 0usize..40,
@@ -581,6 +632,22 @@ mod tests {
             write_string(&mut expected, &value, delimiter);
             write_string(&mut expected, &value, delimiter);
             proptest::prop_assert_eq!(out.finish(), Some(expected));
+        }
+    }
+
+    #[test]
+    fn non_digits_are_every_byte_but_the_digits() {
+        for byte in 0..=u8::MAX {
+            for place in 0..8 {
+                for fill in [b'5', b'a', 0xff, 0, b'/', b':'] {
+                    let mut bytes = [fill; 8];
+                    bytes[place] = byte;
+                    let want = bytes.iter().enumerate().fold(0, |mask, (i, b)| {
+                        mask | u64::from(!b.is_ascii_digit()) << (8 * i + 7)
+                    });
+                    assert_eq!(non_digits(u64::from_le_bytes(bytes)), want, "{bytes:?}");
+                }
+            }
         }
     }
 

@@ -181,6 +181,18 @@ impl Out {
         }
     }
 
+    /// Appends `lead` (an ASCII byte, when there is one) and then `bytes`
+    /// (whole text of 8 to [`SHORT`] bytes), whose length the caller has
+    /// checked: the first and last eight bytes, without a look at the
+    /// length again.
+    #[inline(always)]
+    pub(crate) fn push_mid_led(&mut self, lead: Option<u8>, bytes: &[u8]) {
+        match lead {
+            Some(lead) => self.push_led_halves(lead, bytes),
+            None => self.push_halves(bytes),
+        }
+    }
+
     /// Appends `text` (whole text that needs no escape) in double quotes:
     /// one store of a word when the text and its quotes fit one.
     #[inline]
