@@ -503,16 +503,28 @@ pub(crate) fn write_string_bytes(out: &mut Out, value: &[u8], delimiter: u8) {
 /// is one: written with the value in one word when both fit one.
 ///
 /// A value of eight to sixteen bytes (a name, a date, a code) is checked
-/// and written as its first and last eight bytes, its length looked at
-/// once: asked apart, the check and the write each went through the
-/// lengths again, and the check had to find out whether a literal such as
-/// `true` could be among them. Shorter and longer values take the general
-/// check (put together like this, a short value's check came out dearer).
+/// and written as its first and last eight bytes, one of four to seven
+/// (a state, a city, a short code) as its first and last four, its length
+/// looked at once: asked apart, the check and the write each went through
+/// the lengths again and read the value again, and a long value's check
+/// had to find out whether a literal such as `true` could be among them.
+/// Values under four bytes and over sixteen take the general check.
 #[inline(always)]
 pub(crate) fn write_string_bytes_led(out: &mut Out, lead: Option<u8>, value: &[u8], delimiter: u8) {
     let n = value.len();
     if n < 8 {
-        if !needs_quotes_bytes(value, delimiter) {
+        if let Some((low, high)) = value.first_chunk::<4>().zip(value.last_chunk::<4>()) {
+            // Four to seven bytes: the first four and the last four, read
+            // once for the check and the write.
+            let (low, high) = (u32::from_le_bytes(*low), u32::from_le_bytes(*high));
+            if !short_needs_quotes(low, high, value, delimiter) {
+                // The last four bytes over the first's end: at most
+                // seven bytes, so the shift is less than 32.
+                let word = u64::from(low) | u64::from(high) << (8 * (n - 4));
+                out.push_short_led(lead, word, n);
+                return;
+            }
+        } else if !needs_quotes_bytes(value, delimiter) {
             out.push_bytes_led(lead, value);
             return;
         }
@@ -531,6 +543,25 @@ pub(crate) fn write_string_bytes_led(out: &mut Out, lead: Option<u8>, value: &[u
         out.push_byte(lead);
     }
     write_quoted_bytes(out, value);
+}
+
+/// [`needs_quotes_bytes`] of a value of four to seven bytes, `bytes`,
+/// given also as its first four (`low`) and last four (`high`).
+#[inline(always)]
+fn short_needs_quotes(low: u32, high: u32, bytes: &[u8], delimiter: u8) -> bool {
+    let lead = FIRST_BYTES[(low & 0xff) as usize];
+    if lead == FIRST_QUOTES || high >> 24 == u32::from(b' ') {
+        return true;
+    }
+    if forces_in(twice(u64::from(low) | u64::from(high) << 32), delimiter) {
+        return true;
+    }
+    match lead {
+        FIRST_PLAIN => false,
+        FIRST_DIGIT => is_numeric_like_quick(bytes),
+        FIRST_PLUS => is_numeric_like(bytes),
+        _ => matches!(bytes, b"true" | b"false" | b"null"),
+    }
 }
 
 /// [`needs_quotes_bytes`] of a value of eight to sixteen bytes, `bytes`,
