@@ -517,12 +517,19 @@ pub(crate) fn write_string_bytes_led(out: &mut Out, lead: Option<u8>, value: &[u
             // Four to seven bytes: the first four and the last four, read
             // once for the check and the write.
             let (low, high) = (u32::from_le_bytes(*low), u32::from_le_bytes(*high));
-            if !short_needs_quotes(low, high, value, delimiter) {
-                // The last four bytes over the first's end: at most
-                // seven bytes, so the shift is less than 32.
-                let word = u64::from(low) | u64::from(high) << (8 * (n - 4));
-                out.push_short_led(lead, word, n);
-                return;
+            match short_quotes(low, high, value, delimiter) {
+                Quotes::No => {
+                    // The last four bytes over the first's end: at most
+                    // seven bytes, so the shift is less than 32.
+                    let word = u64::from(low) | u64::from(high) << (8 * (n - 4));
+                    out.push_short_led(lead, word, n);
+                    return;
+                }
+                Quotes::Whole => {
+                    write_whole_quoted_led(out, lead, value);
+                    return;
+                }
+                Quotes::Escaped => {}
             }
         } else if !needs_quotes_bytes(value, delimiter) {
             out.push_bytes_led(lead, value);
@@ -545,23 +552,50 @@ pub(crate) fn write_string_bytes_led(out: &mut Out, lead: Option<u8>, value: &[u
     write_quoted_bytes(out, value);
 }
 
+/// Whether a short string value is quoted, and how.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Quotes {
+    /// Written as it is.
+    No,
+    /// Quoted, and found to hold no byte that forces quotes, so none that
+    /// is escaped (a number or a literal as a string, a zip code).
+    Whole,
+    /// Quoted, escaped as it needs.
+    Escaped,
+}
+
 /// [`needs_quotes_bytes`] of a value of four to seven bytes, `bytes`,
-/// given also as its first four (`low`) and last four (`high`).
+/// given also as its first four (`low`) and last four (`high`), and
+/// whether a quoted one escapes nothing.
 #[inline(always)]
-fn short_needs_quotes(low: u32, high: u32, bytes: &[u8], delimiter: u8) -> bool {
+fn short_quotes(low: u32, high: u32, bytes: &[u8], delimiter: u8) -> Quotes {
     let lead = FIRST_BYTES[(low & 0xff) as usize];
-    if lead == FIRST_QUOTES || high >> 24 == u32::from(b' ') {
-        return true;
+    if lead == FIRST_QUOTES
+        || high >> 24 == u32::from(b' ')
+        || forces_in(twice(u64::from(low) | u64::from(high) << 32), delimiter)
+    {
+        return Quotes::Escaped;
     }
-    if forces_in(twice(u64::from(low) | u64::from(high) << 32), delimiter) {
-        return true;
-    }
-    match lead {
+    let quoted = match lead {
         FIRST_PLAIN => false,
         FIRST_DIGIT => is_numeric_like_quick(bytes),
         FIRST_PLUS => is_numeric_like(bytes),
         _ => matches!(bytes, b"true" | b"false" | b"null"),
+    };
+    if quoted { Quotes::Whole } else { Quotes::No }
+}
+
+/// `lead` when there is one, then `text` (whole text that escapes
+/// nothing) in quotes, without the look for escapes: a short code or zip
+/// that reads as a number. A call of its own, out of the way of the
+/// values written as they are.
+#[cold]
+#[inline(never)]
+fn write_whole_quoted_led(out: &mut Out, lead: Option<u8>, text: &[u8]) {
+    if let Some(lead) = lead {
+        out.push_byte(lead);
     }
+    out.push_quoted_bytes(text);
 }
 
 /// [`needs_quotes_bytes`] of a value of eight to sixteen bytes, `bytes`,
