@@ -496,25 +496,141 @@ pub(crate) fn write_root_string(out: &mut impl Sink, value: &str, delimiter: u8)
 // and as a call it cost about a fifth of its body.
 #[inline(always)]
 pub(crate) fn write_string_bytes(out: &mut Out, value: &[u8], delimiter: u8) {
-    if !needs_quotes_bytes(value, delimiter) {
-        out.push_bytes(value);
-        return;
-    }
-    write_quoted_bytes(out, value);
+    write_string_bytes_led(out, None, value, delimiter);
 }
 
 /// [`write_string_bytes`] led by `lead` (a table's delimiter) when there
 /// is one: written with the value in one word when both fit one.
+///
+/// A value of eight to sixteen bytes (a name, a date, a code) is checked
+/// and written as its first and last eight bytes, one of four to seven
+/// (a state, a city, a short code) as its first and last four, its length
+/// looked at once: asked apart, the check and the write each went through
+/// the lengths again and read the value again, and a long value's check
+/// had to find out whether a literal such as `true` could be among them.
+/// Values under four bytes and over sixteen take the general check.
 #[inline(always)]
 pub(crate) fn write_string_bytes_led(out: &mut Out, lead: Option<u8>, value: &[u8], delimiter: u8) {
-    if !needs_quotes_bytes(value, delimiter) {
-        out.push_bytes_led(lead, value);
-        return;
+    let n = value.len();
+    if n < 8 {
+        if let Some((low, high)) = value.first_chunk::<4>().zip(value.last_chunk::<4>()) {
+            // Four to seven bytes: the first four and the last four, read
+            // once for the check and the write.
+            let (low, high) = (u32::from_le_bytes(*low), u32::from_le_bytes(*high));
+            match short_quotes(low, high, value, delimiter) {
+                Quotes::No => {
+                    // The last four bytes over the first's end: at most
+                    // seven bytes, so the shift is less than 32.
+                    let word = u64::from(low) | u64::from(high) << (8 * (n - 4));
+                    out.push_short_led(lead, word, n);
+                    return;
+                }
+                Quotes::Whole => {
+                    write_whole_quoted_led(out, lead, value);
+                    return;
+                }
+                Quotes::Escaped => {}
+            }
+        } else if !needs_quotes_bytes(value, delimiter) {
+            out.push_bytes_led(lead, value);
+            return;
+        }
+    } else if let Some((head, tail)) = value.first_chunk::<8>().zip(value.last_chunk::<8>()) {
+        if n <= 16 {
+            if !mid_needs_quotes(head, tail, value, delimiter) {
+                out.push_mid_led(lead, value);
+                return;
+            }
+        } else if !needs_quotes_bytes(value, delimiter) {
+            out.push_bytes_led(lead, value);
+            return;
+        }
     }
     if let Some(lead) = lead {
         out.push_byte(lead);
     }
     write_quoted_bytes(out, value);
+}
+
+/// Whether a short string value is quoted, and how.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Quotes {
+    /// Written as it is.
+    No,
+    /// Quoted, and found to hold no byte that forces quotes, so none that
+    /// is escaped (a number or a literal as a string, a zip code).
+    Whole,
+    /// Quoted, escaped as it needs.
+    Escaped,
+}
+
+/// [`needs_quotes_bytes`] of a value of four to seven bytes, `bytes`,
+/// given also as its first four (`low`) and last four (`high`), and
+/// whether a quoted one escapes nothing.
+#[inline(always)]
+fn short_quotes(low: u32, high: u32, bytes: &[u8], delimiter: u8) -> Quotes {
+    let lead = FIRST_BYTES[(low & 0xff) as usize];
+    if lead == FIRST_QUOTES
+        || high >> 24 == u32::from(b' ')
+        || forces_in(twice(u64::from(low) | u64::from(high) << 32), delimiter)
+    {
+        return Quotes::Escaped;
+    }
+    let quoted = match lead {
+        FIRST_PLAIN => false,
+        FIRST_DIGIT => is_numeric_like_quick(bytes),
+        FIRST_PLUS => is_numeric_like(bytes),
+        _ => matches!(bytes, b"true" | b"false" | b"null"),
+    };
+    if quoted { Quotes::Whole } else { Quotes::No }
+}
+
+/// `lead` when there is one, then `text` (whole text that escapes
+/// nothing) in quotes, without the look for escapes: a short code or zip
+/// that reads as a number. A call of its own, out of the way of the
+/// values written as they are.
+#[cold]
+#[inline(never)]
+fn write_whole_quoted_led(out: &mut Out, lead: Option<u8>, text: &[u8]) {
+    if let Some(lead) = lead {
+        out.push_byte(lead);
+    }
+    out.push_quoted_bytes(text);
+}
+
+/// [`needs_quotes_bytes`] of a value of eight to sixteen bytes, `bytes`,
+/// given also as its first and last eight.
+#[inline(always)]
+fn mid_needs_quotes(head: &[u8; 8], tail: &[u8; 8], bytes: &[u8], delimiter: u8) -> bool {
+    let lead = FIRST_BYTES[usize::from(head[0])];
+    if lead == FIRST_QUOTES || tail[7] == b' ' || forces_in(join(*head, *tail), delimiter) {
+        return true;
+    }
+    match lead {
+        FIRST_DIGIT => {
+            let run = non_digits(u64::from_le_bytes(*head)).trailing_zeros() / 8;
+            match head.get(run as usize) {
+                Some(b'.' | b'e' | b'E') => is_numeric_like(bytes),
+                Some(_) => false,
+                // Eight digits, and more of the value: the run may go on.
+                None => is_numeric_like(bytes),
+            }
+        }
+        FIRST_PLUS => is_numeric_like(bytes),
+        // `true`, `false` and `null` are shorter.
+        _ => false,
+    }
+}
+
+/// The high bit of each byte of `word` that is not an ASCII digit, and no
+/// other bit: less to compute than the complement of [`ascii_digits`], as
+/// the digits are the bytes that read 0 to 9 once `0` is taken off by an
+/// exclusive or, whose low seven bits plus 0x76 carry into the byte's high
+/// bit past 9 (never into the next byte).
+#[inline(always)]
+fn non_digits(word: u64) -> u64 {
+    let from_zero = word ^ 0x3030_3030_3030_3030;
+    (((from_zero & !HIGH) + 0x7676_7676_7676_7676) | from_zero) & HIGH
 }
 
 /// Writes a string value, quoted only when [`needs_quotes`] says so.
@@ -565,7 +681,7 @@ mod tests {
         /// non-ASCII) at every place.
         #[test]
         fn cells_from_bytes_are_the_general_writers(
-            value in r##"[a-z0-9 \x00-\x1f\x7f\\":,|\t\[\]{}#+.eE\-é€]{0,40}|(true|false|null|[0-9]{1,12}([.eE][0-9]{0,3})?)"##,
+            value in r##"[a-z0-9 \x00-\x1f\x7f\\":,|\t\[\]{}#+.eE\-é€]{0,40}|(true|false|null|[0-9]{1,12}([.eE][0-9]{0,3})?)|[+0-9][0-9]{0,9}[-.eE:/ a]?[0-9+\-]{0,6}[ a]?"##,
             lead in proptest::option::of(proptest::sample::select(vec![b',', b'|', b'\t'])),
             delimiter in proptest::sample::select(vec![b',', b'|', b'\t']),
             before in 0usize..40,
@@ -581,6 +697,22 @@ mod tests {
             write_string(&mut expected, &value, delimiter);
             write_string(&mut expected, &value, delimiter);
             proptest::prop_assert_eq!(out.finish(), Some(expected));
+        }
+    }
+
+    #[test]
+    fn non_digits_are_every_byte_but_the_digits() {
+        for byte in 0..=u8::MAX {
+            for place in 0..8 {
+                for fill in [b'5', b'a', 0xff, 0, b'/', b':'] {
+                    let mut bytes = [fill; 8];
+                    bytes[place] = byte;
+                    let want = bytes.iter().enumerate().fold(0, |mask, (i, b)| {
+                        mask | u64::from(!b.is_ascii_digit()) << (8 * i + 7)
+                    });
+                    assert_eq!(non_digits(u64::from_le_bytes(bytes)), want, "{bytes:?}");
+                }
+            }
         }
     }
 

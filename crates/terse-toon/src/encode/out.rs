@@ -181,6 +181,33 @@ impl Out {
         }
     }
 
+    /// Appends `lead` (an ASCII byte, when there is one) and then the `n`
+    /// bytes (at most seven, whole text) in the low bytes of `word` (zeros
+    /// above), which the caller has put together: one store of a word.
+    #[inline(always)]
+    pub(crate) fn push_short_led(&mut self, lead: Option<u8>, word: u64, n: usize) {
+        match lead {
+            // Masked to seven bits, as `push_byte` does. At most seven
+            // bytes, so the word shifted loses none of them.
+            Some(lead) => {
+                self.push_word(u128::from((word << 8) | u64::from(lead & 0x7f)), n + 1);
+            }
+            None => self.push_word(u128::from(word), n),
+        }
+    }
+
+    /// Appends `lead` (an ASCII byte, when there is one) and then `bytes`
+    /// (whole text of 8 to [`SHORT`] bytes), whose length the caller has
+    /// checked: the first and last eight bytes, without a look at the
+    /// length again.
+    #[inline(always)]
+    pub(crate) fn push_mid_led(&mut self, lead: Option<u8>, bytes: &[u8]) {
+        match lead {
+            Some(lead) => self.push_led_halves(lead, bytes),
+            None => self.push_halves(bytes),
+        }
+    }
+
     /// Appends `text` (whole text that needs no escape) in double quotes:
     /// one store of a word when the text and its quotes fit one.
     #[inline]
