@@ -16,6 +16,7 @@ use core::arch::x86_64::{
 };
 
 /// The marks of one block.
+#[derive(Default)]
 pub(super) struct Marks {
     pub(super) quotes: u64,
     pub(super) backslashes: u64,
@@ -27,12 +28,7 @@ pub(super) struct Marks {
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 pub(super) fn marks(block: &[u8; 64]) -> Marks {
-    let mut marks = Marks {
-        quotes: 0,
-        backslashes: 0,
-        opens: 0,
-        closes: 0,
-    };
+    let mut marks = Marks::default();
     for (i, &byte) in block.iter().enumerate() {
         let bit = 1 << i;
         match byte {
@@ -50,12 +46,7 @@ pub(super) fn marks(block: &[u8; 64]) -> Marks {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 pub(super) fn marks(block: &[u8; 64]) -> Marks {
-    let mut marks = Marks {
-        quotes: 0,
-        backslashes: 0,
-        opens: 0,
-        closes: 0,
-    };
+    let mut marks = Marks::default();
     for k in 0..4 {
         // SAFETY: SSE2 is part of x86-64, so every x86-64 CPU runs these
         // intrinsics; the load reads bytes `16k..16k + 16` of `block`,

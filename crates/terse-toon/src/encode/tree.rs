@@ -373,13 +373,8 @@ impl<'t> Tree<'t> for Node<'t> {
             // Every cell but the first is led by the delimiter, written with
             // the cell in one word when both fit one.
             let lead = (position > 0).then_some(delimiter);
-            match cell {
-                Scalar::Null => out.push_bytes_led(lead, b"null"),
-                Scalar::Bool(true) => out.push_bytes_led(lead, b"true"),
-                Scalar::Bool(false) => out.push_bytes_led(lead, b"false"),
-                Scalar::Number(text) => out.push_bytes_led(lead, text),
-                Scalar::String(text) => write_string_bytes_led(out, lead, text, delimiter),
-                Scalar::Container => return Some(false),
+            if !write_cell(out, lead, cell, delimiter) {
+                return Some(false);
             }
         }
         Some(true)
@@ -406,13 +401,8 @@ impl<'t> Tree<'t> for Node<'t> {
         }
         for (position, cell) in row.scalars().enumerate() {
             let lead = (position > 0).then_some(delimiter);
-            match cell {
-                Scalar::Null => out.push_bytes_led(lead, b"null"),
-                Scalar::Bool(true) => out.push_bytes_led(lead, b"true"),
-                Scalar::Bool(false) => out.push_bytes_led(lead, b"false"),
-                Scalar::Number(text) => out.push_bytes_led(lead, text),
-                Scalar::String(text) => write_string_bytes_led(out, lead, text, delimiter),
-                Scalar::Container => return Some(false),
+            if !write_cell(out, lead, cell, delimiter) {
+                return Some(false);
             }
         }
         Some(true)
@@ -485,4 +475,20 @@ impl<'t> Tree<'t> for Node<'t> {
     fn raw_entries(self) -> Self::RawEntries {
         Node::raw_entries(self)
     }
+}
+
+/// Writes a table row's `cell`, led by `lead` (the delimiter, but for the
+/// first cell), with the cell in one word when both fit one; `false` for a
+/// container, which no row holds.
+#[inline(always)]
+fn write_cell(out: &mut Out, lead: Option<u8>, cell: Scalar<'_>, delimiter: u8) -> bool {
+    match cell {
+        Scalar::Null => out.push_bytes_led(lead, b"null"),
+        Scalar::Bool(true) => out.push_bytes_led(lead, b"true"),
+        Scalar::Bool(false) => out.push_bytes_led(lead, b"false"),
+        Scalar::Number(text) => out.push_bytes_led(lead, text),
+        Scalar::String(text) => write_string_bytes_led(out, lead, text, delimiter),
+        Scalar::Container => return false,
+    }
+    true
 }
