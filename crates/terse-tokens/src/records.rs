@@ -16,8 +16,9 @@
 //! each written by TOON as a list (`key[N]:`, then one `- ` line per
 //! record; tabular arrays are not cut, their rows need no second look).
 //! Anything it does not expect ends the walk: it then finds no more
-//! places, and staging goes on at shares of the bytes. It reads each byte
-//! at most once, with no recursion, and allocates nothing.
+//! places, and staging goes on at shares of the bytes. It goes through
+//! each text once, front to back (a block of 64 bytes past a record's end
+//! is read again for the next), with no recursion, and allocates nothing.
 
 use memchr::memchr;
 use memchr::memmem::Finder;
@@ -35,8 +36,9 @@ pub(crate) struct RecordCuts<'a> {
     /// The next JSON byte to read: a root object's next key (or its `}`),
     /// or a list's next element (or its `]`).
     json_at: usize,
-    /// The start of the next TOON line to read: a root field's, or the
-    /// line after a list's header or its last record's `- ` line.
+    /// Between a root object's fields, the start of the next field's TOON
+    /// line; in a list, where the search for its next record's line
+    /// starts (the end of the header, or the last record's line).
     toon_at: usize,
     place: Place,
     /// A record's line in a list at the root or in a root object's field.
