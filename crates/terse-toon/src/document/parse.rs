@@ -342,7 +342,8 @@ impl<'a> Parser<'a> {
     /// container.
     fn value(&mut self, blank: &mut bool) -> Parsed<usize> {
         let bytes = self.bytes;
-        let mut stack: Vec<Frame> = Vec::new();
+        // Deep enough for most documents without growing.
+        let mut stack: Vec<Frame> = Vec::with_capacity(8);
         // The innermost open container; a placeholder while `depth` is 0.
         let mut top = Frame::new(0, 0, 0, 0, false);
         // The containers open (the placeholder and the ones around the

@@ -51,7 +51,8 @@ pub(crate) fn emit_sharing<'t, T: Tree<'t>>(
             Delimiter::Pipe => "|",
         },
         table: Table::new(),
-        frames: Vec::new(),
+        // Deep enough for most documents without growing.
+        frames: Vec::with_capacity(8),
     };
     emitter.root(root);
     emitter.run();

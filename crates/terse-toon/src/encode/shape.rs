@@ -89,7 +89,9 @@ pub(crate) struct Table<'t, T: Tree<'t>> {
 impl<'t, T: Tree<'t>> Table<'t, T> {
     pub(crate) fn new() -> Self {
         Table {
-            fields: Vec::new(),
+            // Records of a list mostly have fewer fields: the vector
+            // starts at that size rather than growing to it row by row.
+            fields: Vec::with_capacity(16),
             flat: false,
             levels: Vec::new(),
             groups: Vec::new(),
