@@ -399,9 +399,16 @@ impl<'t> Tree<'t> for Node<'t> {
         if keys == 0 || row.keys() != keys || row.len() != width {
             return None;
         }
-        for (position, cell) in row.scalars().enumerate() {
-            let lead = (position > 0).then_some(delimiter);
-            if !write_cell(out, lead, cell, delimiter) {
+        // The first cell apart, so that the others are led by the
+        // delimiter without a check of their position.
+        let mut cells = row.scalars();
+        if let Some(cell) = cells.next() {
+            if !write_cell(out, None, cell, delimiter) {
+                return Some(false);
+            }
+        }
+        for cell in cells {
+            if !write_cell(out, Some(delimiter), cell, delimiter) {
                 return Some(false);
             }
         }
