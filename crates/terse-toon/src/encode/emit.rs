@@ -390,6 +390,8 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     }
 
     /// `[N<delim>` plus `]` (the caller adds fields and the colon).
+    /// Inlined: most calls are one per table, whose length is known there.
+    #[inline(always)]
     fn bracket(&mut self, len: usize, keyed: bool) {
         // Most arrays of records' fields are short: the whole bracket, of
         // one digit, in one write of a word (of at most five bytes).
