@@ -318,7 +318,9 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     }
 
     /// Writes `{f1,f2{a,b}}:`: a copy of the last header when the fields
-    /// are the same (the delimiter is one per document).
+    /// are the same (the delimiter is one per document). Inlined: one call
+    /// per table, mostly a copy.
+    #[inline(always)]
     pub(crate) fn write_header(&mut self, out: &mut Out, delimiter: u8) {
         let same = self.header_current
             || self.fields.len() == self.header_fields.len()
