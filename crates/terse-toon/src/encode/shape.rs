@@ -196,7 +196,8 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
     /// built from, in order ([`Tree::write_row_of_keys`]), is written
     /// without a comparison of its keys (and matches in order). Rows of
     /// a list share their keys' id far more often than the values of a
-    /// keyed table, which are not tried so.
+    /// keyed table, which are not tried so. Inlined into its one caller.
+    #[inline(always)]
     pub(crate) fn write_rows(
         &mut self,
         out: &mut Out,
