@@ -95,8 +95,10 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
             flat: false,
             levels: Vec::new(),
             groups: Vec::new(),
-            header: String::new(),
-            header_fields: Vec::new(),
+            // Most headers fit, and a header's text would otherwise grow
+            // a byte at a time to its length.
+            header: String::with_capacity(64),
+            header_fields: Vec::with_capacity(16),
             header_current: false,
             keys: 0,
         }
