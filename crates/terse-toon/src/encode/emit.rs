@@ -529,8 +529,8 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
             |out| next_line(out, width),
         ) {
             None => Rows::Match,
-            Some(0) => Rows::FirstDiffers,
-            Some(_) => Rows::Differs,
+            Some(true) => Rows::FirstDiffers,
+            Some(false) => Rows::Differs,
         }
     }
 

@@ -190,8 +190,8 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
 
     /// Writes `rows` below the header, each on a line `line` starts, with
     /// [`write_row`](Self::write_row) (the first `in_order` when
-    /// `first_in_order`), until the output refuses a write: the index of
-    /// the first row that does not match, or `None`. One call for a
+    /// `first_in_order`), until the output refuses a write: whether the
+    /// first row that does not match is the table's first, or `None`. One call for a
     /// table's rows, not one per row, whose setup cost as much as a cell.
     ///
     /// A row the tree knows to hold the keys of the row the header was
@@ -207,9 +207,10 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
         delimiter: u8,
         first_in_order: bool,
         mut line: impl FnMut(&mut Out),
-    ) -> Option<usize> {
+    ) -> Option<bool> {
         let mut in_order = first_in_order;
-        for (index, row) in rows.enumerate() {
+        let mut first = true;
+        for row in rows {
             if out.is_over() {
                 break;
             }
@@ -218,16 +219,18 @@ impl<'t, T: Tree<'t>> Table<'t, T> {
                 match row.write_row_of_keys(self.keys, self.fields.len(), out, delimiter) {
                     Some(true) => {
                         in_order = false;
+                        first = false;
                         continue;
                     }
-                    Some(false) => return Some(index),
+                    Some(false) => return Some(first),
                     None => {}
                 }
             }
             if !self.write_row(out, row, delimiter, in_order) {
-                return Some(index);
+                return Some(first);
             }
             in_order = false;
+            first = false;
         }
         None
     }
