@@ -98,6 +98,7 @@ mod consume;
 mod forwarded;
 mod headers;
 mod host;
+mod in_place;
 mod inflate;
 mod limits;
 mod log;

@@ -9,13 +9,13 @@ use http_body::Body;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use hyper_util::service::TowerToHyperService;
 use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, TryAcquireError};
 use tower::{Service, ServiceExt};
 
 use crate::conn::{Activity, Deadlines, Stall, Tracked, Watched, beside, watchdog};
+use crate::in_place::InPlace;
 use crate::limits;
 use crate::shed::Open;
 use crate::upstream::{BoxError, ClientAddr};
@@ -244,7 +244,7 @@ pub async fn serve<S, B>(
         let builder = builder.clone();
         let mut stopping = stopping.clone();
         tokio::spawn(async move {
-            let connection = builder.serve_connection(io, TowerToHyperService::new(service));
+            let connection = builder.serve_connection(io, InPlace::new(service));
             let mut connection = std::pin::pin!(connection);
             let side = async {
                 tokio::select! {
