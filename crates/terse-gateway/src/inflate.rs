@@ -533,6 +533,20 @@ pin_project! {
     }
 }
 
+/// The next frame of `body`, its error boxed: the upstream's own body and
+/// the one under the decompression are polled alike.
+fn poll_boxed<B>(
+    body: Pin<&mut B>,
+    cx: &mut Context<'_>,
+) -> Poll<Option<Result<Frame<Bytes>, BoxError>>>
+where
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+{
+    body.poll_frame(cx)
+        .map(|frame| frame.map(|frame| frame.map_err(Into::into)))
+}
+
 impl<B> Source<B>
 where
     B: Body<Data = Bytes>,
@@ -543,9 +557,7 @@ where
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
         match self.project() {
-            SourceProj::Plain { body } => body
-                .poll_frame(cx)
-                .map(|frame| frame.map(|frame| frame.map_err(Into::into))),
+            SourceProj::Plain { body } => poll_boxed(body, cx),
             SourceProj::Coded { body } => body.as_mut().poll_frame(cx),
         }
     }
@@ -556,14 +568,8 @@ where
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
         match self.project() {
-            SourceProj::Plain { body } => body
-                .poll_frame(cx)
-                .map(|frame| frame.map(|frame| frame.map_err(Into::into))),
-            SourceProj::Coded { body } => body
-                .as_mut()
-                .get_pin_mut()
-                .poll_frame(cx)
-                .map(|frame| frame.map(|frame| frame.map_err(Into::into))),
+            SourceProj::Plain { body } => poll_boxed(body, cx),
+            SourceProj::Coded { body } => poll_boxed(body.as_mut().get_pin_mut(), cx),
         }
     }
 
