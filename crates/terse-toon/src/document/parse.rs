@@ -18,6 +18,7 @@
 
 use super::{NumberClass, Slot, Text};
 use crate::encode::number;
+use crate::words::HIGH;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, RandomState};
 use std::str::FromStr;
@@ -365,7 +366,12 @@ impl<'a> Parser<'a> {
                     }
                     let at = self.nodes.len() as u32;
                     let open = pos + 1;
-                    pos = skip_whitespace(bytes, open, blank);
+                    // A key's quote is the usual first byte: no whitespace
+                    // to skip, no end to look for.
+                    pos = match bytes.get(open) {
+                        Some(b'"') => open,
+                        _ => skip_whitespace(bytes, open, blank),
+                    };
                     if bytes.get(pos) == Some(&b'}') {
                         pos += 1;
                         self.nodes.push(Slot::Object {
@@ -390,7 +396,7 @@ impl<'a> Parser<'a> {
                         top = Frame::new(at, b'}', self.repeats.len(), keys as u8, self.keeping);
                         depth += 1;
                         let found = match top.heads {
-                            true => self.known_entry::<true>(bytes, open, &mut top, blank),
+                            true => self.known_entry::<true>(bytes, open, &mut top),
                             false => None,
                         };
                         pos = match found {
@@ -423,6 +429,13 @@ impl<'a> Parser<'a> {
                 Some(b't') => pos = self.literal(bytes, pos, b"true", Slot::Bool(true))?,
                 Some(b'f') => pos = self.literal(bytes, pos, b"false", Slot::Bool(false))?,
                 Some(b'n') => pos = self.literal(bytes, pos, b"null", Slot::Null)?,
+                // Whitespace between an entry's head read as kept (which
+                // ends where its value started when it was kept) and the
+                // value.
+                Some(b' ' | b'\n' | b'\r' | b'\t') => {
+                    pos = skip_whitespace(bytes, pos, blank);
+                    continue 'value;
+                }
                 _ => return Err(Bail),
             }
             // A value is read whole: the next one of its container, or the
@@ -432,29 +445,40 @@ impl<'a> Parser<'a> {
                     return Ok(skip_whitespace(bytes, pos, blank));
                 }
                 top.len += 1;
-                // The next entry of an object, when its head repeats the
-                // one read last in its place.
-                if top.heads {
-                    if let Some(value) = self.known_entry::<false>(bytes, pos, &mut top, blank) {
-                        pos = value;
-                        continue 'value;
+                // Minified and Python-spaced text has the comma or the
+                // container's end right after the value: looked for there
+                // first, with no skip of whitespace.
+                let head = pos;
+                let closed = match bytes.get(pos) {
+                    Some(b',') if top.heads => {
+                        // The next entry of an object, when its head
+                        // repeats the one read last in its place.
+                        if let Some(value) = self.known_entry::<false>(bytes, pos, &mut top) {
+                            pos = value;
+                            continue 'value;
+                        }
+                        false
+                    }
+                    Some(&b) => b == top.close,
+                    None => false,
+                };
+                if !closed {
+                    pos = skip_whitespace(bytes, pos, blank);
+                    match bytes.get(pos) {
+                        Some(b',') => {
+                            pos = skip_whitespace(bytes, pos + 1, blank);
+                            if top.is_object() {
+                                pos = self.key::<false>(bytes, head, pos, &mut top, blank)?;
+                            }
+                            continue 'value;
+                        }
+                        Some(&b) if b == top.close => {}
+                        _ => return Err(Bail),
                     }
                 }
-                let head = pos;
-                pos = skip_whitespace(bytes, pos, blank);
-                match bytes.get(pos) {
-                    Some(b',') => {
-                        pos = skip_whitespace(bytes, pos + 1, blank);
-                        if top.is_object() {
-                            pos = self.key::<false>(bytes, head, pos, &mut top, blank)?;
-                        }
-                        continue 'value;
-                    }
-                    Some(&b) if b == top.close => match top.is_object() {
-                        true => self.close_object(&top),
-                        false => self.close_array(top.at, top.len),
-                    },
-                    _ => return Err(Bail),
+                match top.is_object() {
+                    true => self.close_object(&top),
+                    false => self.close_array(top.at, top.len),
                 }
                 pos += 1;
                 depth -= 1;
@@ -620,7 +644,6 @@ impl<'a> Parser<'a> {
         bytes: &[u8],
         head: usize,
         object: &mut Frame,
-        blank: &mut bool,
     ) -> Option<usize> {
         let chunk = bytes.get(head..head + 16)?;
         let known = self.entries[entry_slot::<FIRST>(object)];
@@ -654,9 +677,10 @@ impl<'a> Parser<'a> {
             self.stamp(object, Some(slot), repeats);
         }
         // The head was read whole, up to a byte that was no whitespace
-        // there; here the byte after it may be (and whitespace in the
-        // head itself was noted when it was first read).
-        Some(skip_whitespace(bytes, head + usize::from(known.len), blank))
+        // there; here the byte after it may be, which the value's
+        // reading skips (whitespace in the head itself was noted when it
+        // was first read).
+        Some(head + usize::from(known.len))
     }
 
     /// Keeps the head of the entry whose key `key` (of [`key_hash`]
@@ -1063,13 +1087,92 @@ impl<'a> Parser<'a> {
     /// prefix of the token (the common case) are borrowed; the rest are
     /// read by `serde_json` itself and formatted like a `Value` number.
     ///
-    /// Digits are counted eight at a time and not summed: an integer of
-    /// at most 18 digits is a `u64` or `i64` whatever they are, and a
-    /// decimal of at most 15 is exact in a `f64`, so its value matters
-    /// only where it is zero. Longer tokens, and those with an exponent,
-    /// are left to [`long_number`](Self::long_number).
+    /// The usual number (an integer of at most 7 digits, or such an
+    /// integer, a point and at most 7 more) is read from one word for its
+    /// integer part and one for its fraction, with no loop: its length,
+    /// the byte after it and its trailing zeros are all told by word
+    /// tests. The rest (longer, or too near the input's end for a whole
+    /// word) go to [`number_by_runs`](Self::number_by_runs), which reads
+    /// the same numbers the same way.
     #[inline(always)]
     fn number(&mut self, bytes: &'a [u8], start: usize) -> Parsed<usize> {
+        let negative = bytes.get(start) == Some(&b'-');
+        let int_start = start + usize::from(negative);
+        let Some(int_word) = bytes.get(int_start..int_start + 8).map(word) else {
+            return self.number_by_runs(bytes, start);
+        };
+        let int_digits = leading_digits(int_word);
+        if int_digits == 0 || int_digits == 8 {
+            return self.number_by_runs(bytes, start);
+        }
+        let int_zero = int_word as u8 == b'0';
+        // A leading zero followed by more digits.
+        if int_digits > 1 && int_zero {
+            return Err(Bail);
+        }
+        let int_end = int_start + int_digits;
+        let text = |start: usize, end: usize| Text {
+            start: start as u32,
+            end: end as u32,
+        };
+        // The byte after the integer part, still in its word.
+        let after = (int_word >> (8 * int_digits)) as u8;
+        let (node, end) = if after == b'.' {
+            let frac_start = int_end + 1;
+            let Some(frac_word) = bytes.get(frac_start..frac_start + 8).map(word) else {
+                return self.number_by_runs(bytes, start);
+            };
+            let frac_digits = leading_digits(frac_word);
+            if frac_digits == 0 || frac_digits == 8 {
+                return self.number_by_runs(bytes, start);
+            }
+            if (frac_word >> (8 * frac_digits)) as u8 | 0x20 == b'e' {
+                return self.long_number(start);
+            }
+            // At most 14 digits: as in `number_by_runs`, the token
+            // without trailing zeros (and without its point when they
+            // are all the fraction).
+            let nonzero = nonzero_digits(frac_word, frac_digits);
+            let trimmed = match nonzero {
+                0 => int_end,
+                _ => frac_start + 8 - (nonzero.leading_zeros() / 8) as usize,
+            };
+            let node = if int_zero && nonzero == 0 {
+                match negative {
+                    true => Slot::Number(text(start + 1, start + 2), NumberClass::NegativeZero),
+                    false => Slot::Number(text(start, trimmed), NumberClass::F64),
+                }
+            } else if int_zero && nonzero & 0x0000_8080_8080_8080 == 0 {
+                // Six zeros after `0.`, then a digit that is not: below
+                // 1e-6, written with an exponent.
+                return self.long_number(start);
+            } else {
+                Slot::Number(text(start, trimmed), NumberClass::F64)
+            };
+            (node, frac_start + frac_digits)
+        } else if after | 0x20 == b'e' {
+            return self.long_number(start);
+        } else {
+            // serde_json: u64, or i64 for -2^63..=-1; "-0" is the float -0.0.
+            let (from, class) = match (negative, int_zero) {
+                (false, _) => (start, NumberClass::U64),
+                (true, true) => (start + 1, NumberClass::NegativeZero),
+                (true, false) => (start, NumberClass::I64),
+            };
+            (Slot::Number(text(from, int_end), class), int_end)
+        };
+        self.nodes.push(node);
+        Ok(end)
+    }
+
+    /// [`number`](Self::number) for any token: digits are counted eight
+    /// at a time and not summed: an integer of at most 18 digits is a
+    /// `u64` or `i64` whatever they are, and a decimal of at most 15 is
+    /// exact in a `f64`, so its value matters only where it is zero.
+    /// Longer tokens, and those with an exponent, are left to
+    /// [`long_number`](Self::long_number).
+    #[inline(never)]
+    fn number_by_runs(&mut self, bytes: &'a [u8], start: usize) -> Parsed<usize> {
         let negative = bytes.get(start) == Some(&b'-');
         let int_start = start + usize::from(negative);
         let int_end = digit_run(bytes, int_start);
@@ -1302,6 +1405,29 @@ fn digit_run(bytes: &[u8], mut pos: usize) -> usize {
     pos
 }
 
+/// How many of the bytes of `word` are decimal digits before the first
+/// that is not (8 when all are); as in [`digit_run`].
+#[inline(always)]
+fn leading_digits(word: u64) -> usize {
+    const HIGH_NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    const THREES: u64 = 0x3030_3030_3030_3030;
+    const SIXES: u64 = 0x0606_0606_0606_0606;
+    let flagged =
+        ((word & HIGH_NIBBLES) ^ THREES) | ((word.wrapping_add(SIXES) & HIGH_NIBBLES) ^ THREES);
+    (flagged.trailing_zeros() / 8) as usize
+}
+
+/// The high bit of each of the first `digits` bytes of `word` (digits,
+/// 1 to 7 of them) that is not `0`, and no other bit.
+#[inline(always)]
+fn nonzero_digits(word: u64, digits: usize) -> u64 {
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    // The digits as 0..=9 per byte: no carry crosses a byte below.
+    let values = word ^ 0x3030_3030_3030_3030;
+    let nonzero = ((values & LOW7).wrapping_add(LOW7) | values) & HIGH;
+    nonzero & ((1u64 << (8 * digits)) - 1)
+}
+
 /// The word of the repeat filter and the bit in it of a key of
 /// [`key_hash`] `hash`.
 #[inline(always)]
@@ -1408,6 +1534,59 @@ mod scan_tests {
                         }
                         bytes[at] = filler;
                     }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod number_tests {
+    use super::super::Document;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// Each item's number as read: canonical text, float or not, and
+    /// `serde_json`'s text.
+    fn numbers(document: &Document<'_>) -> Vec<Option<(String, bool, String)>> {
+        document
+            .root()
+            .items()
+            .map(|item| {
+                let number = item.as_number()?;
+                Some((
+                    number.canonical().to_string(),
+                    number.is_f64(),
+                    number.to_string(),
+                ))
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// Numbers inside a container, where the words they are read
+        /// from hold bytes past the token (the container's), read as
+        /// `serde_json` reads them: valid ones to the same numbers as a
+        /// document built from its value (but for the digits of one no
+        /// `f64` holds), invalid ones refused.
+        #[test]
+        fn numbers_in_containers_read_like_serde_json(
+            token in "-?(0|[1-9][0-9]{0,9}|0[0-9])(\\.0{0,7}[0-9]{0,3}0{0,2})?([eE][+-]?[0-9]{1,2})?|[-0-9.eE+]{1,10}",
+            tail in "[,\\] .eE0-9x]{0,2}",
+        ) {
+            let json = format!("[{token}{tail}, 1, \"padding\"]");
+            match (serde_json::from_str::<Value>(&json), Document::parse(&json)) {
+                // A number no `f64` holds keeps its digits, which its
+                // value has lost.
+                (Ok(_), Ok(document)) if document.has_inexact_number() => {}
+                (Ok(value), Ok(document)) => {
+                    prop_assert_eq!(numbers(&document), numbers(&Document::from_value(&value)));
+                }
+                (Err(_), Err(_)) => {}
+                (value, document) => {
+                    prop_assert!(false, "{}: {:?} / {:?}", json, value, document.err());
                 }
             }
         }
