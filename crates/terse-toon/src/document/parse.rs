@@ -35,7 +35,7 @@ thread_local! {
 }
 
 /// The deepest nesting of arrays and objects `serde_json` accepts.
-const MAX_DEPTH: u32 = 127;
+const MAX_DEPTH: usize = 127;
 
 /// The input is not handled on the fast path (invalid, too deep, or over
 /// 4 GiB); `serde_json` decides what it is.
@@ -345,103 +345,112 @@ impl<'a> Parser<'a> {
         let bytes = self.bytes;
         // Deep enough for most documents without growing.
         let mut stack: Vec<Frame> = Vec::with_capacity(8);
-        // The innermost open container; a placeholder while `depth` is 0.
+        // The innermost open container; a placeholder while the stack is
+        // empty (the containers open are the stack's length: the
+        // placeholder and the ones around the innermost are on it).
         let mut top = Frame::new(0, 0, 0, 0, false);
-        // The containers open (the placeholder and the ones around the
-        // innermost are on the stack).
-        let mut depth = 0u32;
         let mut pos = skip_whitespace(bytes, 0, blank);
         'value: loop {
-            // A value starts at `pos`.
-            match bytes.get(pos) {
-                Some(b'"') => {
-                    let (text, next) = self.string(bytes, pos + 1)?;
-                    self.nodes.push(Slot::String(text));
-                    pos = next;
-                }
-                Some(b'-' | b'0'..=b'9') => pos = self.number(bytes, pos)?,
-                Some(b'{') => {
-                    if depth >= MAX_DEPTH {
-                        return Err(Bail);
+            // A value starts at `pos`. In an object whose heads are kept,
+            // its scalar values and the kept heads between them are read
+            // in a loop of their own, which stops before any other value
+            // and after a value not followed by a kept head.
+            let read = top.heads && {
+                let (next, read) = self.entries(bytes, pos, &mut top)?;
+                pos = next;
+                read
+            };
+            if !read {
+                match bytes.get(pos) {
+                    Some(b'"') => {
+                        let (text, next) = self.string(bytes, pos + 1)?;
+                        self.nodes.push(Slot::String(text));
+                        pos = next;
                     }
-                    let at = self.nodes.len() as u32;
-                    let open = pos + 1;
-                    // A key's quote is the usual first byte: no whitespace
-                    // to skip, no end to look for.
-                    pos = match bytes.get(open) {
-                        Some(b'"') => open,
-                        _ => skip_whitespace(bytes, open, blank),
-                    };
-                    if bytes.get(pos) == Some(&b'}') {
-                        pos += 1;
-                        self.nodes.push(Slot::Object {
-                            len: 0,
-                            end: at + 1,
-                            keys: 0,
-                            seen: false,
-                        });
-                    } else {
-                        self.nodes.push(Slot::Object {
-                            len: 0,
-                            end: 0,
-                            keys: 0,
-                            seen: false,
-                        });
-                        let place = match top.is_object() {
-                            true => top.len + 1,
-                            false => 0,
+                    Some(b'-' | b'0'..=b'9') => pos = self.number(bytes, pos)?,
+                    Some(b'{') => {
+                        if stack.len() >= MAX_DEPTH {
+                            return Err(Bail);
+                        }
+                        let at = self.nodes.len() as u32;
+                        let open = pos + 1;
+                        // A key's quote is the usual first byte: no whitespace
+                        // to skip, no end to look for.
+                        pos = match bytes.get(open) {
+                            Some(b'"') => open,
+                            _ => skip_whitespace(bytes, open, blank),
                         };
-                        let keys = (depth << 3 ^ place).wrapping_mul(0x9E37_79B9) >> 26;
-                        stack.push(top);
-                        top = Frame::new(at, b'}', self.repeats.len(), keys as u8, self.keeping);
-                        depth += 1;
-                        let found = match top.heads {
-                            true => self.known_entry::<true>(bytes, open, &mut top),
-                            false => None,
-                        };
-                        pos = match found {
-                            Some(value) => value,
-                            None => self.key::<true>(bytes, open, pos, &mut top, blank)?,
-                        };
+                        if bytes.get(pos) == Some(&b'}') {
+                            pos += 1;
+                            self.nodes.push(Slot::Object {
+                                len: 0,
+                                end: at + 1,
+                                keys: 0,
+                                seen: false,
+                            });
+                        } else {
+                            self.nodes.push(Slot::Object {
+                                len: 0,
+                                end: 0,
+                                keys: 0,
+                                seen: false,
+                            });
+                            let place = match top.is_object() {
+                                true => top.len + 1,
+                                false => 0,
+                            };
+                            let depth = stack.len() as u32;
+                            let keys = (depth << 3 ^ place).wrapping_mul(0x9E37_79B9) >> 26;
+                            stack.push(top);
+                            top =
+                                Frame::new(at, b'}', self.repeats.len(), keys as u8, self.keeping);
+                            let found = match top.heads {
+                                true => self.known_entry::<true>(bytes, open, &mut top),
+                                false => None,
+                            };
+                            pos = match found {
+                                Some(value) => value,
+                                None => self.key::<true>(bytes, open, pos, &mut top, blank)?,
+                            };
+                            continue 'value;
+                        }
+                    }
+                    Some(b'[') => {
+                        if stack.len() >= MAX_DEPTH {
+                            return Err(Bail);
+                        }
+                        let at = self.nodes.len() as u32;
+                        pos = skip_whitespace(bytes, pos + 1, blank);
+                        if bytes.get(pos) == Some(&b']') {
+                            pos += 1;
+                            self.nodes.push(Slot::Array {
+                                len: 0,
+                                end: at + 1,
+                            });
+                        } else {
+                            self.nodes.push(Slot::Array { len: 0, end: 0 });
+                            stack.push(top);
+                            top = Frame::new(at, b']', 0, 0, false);
+                            continue 'value;
+                        }
+                    }
+                    Some(b't') => pos = self.literal(bytes, pos, b"true", Slot::Bool(true))?,
+                    Some(b'f') => pos = self.literal(bytes, pos, b"false", Slot::Bool(false))?,
+                    Some(b'n') => pos = self.literal(bytes, pos, b"null", Slot::Null)?,
+                    // Whitespace between an entry's head read as kept (which
+                    // ends where its value started when it was kept) and the
+                    // value.
+                    Some(b' ' | b'\n' | b'\r' | b'\t') => {
+                        pos = skip_whitespace(bytes, pos, blank);
                         continue 'value;
                     }
+                    _ => return Err(Bail),
                 }
-                Some(b'[') => {
-                    if depth >= MAX_DEPTH {
-                        return Err(Bail);
-                    }
-                    let at = self.nodes.len() as u32;
-                    pos = skip_whitespace(bytes, pos + 1, blank);
-                    if bytes.get(pos) == Some(&b']') {
-                        pos += 1;
-                        self.nodes.push(Slot::Array {
-                            len: 0,
-                            end: at + 1,
-                        });
-                    } else {
-                        self.nodes.push(Slot::Array { len: 0, end: 0 });
-                        stack.push(top);
-                        top = Frame::new(at, b']', 0, 0, false);
-                        depth += 1;
-                        continue 'value;
-                    }
-                }
-                Some(b't') => pos = self.literal(bytes, pos, b"true", Slot::Bool(true))?,
-                Some(b'f') => pos = self.literal(bytes, pos, b"false", Slot::Bool(false))?,
-                Some(b'n') => pos = self.literal(bytes, pos, b"null", Slot::Null)?,
-                // Whitespace between an entry's head read as kept (which
-                // ends where its value started when it was kept) and the
-                // value.
-                Some(b' ' | b'\n' | b'\r' | b'\t') => {
-                    pos = skip_whitespace(bytes, pos, blank);
-                    continue 'value;
-                }
-                _ => return Err(Bail),
             }
             // A value is read whole: the next one of its container, or the
             // container's end (a value of the container around it).
             loop {
-                if depth == 0 {
+                if stack.is_empty() {
                     return Ok(skip_whitespace(bytes, pos, blank));
                 }
                 top.len += 1;
@@ -481,8 +490,51 @@ impl<'a> Parser<'a> {
                     false => self.close_array(top.at, top.len),
                 }
                 pos += 1;
-                depth -= 1;
                 top = stack.pop().ok_or(Bail)?;
+            }
+        }
+    }
+
+    /// Reads the values of `object` (an object whose heads are kept)
+    /// from `pos` on while they are strings, numbers or literals, each
+    /// followed by a kept head ([`known_entry`](Self::known_entry)).
+    /// Returns where it stopped and whether a value was read there whole
+    /// (not yet counted in the object's length), rather than one not
+    /// read (an array or object, whitespace, anything invalid) starting.
+    ///
+    /// Out of line, with few values live: records of scalars spend most
+    /// of their reading here, where the main loop's many paths do not
+    /// crowd its registers.
+    #[inline(always)]
+    fn entries(
+        &mut self,
+        bytes: &'a [u8],
+        mut pos: usize,
+        object: &mut Frame,
+    ) -> Parsed<(usize, bool)> {
+        loop {
+            match bytes.get(pos) {
+                Some(b'"') => {
+                    let (text, next) = self.string(bytes, pos + 1)?;
+                    self.nodes.push(Slot::String(text));
+                    pos = next;
+                }
+                Some(b'-' | b'0'..=b'9') => pos = self.number(bytes, pos)?,
+                Some(b't') => pos = self.literal(bytes, pos, b"true", Slot::Bool(true))?,
+                Some(b'f') => pos = self.literal(bytes, pos, b"false", Slot::Bool(false))?,
+                Some(b'n') => pos = self.literal(bytes, pos, b"null", Slot::Null)?,
+                _ => return Ok((pos, false)),
+            }
+            if bytes.get(pos) != Some(&b',') {
+                return Ok((pos, true));
+            }
+            object.len += 1;
+            match self.known_entry::<false>(bytes, pos, object) {
+                Some(value) => pos = value,
+                None => {
+                    object.len -= 1;
+                    return Ok((pos, true));
+                }
             }
         }
     }
