@@ -525,17 +525,34 @@ impl<'a> Parser<'a> {
                 Some(b'n') => pos = self.literal(bytes, pos, b"null", Slot::Null)?,
                 _ => return Ok((pos, false)),
             }
+            // The next entry when its head is kept, in the run of the
+            // object's keys so far: what `known_entry` finds first, read
+            // here with no more than it needs. Any other head is left to
+            // the main loop (which looks it up again).
             if bytes.get(pos) != Some(&b',') {
                 return Ok((pos, true));
             }
-            object.len += 1;
-            match self.known_entry::<false>(bytes, pos, object) {
-                Some(value) => pos = value,
-                None => {
-                    object.len -= 1;
-                    return Ok((pos, true));
-                }
+            let Some(chunk) = bytes.get(pos..pos + 16) else {
+                return Ok((pos, true));
+            };
+            let known =
+                &self.entries[(object.keys as usize + object.len as usize + 1) % KNOWN_KEYS];
+            let first = word(chunk);
+            let second = chunk.get(8..).map_or(0, word);
+            if ((first & known.masks[0]) ^ known.words[0])
+                | ((second & known.masks[1]) ^ known.words[1])
+                != 0
+                || known.run != object.run
+            {
+                return Ok((pos, true));
             }
+            let key = Text {
+                start: (pos + usize::from(known.key_start)) as u32,
+                end: (pos + usize::from(known.key_end)) as u32,
+            };
+            pos += usize::from(known.len);
+            object.len += 1;
+            self.nodes.push(Slot::String(key));
         }
     }
 
