@@ -207,6 +207,7 @@ impl KnownKey {
 /// loop, so that reading its values touches the stack only to open or
 /// close a container; the ones around it wait on an explicit stack (no
 /// recursion on the input's nesting).
+#[derive(Clone, Copy)]
 struct Frame {
     /// Node index of the array or object.
     at: u32,
@@ -376,11 +377,17 @@ impl<'a> Parser<'a> {
                         let open = pos + 1;
                         // A key's quote is the usual first byte: no whitespace
                         // to skip, no end to look for.
-                        pos = match bytes.get(open) {
-                            Some(b'"') => open,
-                            _ => skip_whitespace(bytes, open, blank),
+                        let empty = match bytes.get(open) {
+                            Some(b'"') => {
+                                pos = open;
+                                false
+                            }
+                            _ => {
+                                pos = skip_whitespace(bytes, open, blank);
+                                bytes.get(pos) == Some(&b'}')
+                            }
                         };
-                        if bytes.get(pos) == Some(&b'}') {
+                        if empty {
                             pos += 1;
                             self.nodes.push(Slot::Object {
                                 len: 0,
@@ -401,7 +408,9 @@ impl<'a> Parser<'a> {
                             };
                             let depth = stack.len() as u32;
                             let keys = (depth << 3 ^ place).wrapping_mul(0x9E37_79B9) >> 26;
-                            stack.push(top);
+                            // Copied from where it is, not moved through
+                            // a temporary as `push(top)` compiles to.
+                            stack.extend_from_slice(std::slice::from_ref(&top));
                             top =
                                 Frame::new(at, b'}', self.repeats.len(), keys as u8, self.keeping);
                             let found = match top.heads {
