@@ -1207,6 +1207,14 @@ impl<'a> Parser<'a> {
             if (frac_word >> (8 * frac_digits)) as u8 | 0x20 == b'e' {
                 return self.long_number(start);
             }
+            let frac_end = frac_start + frac_digits;
+            // The usual decimal: its last digit not 0 and its integer
+            // part not 0, the token as it is.
+            if !int_zero && (frac_word >> (8 * frac_digits - 8)) as u8 != b'0' {
+                self.nodes
+                    .push(Slot::Number(text(start, frac_end), NumberClass::F64));
+                return Ok(frac_end);
+            }
             // At most 14 digits: as in `number_by_runs`, the token
             // without trailing zeros (and without its point when they
             // are all the fraction).
@@ -1227,7 +1235,7 @@ impl<'a> Parser<'a> {
             } else {
                 Slot::Number(text(start, trimmed), NumberClass::F64)
             };
-            (node, frac_start + frac_digits)
+            (node, frac_end)
         } else if after | 0x20 == b'e' {
             return self.long_number(start);
         } else {
