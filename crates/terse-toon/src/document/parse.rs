@@ -1238,12 +1238,16 @@ impl<'a> Parser<'a> {
             (node, frac_end)
         } else if after | 0x20 == b'e' {
             return self.long_number(start);
-        } else {
+        } else if !negative {
             // serde_json: u64, or i64 for -2^63..=-1; "-0" is the float -0.0.
-            let (from, class) = match (negative, int_zero) {
-                (false, _) => (start, NumberClass::U64),
-                (true, true) => (start + 1, NumberClass::NegativeZero),
-                (true, false) => (start, NumberClass::I64),
+            (
+                Slot::Number(text(start, int_end), NumberClass::U64),
+                int_end,
+            )
+        } else {
+            let (from, class) = match int_zero {
+                true => (start + 1, NumberClass::NegativeZero),
+                false => (start, NumberClass::I64),
             };
             (Slot::Number(text(from, int_end), class), int_end)
         };
