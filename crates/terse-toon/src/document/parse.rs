@@ -18,6 +18,7 @@
 
 use super::{NumberClass, Slot, Text};
 use crate::encode::number;
+use crate::words::HIGH;
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, RandomState};
 use std::str::FromStr;
@@ -34,7 +35,7 @@ thread_local! {
 }
 
 /// The deepest nesting of arrays and objects `serde_json` accepts.
-const MAX_DEPTH: u32 = 127;
+const MAX_DEPTH: usize = 127;
 
 /// The input is not handled on the fast path (invalid, too deep, or over
 /// 4 GiB); `serde_json` decides what it is.
@@ -206,6 +207,7 @@ impl KnownKey {
 /// loop, so that reading its values touches the stack only to open or
 /// close a container; the ones around it wait on an explicit stack (no
 /// recursion on the input's nesting).
+#[derive(Clone, Copy)]
 struct Frame {
     /// Node index of the array or object.
     at: u32,
@@ -344,14 +346,182 @@ impl<'a> Parser<'a> {
         let bytes = self.bytes;
         // Deep enough for most documents without growing.
         let mut stack: Vec<Frame> = Vec::with_capacity(8);
-        // The innermost open container; a placeholder while `depth` is 0.
+        // The innermost open container; a placeholder while the stack is
+        // empty (the containers open are the stack's length: the
+        // placeholder and the ones around the innermost are on it).
         let mut top = Frame::new(0, 0, 0, 0, false);
-        // The containers open (the placeholder and the ones around the
-        // innermost are on the stack).
-        let mut depth = 0u32;
         let mut pos = skip_whitespace(bytes, 0, blank);
         'value: loop {
-            // A value starts at `pos`.
+            // A value starts at `pos`. In an object whose heads are kept,
+            // its scalar values and the kept heads between them are read
+            // in a loop of their own, which stops before any other value
+            // and after a value not followed by a kept head.
+            let read = top.heads && {
+                let (next, read) = self.entries(bytes, pos, &mut top)?;
+                pos = next;
+                read
+            };
+            if !read {
+                match bytes.get(pos) {
+                    Some(b'"') => {
+                        let (text, next) = self.string(bytes, pos + 1)?;
+                        self.nodes.push(Slot::String(text));
+                        pos = next;
+                    }
+                    Some(b'-' | b'0'..=b'9') => pos = self.number(bytes, pos)?,
+                    Some(b'{') => {
+                        if stack.len() >= MAX_DEPTH {
+                            return Err(Bail);
+                        }
+                        let at = self.nodes.len() as u32;
+                        let open = pos + 1;
+                        // A key's quote is the usual first byte: no whitespace
+                        // to skip, no end to look for.
+                        let empty = match bytes.get(open) {
+                            Some(b'"') => {
+                                pos = open;
+                                false
+                            }
+                            _ => {
+                                pos = skip_whitespace(bytes, open, blank);
+                                bytes.get(pos) == Some(&b'}')
+                            }
+                        };
+                        if empty {
+                            pos += 1;
+                            self.nodes.push(Slot::Object {
+                                len: 0,
+                                end: at + 1,
+                                keys: 0,
+                                seen: false,
+                            });
+                        } else {
+                            self.nodes.push(Slot::Object {
+                                len: 0,
+                                end: 0,
+                                keys: 0,
+                                seen: false,
+                            });
+                            let place = match top.is_object() {
+                                true => top.len + 1,
+                                false => 0,
+                            };
+                            let depth = stack.len() as u32;
+                            let keys = (depth << 3 ^ place).wrapping_mul(0x9E37_79B9) >> 26;
+                            // Copied from where it is, not moved through
+                            // a temporary as `push(top)` compiles to.
+                            stack.extend_from_slice(std::slice::from_ref(&top));
+                            top =
+                                Frame::new(at, b'}', self.repeats.len(), keys as u8, self.keeping);
+                            let found = match top.heads {
+                                true => self.known_entry::<true>(bytes, open, &mut top),
+                                false => None,
+                            };
+                            pos = match found {
+                                Some(value) => value,
+                                None => self.key::<true>(bytes, open, pos, &mut top, blank)?,
+                            };
+                            continue 'value;
+                        }
+                    }
+                    Some(b'[') => {
+                        if stack.len() >= MAX_DEPTH {
+                            return Err(Bail);
+                        }
+                        let at = self.nodes.len() as u32;
+                        pos = skip_whitespace(bytes, pos + 1, blank);
+                        if bytes.get(pos) == Some(&b']') {
+                            pos += 1;
+                            self.nodes.push(Slot::Array {
+                                len: 0,
+                                end: at + 1,
+                            });
+                        } else {
+                            self.nodes.push(Slot::Array { len: 0, end: 0 });
+                            stack.push(top);
+                            top = Frame::new(at, b']', 0, 0, false);
+                            continue 'value;
+                        }
+                    }
+                    Some(b't') => pos = self.literal(bytes, pos, b"true", Slot::Bool(true))?,
+                    Some(b'f') => pos = self.literal(bytes, pos, b"false", Slot::Bool(false))?,
+                    Some(b'n') => pos = self.literal(bytes, pos, b"null", Slot::Null)?,
+                    // Whitespace between an entry's head read as kept (which
+                    // ends where its value started when it was kept) and the
+                    // value.
+                    Some(b' ' | b'\n' | b'\r' | b'\t') => {
+                        pos = skip_whitespace(bytes, pos, blank);
+                        continue 'value;
+                    }
+                    _ => return Err(Bail),
+                }
+            }
+            // A value is read whole: the next one of its container, or the
+            // container's end (a value of the container around it).
+            loop {
+                if stack.is_empty() {
+                    return Ok(skip_whitespace(bytes, pos, blank));
+                }
+                top.len += 1;
+                // Minified and Python-spaced text has the comma or the
+                // container's end right after the value: looked for there
+                // first, with no skip of whitespace.
+                let head = pos;
+                let closed = match bytes.get(pos) {
+                    Some(b',') if top.heads => {
+                        // The next entry of an object, when its head
+                        // repeats the one read last in its place.
+                        if let Some(value) = self.known_entry::<false>(bytes, pos, &mut top) {
+                            pos = value;
+                            continue 'value;
+                        }
+                        false
+                    }
+                    Some(&b) => b == top.close,
+                    None => false,
+                };
+                if !closed {
+                    pos = skip_whitespace(bytes, pos, blank);
+                    match bytes.get(pos) {
+                        Some(b',') => {
+                            pos = skip_whitespace(bytes, pos + 1, blank);
+                            if top.is_object() {
+                                pos = self.key::<false>(bytes, head, pos, &mut top, blank)?;
+                            }
+                            continue 'value;
+                        }
+                        Some(&b) if b == top.close => {}
+                        _ => return Err(Bail),
+                    }
+                }
+                match top.is_object() {
+                    true => self.close_object(&top),
+                    false => self.close_array(top.at, top.len),
+                }
+                pos += 1;
+                top = stack.pop().ok_or(Bail)?;
+            }
+        }
+    }
+
+    /// Reads the values of `object` (an object whose heads are kept)
+    /// from `pos` on while they are strings, numbers or literals, each
+    /// followed by a kept head ([`known_entry`](Self::known_entry)).
+    /// Returns where it stopped and whether a value was read there whole
+    /// (not yet counted in the object's length), rather than one not
+    /// read (an array or object, whitespace, anything invalid) starting.
+    ///
+    /// Out of line, with few values live: records of scalars spend most
+    /// of their reading here, where the main loop's many paths do not
+    /// crowd its registers.
+    #[inline(always)]
+    fn entries(
+        &mut self,
+        bytes: &'a [u8],
+        mut pos: usize,
+        object: &mut Frame,
+    ) -> Parsed<(usize, bool)> {
+        loop {
             match bytes.get(pos) {
                 Some(b'"') => {
                     let (text, next) = self.string(bytes, pos + 1)?;
@@ -359,107 +529,39 @@ impl<'a> Parser<'a> {
                     pos = next;
                 }
                 Some(b'-' | b'0'..=b'9') => pos = self.number(bytes, pos)?,
-                Some(b'{') => {
-                    if depth >= MAX_DEPTH {
-                        return Err(Bail);
-                    }
-                    let at = self.nodes.len() as u32;
-                    let open = pos + 1;
-                    pos = skip_whitespace(bytes, open, blank);
-                    if bytes.get(pos) == Some(&b'}') {
-                        pos += 1;
-                        self.nodes.push(Slot::Object {
-                            len: 0,
-                            end: at + 1,
-                            keys: 0,
-                            seen: false,
-                        });
-                    } else {
-                        self.nodes.push(Slot::Object {
-                            len: 0,
-                            end: 0,
-                            keys: 0,
-                            seen: false,
-                        });
-                        let place = match top.is_object() {
-                            true => top.len + 1,
-                            false => 0,
-                        };
-                        let keys = (depth << 3 ^ place).wrapping_mul(0x9E37_79B9) >> 26;
-                        stack.push(top);
-                        top = Frame::new(at, b'}', self.repeats.len(), keys as u8, self.keeping);
-                        depth += 1;
-                        let found = match top.heads {
-                            true => self.known_entry::<true>(bytes, open, &mut top, blank),
-                            false => None,
-                        };
-                        pos = match found {
-                            Some(value) => value,
-                            None => self.key::<true>(bytes, open, pos, &mut top, blank)?,
-                        };
-                        continue 'value;
-                    }
-                }
-                Some(b'[') => {
-                    if depth >= MAX_DEPTH {
-                        return Err(Bail);
-                    }
-                    let at = self.nodes.len() as u32;
-                    pos = skip_whitespace(bytes, pos + 1, blank);
-                    if bytes.get(pos) == Some(&b']') {
-                        pos += 1;
-                        self.nodes.push(Slot::Array {
-                            len: 0,
-                            end: at + 1,
-                        });
-                    } else {
-                        self.nodes.push(Slot::Array { len: 0, end: 0 });
-                        stack.push(top);
-                        top = Frame::new(at, b']', 0, 0, false);
-                        depth += 1;
-                        continue 'value;
-                    }
-                }
                 Some(b't') => pos = self.literal(bytes, pos, b"true", Slot::Bool(true))?,
                 Some(b'f') => pos = self.literal(bytes, pos, b"false", Slot::Bool(false))?,
                 Some(b'n') => pos = self.literal(bytes, pos, b"null", Slot::Null)?,
-                _ => return Err(Bail),
+                _ => return Ok((pos, false)),
             }
-            // A value is read whole: the next one of its container, or the
-            // container's end (a value of the container around it).
-            loop {
-                if depth == 0 {
-                    return Ok(skip_whitespace(bytes, pos, blank));
-                }
-                top.len += 1;
-                // The next entry of an object, when its head repeats the
-                // one read last in its place.
-                if top.heads {
-                    if let Some(value) = self.known_entry::<false>(bytes, pos, &mut top, blank) {
-                        pos = value;
-                        continue 'value;
-                    }
-                }
-                let head = pos;
-                pos = skip_whitespace(bytes, pos, blank);
-                match bytes.get(pos) {
-                    Some(b',') => {
-                        pos = skip_whitespace(bytes, pos + 1, blank);
-                        if top.is_object() {
-                            pos = self.key::<false>(bytes, head, pos, &mut top, blank)?;
-                        }
-                        continue 'value;
-                    }
-                    Some(&b) if b == top.close => match top.is_object() {
-                        true => self.close_object(&top),
-                        false => self.close_array(top.at, top.len),
-                    },
-                    _ => return Err(Bail),
-                }
-                pos += 1;
-                depth -= 1;
-                top = stack.pop().ok_or(Bail)?;
+            // The next entry when its head is kept, in the run of the
+            // object's keys so far: what `known_entry` finds first, read
+            // here with no more than it needs. Any other head is left to
+            // the main loop (which looks it up again).
+            if bytes.get(pos) != Some(&b',') {
+                return Ok((pos, true));
             }
+            let Some(chunk) = bytes.get(pos..pos + 16) else {
+                return Ok((pos, true));
+            };
+            let known =
+                &self.entries[(object.keys as usize + object.len as usize + 1) % KNOWN_KEYS];
+            let first = word(chunk);
+            let second = chunk.get(8..).map_or(0, word);
+            if ((first & known.masks[0]) ^ known.words[0])
+                | ((second & known.masks[1]) ^ known.words[1])
+                != 0
+                || known.run != object.run
+            {
+                return Ok((pos, true));
+            }
+            let key = Text {
+                start: (pos + usize::from(known.key_start)) as u32,
+                end: (pos + usize::from(known.key_end)) as u32,
+            };
+            pos += usize::from(known.len);
+            object.len += 1;
+            self.nodes.push(Slot::String(key));
         }
     }
 
@@ -620,7 +722,6 @@ impl<'a> Parser<'a> {
         bytes: &[u8],
         head: usize,
         object: &mut Frame,
-        blank: &mut bool,
     ) -> Option<usize> {
         let chunk = bytes.get(head..head + 16)?;
         let known = self.entries[entry_slot::<FIRST>(object)];
@@ -654,9 +755,10 @@ impl<'a> Parser<'a> {
             self.stamp(object, Some(slot), repeats);
         }
         // The head was read whole, up to a byte that was no whitespace
-        // there; here the byte after it may be (and whitespace in the
-        // head itself was noted when it was first read).
-        Some(skip_whitespace(bytes, head + usize::from(known.len), blank))
+        // there; here the byte after it may be, which the value's
+        // reading skips (whitespace in the head itself was noted when it
+        // was first read).
+        Some(head + usize::from(known.len))
     }
 
     /// Keeps the head of the entry whose key `key` (of [`key_hash`]
@@ -1063,13 +1165,104 @@ impl<'a> Parser<'a> {
     /// prefix of the token (the common case) are borrowed; the rest are
     /// read by `serde_json` itself and formatted like a `Value` number.
     ///
-    /// Digits are counted eight at a time and not summed: an integer of
-    /// at most 18 digits is a `u64` or `i64` whatever they are, and a
-    /// decimal of at most 15 is exact in a `f64`, so its value matters
-    /// only where it is zero. Longer tokens, and those with an exponent,
-    /// are left to [`long_number`](Self::long_number).
+    /// The usual number (an integer of at most 7 digits, or such an
+    /// integer, a point and at most 7 more) is read from one word for its
+    /// integer part and one for its fraction, with no loop: its length,
+    /// the byte after it and its trailing zeros are all told by word
+    /// tests. The rest (longer, or too near the input's end for a whole
+    /// word) go to [`number_by_runs`](Self::number_by_runs), which reads
+    /// the same numbers the same way.
     #[inline(always)]
     fn number(&mut self, bytes: &'a [u8], start: usize) -> Parsed<usize> {
+        let negative = bytes.get(start) == Some(&b'-');
+        let int_start = start + usize::from(negative);
+        let Some(int_word) = bytes.get(int_start..int_start + 8).map(word) else {
+            return self.number_by_runs(bytes, start);
+        };
+        let int_digits = leading_digits(int_word);
+        if int_digits == 0 || int_digits == 8 {
+            return self.number_by_runs(bytes, start);
+        }
+        let int_zero = int_word as u8 == b'0';
+        // A leading zero followed by more digits.
+        if int_digits > 1 && int_zero {
+            return Err(Bail);
+        }
+        let int_end = int_start + int_digits;
+        let text = |start: usize, end: usize| Text {
+            start: start as u32,
+            end: end as u32,
+        };
+        // The byte after the integer part, still in its word.
+        let after = (int_word >> (8 * int_digits)) as u8;
+        let (node, end) = if after == b'.' {
+            let frac_start = int_end + 1;
+            let Some(frac_word) = bytes.get(frac_start..frac_start + 8).map(word) else {
+                return self.number_by_runs(bytes, start);
+            };
+            let frac_digits = leading_digits(frac_word);
+            if frac_digits == 0 || frac_digits == 8 {
+                return self.number_by_runs(bytes, start);
+            }
+            if (frac_word >> (8 * frac_digits)) as u8 | 0x20 == b'e' {
+                return self.long_number(start);
+            }
+            let frac_end = frac_start + frac_digits;
+            // The usual decimal: its last digit not 0 and its integer
+            // part not 0, the token as it is.
+            if !int_zero && (frac_word >> (8 * frac_digits - 8)) as u8 != b'0' {
+                self.nodes
+                    .push(Slot::Number(text(start, frac_end), NumberClass::F64));
+                return Ok(frac_end);
+            }
+            // At most 14 digits: as in `number_by_runs`, the token
+            // without trailing zeros (and without its point when they
+            // are all the fraction).
+            let nonzero = nonzero_digits(frac_word, frac_digits);
+            let trimmed = match nonzero {
+                0 => int_end,
+                _ => frac_start + 8 - (nonzero.leading_zeros() / 8) as usize,
+            };
+            let node = if int_zero && nonzero == 0 {
+                match negative {
+                    true => Slot::Number(text(start + 1, start + 2), NumberClass::NegativeZero),
+                    false => Slot::Number(text(start, trimmed), NumberClass::F64),
+                }
+            } else if int_zero && nonzero & 0x0000_8080_8080_8080 == 0 {
+                // Six zeros after `0.`, then a digit that is not: below
+                // 1e-6, written with an exponent.
+                return self.long_number(start);
+            } else {
+                Slot::Number(text(start, trimmed), NumberClass::F64)
+            };
+            (node, frac_end)
+        } else if after | 0x20 == b'e' {
+            return self.long_number(start);
+        } else if !negative {
+            // serde_json: u64, or i64 for -2^63..=-1; "-0" is the float -0.0.
+            (
+                Slot::Number(text(start, int_end), NumberClass::U64),
+                int_end,
+            )
+        } else {
+            let (from, class) = match int_zero {
+                true => (start + 1, NumberClass::NegativeZero),
+                false => (start, NumberClass::I64),
+            };
+            (Slot::Number(text(from, int_end), class), int_end)
+        };
+        self.nodes.push(node);
+        Ok(end)
+    }
+
+    /// [`number`](Self::number) for any token: digits are counted eight
+    /// at a time and not summed: an integer of at most 18 digits is a
+    /// `u64` or `i64` whatever they are, and a decimal of at most 15 is
+    /// exact in a `f64`, so its value matters only where it is zero.
+    /// Longer tokens, and those with an exponent, are left to
+    /// [`long_number`](Self::long_number).
+    #[inline(never)]
+    fn number_by_runs(&mut self, bytes: &'a [u8], start: usize) -> Parsed<usize> {
         let negative = bytes.get(start) == Some(&b'-');
         let int_start = start + usize::from(negative);
         let int_end = digit_run(bytes, int_start);
@@ -1302,6 +1495,29 @@ fn digit_run(bytes: &[u8], mut pos: usize) -> usize {
     pos
 }
 
+/// How many of the bytes of `word` are decimal digits before the first
+/// that is not (8 when all are); as in [`digit_run`].
+#[inline(always)]
+fn leading_digits(word: u64) -> usize {
+    const HIGH_NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    const THREES: u64 = 0x3030_3030_3030_3030;
+    const SIXES: u64 = 0x0606_0606_0606_0606;
+    let flagged =
+        ((word & HIGH_NIBBLES) ^ THREES) | ((word.wrapping_add(SIXES) & HIGH_NIBBLES) ^ THREES);
+    (flagged.trailing_zeros() / 8) as usize
+}
+
+/// The high bit of each of the first `digits` bytes of `word` (digits,
+/// 1 to 7 of them) that is not `0`, and no other bit.
+#[inline(always)]
+fn nonzero_digits(word: u64, digits: usize) -> u64 {
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    // The digits as 0..=9 per byte: no carry crosses a byte below.
+    let values = word ^ 0x3030_3030_3030_3030;
+    let nonzero = ((values & LOW7).wrapping_add(LOW7) | values) & HIGH;
+    nonzero & ((1u64 << (8 * digits)) - 1)
+}
+
 /// The word of the repeat filter and the bit in it of a key of
 /// [`key_hash`] `hash`.
 #[inline(always)]
@@ -1408,6 +1624,59 @@ mod scan_tests {
                         }
                         bytes[at] = filler;
                     }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod number_tests {
+    use super::super::Document;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// Each item's number as read: canonical text, float or not, and
+    /// `serde_json`'s text.
+    fn numbers(document: &Document<'_>) -> Vec<Option<(String, bool, String)>> {
+        document
+            .root()
+            .items()
+            .map(|item| {
+                let number = item.as_number()?;
+                Some((
+                    number.canonical().to_string(),
+                    number.is_f64(),
+                    number.to_string(),
+                ))
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        /// Numbers inside a container, where the words they are read
+        /// from hold bytes past the token (the container's), read as
+        /// `serde_json` reads them: valid ones to the same numbers as a
+        /// document built from its value (but for the digits of one no
+        /// `f64` holds), invalid ones refused.
+        #[test]
+        fn numbers_in_containers_read_like_serde_json(
+            token in "-?(0|[1-9][0-9]{0,9}|0[0-9])(\\.0{0,7}[0-9]{0,3}0{0,2})?([eE][+-]?[0-9]{1,2})?|[-0-9.eE+]{1,10}",
+            tail in "[,\\] .eE0-9x]{0,2}",
+        ) {
+            let json = format!("[{token}{tail}, 1, \"padding\"]");
+            match (serde_json::from_str::<Value>(&json), Document::parse(&json)) {
+                // A number no `f64` holds keeps its digits, which its
+                // value has lost.
+                (Ok(_), Ok(document)) if document.has_inexact_number() => {}
+                (Ok(value), Ok(document)) => {
+                    prop_assert_eq!(numbers(&document), numbers(&Document::from_value(&value)));
+                }
+                (Err(_), Err(_)) => {}
+                (value, document) => {
+                    prop_assert!(false, "{}: {:?} / {:?}", json, value, document.err());
                 }
             }
         }
