@@ -52,6 +52,10 @@ pub(crate) const SHORT: usize = 16;
 /// Zeros to extend the buffer with as the text grows.
 static ZEROS: [u8; 1024] = [0; 1024];
 
+/// How many copies of [`ZEROS`] one [`Out::grow`] makes at most within the
+/// room reserved.
+const ZERO_STEPS: usize = 8;
+
 /// The emitter's output: text that never grows past `limit` bytes.
 ///
 /// The text is kept as bytes at the start of a buffer whose every byte is
@@ -459,17 +463,25 @@ impl Out {
 
     /// Makes room for `additional` more bytes past the text (the caller has
     /// checked the limit), with a word's room to spare, but never past the
-    /// limit. The room is zeroed a step of [`ZEROS`] at a time as the text
-    /// reaches it, so a buffer costs the zeroing of what the text uses; in
-    /// steps of that size, rather than one `memset` of the whole room, a
-    /// copy runs a vector loop, not a byte-per-step `rep stosb`.
+    /// limit. The room is zeroed as the text reaches it, so a buffer costs
+    /// the zeroing of about what the text uses: [`ZEROS`] at a time, as a
+    /// copy of that size runs a vector loop where one `memset` of the
+    /// whole room is a byte-per-step `rep stosb`; up to [`ZERO_STEPS`] of
+    /// them a call, within the room reserved, so that a text of some
+    /// kilobytes takes this call a few times rather than once a kilobyte.
     #[cold]
     fn grow(&mut self, additional: usize) {
+        let ahead = self
+            .buf
+            .len()
+            .saturating_add(ZERO_STEPS * ZEROS.len())
+            .min(self.buf.capacity());
         let wanted = self
             .len
             .saturating_add(additional)
             .saturating_add(SHORT)
             .max(self.buf.len().saturating_add(ZEROS.len()))
+            .max(ahead)
             .min(self.limit);
         if wanted > self.buf.capacity() {
             // Doubling, but never past the limit: the allocation is bounded
