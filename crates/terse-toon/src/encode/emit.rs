@@ -407,7 +407,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                 n += 1;
             }
             word |= u64::from(b']') << (8 * n);
-            self.out.push_word(u128::from(word), n + 1);
+            self.out.push_small(word, n + 1);
             return;
         }
         self.out.push('[');

@@ -156,8 +156,8 @@ impl Out {
     pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
         if (8..=SHORT).contains(&bytes.len()) {
             self.push_halves(bytes);
-        } else if bytes.len() <= SHORT {
-            self.push_word(short_word(bytes), bytes.len());
+        } else if bytes.len() < 8 {
+            self.push_small(short_word(bytes) as u64, bytes.len());
         } else {
             self.push_two_words(bytes);
         }
@@ -172,10 +172,11 @@ impl Out {
             Some(lead) if (8..=SHORT).contains(&bytes.len()) => {
                 self.push_led_halves(lead, bytes);
             }
-            Some(lead) if bytes.len() < SHORT => {
-                // Masked to seven bits, as `push_byte` does.
-                let word = (short_word(bytes) << 8) | u128::from(lead & 0x7f);
-                self.push_word(word, bytes.len() + 1);
+            Some(lead) if bytes.len() < 8 => {
+                // Masked to seven bits, as `push_byte` does. At most seven
+                // bytes, so the word shifted loses none of them.
+                let word = ((short_word(bytes) as u64) << 8) | u64::from(lead & 0x7f);
+                self.push_small(word, bytes.len() + 1);
             }
             Some(lead) => {
                 self.push_byte(lead);
@@ -194,9 +195,9 @@ impl Out {
             // Masked to seven bits, as `push_byte` does. At most seven
             // bytes, so the word shifted loses none of them.
             Some(lead) => {
-                self.push_word(u128::from((word << 8) | u64::from(lead & 0x7f)), n + 1);
+                self.push_small((word << 8) | u64::from(lead & 0x7f), n + 1);
             }
-            None => self.push_word(u128::from(word), n),
+            None => self.push_small(word, n),
         }
     }
 
@@ -243,7 +244,13 @@ impl Out {
                         tail.copy_from_slice(last);
                     }
                 }
-                None => *room = ((short_word(text) << 8) | u128::from(b'"')).to_le_bytes(),
+                None => {
+                    // As its halves, as `push_word` stores a word.
+                    let word = (short_word(text) << 8) | u128::from(b'"');
+                    let (low, high) = room.split_at_mut(8);
+                    low.copy_from_slice(&(word as u64).to_le_bytes());
+                    high.copy_from_slice(&((word >> 64) as u64).to_le_bytes());
+                }
             }
             if let Some(close) = room.get_mut(n + 1) {
                 *close = b'"';
@@ -426,7 +433,7 @@ impl Out {
             // All in a `u64`, whose shift by a variable is one instruction.
             let tail = u64::try_from(short_word(suffix.as_bytes())).unwrap_or(0);
             let word = word | tail.checked_shl(8 * n as u32).unwrap_or(0);
-            self.push_word(u128::from(word), n + m);
+            self.push_small(word, n + m);
         } else if m <= 8 {
             let word = u128::from(word) | (short_word(suffix.as_bytes()) << (8 * n));
             self.push_word(word, n + m);
@@ -441,7 +448,7 @@ impl Out {
     /// what follows the `n` bytes lands past the text, to be overwritten.
     #[inline(always)]
     pub(crate) fn push_word(&mut self, word: u128, n: usize) {
-        let word = word.to_le_bytes();
+        let (low, high) = (word as u64, (word >> 64) as u64);
         let n = n.min(SHORT);
         // One range, whose length the compiler knows: two comparisons, where
         // the room's length and then its first word's took more. An end
@@ -454,10 +461,36 @@ impl Out {
             .and_then(|room| <&mut [u8; SHORT]>::try_from(room).ok())
         {
             Some(room) => {
-                *room = word;
+                // Two stores of eight bytes from the word's halves, which
+                // the writers put together in registers: stored whole, the
+                // word went to the stack and back first.
+                let (head, tail) = room.split_at_mut(8);
+                head.copy_from_slice(&low.to_le_bytes());
+                tail.copy_from_slice(&high.to_le_bytes());
                 self.len += n;
             }
-            None => self.push_slow(word.get(..n).unwrap_or_default()),
+            None => self.push_slow(word.to_le_bytes().get(..n).unwrap_or_default()),
+        }
+    }
+
+    /// [`push_word`](Self::push_word) of a word of at most eight bytes,
+    /// `n` of them text: one store of eight bytes, where a whole word's
+    /// zeros above took a second.
+    #[inline(always)]
+    pub(crate) fn push_small(&mut self, word: u64, n: usize) {
+        let n = n.min(8);
+        let end = self.len.wrapping_add(SHORT);
+        match self
+            .buf
+            .get_mut(self.len..end)
+            .and_then(|room| <&mut [u8; SHORT]>::try_from(room).ok())
+        {
+            Some(room) => {
+                let (head, _) = room.split_at_mut(8);
+                head.copy_from_slice(&word.to_le_bytes());
+                self.len += n;
+            }
+            None => self.push_slow(word.to_le_bytes().get(..n).unwrap_or_default()),
         }
     }
 
