@@ -187,8 +187,9 @@ impl Out {
     }
 
     /// Appends `lead` (an ASCII byte, when there is one) and then the `n`
-    /// bytes (at most seven, whole text) in the low bytes of `word` (zeros
-    /// above), which the caller has put together: one store of a word.
+    /// bytes (at most seven, whole text) in the low bytes of `word` (any
+    /// bytes above, which land past the text), which the caller has put
+    /// together or read in place: one store of a word.
     #[inline(always)]
     pub(crate) fn push_short_led(&mut self, lead: Option<u8>, word: u64, n: usize) {
         match lead {
@@ -474,8 +475,8 @@ impl Out {
     }
 
     /// [`push_word`](Self::push_word) of a word of at most eight bytes,
-    /// `n` of them text: one store of eight bytes, where a whole word's
-    /// zeros above took a second.
+    /// its first `n` text (the others land past the text): one store of
+    /// eight bytes, where a whole word's zeros above took a second.
     #[inline(always)]
     pub(crate) fn push_small(&mut self, word: u64, n: usize) {
         let n = n.min(8);

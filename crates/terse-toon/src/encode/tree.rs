@@ -493,6 +493,7 @@ fn write_cell(out: &mut Out, lead: Option<u8>, cell: Scalar<'_>, delimiter: u8) 
         Scalar::Null => out.push_bytes_led(lead, b"null"),
         Scalar::Bool(true) => out.push_bytes_led(lead, b"true"),
         Scalar::Bool(false) => out.push_bytes_led(lead, b"false"),
+        Scalar::ShortNumber(word, n) => out.push_short_led(lead, word, n),
         Scalar::Number(text) => out.push_bytes_led(lead, text),
         Scalar::String(text) => write_string_bytes_led(out, lead, text, delimiter),
         Scalar::Container => return false,
