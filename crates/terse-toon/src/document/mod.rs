@@ -1130,6 +1130,24 @@ impl<'t> Iterator for Entries<'t> {
 
 impl ExactSizeIterator for Entries<'_> {}
 
+/// A key of an object node as [`RawEntries::next_split`] hands it out:
+/// its text is looked up in the document only when its bytes are asked
+/// for, which a writer that knows the key by its place does not.
+#[derive(Clone, Copy)]
+pub(crate) struct KeyText<'t> {
+    doc: &'t Document<'t>,
+    /// Empty for a slot that is no string (never: every key is one).
+    text: Text,
+}
+
+impl<'t> KeyText<'t> {
+    /// The key's bytes (whole text).
+    #[inline(always)]
+    pub(crate) fn bytes(self) -> &'t [u8] {
+        self.doc.text_bytes(self.text)
+    }
+}
+
 /// The entries of an object node with their keys as bytes; see
 /// [`Node::raw_entries`].
 pub(crate) struct RawEntries<'t> {
@@ -1145,7 +1163,7 @@ impl<'t> RawEntries<'t> {
     /// the value's slots read once, and a scalar's next sibling found
     /// without a look at its slot again (a scalar takes one slot).
     #[inline(always)]
-    pub(crate) fn next_split(&mut self) -> Option<(&'t [u8], Result<Scalar<'t>, Node<'t>>)> {
+    pub(crate) fn next_split(&mut self) -> Option<(KeyText<'t>, Result<Scalar<'t>, Node<'t>>)> {
         if self.left == 0 {
             return None;
         }
@@ -1153,10 +1171,13 @@ impl<'t> RawEntries<'t> {
         // Every key is followed by its value.
         let [key, value] = *self.doc.slots.get(at..)?.first_chunk::<2>()?;
         self.left -= 1;
-        let key = match key {
-            Slot::String(text) => self.doc.text_bytes(text),
-            // Every key is a string slot.
-            _ => &[],
+        let key = KeyText {
+            doc: self.doc,
+            text: match key {
+                Slot::String(text) => text,
+                // Every key is a string slot.
+                _ => Text { start: 0, end: 0 },
+            },
         };
         let idx = self.next + 1;
         match self.doc.scalar(value) {

@@ -286,7 +286,9 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                         };
                         let value = match value {
                             Ok(scalar) => scalar,
-                            Err(value) => break Some(Step::Field(key, value, *depth)),
+                            Err(value) => {
+                                break Some(Step::Field(T::key_bytes(key), value, *depth));
+                            }
                         };
                         if self.out.is_over() {
                             return;
@@ -295,18 +297,22 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                             // The document's first line: no newline before
                             // it.
                             line(&mut self.out, self.indent_size, *depth);
+                            let key = T::key_bytes(key);
                             write_key_then(&mut self.out, &mut self.keys, key, ": ");
                         } else {
                             // The line and a short plain key with its
                             // colon: two words with one check of the room.
                             let key_word = match *places {
-                                0 => self
-                                    .keys
-                                    .plain_word(key)
-                                    .and_then(|word| with_colon(word, key.len())),
+                                0 => {
+                                    let key = T::key_bytes(key);
+                                    self.keys
+                                        .plain_word(key)
+                                        .and_then(|word| with_colon(word, key.len()))
+                                }
                                 places => {
                                     let place = T::last_place(entries, places);
                                     self.key_words.find(place).or_else(|| {
+                                        let key = T::key_bytes(key);
                                         let found = self
                                             .keys
                                             .plain_word(key)
@@ -329,6 +335,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                                 }
                                 _ => {
                                     next_line(&mut self.out, width);
+                                    let key = T::key_bytes(key);
                                     write_key_then(&mut self.out, &mut self.keys, key, ": ");
                                 }
                             }
