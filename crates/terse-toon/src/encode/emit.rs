@@ -326,12 +326,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                             };
                             match key_word {
                                 Some((word, n)) if width < SHORT => {
-                                    self.out.push_word_pair(
-                                        NEWLINE_WORD,
-                                        width + 1,
-                                        u128::from(word),
-                                        n,
-                                    );
+                                    self.out.push_word_pair(NEWLINE_WORD, width + 1, word, n);
                                 }
                                 _ => {
                                     next_line(&mut self.out, width);

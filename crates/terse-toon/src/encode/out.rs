@@ -397,29 +397,33 @@ impl Out {
         }
     }
 
-    /// Appends the first `n` bytes of `first` and then the first `m` of
-    /// `second` (each at most [`SHORT`]; ASCII, or whole characters) with
-    /// one check of the room for both: a line's indentation and its key.
+    /// Appends the first `n` bytes of `first` (at most [`SHORT`]) and then
+    /// the first `m` of `second` (at most eight; ASCII, or whole
+    /// characters) with one check of the room for both: a line's
+    /// indentation and its key with its colon.
     #[inline(always)]
-    pub(crate) fn push_word_pair(&mut self, first: u128, n: usize, second: u128, m: usize) {
-        let (n, m) = (n.min(SHORT), m.min(SHORT));
-        let end = self.len.wrapping_add(2 * SHORT);
+    pub(crate) fn push_word_pair(&mut self, first: u128, n: usize, second: u64, m: usize) {
+        let (n, m) = (n.min(SHORT), m.min(8));
+        let end = self.len.wrapping_add(SHORT + 8);
         match self
             .buf
             .get_mut(self.len..end)
-            .and_then(|room| <&mut [u8; 2 * SHORT]>::try_from(room).ok())
+            .and_then(|room| <&mut [u8; SHORT + 8]>::try_from(room).ok())
         {
             Some(room) => {
-                let (head, _) = room.split_at_mut(SHORT);
-                head.copy_from_slice(&first.to_le_bytes());
-                if let Some(next) = room.get_mut(n..n + SHORT) {
+                let (low, rest) = room.split_at_mut(8);
+                low.copy_from_slice(&(first as u64).to_le_bytes());
+                if let Some(high) = rest.first_chunk_mut::<8>() {
+                    *high = ((first >> 64) as u64).to_le_bytes();
+                }
+                if let Some(next) = room.get_mut(n..n + 8) {
                     next.copy_from_slice(&second.to_le_bytes());
                     self.len += n + m;
                 }
             }
             None => {
                 self.push_word(first, n);
-                self.push_word(second, m);
+                self.push_small(second, m);
             }
         }
     }
@@ -703,7 +707,7 @@ mod tests {
                     6 => whole(&[",", &text]),
                     7 => vec![
                         "\n                ".get(..n).unwrap_or_default().to_owned(),
-                        text.get(..text.len().min(SHORT)).unwrap_or_default().to_owned(),
+                        text.get(..text.len().min(8)).unwrap_or_default().to_owned(),
                     ],
                     1 => vec!["\n                ".get(..n).unwrap_or_default().to_owned()],
                     2 => vec!["x".to_owned()],
@@ -723,11 +727,11 @@ mod tests {
                     7 => {
                         let mut line = [b' '; SHORT];
                         line[0] = b'\n';
-                        let key = text.get(..text.len().min(SHORT)).unwrap_or_default();
+                        let key = text.get(..text.len().min(8)).unwrap_or_default();
                         out.push_word_pair(
                             u128::from_le_bytes(line),
                             n,
-                            short_word(key.as_bytes()),
+                            short_word(key.as_bytes()) as u64,
                             key.len(),
                         );
                     }
