@@ -180,7 +180,7 @@ impl Out {
             }
             Some(lead) => {
                 self.push_byte(lead);
-                self.push_bytes(bytes);
+                self.push_two_words_inline(bytes);
             }
             None => self.push_bytes(bytes),
         }
@@ -376,6 +376,13 @@ impl Out {
     /// rather than a call to `memcpy`; longer ones through that call.
     #[inline(never)]
     fn push_two_words(&mut self, bytes: &[u8]) {
+        self.push_two_words_inline(bytes);
+    }
+
+    /// [`push_two_words`](Self::push_two_words) where it is written:
+    /// for a table's cells, whose loop takes the call's cost per cell.
+    #[inline(always)]
+    fn push_two_words_inline(&mut self, bytes: &[u8]) {
         let n = bytes.len();
         let words = bytes
             .first_chunk::<SHORT>()
