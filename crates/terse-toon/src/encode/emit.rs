@@ -269,6 +269,10 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     /// Writes the open frames' lines, innermost first, until none is left or
     /// the output refuses a write.
     fn run(&mut self) {
+        // The delimiter as a value of the walk's own, not read back from
+        // the emitter after every write: what the checks for quotes
+        // compare each byte with is then worked out once.
+        let delimiter = self.delimiter;
         while !self.out.is_over() {
             let step = match self.frames.last_mut() {
                 None => return,
@@ -335,7 +339,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                                 }
                             }
                         }
-                        write_scalar(&mut self.out, value, self.delimiter);
+                        write_scalar(&mut self.out, value, delimiter);
                     }
                 }
                 Some(Frame::Items(items, depth)) => {
