@@ -348,7 +348,13 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
             };
             match step {
                 Some(Step::Field(key, value, depth)) => {
-                    self.line(depth);
+                    // Every line but the document's first follows text,
+                    // and is the newline and its spaces alone.
+                    if self.out.is_empty() {
+                        self.line(depth);
+                    } else {
+                        next_line(&mut self.out, depth.saturating_mul(self.indent_size));
+                    }
                     self.field(key, value, depth);
                 }
                 Some(Step::Item(item, depth)) => self.list_item(item, depth),
@@ -542,7 +548,9 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
 
     /// One element of an expanded list at `depth`.
     fn list_item(&mut self, item: T, depth: usize) {
-        self.line(depth);
+        // An item's line follows its list's header, never the document's
+        // start.
+        next_line(&mut self.out, depth.saturating_mul(self.indent_size));
         match item.kind() {
             Kind::Object(0) => self.out.push('-'),
             Kind::Object(_) => {
@@ -592,7 +600,8 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
             if self.out.is_over() {
                 return;
             }
-            self.line(depth + 1);
+            // Below the header: never the document's first line.
+            next_line(&mut self.out, (depth + 1).saturating_mul(self.indent_size));
             write_key_then(&mut self.out, &mut self.keys, entry_key, ": ");
             // Detection matched every row already.
             self.table
