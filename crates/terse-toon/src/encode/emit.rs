@@ -269,10 +269,11 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     /// Writes the open frames' lines, innermost first, until none is left or
     /// the output refuses a write.
     fn run(&mut self) {
-        // The delimiter as a value of the walk's own, not read back from
-        // the emitter after every write: what the checks for quotes
-        // compare each byte with is then worked out once.
-        let delimiter = self.delimiter;
+        // The delimiter (and the indentation) as values of the walk's
+        // own, not read back from the emitter after every write: what the
+        // checks for quotes compare each byte with is then worked out
+        // once.
+        let (delimiter, indent_size) = (self.delimiter, self.indent_size);
         while !self.out.is_over() {
             let step = match self.frames.last_mut() {
                 None => return,
@@ -283,7 +284,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                     // frames between them, on lines of one indentation
                     // worked out once. A field of another value is the
                     // step to take, its slots read once too.
-                    let width = depth.saturating_mul(self.indent_size);
+                    let width = depth.saturating_mul(indent_size);
                     loop {
                         let Some((key, value)) = T::next_split(entries) else {
                             break None;
@@ -300,7 +301,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                         if self.out.is_empty() {
                             // The document's first line: no newline before
                             // it.
-                            line(&mut self.out, self.indent_size, *depth);
+                            line(&mut self.out, indent_size, *depth);
                             let key = T::key_bytes(key);
                             write_key_then(&mut self.out, &mut self.keys, key, ": ");
                         } else {
@@ -353,7 +354,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                     if self.out.is_empty() {
                         self.line(depth);
                     } else {
-                        next_line(&mut self.out, depth.saturating_mul(self.indent_size));
+                        next_line(&mut self.out, depth.saturating_mul(indent_size));
                     }
                     self.field(key, value, depth);
                 }
