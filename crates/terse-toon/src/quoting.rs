@@ -517,12 +517,20 @@ pub(crate) fn write_string_bytes_led(out: &mut Out, lead: Option<u8>, value: &[u
             // Four to seven bytes: the first four and the last four, read
             // once for the check and the write.
             let (low, high) = (u32::from_le_bytes(*low), u32::from_le_bytes(*high));
+            // The last four bytes over the first's end: at most seven
+            // bytes, so the shift is less than 32.
+            let word = || u64::from(low) | u64::from(high) << (8 * (n - 4));
             match short_quotes(low, high, value, delimiter) {
                 Quotes::No => {
-                    // The last four bytes over the first's end: at most
-                    // seven bytes, so the shift is less than 32.
-                    let word = u64::from(low) | u64::from(high) << (8 * (n - 4));
-                    out.push_short_led(lead, word, n);
+                    out.push_short_led(lead, word(), n);
+                    return;
+                }
+                // A zip code or an id that reads as a number, quoted: with
+                // its quotes (and the lead) in one word when they fit.
+                Quotes::Whole if n + usize::from(lead.is_some()) <= 5 + 1 => {
+                    let quote = u64::from(b'"');
+                    let quoted = quote | word() << 8 | quote << (8 * (n + 1));
+                    out.push_short_led(lead, quoted, n + 2);
                     return;
                 }
                 Quotes::Whole => {

@@ -328,10 +328,32 @@ impl<'a> Document<'a> {
         match slot {
             Slot::Null => Scalar::Null,
             Slot::Bool(b) => Scalar::Bool(b),
-            Slot::Number(text, _) => Scalar::Number(self.text_bytes(text)),
+            Slot::Number(text, _) => self.number(text),
             Slot::String(text) => Scalar::String(self.text_bytes(text)),
             Slot::Array { .. } | Slot::Object { .. } => Scalar::Container,
         }
+    }
+
+    /// A number's text as a [`Scalar`]: a short one read in place as the
+    /// word its text starts (one load, where its bytes put together one
+    /// by one took a dozen instructions), any other as its bytes.
+    #[inline(always)]
+    fn number(&self, text: Text) -> Scalar<'_> {
+        let n = text.len();
+        if n < 8 {
+            // A text that starts within the input is there whole (the
+            // side buffer's offsets start past it), and the input's eight
+            // bytes from there are its bytes and then what follows it.
+            let word = self
+                .src
+                .as_bytes()
+                .get(text.start as usize..)
+                .and_then(<[u8]>::first_chunk::<8>);
+            if let Some(word) = word {
+                return Scalar::ShortNumber(u64::from_le_bytes(*word), n);
+            }
+        }
+        Scalar::Number(self.text_bytes(text))
     }
 
     /// The bytes of a text, without the checks that its ends are character
@@ -1025,6 +1047,10 @@ pub(crate) enum Scalar<'t> {
     Bool(bool),
     /// The canonical text (TOON's, spec §2).
     Number(&'t [u8]),
+    /// The canonical text of a number of at most seven bytes (the count),
+    /// in the low bytes of a word; above it, bytes that follow it in the
+    /// input, which a writer stores past its text, to be overwritten.
+    ShortNumber(u64, usize),
     /// The unescaped text.
     String(&'t [u8]),
     /// An empty array or object: no scalar.
@@ -1104,6 +1130,24 @@ impl<'t> Iterator for Entries<'t> {
 
 impl ExactSizeIterator for Entries<'_> {}
 
+/// A key of an object node as [`RawEntries::next_split`] hands it out:
+/// its text is looked up in the document only when its bytes are asked
+/// for, which a writer that knows the key by its place does not.
+#[derive(Clone, Copy)]
+pub(crate) struct KeyText<'t> {
+    doc: &'t Document<'t>,
+    /// Empty for a slot that is no string (never: every key is one).
+    text: Text,
+}
+
+impl<'t> KeyText<'t> {
+    /// The key's bytes (whole text).
+    #[inline(always)]
+    pub(crate) fn bytes(self) -> &'t [u8] {
+        self.doc.text_bytes(self.text)
+    }
+}
+
 /// The entries of an object node with their keys as bytes; see
 /// [`Node::raw_entries`].
 pub(crate) struct RawEntries<'t> {
@@ -1119,7 +1163,7 @@ impl<'t> RawEntries<'t> {
     /// the value's slots read once, and a scalar's next sibling found
     /// without a look at its slot again (a scalar takes one slot).
     #[inline(always)]
-    pub(crate) fn next_split(&mut self) -> Option<(&'t [u8], Result<Scalar<'t>, Node<'t>>)> {
+    pub(crate) fn next_split(&mut self) -> Option<(KeyText<'t>, Result<Scalar<'t>, Node<'t>>)> {
         if self.left == 0 {
             return None;
         }
@@ -1127,10 +1171,13 @@ impl<'t> RawEntries<'t> {
         // Every key is followed by its value.
         let [key, value] = *self.doc.slots.get(at..)?.first_chunk::<2>()?;
         self.left -= 1;
-        let key = match key {
-            Slot::String(text) => self.doc.text_bytes(text),
-            // Every key is a string slot.
-            _ => &[],
+        let key = KeyText {
+            doc: self.doc,
+            text: match key {
+                Slot::String(text) => text,
+                // Every key is a string slot.
+                _ => Text { start: 0, end: 0 },
+            },
         };
         let idx = self.next + 1;
         match self.doc.scalar(value) {

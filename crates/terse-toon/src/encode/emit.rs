@@ -269,6 +269,11 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
     /// Writes the open frames' lines, innermost first, until none is left or
     /// the output refuses a write.
     fn run(&mut self) {
+        // The delimiter (and the indentation) as values of the walk's
+        // own, not read back from the emitter after every write: what the
+        // checks for quotes compare each byte with is then worked out
+        // once.
+        let (delimiter, indent_size) = (self.delimiter, self.indent_size);
         while !self.out.is_over() {
             let step = match self.frames.last_mut() {
                 None => return,
@@ -279,14 +284,16 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                     // frames between them, on lines of one indentation
                     // worked out once. A field of another value is the
                     // step to take, its slots read once too.
-                    let width = depth.saturating_mul(self.indent_size);
+                    let width = depth.saturating_mul(indent_size);
                     loop {
                         let Some((key, value)) = T::next_split(entries) else {
                             break None;
                         };
                         let value = match value {
                             Ok(scalar) => scalar,
-                            Err(value) => break Some(Step::Field(key, value, *depth)),
+                            Err(value) => {
+                                break Some(Step::Field(T::key_bytes(key), value, *depth));
+                            }
                         };
                         if self.out.is_over() {
                             return;
@@ -294,19 +301,23 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                         if self.out.is_empty() {
                             // The document's first line: no newline before
                             // it.
-                            line(&mut self.out, self.indent_size, *depth);
+                            line(&mut self.out, indent_size, *depth);
+                            let key = T::key_bytes(key);
                             write_key_then(&mut self.out, &mut self.keys, key, ": ");
                         } else {
                             // The line and a short plain key with its
                             // colon: two words with one check of the room.
                             let key_word = match *places {
-                                0 => self
-                                    .keys
-                                    .plain_word(key)
-                                    .and_then(|word| with_colon(word, key.len())),
+                                0 => {
+                                    let key = T::key_bytes(key);
+                                    self.keys
+                                        .plain_word(key)
+                                        .and_then(|word| with_colon(word, key.len()))
+                                }
                                 places => {
                                     let place = T::last_place(entries, places);
                                     self.key_words.find(place).or_else(|| {
+                                        let key = T::key_bytes(key);
                                         let found = self
                                             .keys
                                             .plain_word(key)
@@ -320,20 +331,16 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                             };
                             match key_word {
                                 Some((word, n)) if width < SHORT => {
-                                    self.out.push_word_pair(
-                                        NEWLINE_WORD,
-                                        width + 1,
-                                        u128::from(word),
-                                        n,
-                                    );
+                                    self.out.push_word_pair(NEWLINE_WORD, width + 1, word, n);
                                 }
                                 _ => {
                                     next_line(&mut self.out, width);
+                                    let key = T::key_bytes(key);
                                     write_key_then(&mut self.out, &mut self.keys, key, ": ");
                                 }
                             }
                         }
-                        write_scalar(&mut self.out, value, self.delimiter);
+                        write_scalar(&mut self.out, value, delimiter);
                     }
                 }
                 Some(Frame::Items(items, depth)) => {
@@ -342,7 +349,13 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
             };
             match step {
                 Some(Step::Field(key, value, depth)) => {
-                    self.line(depth);
+                    // Every line but the document's first follows text,
+                    // and is the newline and its spaces alone.
+                    if self.out.is_empty() {
+                        self.line(depth);
+                    } else {
+                        next_line(&mut self.out, depth.saturating_mul(indent_size));
+                    }
                     self.field(key, value, depth);
                 }
                 Some(Step::Item(item, depth)) => self.list_item(item, depth),
@@ -407,7 +420,7 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
                 n += 1;
             }
             word |= u64::from(b']') << (8 * n);
-            self.out.push_word(u128::from(word), n + 1);
+            self.out.push_small(word, n + 1);
             return;
         }
         self.out.push('[');
@@ -536,7 +549,9 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
 
     /// One element of an expanded list at `depth`.
     fn list_item(&mut self, item: T, depth: usize) {
-        self.line(depth);
+        // An item's line follows its list's header, never the document's
+        // start.
+        next_line(&mut self.out, depth.saturating_mul(self.indent_size));
         match item.kind() {
             Kind::Object(0) => self.out.push('-'),
             Kind::Object(_) => {
@@ -586,7 +601,8 @@ impl<'t, T: Tree<'t>> Emitter<'t, T> {
             if self.out.is_over() {
                 return;
             }
-            self.line(depth + 1);
+            // Below the header: never the document's first line.
+            next_line(&mut self.out, (depth + 1).saturating_mul(self.indent_size));
             write_key_then(&mut self.out, &mut self.keys, entry_key, ": ");
             // Detection matched every row already.
             self.table

@@ -52,6 +52,10 @@ pub(crate) const SHORT: usize = 16;
 /// Zeros to extend the buffer with as the text grows.
 static ZEROS: [u8; 1024] = [0; 1024];
 
+/// How many copies of [`ZEROS`] one [`Out::grow`] makes at most within the
+/// room reserved.
+const ZERO_STEPS: usize = 8;
+
 /// The emitter's output: text that never grows past `limit` bytes.
 ///
 /// The text is kept as bytes at the start of a buffer whose every byte is
@@ -152,8 +156,8 @@ impl Out {
     pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
         if (8..=SHORT).contains(&bytes.len()) {
             self.push_halves(bytes);
-        } else if bytes.len() <= SHORT {
-            self.push_word(short_word(bytes), bytes.len());
+        } else if bytes.len() < 8 {
+            self.push_small(short_word(bytes) as u64, bytes.len());
         } else {
             self.push_two_words(bytes);
         }
@@ -168,31 +172,33 @@ impl Out {
             Some(lead) if (8..=SHORT).contains(&bytes.len()) => {
                 self.push_led_halves(lead, bytes);
             }
-            Some(lead) if bytes.len() < SHORT => {
-                // Masked to seven bits, as `push_byte` does.
-                let word = (short_word(bytes) << 8) | u128::from(lead & 0x7f);
-                self.push_word(word, bytes.len() + 1);
+            Some(lead) if bytes.len() < 8 => {
+                // Masked to seven bits, as `push_byte` does. At most seven
+                // bytes, so the word shifted loses none of them.
+                let word = ((short_word(bytes) as u64) << 8) | u64::from(lead & 0x7f);
+                self.push_small(word, bytes.len() + 1);
             }
             Some(lead) => {
                 self.push_byte(lead);
-                self.push_bytes(bytes);
+                self.push_two_words_inline(bytes);
             }
             None => self.push_bytes(bytes),
         }
     }
 
     /// Appends `lead` (an ASCII byte, when there is one) and then the `n`
-    /// bytes (at most seven, whole text) in the low bytes of `word` (zeros
-    /// above), which the caller has put together: one store of a word.
+    /// bytes (at most seven, whole text) in the low bytes of `word` (any
+    /// bytes above, which land past the text), which the caller has put
+    /// together or read in place: one store of a word.
     #[inline(always)]
     pub(crate) fn push_short_led(&mut self, lead: Option<u8>, word: u64, n: usize) {
         match lead {
             // Masked to seven bits, as `push_byte` does. At most seven
             // bytes, so the word shifted loses none of them.
             Some(lead) => {
-                self.push_word(u128::from((word << 8) | u64::from(lead & 0x7f)), n + 1);
+                self.push_small((word << 8) | u64::from(lead & 0x7f), n + 1);
             }
-            None => self.push_word(u128::from(word), n),
+            None => self.push_small(word, n),
         }
     }
 
@@ -239,7 +245,13 @@ impl Out {
                         tail.copy_from_slice(last);
                     }
                 }
-                None => *room = ((short_word(text) << 8) | u128::from(b'"')).to_le_bytes(),
+                None => {
+                    // As its halves, as `push_word` stores a word.
+                    let word = (short_word(text) << 8) | u128::from(b'"');
+                    let (low, high) = room.split_at_mut(8);
+                    low.copy_from_slice(&(word as u64).to_le_bytes());
+                    high.copy_from_slice(&((word >> 64) as u64).to_le_bytes());
+                }
             }
             if let Some(close) = room.get_mut(n + 1) {
                 *close = b'"';
@@ -364,6 +376,13 @@ impl Out {
     /// rather than a call to `memcpy`; longer ones through that call.
     #[inline(never)]
     fn push_two_words(&mut self, bytes: &[u8]) {
+        self.push_two_words_inline(bytes);
+    }
+
+    /// [`push_two_words`](Self::push_two_words) where it is written:
+    /// for a table's cells, whose loop takes the call's cost per cell.
+    #[inline(always)]
+    fn push_two_words_inline(&mut self, bytes: &[u8]) {
         let n = bytes.len();
         let words = bytes
             .first_chunk::<SHORT>()
@@ -385,29 +404,33 @@ impl Out {
         }
     }
 
-    /// Appends the first `n` bytes of `first` and then the first `m` of
-    /// `second` (each at most [`SHORT`]; ASCII, or whole characters) with
-    /// one check of the room for both: a line's indentation and its key.
+    /// Appends the first `n` bytes of `first` (at most [`SHORT`]) and then
+    /// the first `m` of `second` (at most eight; ASCII, or whole
+    /// characters) with one check of the room for both: a line's
+    /// indentation and its key with its colon.
     #[inline(always)]
-    pub(crate) fn push_word_pair(&mut self, first: u128, n: usize, second: u128, m: usize) {
-        let (n, m) = (n.min(SHORT), m.min(SHORT));
-        let end = self.len.wrapping_add(2 * SHORT);
+    pub(crate) fn push_word_pair(&mut self, first: u128, n: usize, second: u64, m: usize) {
+        let (n, m) = (n.min(SHORT), m.min(8));
+        let end = self.len.wrapping_add(SHORT + 8);
         match self
             .buf
             .get_mut(self.len..end)
-            .and_then(|room| <&mut [u8; 2 * SHORT]>::try_from(room).ok())
+            .and_then(|room| <&mut [u8; SHORT + 8]>::try_from(room).ok())
         {
             Some(room) => {
-                let (head, _) = room.split_at_mut(SHORT);
-                head.copy_from_slice(&first.to_le_bytes());
-                if let Some(next) = room.get_mut(n..n + SHORT) {
+                let (low, rest) = room.split_at_mut(8);
+                low.copy_from_slice(&(first as u64).to_le_bytes());
+                if let Some(high) = rest.first_chunk_mut::<8>() {
+                    *high = ((first >> 64) as u64).to_le_bytes();
+                }
+                if let Some(next) = room.get_mut(n..n + 8) {
                     next.copy_from_slice(&second.to_le_bytes());
                     self.len += n + m;
                 }
             }
             None => {
                 self.push_word(first, n);
-                self.push_word(second, m);
+                self.push_small(second, m);
             }
         }
     }
@@ -422,7 +445,7 @@ impl Out {
             // All in a `u64`, whose shift by a variable is one instruction.
             let tail = u64::try_from(short_word(suffix.as_bytes())).unwrap_or(0);
             let word = word | tail.checked_shl(8 * n as u32).unwrap_or(0);
-            self.push_word(u128::from(word), n + m);
+            self.push_small(word, n + m);
         } else if m <= 8 {
             let word = u128::from(word) | (short_word(suffix.as_bytes()) << (8 * n));
             self.push_word(word, n + m);
@@ -437,7 +460,7 @@ impl Out {
     /// what follows the `n` bytes lands past the text, to be overwritten.
     #[inline(always)]
     pub(crate) fn push_word(&mut self, word: u128, n: usize) {
-        let word = word.to_le_bytes();
+        let (low, high) = (word as u64, (word >> 64) as u64);
         let n = n.min(SHORT);
         // One range, whose length the compiler knows: two comparisons, where
         // the room's length and then its first word's took more. An end
@@ -450,26 +473,60 @@ impl Out {
             .and_then(|room| <&mut [u8; SHORT]>::try_from(room).ok())
         {
             Some(room) => {
-                *room = word;
+                // Two stores of eight bytes from the word's halves, which
+                // the writers put together in registers: stored whole, the
+                // word went to the stack and back first.
+                let (head, tail) = room.split_at_mut(8);
+                head.copy_from_slice(&low.to_le_bytes());
+                tail.copy_from_slice(&high.to_le_bytes());
                 self.len += n;
             }
-            None => self.push_slow(word.get(..n).unwrap_or_default()),
+            None => self.push_slow(word.to_le_bytes().get(..n).unwrap_or_default()),
+        }
+    }
+
+    /// [`push_word`](Self::push_word) of a word of at most eight bytes,
+    /// its first `n` text (the others land past the text): one store of
+    /// eight bytes, where a whole word's zeros above took a second.
+    #[inline(always)]
+    pub(crate) fn push_small(&mut self, word: u64, n: usize) {
+        let n = n.min(8);
+        let end = self.len.wrapping_add(SHORT);
+        match self
+            .buf
+            .get_mut(self.len..end)
+            .and_then(|room| <&mut [u8; SHORT]>::try_from(room).ok())
+        {
+            Some(room) => {
+                let (head, _) = room.split_at_mut(8);
+                head.copy_from_slice(&word.to_le_bytes());
+                self.len += n;
+            }
+            None => self.push_slow(word.to_le_bytes().get(..n).unwrap_or_default()),
         }
     }
 
     /// Makes room for `additional` more bytes past the text (the caller has
     /// checked the limit), with a word's room to spare, but never past the
-    /// limit. The room is zeroed a step of [`ZEROS`] at a time as the text
-    /// reaches it, so a buffer costs the zeroing of what the text uses; in
-    /// steps of that size, rather than one `memset` of the whole room, a
-    /// copy runs a vector loop, not a byte-per-step `rep stosb`.
+    /// limit. The room is zeroed as the text reaches it, so a buffer costs
+    /// the zeroing of about what the text uses: [`ZEROS`] at a time, as a
+    /// copy of that size runs a vector loop where one `memset` of the
+    /// whole room is a byte-per-step `rep stosb`; up to [`ZERO_STEPS`] of
+    /// them a call, within the room reserved, so that a text of some
+    /// kilobytes takes this call a few times rather than once a kilobyte.
     #[cold]
     fn grow(&mut self, additional: usize) {
+        let ahead = self
+            .buf
+            .len()
+            .saturating_add(ZERO_STEPS * ZEROS.len())
+            .min(self.buf.capacity());
         let wanted = self
             .len
             .saturating_add(additional)
             .saturating_add(SHORT)
             .max(self.buf.len().saturating_add(ZEROS.len()))
+            .max(ahead)
             .min(self.limit);
         if wanted > self.buf.capacity() {
             // Doubling, but never past the limit: the allocation is bounded
@@ -657,7 +714,7 @@ mod tests {
                     6 => whole(&[",", &text]),
                     7 => vec![
                         "\n                ".get(..n).unwrap_or_default().to_owned(),
-                        text.get(..text.len().min(SHORT)).unwrap_or_default().to_owned(),
+                        text.get(..text.len().min(8)).unwrap_or_default().to_owned(),
                     ],
                     1 => vec!["\n                ".get(..n).unwrap_or_default().to_owned()],
                     2 => vec!["x".to_owned()],
@@ -677,11 +734,11 @@ mod tests {
                     7 => {
                         let mut line = [b' '; SHORT];
                         line[0] = b'\n';
-                        let key = text.get(..text.len().min(SHORT)).unwrap_or_default();
+                        let key = text.get(..text.len().min(8)).unwrap_or_default();
                         out.push_word_pair(
                             u128::from_le_bytes(line),
                             n,
-                            short_word(key.as_bytes()),
+                            short_word(key.as_bytes()) as u64,
                             key.len(),
                         );
                     }

@@ -54,6 +54,7 @@ pub(super) fn write_scalar(out: &mut Out, scalar: Scalar<'_>, delimiter: u8) {
         Scalar::Null => out.push_str("null"),
         Scalar::Bool(true) => out.push_str("true"),
         Scalar::Bool(false) => out.push_str("false"),
+        Scalar::ShortNumber(word, n) => out.push_small(word, n),
         Scalar::Number(text) => out.push_bytes(text),
         Scalar::String(text) => write_string_bytes(out, text, delimiter),
         Scalar::Container => debug_assert!(false, "not a primitive"),

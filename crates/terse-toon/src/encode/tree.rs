@@ -141,13 +141,18 @@ pub(crate) trait Tree<'t>: Copy {
         None
     }
 
+    /// The key of an entry as [`next_split`](Self::next_split) hands it
+    /// out: its bytes are looked up by [`key_bytes`](Self::key_bytes),
+    /// only where they are written.
+    type Key: Copy;
+
+    /// The bytes of `key` (whole text).
+    fn key_bytes(key: Self::Key) -> &'t [u8];
+
     /// The next of `entries`: its key, and its value as a [`Scalar`] when
     /// it is a scalar and the tree has such a view of it (a document's
     /// has), else as a node.
-    #[inline(always)]
-    fn next_split(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Result<Scalar<'t>, Self>)> {
-        entries.next().map(|(key, value)| (key, Err(value)))
-    }
+    fn next_split(entries: &mut Self::RawEntries) -> Option<(Self::Key, Result<Scalar<'t>, Self>)>;
 
     /// What [`last_place`](Self::last_place) tells the places of an
     /// object's entries from; 0 when the tree does not tell them.
@@ -249,6 +254,18 @@ impl<'t> Tree<'t> for &'t Value {
 
     fn raw_entries(self) -> Self::RawEntries {
         ValueRawEntries(self.entries())
+    }
+
+    type Key = &'t [u8];
+
+    #[inline(always)]
+    fn key_bytes(key: Self::Key) -> &'t [u8] {
+        key
+    }
+
+    #[inline(always)]
+    fn next_split(entries: &mut Self::RawEntries) -> Option<(Self::Key, Result<Scalar<'t>, Self>)> {
+        entries.next().map(|(key, value)| (key, Err(value)))
     }
 
     fn get(self, key: &str) -> Option<Self> {
@@ -448,8 +465,15 @@ impl<'t> Tree<'t> for Node<'t> {
         Some(Node::scalar(self))
     }
 
+    type Key = document::KeyText<'t>;
+
     #[inline(always)]
-    fn next_split(entries: &mut Self::RawEntries) -> Option<(&'t [u8], Result<Scalar<'t>, Self>)> {
+    fn key_bytes(key: Self::Key) -> &'t [u8] {
+        key.bytes()
+    }
+
+    #[inline(always)]
+    fn next_split(entries: &mut Self::RawEntries) -> Option<(Self::Key, Result<Scalar<'t>, Self>)> {
         entries.next_split()
     }
 
@@ -493,6 +517,7 @@ fn write_cell(out: &mut Out, lead: Option<u8>, cell: Scalar<'_>, delimiter: u8) 
         Scalar::Null => out.push_bytes_led(lead, b"null"),
         Scalar::Bool(true) => out.push_bytes_led(lead, b"true"),
         Scalar::Bool(false) => out.push_bytes_led(lead, b"false"),
+        Scalar::ShortNumber(word, n) => out.push_short_led(lead, word, n),
         Scalar::Number(text) => out.push_bytes_led(lead, text),
         Scalar::String(text) => write_string_bytes_led(out, lead, text, delimiter),
         Scalar::Container => return false,
