@@ -62,6 +62,8 @@ const _: () = assert!(RUN <= BLOCK + 1);
 #[allow(unused_unsafe)]
 pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
     debug_assert!(pairs <= CHUNK && pairs < bytes.len().max(1));
+    // SAFETY: AVX2 is enabled in this function.
+    let (k, k2) = unsafe { (Splats::new(), Splats::new()) };
     // Four sums of eight scores each, at most 255 x CHUNK in all.
     let mut sums = unsafe { _mm256_setzero_si256() };
     let mut ascii_pairs = 0i64;
@@ -93,8 +95,13 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
             )
         };
         let letters = unsafe {
-            u64::from(_mm256_movemask_epi8(in_range(prev, b'a', b'z')) as u32)
-                | u64::from(_mm256_movemask_epi8(in_range(prev_high, b'a', b'z')) as u32) << 32
+            u64::from(_mm256_movemask_epi8(in_range(prev, k.lower_shift, k.letter_bound)) as u32)
+                | u64::from(_mm256_movemask_epi8(in_range(
+                    prev_high,
+                    k2.lower_shift,
+                    k2.letter_bound,
+                )) as u32)
+                    << 32
         };
         runs += wide_run_starts(letters_before, letters);
         letters_before = letters;
@@ -102,7 +109,8 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
         let high = unsafe { _mm256_or_si256(prev, _mm256_or_si256(prev_high, byte_high)) };
         if unsafe { _mm256_movemask_epi8(high) } == 0 {
             // SAFETY: AVX2 is enabled in this function.
-            let (low, high) = unsafe { (scores(prev, byte), scores(prev_high, byte_high)) };
+            let (low, high) =
+                unsafe { (scores(prev, byte, &k), scores(prev_high, byte_high, &k2)) };
             sums = unsafe {
                 let zero = _mm256_setzero_si256();
                 _mm256_add_epi64(
@@ -123,6 +131,7 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
                         &mut sums,
                         &mut ascii_pairs,
                         &mut table,
+                        &k,
                     )
                 };
             }
@@ -145,7 +154,8 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
                 _mm256_loadu_si256(at.add(1).cast::<__m256i>()),
             )
         };
-        let letters = unsafe { _mm256_movemask_epi8(in_range(prev, b'a', b'z')) } as u32;
+        let letters =
+            unsafe { _mm256_movemask_epi8(in_range(prev, k.lower_shift, k.letter_bound)) } as u32;
         runs += wide_run_starts(letters_before, u64::from(letters));
         letters_last = Some(letters);
         // SAFETY: AVX2 is enabled in this function.
@@ -158,6 +168,7 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
                 &mut sums,
                 &mut ascii_pairs,
                 &mut table,
+                &k,
             )
         };
         i += BLOCK;
@@ -202,6 +213,8 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
 #[target_feature(enable = "avx2")]
 #[inline]
 #[allow(unused_unsafe)]
+// The loop's state, passed apart so that it stays in registers.
+#[allow(clippy::too_many_arguments)]
 unsafe fn block(
     prev: __m256i,
     byte: __m256i,
@@ -210,12 +223,13 @@ unsafe fn block(
     sums: &mut __m256i,
     ascii_pairs: &mut i64,
     table: &mut i64,
+    k: &Splats,
 ) {
     if unsafe { _mm256_movemask_epi8(_mm256_or_si256(prev, byte)) } == 0 {
         *sums = unsafe {
             _mm256_add_epi64(
                 *sums,
-                _mm256_sad_epu8(scores(prev, byte), _mm256_setzero_si256()),
+                _mm256_sad_epu8(scores(prev, byte, k), _mm256_setzero_si256()),
             )
         };
         *ascii_pairs += BLOCK as i64;
@@ -247,17 +261,88 @@ fn wide_run_starts(before: u64, after: u64) -> u32 {
     (five as u64).count_ones()
 }
 
-/// Bytes from `low` to `high`: `byte - low`, shifted so that the range
-/// starts at `i8::MIN`, is below `i8::MIN + (high - low + 1)`. Wrapping is
-/// a bijection on bytes, so this holds for all 256 values, not only ASCII.
+/// Bytes from `low` to `high`, given `shift`, `0x80 - low` in every lane,
+/// and `bound`, `0x80 + (high - low + 1)`: `byte - low`, shifted so that
+/// the range starts at `i8::MIN`, is below `i8::MIN + (high - low + 1)`.
+/// Wrapping is a bijection on bytes, so this holds for all 256 values, not
+/// only ASCII.
 #[target_feature(enable = "avx2")]
 #[inline]
 #[allow(unused_unsafe)]
-unsafe fn in_range(bytes: __m256i, low: u8, high: u8) -> __m256i {
-    unsafe {
-        let shifted = _mm256_add_epi8(bytes, _mm256_set1_epi8(0x80u8.wrapping_sub(low) as i8));
-        let bound = _mm256_set1_epi8((0x80u8.wrapping_add(high - low + 1)) as i8);
-        _mm256_cmpgt_epi8(bound, shifted)
+unsafe fn in_range(bytes: __m256i, shift: __m256i, bound: __m256i) -> __m256i {
+    unsafe { _mm256_cmpgt_epi8(bound, _mm256_add_epi8(bytes, shift)) }
+}
+
+/// The splatted bytes [`scores`] and the runs of letters compare and
+/// blend with, made once a call and kept opaque to the compiler
+/// ([`Splats::new`]).
+#[derive(Clone, Copy)]
+struct Splats {
+    /// [`in_range`]'s shifts and bounds: digits, capitals, small letters
+    /// (26 letters of either case: one bound for both).
+    digit_shift: __m256i,
+    digit_bound: __m256i,
+    upper_shift: __m256i,
+    lower_shift: __m256i,
+    letter_bound: __m256i,
+    space: __m256i,
+    line: __m256i,
+    dash: __m256i,
+    z: __m256i,
+    f: __m256i,
+    /// Weights in the order of `features::features`, and sums of two.
+    w0: __m256i,
+    w01: __m256i,
+    w2: __m256i,
+    w3: __m256i,
+    w4: __m256i,
+    w5: __m256i,
+    w6: __m256i,
+    w68: __m256i,
+    w7: __m256i,
+    /// `ASCII_OFFSET + ASCII_BASE`, which every pair gets.
+    base: __m256i,
+}
+
+impl Splats {
+    /// The splats, passed through `black_box`, twice a call: one copy for
+    /// each block of a step. As constants, the compiler made each again
+    /// where it was used (a `vpbroadcastb` a use, 19 of the loop's 138
+    /// instructions per 64 bytes, since there are more of them than
+    /// registers); opaque, and each copy used once a step, those it does
+    /// not keep in registers are mostly read by the instructions that use
+    /// them (126 a step, and 68.5k to 66.5k instructions for the estimates
+    /// of the nested orders' two renderings).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    #[allow(unused_unsafe)]
+    unsafe fn new() -> Self {
+        let splat = |b: u8| unsafe { _mm256_set1_epi8(b as i8) };
+        let w = |f: usize| FEATURE_WEIGHTS[f] as u8;
+        let shift = |low: u8| splat(0x80u8.wrapping_sub(low));
+        let bound = |low: u8, high: u8| splat(0x80u8.wrapping_add(high - low + 1));
+        core::hint::black_box(Splats {
+            digit_shift: shift(b'0'),
+            digit_bound: bound(b'0', b'9'),
+            upper_shift: shift(b'A'),
+            lower_shift: shift(b'a'),
+            letter_bound: bound(b'a', b'z'),
+            space: splat(b' '),
+            line: splat(b'\n'),
+            dash: splat(b'-'),
+            z: splat(b'Z'),
+            f: splat(b'f'),
+            w0: splat(w(0)),
+            w01: splat(w(0).wrapping_add(w(1))),
+            w2: splat(w(2)),
+            w3: splat(w(3)),
+            w4: splat(w(4)),
+            w5: splat(w(5)),
+            w6: splat(w(6)),
+            w68: splat(w(6).wrapping_add(w(8))),
+            w7: splat(w(7)),
+            base: splat(ASCII_OFFSET.wrapping_add(ASCII_BASE as u8)),
+        })
     }
 }
 
@@ -275,45 +360,37 @@ unsafe fn in_range(bytes: __m256i, low: u8, high: u8) -> __m256i {
 #[target_feature(enable = "avx2")]
 #[inline]
 #[allow(unused_unsafe)]
-unsafe fn scores(prev: __m256i, byte: __m256i) -> __m256i {
+unsafe fn scores(prev: __m256i, byte: __m256i, k: &Splats) -> __m256i {
     unsafe {
-        let splat = |b: u8| _mm256_set1_epi8(b as i8);
-        let eq = |v, b: u8| _mm256_cmpeq_epi8(v, splat(b));
-        let above = |v, b: u8| _mm256_cmpgt_epi8(v, splat(b));
-        // Weights in the order of `features::features`, and sums of two.
-        let w = |f: usize| FEATURE_WEIGHTS[f] as u8;
-        let weight = |f: usize| splat(w(f));
-        let both = |f: usize, g: usize| splat(w(f).wrapping_add(w(g)));
-        let digit_before = in_range(prev, b'0', b'9');
-        let space_before = eq(prev, b' ');
-        let above_z_before = above(prev, b'Z');
-        let line_before = eq(prev, b'\n');
+        let eq = |v, b| _mm256_cmpeq_epi8(v, b);
+        let above = |v, b| _mm256_cmpgt_epi8(v, b);
+        let digit_before = in_range(prev, k.digit_shift, k.digit_bound);
+        let space_before = eq(prev, k.space);
+        let above_z_before = above(prev, k.z);
+        let line_before = eq(prev, k.line);
         // What each kind of byte gets after `prev`. A digit: a run of
         // digits starts (0), after a space (1), which is no digit.
-        let digit = _mm256_blendv_epi8(
-            _mm256_andnot_si256(digit_before, weight(0)),
-            both(0, 1),
-            space_before,
-        );
+        let digit =
+            _mm256_blendv_epi8(_mm256_andnot_si256(digit_before, k.w0), k.w01, space_before);
         // A capital after a lowercase letter (2).
-        let upper = _mm256_and_si256(above_z_before, weight(2));
+        let upper = _mm256_and_si256(above_z_before, k.w2);
         // Past `Z`: after anything else (3); past `f` (4) whatever came
         // before.
         let past_z = _mm256_add_epi8(
-            _mm256_andnot_si256(above_z_before, weight(3)),
-            _mm256_and_si256(above(byte, b'f'), weight(4)),
+            _mm256_andnot_si256(above_z_before, k.w3),
+            _mm256_and_si256(above(byte, k.f), k.w4),
         );
         // A line break not after one (5); a space (6), first of a line (8);
         // a dash (7).
-        let line = _mm256_andnot_si256(line_before, weight(5));
-        let space = _mm256_blendv_epi8(weight(6), both(6, 8), line_before);
-        let mut score = _mm256_and_si256(in_range(byte, b'0', b'9'), digit);
-        score = _mm256_blendv_epi8(score, upper, in_range(byte, b'A', b'Z'));
-        score = _mm256_blendv_epi8(score, past_z, above(byte, b'Z'));
-        score = _mm256_blendv_epi8(score, line, eq(byte, b'\n'));
-        score = _mm256_blendv_epi8(score, space, eq(byte, b' '));
-        score = _mm256_blendv_epi8(score, weight(7), eq(byte, b'-'));
-        _mm256_add_epi8(score, splat(ASCII_OFFSET.wrapping_add(ASCII_BASE as u8)))
+        let line = _mm256_andnot_si256(line_before, k.w5);
+        let space = _mm256_blendv_epi8(k.w6, k.w68, line_before);
+        let mut score = _mm256_and_si256(in_range(byte, k.digit_shift, k.digit_bound), digit);
+        score = _mm256_blendv_epi8(score, upper, in_range(byte, k.upper_shift, k.letter_bound));
+        score = _mm256_blendv_epi8(score, past_z, above(byte, k.z));
+        score = _mm256_blendv_epi8(score, line, eq(byte, k.line));
+        score = _mm256_blendv_epi8(score, space, eq(byte, k.space));
+        score = _mm256_blendv_epi8(score, k.w7, eq(byte, k.dash));
+        _mm256_add_epi8(score, k.base)
     }
 }
 
