@@ -31,7 +31,7 @@
 use core::arch::x86_64::{
     __m256i, _mm256_add_epi8, _mm256_add_epi64, _mm256_and_si256, _mm256_andnot_si256,
     _mm256_blendv_epi8, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_extract_epi64,
-    _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256, _mm256_sad_epu8, _mm256_set1_epi8,
+    _mm256_load_si256, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256, _mm256_sad_epu8,
     _mm256_setzero_si256,
 };
 
@@ -62,8 +62,10 @@ const _: () = assert!(RUN <= BLOCK + 1);
 #[allow(unused_unsafe)]
 pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
     debug_assert!(pairs <= CHUNK && pairs < bytes.len().max(1));
-    // SAFETY: AVX2 is enabled in this function.
-    let (k, k2) = unsafe { (Splats::new(), Splats::new()) };
+    let (k, k2) = (
+        core::hint::black_box(&SPLATS[0]),
+        core::hint::black_box(&SPLATS[1]),
+    );
     // Four sums of eight scores each, at most 255 x CHUNK in all.
     let mut sums = unsafe { _mm256_setzero_si256() };
     let mut ascii_pairs = 0i64;
@@ -95,11 +97,15 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
             )
         };
         let letters = unsafe {
-            u64::from(_mm256_movemask_epi8(in_range(prev, k.lower_shift, k.letter_bound)) as u32)
+            u64::from(_mm256_movemask_epi8(in_range(
+                prev,
+                k.lower_shift.get(),
+                k.letter_bound.get(),
+            )) as u32)
                 | u64::from(_mm256_movemask_epi8(in_range(
                     prev_high,
-                    k2.lower_shift,
-                    k2.letter_bound,
+                    k2.lower_shift.get(),
+                    k2.letter_bound.get(),
                 )) as u32)
                     << 32
         };
@@ -109,8 +115,7 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
         let high = unsafe { _mm256_or_si256(prev, _mm256_or_si256(prev_high, byte_high)) };
         if unsafe { _mm256_movemask_epi8(high) } == 0 {
             // SAFETY: AVX2 is enabled in this function.
-            let (low, high) =
-                unsafe { (scores(prev, byte, &k), scores(prev_high, byte_high, &k2)) };
+            let (low, high) = unsafe { (scores(prev, byte, k), scores(prev_high, byte_high, k2)) };
             sums = unsafe {
                 let zero = _mm256_setzero_si256();
                 _mm256_add_epi64(
@@ -131,7 +136,7 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
                         &mut sums,
                         &mut ascii_pairs,
                         &mut table,
-                        &k,
+                        k,
                     )
                 };
             }
@@ -154,8 +159,9 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
                 _mm256_loadu_si256(at.add(1).cast::<__m256i>()),
             )
         };
-        let letters =
-            unsafe { _mm256_movemask_epi8(in_range(prev, k.lower_shift, k.letter_bound)) } as u32;
+        let letters = unsafe {
+            _mm256_movemask_epi8(in_range(prev, k.lower_shift.get(), k.letter_bound.get()))
+        } as u32;
         runs += wide_run_starts(letters_before, u64::from(letters));
         letters_last = Some(letters);
         // SAFETY: AVX2 is enabled in this function.
@@ -168,7 +174,7 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
                 &mut sums,
                 &mut ascii_pairs,
                 &mut table,
-                &k,
+                k,
             )
         };
         i += BLOCK;
@@ -273,78 +279,100 @@ unsafe fn in_range(bytes: __m256i, shift: __m256i, bound: __m256i) -> __m256i {
     unsafe { _mm256_cmpgt_epi8(bound, _mm256_add_epi8(bytes, shift)) }
 }
 
-/// The splatted bytes [`scores`] and the runs of letters compare and
-/// blend with, made once a call and kept opaque to the compiler
-/// ([`Splats::new`]).
+/// 32 copies of a byte, aligned as a vector.
 #[derive(Clone, Copy)]
-struct Splats {
-    /// [`in_range`]'s shifts and bounds: digits, capitals, small letters
-    /// (26 letters of either case: one bound for both).
-    digit_shift: __m256i,
-    digit_bound: __m256i,
-    upper_shift: __m256i,
-    lower_shift: __m256i,
-    letter_bound: __m256i,
-    space: __m256i,
-    line: __m256i,
-    dash: __m256i,
-    z: __m256i,
-    f: __m256i,
-    /// Weights in the order of `features::features`, and sums of two.
-    w0: __m256i,
-    w01: __m256i,
-    w2: __m256i,
-    w3: __m256i,
-    w4: __m256i,
-    w5: __m256i,
-    w6: __m256i,
-    w68: __m256i,
-    w7: __m256i,
-    /// `ASCII_OFFSET + ASCII_BASE`, which every pair gets.
-    base: __m256i,
-}
+#[repr(C, align(32))]
+struct Lanes([u8; 32]);
 
-impl Splats {
-    /// The splats, passed through `black_box`, twice a call: one copy for
-    /// each block of a step. As constants, the compiler made each again
-    /// where it was used (a `vpbroadcastb` a use, 19 of the loop's 138
-    /// instructions per 64 bytes, since there are more of them than
-    /// registers); opaque, and each copy used once a step, those it does
-    /// not keep in registers are mostly read by the instructions that use
-    /// them (126 a step, and 68.5k to 66.5k instructions for the estimates
-    /// of the nested orders' two renderings).
+impl Lanes {
+    /// `byte` in every lane.
+    const fn of(byte: u8) -> Self {
+        Lanes([byte; 32])
+    }
+
+    /// The lanes as a vector.
     #[target_feature(enable = "avx2")]
     #[inline]
     #[allow(unused_unsafe)]
-    unsafe fn new() -> Self {
-        let splat = |b: u8| unsafe { _mm256_set1_epi8(b as i8) };
-        let w = |f: usize| FEATURE_WEIGHTS[f] as u8;
-        let shift = |low: u8| splat(0x80u8.wrapping_sub(low));
-        let bound = |low: u8, high: u8| splat(0x80u8.wrapping_add(high - low + 1));
-        core::hint::black_box(Splats {
+    unsafe fn get(&self) -> __m256i {
+        // SAFETY: `self` is 32 readable bytes, aligned to 32.
+        unsafe { _mm256_load_si256(self.0.as_ptr().cast::<__m256i>()) }
+    }
+}
+
+/// The splatted bytes [`scores`] and the runs of letters compare and
+/// blend with, kept in [`SPLATS`].
+struct Splats {
+    /// [`in_range`]'s shifts and bounds: digits, capitals, small letters
+    /// (26 letters of either case: one bound for both).
+    digit_shift: Lanes,
+    digit_bound: Lanes,
+    upper_shift: Lanes,
+    lower_shift: Lanes,
+    letter_bound: Lanes,
+    space: Lanes,
+    line: Lanes,
+    dash: Lanes,
+    z: Lanes,
+    f: Lanes,
+    /// Weights in the order of `features::features`, and sums of two.
+    w0: Lanes,
+    w01: Lanes,
+    w2: Lanes,
+    w3: Lanes,
+    w4: Lanes,
+    w5: Lanes,
+    w6: Lanes,
+    w68: Lanes,
+    w7: Lanes,
+    /// `ASCII_OFFSET + ASCII_BASE`, which every pair gets.
+    base: Lanes,
+}
+
+impl Splats {
+    const NEW: Splats = {
+        const fn w(f: usize) -> u8 {
+            FEATURE_WEIGHTS[f] as u8
+        }
+        const fn shift(low: u8) -> Lanes {
+            Lanes::of(0x80u8.wrapping_sub(low))
+        }
+        const fn bound(low: u8, high: u8) -> Lanes {
+            Lanes::of(0x80u8.wrapping_add(high - low + 1))
+        }
+        Splats {
             digit_shift: shift(b'0'),
             digit_bound: bound(b'0', b'9'),
             upper_shift: shift(b'A'),
             lower_shift: shift(b'a'),
             letter_bound: bound(b'a', b'z'),
-            space: splat(b' '),
-            line: splat(b'\n'),
-            dash: splat(b'-'),
-            z: splat(b'Z'),
-            f: splat(b'f'),
-            w0: splat(w(0)),
-            w01: splat(w(0).wrapping_add(w(1))),
-            w2: splat(w(2)),
-            w3: splat(w(3)),
-            w4: splat(w(4)),
-            w5: splat(w(5)),
-            w6: splat(w(6)),
-            w68: splat(w(6).wrapping_add(w(8))),
-            w7: splat(w(7)),
-            base: splat(ASCII_OFFSET.wrapping_add(ASCII_BASE as u8)),
-        })
-    }
+            space: Lanes::of(b' '),
+            line: Lanes::of(b'\n'),
+            dash: Lanes::of(b'-'),
+            z: Lanes::of(b'Z'),
+            f: Lanes::of(b'f'),
+            w0: Lanes::of(w(0)),
+            w01: Lanes::of(w(0).wrapping_add(w(1))),
+            w2: Lanes::of(w(2)),
+            w3: Lanes::of(w(3)),
+            w4: Lanes::of(w(4)),
+            w5: Lanes::of(w(5)),
+            w6: Lanes::of(w(6)),
+            w68: Lanes::of(w(6).wrapping_add(w(8))),
+            w7: Lanes::of(w(7)),
+            base: Lanes::of(ASCII_OFFSET.wrapping_add(ASCII_BASE as u8)),
+        }
+    };
 }
+
+/// The splats, twice: one copy for each block of a step, each reached
+/// through `black_box`. As constants, the compiler made each again where
+/// it was used (a `vpbroadcastb` a use, 19 of the loop's 138 instructions
+/// per 64 bytes, since there are more of them than registers); read
+/// through an opaque reference, and each copy once a step, those it does
+/// not keep in registers are mostly read by the instructions that use
+/// them (126 a step; the nested orders' estimates took 66.5k from 68.5k).
+static SPLATS: [Splats; 2] = [Splats::NEW, Splats::NEW];
 
 /// The scores of the 32 pairs (`prev[k]`, `byte[k]`), all ASCII, one per
 /// byte: `ASCII_OFFSET + ASCII_BASE` plus the weight of each feature that
@@ -364,33 +392,43 @@ unsafe fn scores(prev: __m256i, byte: __m256i, k: &Splats) -> __m256i {
     unsafe {
         let eq = |v, b| _mm256_cmpeq_epi8(v, b);
         let above = |v, b| _mm256_cmpgt_epi8(v, b);
-        let digit_before = in_range(prev, k.digit_shift, k.digit_bound);
-        let space_before = eq(prev, k.space);
-        let above_z_before = above(prev, k.z);
-        let line_before = eq(prev, k.line);
+        let digit_before = in_range(prev, k.digit_shift.get(), k.digit_bound.get());
+        let space_before = eq(prev, k.space.get());
+        let above_z_before = above(prev, k.z.get());
+        let line_before = eq(prev, k.line.get());
         // What each kind of byte gets after `prev`. A digit: a run of
         // digits starts (0), after a space (1), which is no digit.
-        let digit =
-            _mm256_blendv_epi8(_mm256_andnot_si256(digit_before, k.w0), k.w01, space_before);
+        let digit = _mm256_blendv_epi8(
+            _mm256_andnot_si256(digit_before, k.w0.get()),
+            k.w01.get(),
+            space_before,
+        );
         // A capital after a lowercase letter (2).
-        let upper = _mm256_and_si256(above_z_before, k.w2);
+        let upper = _mm256_and_si256(above_z_before, k.w2.get());
         // Past `Z`: after anything else (3); past `f` (4) whatever came
         // before.
         let past_z = _mm256_add_epi8(
-            _mm256_andnot_si256(above_z_before, k.w3),
-            _mm256_and_si256(above(byte, k.f), k.w4),
+            _mm256_andnot_si256(above_z_before, k.w3.get()),
+            _mm256_and_si256(above(byte, k.f.get()), k.w4.get()),
         );
         // A line break not after one (5); a space (6), first of a line (8);
         // a dash (7).
-        let line = _mm256_andnot_si256(line_before, k.w5);
-        let space = _mm256_blendv_epi8(k.w6, k.w68, line_before);
-        let mut score = _mm256_and_si256(in_range(byte, k.digit_shift, k.digit_bound), digit);
-        score = _mm256_blendv_epi8(score, upper, in_range(byte, k.upper_shift, k.letter_bound));
-        score = _mm256_blendv_epi8(score, past_z, above(byte, k.z));
-        score = _mm256_blendv_epi8(score, line, eq(byte, k.line));
-        score = _mm256_blendv_epi8(score, space, eq(byte, k.space));
-        score = _mm256_blendv_epi8(score, k.w7, eq(byte, k.dash));
-        _mm256_add_epi8(score, k.base)
+        let line = _mm256_andnot_si256(line_before, k.w5.get());
+        let space = _mm256_blendv_epi8(k.w6.get(), k.w68.get(), line_before);
+        let mut score = _mm256_and_si256(
+            in_range(byte, k.digit_shift.get(), k.digit_bound.get()),
+            digit,
+        );
+        score = _mm256_blendv_epi8(
+            score,
+            upper,
+            in_range(byte, k.upper_shift.get(), k.letter_bound.get()),
+        );
+        score = _mm256_blendv_epi8(score, past_z, above(byte, k.z.get()));
+        score = _mm256_blendv_epi8(score, line, eq(byte, k.line.get()));
+        score = _mm256_blendv_epi8(score, space, eq(byte, k.space.get()));
+        score = _mm256_blendv_epi8(score, k.w7.get(), eq(byte, k.dash.get()));
+        _mm256_add_epi8(score, k.base.get())
     }
 }
 
