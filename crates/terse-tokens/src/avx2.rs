@@ -68,7 +68,9 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
     );
     // Four sums of eight scores each, at most 255 x CHUNK in all.
     let mut sums = unsafe { _mm256_setzero_si256() };
-    let mut ascii_pairs = 0i64;
+    // The pairs of the blocks with a byte of 0x80 or above, weighed
+    // through the pair table: the others are ASCII.
+    let mut table_pairs = 0i64;
     let mut table = 0i64;
     let mut runs = 0u32;
     // Lowercase letters among the bytes of the previous two blocks, as
@@ -76,19 +78,19 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
     // them are known.
     let mut letters_before = 0u64;
     let mut i = 0;
+    // The pairs a step may reach: pair `i + 2 * BLOCK - 1` ends at byte
+    // `i + 2 * BLOCK`, which `bytes` holds below its length (as the
+    // contract says of `pairs`; taken again here, so that the loop tests
+    // one bound a step, where it tested three).
+    let steps_end = pairs.min(bytes.len().saturating_sub(1));
     // Two blocks a step: one test of the 65 bytes for ASCII, and the
     // runs of 64 bytes counted on one word.
-    while i + 2 * BLOCK <= pairs {
-        let Some(window) = bytes
-            .get(i..)
-            .and_then(<[u8]>::first_chunk::<{ 2 * BLOCK + 1 }>)
-        else {
-            break; // never: pair `i + 2 * BLOCK - 1` ends at byte `i + 2 * BLOCK`
-        };
-        // SAFETY: `window` is `2 * BLOCK + 1` = 65 readable bytes, so the
-        // unaligned 32-byte loads at offsets 0, 1, 32 and 33 stay inside it.
+    while i + 2 * BLOCK <= steps_end {
+        // SAFETY: `i + 2 * BLOCK < bytes.len()`, so the 65 bytes from `i`
+        // are in `bytes`, and the unaligned 32-byte loads at offsets 0, 1,
+        // 32 and 33 from `i` stay inside them.
         let (prev, byte, prev_high, byte_high) = unsafe {
-            let at = window.as_ptr();
+            let at = bytes.as_ptr().add(i);
             (
                 _mm256_loadu_si256(at.cast::<__m256i>()),
                 _mm256_loadu_si256(at.add(1).cast::<__m256i>()),
@@ -123,18 +125,17 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
                     _mm256_add_epi64(_mm256_sad_epu8(low, zero), _mm256_sad_epu8(high, zero)),
                 )
             };
-            ascii_pairs += 2 * BLOCK as i64;
         } else {
-            for (prev, byte, from) in [(prev, byte, 0), (prev_high, byte_high, BLOCK)] {
+            for (prev, byte, from) in [(prev, byte, i), (prev_high, byte_high, i + BLOCK)] {
                 // SAFETY: AVX2 is enabled in this function.
                 unsafe {
                     block(
                         prev,
                         byte,
-                        window,
+                        bytes,
                         from,
                         &mut sums,
-                        &mut ascii_pairs,
+                        &mut table_pairs,
                         &mut table,
                         k,
                     )
@@ -169,10 +170,10 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
             block(
                 prev,
                 byte,
-                window,
-                0,
+                bytes,
+                i,
                 &mut sums,
-                &mut ascii_pairs,
+                &mut table_pairs,
                 &mut table,
                 k,
             )
@@ -206,6 +207,8 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
             + _mm256_extract_epi64::<2>(sums)
             + _mm256_extract_epi64::<3>(sums)
     };
+    // The blocks took the pairs before `i`.
+    let ascii_pairs = i as i64 - table_pairs;
     let ascii = scores - ascii_pairs * i64::from(ASCII_OFFSET);
     (ascii << (SCALE_BITS - ASCII_SCALE_BITS))
         + table
@@ -213,9 +216,9 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
         + tail
 }
 
-/// The 32 pairs (`prev[k]`, `byte[k]`) that start at `window[from]`: their
+/// The 32 pairs (`prev[k]`, `byte[k]`) that start at `bytes[from]`: their
 /// scores added to `sums` when all their bytes are ASCII, else their sum
-/// through the pair table added to `table`.
+/// through the pair table added to `table`, and the 32 to `table_pairs`.
 #[target_feature(enable = "avx2")]
 #[inline]
 #[allow(unused_unsafe)]
@@ -224,10 +227,10 @@ pub(super) unsafe fn chunk_sum(bytes: &[u8], pairs: usize) -> i64 {
 unsafe fn block(
     prev: __m256i,
     byte: __m256i,
-    window: &[u8],
+    bytes: &[u8],
     from: usize,
     sums: &mut __m256i,
-    ascii_pairs: &mut i64,
+    table_pairs: &mut i64,
     table: &mut i64,
     k: &Splats,
 ) {
@@ -238,10 +241,10 @@ unsafe fn block(
                 _mm256_sad_epu8(scores(prev, byte, k), _mm256_setzero_si256()),
             )
         };
-        *ascii_pairs += BLOCK as i64;
     } else {
-        let pairs = window.get(from..from + BLOCK + 1).unwrap_or_default();
+        let pairs = bytes.get(from..from + BLOCK + 1).unwrap_or_default();
         *table += i64::from(kernel::pair_sum(pairs));
+        *table_pairs += BLOCK as i64;
     }
 }
 
