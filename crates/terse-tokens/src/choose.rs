@@ -388,7 +388,10 @@ impl<'a> Rests<'a> {
         let sum: i64 = self.sums.get(slice..).unwrap_or_default().iter().sum();
         let mut tokens = super::estimate::tokens(sum - gap[0]);
         if let Some(escapes) = &mut self.escapes {
-            if at > escapes.scanned {
+            // With no side at all there is none before `at` either: the
+            // JSON the smart fallback weighs seldom has escapes in words,
+            // and the scan for them took 2.5k instructions of a near tie.
+            if at > escapes.scanned && escapes.all > escapes.before {
                 escape_runs(self.text, escapes.scanned..at, |_, sides| {
                     escapes.before += sides;
                 });
