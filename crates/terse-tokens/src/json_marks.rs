@@ -143,26 +143,30 @@ pub(super) unsafe fn prefix_xor_clmul(bits: u64) -> u64 {
 }
 
 /// Bit `i` set where byte `i` of `window` is a line break and byte
-/// `i + 3` a dash, for the first 16 bytes: the candidates for a TOON
+/// `i + 3` a dash, for the first 32 bytes: the candidates for a TOON
 /// list's record line (`\n  -`), which `records.rs` then checks.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub(super) fn line_dashes(window: &[u8; 19]) -> u32 {
-    // SAFETY: SSE2 is part of x86-64; the loads read bytes 0..16 and
-    // 3..19 of `window`, which has 19 of them, unaligned loads allowed.
-    unsafe {
-        let at = window.as_ptr();
-        let breaks = _mm_cmpeq_epi8(_mm_loadu_si128(at.cast::<__m128i>()), splat(b'\n'));
-        let dashes = _mm_cmpeq_epi8(_mm_loadu_si128(at.add(3).cast::<__m128i>()), splat(b'-'));
-        _mm_movemask_epi8(_mm_and_si128(breaks, dashes)) as u32
-    }
+pub(super) fn line_dashes(window: &[u8; 35]) -> u32 {
+    let half = |from: usize| {
+        // SAFETY: SSE2 is part of x86-64; the loads read bytes
+        // `from..from + 16` and `from + 3..from + 19` of `window`, which
+        // has 35 of them for `from` 0 or 16, unaligned loads allowed.
+        unsafe {
+            let at = window.as_ptr().add(from);
+            let breaks = _mm_cmpeq_epi8(_mm_loadu_si128(at.cast::<__m128i>()), splat(b'\n'));
+            let dashes = _mm_cmpeq_epi8(_mm_loadu_si128(at.add(3).cast::<__m128i>()), splat(b'-'));
+            _mm_movemask_epi8(_mm_and_si128(breaks, dashes)) as u32
+        }
+    };
+    half(0) | half(16) << 16
 }
 
 /// [`line_dashes`] a byte at a time.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
-pub(super) fn line_dashes(window: &[u8; 19]) -> u32 {
-    (0..16).fold(0, |bits, i| {
+pub(super) fn line_dashes(window: &[u8; 35]) -> u32 {
+    (0..32).fold(0, |bits, i| {
         bits | u32::from(window[i] == b'\n' && window[i + 3] == b'-') << i
     })
 }

@@ -225,13 +225,13 @@ impl Iterator for RecordCuts<'_> {
 /// object's field) starts in `toon`: its line break, the first of
 /// `\n  -`. Inside a list nothing else starts so: a record's own lines are
 /// indented further, and TOON writes no line break inside a value. Found
-/// sixteen bytes at a time by the line breaks three bytes before a dash
+/// 32 bytes at a time by the line breaks three bytes before a dash
 /// ([`json_marks::line_dashes`]), where a substring search stopped at
 /// every line's `\n ` (it ran at 1.6 instructions a byte of the nested
 /// orders' TOON).
 fn record_line(toon: &[u8]) -> Option<usize> {
     let mut at = 0;
-    while let Some(window) = toon.get(at..).and_then(<[u8]>::first_chunk::<19>) {
+    while let Some(window) = toon.get(at..).and_then(<[u8]>::first_chunk::<35>) {
         let mut candidates = json_marks::line_dashes(window);
         while candidates != 0 {
             let i = candidates.trailing_zeros() as usize;
@@ -240,7 +240,7 @@ fn record_line(toon: &[u8]) -> Option<usize> {
             }
             candidates &= candidates - 1;
         }
-        at += 16;
+        at += 32;
     }
     let rest = toon.get(at..)?;
     memchr::memmem::find(rest, b"\n  -").map(|found| at + found)
