@@ -758,7 +758,7 @@ impl<L: Fn(&str, usize) -> Option<usize>> Pieces<'_, L> {
             0 => Some(0),
             // Every byte is a token.
             1 => Some(1),
-            len => {
+            _ => {
                 #[cfg(target_arch = "x86_64")]
                 if WIDE
                     && let Some(chunk) = self
@@ -770,7 +770,7 @@ impl<L: Fn(&str, usize) -> Option<usize>> Pieces<'_, L> {
                     // SAFETY: only `count_wide` counts with `WIDE`, and it
                     // runs only where the CPU has AVX2.
                     let (key, tokens) = unsafe {
-                        let (key, set) = segment_key_wide(chunk, len);
+                        let (key, set) = segment_key_wide(chunk, end - start);
                         (key, self.memo.segment_wide(key, set))
                     };
                     return match tokens {

@@ -178,7 +178,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn wide_marks_are_the_sse2_marks(
+        fn marks_are_each_bytes_and_the_wide_ones_the_same(
             bytes in proptest::collection::vec(
                 prop_oneof![Just(b'"'), Just(b'\\'), Just(b'{'), Just(b'['), Just(b'}'), Just(b']'), Just(b'{' | 0x80), any::<u8>()],
                 64,
@@ -186,6 +186,18 @@ mod tests {
         ) {
             let block: [u8; 64] = bytes.try_into().unwrap();
             let want = marks(&block);
+            let bits = |of: &dyn Fn(u8) -> bool| {
+                (0..64).fold(0u64, |bits, i| bits | u64::from(of(block[i])) << i)
+            };
+            prop_assert_eq!(
+                (want.quotes, want.backslashes, want.opens, want.closes),
+                (
+                    bits(&|b| b == b'"'),
+                    bits(&|b| b == b'\\'),
+                    bits(&|b| b == b'{' || b == b'['),
+                    bits(&|b| b == b'}' || b == b']'),
+                )
+            );
             #[cfg(target_arch = "x86_64")]
             if crate::cpu::avx2_clmul() {
                 // SAFETY: the CPU has just said it has AVX2 and PCLMULQDQ.
