@@ -455,12 +455,59 @@ fn span_past_end(bytes: &[u8], at: usize) -> [u8; SEGMENT_MAX] {
     chunk
 }
 
-/// The memo's set for a segment's key.
+/// The memo's set for a segment's key: its halves folded into two words
+/// first, as [`segment_key_wide`]'s caller folds them in registers.
 #[inline(always)]
 fn segment_set(key: [u64; 4]) -> usize {
-    let h = (key[0] ^ key[1].rotate_left(29) ^ key[2].rotate_left(13) ^ key[3].rotate_left(43))
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    folded_set(key[0] ^ key[2], key[1] ^ key[3])
+}
+
+/// The memo's set for a segment's key folded into two words.
+#[inline(always)]
+fn folded_set(low: u64, high: u64) -> usize {
+    let h = (low ^ high.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     (h >> 56) as usize % SEGMENT_SETS
+}
+
+/// [`segment_key`] of the span of `len` bytes (1 to [`SEGMENT_MAX`]) at
+/// the start of `chunk`, in one register, and its set in the memo: in the
+/// loop compiled for AVX2, where the key built as four words went through
+/// the stack on its way to the hash and the compares (a dozen
+/// instructions a span).
+///
+/// # Safety
+///
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+#[allow(unsafe_code, unused_unsafe)]
+unsafe fn segment_key_wide(
+    chunk: &[u8; SEGMENT_MAX],
+    len: usize,
+) -> (core::arch::x86_64::__m256i, usize) {
+    use core::arch::x86_64::{
+        __m256i, _mm_cvtsi128_si64, _mm_extract_epi64, _mm_xor_si128, _mm256_and_si256,
+        _mm256_castsi256_si128, _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_or_si256,
+    };
+    let packing = &PACKING[len];
+    // SAFETY: the caller has AVX2; each load reads 32 bytes: `chunk`'s
+    // and the four words of the packing's mask and tag.
+    unsafe {
+        let bytes = _mm256_loadu_si256(chunk.as_ptr().cast::<__m256i>());
+        let mask = _mm256_loadu_si256(packing.mask.as_ptr().cast::<__m256i>());
+        let tag = _mm256_loadu_si256(packing.tag.as_ptr().cast::<__m256i>());
+        let key = _mm256_or_si256(_mm256_and_si256(bytes, mask), tag);
+        let folded = _mm_xor_si128(
+            _mm256_castsi256_si128(key),
+            _mm256_extracti128_si256::<1>(key),
+        );
+        let set = folded_set(
+            _mm_cvtsi128_si64(folded) as u64,
+            _mm_extract_epi64::<1>(folded) as u64,
+        );
+        (key, set)
+    }
 }
 
 /// `piece` (9 to [`KEY_MAX`] bytes) as three words: the first eight bytes
@@ -519,6 +566,35 @@ impl Memo {
         set[1..]
             .iter()
             .find(|slot| slot.key == key)
+            .map(|slot| slot.tokens as usize)
+    }
+
+    /// [`Memo::segment`] of a key from [`segment_key_wide`], in set `set`.
+    ///
+    /// # Safety
+    ///
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    #[allow(unsafe_code, unused_unsafe)]
+    unsafe fn segment_wide(&self, key: core::arch::x86_64::__m256i, set: usize) -> Option<usize> {
+        use core::arch::x86_64::{
+            __m256i, _mm256_loadu_si256, _mm256_testz_si256, _mm256_xor_si256,
+        };
+        let set = self.segments.get(set)?;
+        set.iter()
+            .find(|slot| {
+                // SAFETY: the caller has AVX2; the load reads the slot's
+                // four words of key.
+                unsafe {
+                    let differ = _mm256_xor_si256(
+                        key,
+                        _mm256_loadu_si256(slot.key.as_ptr().cast::<__m256i>()),
+                    );
+                    _mm256_testz_si256(differ, differ) == 1
+                }
+            })
             .map(|slot| slot.tokens as usize)
     }
 
@@ -677,12 +753,39 @@ impl<L: Fn(&str, usize) -> Option<usize>> Pieces<'_, L> {
     /// text), at most [`SEGMENT_MAX`] bytes in all: from the memo, or
     /// counted and kept.
     #[inline(always)]
-    fn span(&mut self, start: usize, end: usize) -> Option<usize> {
+    fn span<const WIDE: bool>(&mut self, start: usize, end: usize) -> Option<usize> {
         match end - start {
             0 => Some(0),
             // Every byte is a token.
             1 => Some(1),
             _ => {
+                #[cfg(target_arch = "x86_64")]
+                if WIDE
+                    && let Some(chunk) = self
+                        .bytes
+                        .get(start..)
+                        .and_then(<[u8]>::first_chunk::<SEGMENT_MAX>)
+                {
+                    #[allow(unsafe_code)]
+                    // SAFETY: only `count_wide` counts with `WIDE`, and it
+                    // runs only where the CPU has AVX2.
+                    let (key, tokens) = unsafe {
+                        let (key, set) = segment_key_wide(chunk, end - start);
+                        (key, self.memo.segment_wide(key, set))
+                    };
+                    return match tokens {
+                        Some(tokens) => Some(tokens),
+                        None => {
+                            // SAFETY: `__m256i` is 32 bytes of plain data,
+                            // as `[u64; 4]` is.
+                            #[allow(unsafe_code)]
+                            let key = unsafe {
+                                core::mem::transmute::<core::arch::x86_64::__m256i, [u64; 4]>(key)
+                            };
+                            self.new_segment(key, start, end)
+                        }
+                    };
+                }
                 let key = segment_key(self.bytes, start, end);
                 match self.memo.segment(key) {
                     Some(tokens) => Some(tokens),
@@ -1006,10 +1109,10 @@ fn count_spans<L: Fn(&str, usize) -> Option<usize>, const WIDE: bool>(
     let mut total = 0usize;
     while let Some(span) = spans.next_span() {
         total += match span {
-            Span::Words(start, end) => pieces.span(start, end)?,
+            Span::Words(start, end) => pieces.span::<WIDE>(start, end)?,
             Span::Digits(start, end) => digit_tokens(end - start),
             Span::WordsDigits(start, digits, end) => {
-                pieces.span(start, digits)? + digit_tokens(end - digits)
+                pieces.span::<WIDE>(start, digits)? + digit_tokens(end - digits)
             }
             Span::Long(start, end) => {
                 pieces.long_segment(start, end, limit.saturating_sub(total))?

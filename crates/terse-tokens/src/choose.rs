@@ -164,6 +164,9 @@ pub struct Weighed {
 struct Stages {
     json: [i64; STAGES],
     toon: [i64; STAGES],
+    /// The sides of the JSON's runs of escapes that touch a letter
+    /// ([`escaped_words`]), counted once for both.
+    json_escape_sides: usize,
 }
 
 /// [`choose`]'s choice with [`Counting::Estimate`] when the estimates make
@@ -304,11 +307,12 @@ impl Stages {
         let stages = Stages {
             json: sums(json.as_bytes()),
             toon: sums(toon.as_bytes()),
+            json_escape_sides: escape_sides(json.as_bytes()),
         };
         // Each the text's estimate, bit for bit (both are long: at least
         // one token).
         let total = |sums: &[i64; STAGES]| super::estimate::tokens(sums.iter().sum()).max(1);
-        let json_tokens = total(&stages.json) + escaped_words(json.as_bytes());
+        let json_tokens = total(&stages.json) + sides_tokens(stages.json_escape_sides);
         Some((json_tokens, total(&stages.toon), stages))
     }
 }
@@ -351,16 +355,14 @@ struct Escapes {
 #[cfg(feature = "exact-tokens")]
 impl<'a> Rests<'a> {
     /// The rests of `text`, whose slices at [`aligned`] offsets sum to
-    /// `sums`; `json` says whether it is the JSON.
-    fn new(text: &'a [u8], sums: &'a [i64; STAGES], json: bool) -> Self {
-        let escapes = json.then(|| {
-            let mut all = 0;
-            escape_runs(text, 0..text.len(), |_, sides| all += sides);
-            Escapes {
-                all,
-                before: 0,
-                scanned: 0,
-            }
+    /// `sums`; for the JSON, `escape_sides` is the sides of all its runs
+    /// of escapes that touch a letter ([`escape_sides`]), `None` for the
+    /// TOON.
+    fn new(text: &'a [u8], sums: &'a [i64; STAGES], escape_sides: Option<usize>) -> Self {
+        let escapes = escape_sides.map(|all| Escapes {
+            all,
+            before: 0,
+            scanned: 0,
         });
         Rests {
             text,
@@ -386,7 +388,10 @@ impl<'a> Rests<'a> {
         let sum: i64 = self.sums.get(slice..).unwrap_or_default().iter().sum();
         let mut tokens = super::estimate::tokens(sum - gap[0]);
         if let Some(escapes) = &mut self.escapes {
-            if at > escapes.scanned {
+            // With no side at all there is none before `at` either: the
+            // JSON the smart fallback weighs seldom has escapes in words,
+            // and the scan for them took 2.5k instructions of a near tie.
+            if at > escapes.scanned && escapes.all > escapes.before {
                 escape_runs(self.text, escapes.scanned..at, |_, sides| {
                     escapes.before += sides;
                 });
@@ -446,8 +451,8 @@ fn cut_in_slice(text: &[u8], i: usize, after: usize) -> Option<usize> {
 #[cfg(feature = "exact-tokens")]
 fn staged(json: &str, toon: &str, stages: &Stages, counter: &mut super::exact::Counter) -> Choice {
     let (json_bytes, toon_bytes) = (json.as_bytes(), toon.as_bytes());
-    let mut json_rests = Rests::new(json_bytes, &stages.json, true);
-    let mut toon_rests = Rests::new(toon_bytes, &stages.toon, false);
+    let mut json_rests = Rests::new(json_bytes, &stages.json, Some(stages.json_escape_sides));
+    let mut toon_rests = Rests::new(toon_bytes, &stages.toon, None);
     let mut records = RecordCuts::new(json_bytes, toon_bytes).filter(|&(json_at, toon_at)| {
         piece_starts_at(json_bytes, json_at) && piece_starts_at(toon_bytes, toon_at)
     });
@@ -579,9 +584,15 @@ pub fn estimates(json: &str, toon: &str) -> (usize, usize) {
 /// out in turn: 0.70 to 0.87 a side, and the held-out error of the pair is
 /// then at most 7.2% (from 9.9%); see `docs/tokens.md`.
 fn escaped_words(json: &[u8]) -> usize {
+    sides_tokens(escape_sides(json))
+}
+
+/// The sides of `json`'s runs of escapes that touch a letter, which
+/// [`escaped_words`] weighs.
+fn escape_sides(json: &[u8]) -> usize {
     let mut sides = 0;
     escape_runs(json, 0..json.len(), |_, run_sides| sides += run_sides);
-    sides_tokens(sides)
+    sides
 }
 
 /// Tokens for `sides` of runs of escapes that touch a letter
@@ -857,7 +868,7 @@ mod tests {
             assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
             at.extend(records.iter().map(|&(j, t)| if json_side { j } else { t }));
             at.sort_unstable();
-            let mut rests = Rests::new(bytes, sums, json_side);
+            let mut rests = Rests::new(bytes, sums, json_side.then(|| escape_sides(bytes)));
             for at in at {
                 assert!(piece_starts_at(bytes, at), "{at}");
                 let alone = super::super::estimate(&bytes[at..]);

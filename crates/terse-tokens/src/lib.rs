@@ -30,8 +30,9 @@
 // for AVX2, in `dispatch.rs`, taken on CPUs that have AVX2 (`cpu.rs` asks),
 // and the exact counter's SSE2 and AVX2 byte classes (`sse2.rs`,
 // `wide.rs`) and its loop compiled for AVX2 (in `ascii.rs`), and the SSE2
-// marks of JSON a near tie's records are found with (`json_marks.rs`), use
-// `unsafe`; nothing else may.
+// and AVX2 marks of JSON a near tie's records are found with
+// (`json_marks.rs`) and the walk over them compiled for AVX2 (in
+// `records.rs`), use `unsafe`; nothing else may.
 #![deny(unsafe_code)]
 // docs.rs marks what each cargo feature adds.
 #![cfg_attr(docsrs, feature(doc_cfg))]
