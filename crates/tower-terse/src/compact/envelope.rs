@@ -6,7 +6,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use terse_toon::document::{Document, Kind, Node};
 
-use super::lines::{LineArray, find_json_special, write_json_string};
+use super::lines::{LineArray, find_json_special, push_short, write_json_string};
 use super::resource::kind_of;
 use super::{CompactResource, RecordError, RenderContext};
 
@@ -271,7 +271,7 @@ impl<'t> Envelope<'t> {
                 if index > 0 {
                     ids.push(',');
                 }
-                ids.push_str(text);
+                push_short(&mut ids, text);
                 continue;
             }
             let kind = id.kind();
@@ -343,7 +343,7 @@ fn push_plain_id(text: &str, comma: bool, out: &mut String) {
         out.push(',');
     }
     out.push('"');
-    out.push_str(text);
+    push_short(out, text);
     out.push('"');
 }
 

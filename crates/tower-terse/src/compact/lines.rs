@@ -206,6 +206,55 @@ impl LineArray {
     }
 }
 
+/// Appends `text` to `out`, as `push_str` does. Most of what a line is made
+/// of (a template's text between placeholders, a value, an id) is 16 bytes
+/// or fewer: such a text is copied in at most two overlapping moves of a
+/// word (or half word, or byte), with no call to `memcpy`, whose call, with
+/// what the caller keeps around it, cost more than the copy. Longer text
+/// goes to `push_str`.
+#[inline(always)]
+pub(crate) fn push_short(out: &mut String, text: &str) {
+    let n = text.len();
+    if n > 16 {
+        out.push_str(text);
+        return;
+    }
+    out.reserve(16);
+    let src = text.as_ptr();
+    // SAFETY: `reserve(16)` leaves room for 16 bytes past the text, and
+    // every move below reads within `text` (`n` bytes) and writes within
+    // `n` bytes past the end of the text: two words (or half words) that
+    // overlap, or up to three bytes one by one. Together they write all
+    // `n` bytes of `text`, whole, so the new length covers initialised
+    // bytes and the text stays UTF-8.
+    #[allow(unsafe_code)]
+    unsafe {
+        let vec = out.as_mut_vec();
+        let start = vec.len();
+        let dst = vec.as_mut_ptr().add(start);
+        match n {
+            8..=16 => {
+                let first = std::ptr::read_unaligned(src.cast::<u64>());
+                let last = std::ptr::read_unaligned(src.add(n - 8).cast::<u64>());
+                std::ptr::write_unaligned(dst.cast::<u64>(), first);
+                std::ptr::write_unaligned(dst.add(n - 8).cast::<u64>(), last);
+            }
+            4..=7 => {
+                let first = std::ptr::read_unaligned(src.cast::<u32>());
+                let last = std::ptr::read_unaligned(src.add(n - 4).cast::<u32>());
+                std::ptr::write_unaligned(dst.cast::<u32>(), first);
+                std::ptr::write_unaligned(dst.add(n - 4).cast::<u32>(), last);
+            }
+            _ => {
+                for i in 0..n {
+                    *dst.add(i) = *src.add(i);
+                }
+            }
+        }
+        vec.set_len(start + n);
+    }
+}
+
 /// The length of `text` written as a JSON string by [`write_json_string`].
 fn json_string_len(text: &str) -> usize {
     let escapes: usize = text
@@ -272,6 +321,19 @@ pub(crate) fn find_json_special(bytes: &[u8]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn short_pushes_copy_every_length() {
+        for len in 0..=40 {
+            let text: String = (0..len)
+                .map(|i| char::from(b'a' + (i % 26) as u8))
+                .collect();
+            let mut out = String::from("x");
+            super::push_short(&mut out, &text);
+            super::push_short(&mut out, "\u{e9}");
+            assert_eq!(out, format!("x{text}\u{e9}"));
+        }
+    }
+
     use proptest::prelude::*;
 
     use super::*;

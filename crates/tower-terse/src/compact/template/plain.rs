@@ -12,6 +12,7 @@ use terse_toon::document::Node;
 
 use super::line::Line;
 use super::value::push_plain;
+use crate::compact::lines::push_short;
 
 /// A template of text and placeholders alone, compiled.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,10 +93,10 @@ impl Plain {
         // The node the last path kept for the next (see `Piece::keep`).
         let mut kept = None;
         for piece in &self.pieces {
-            out.push_str(&piece.text);
+            push_short(out, &piece.text);
             verbatim &= value(template, piece, record, &mut kept, out);
         }
-        out.push_str(&self.tail);
+        push_short(out, &self.tail);
         verbatim
     }
 }
