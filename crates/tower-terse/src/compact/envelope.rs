@@ -247,11 +247,16 @@ impl<'t> Envelope<'t> {
                     id_at = at;
                     id
                 });
-            let Some(id) = found.filter(|id| !id.is_null()) else {
-                return Err(fail(RecordError::new(format_args!(
+            // Null counts as no id; it is neither of the kinds read first,
+            // so it is looked for only when they are not found.
+            let no_id = || {
+                fail(RecordError::new(format_args!(
                     "no id under `{}`",
                     resource.id_key()
-                ))));
+                )))
+            };
+            let Some(id) = found else {
+                return Err(no_id());
             };
             // Most string ids needed no escape in the body: read once,
             // without resolving the node's kind, and written as they stand
@@ -273,6 +278,9 @@ impl<'t> Envelope<'t> {
                 }
                 push_short(&mut ids, text);
                 continue;
+            }
+            if id.is_null() {
+                return Err(no_id());
             }
             let kind = id.kind();
             let room = match kind {

@@ -10,6 +10,7 @@
 use terse_template::{Ast, Segment};
 use terse_toon::document::Node;
 
+use super::hints::Hint;
 use super::line::Line;
 use super::value::push_plain;
 use crate::compact::lines::{ShortText, push_short};
@@ -40,6 +41,8 @@ struct Piece {
     /// How many first steps of the path the next one shares: the node
     /// they reach is kept for it.
     keep: usize,
+    /// Where the key of a path of one step stood in the last record.
+    hint: Hint,
 }
 
 impl Plain {
@@ -73,6 +76,7 @@ impl Plain {
                         step,
                         shared,
                         keep: 0,
+                        hint: Hint::new(),
                     });
                     step += path.len();
                 }
@@ -145,7 +149,7 @@ fn value<'t>(
 ) -> bool {
     let (path, step) = (&*piece.path, piece.step);
     let found = match path {
-        [key] => match template.hints.get(step, record, key) {
+        [key] => match piece.hint.get(record, key) {
             Some(node) => Some(node),
             // Missing (reported once), or a step into an array: the walk
             // that knows both.
