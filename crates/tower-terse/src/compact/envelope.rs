@@ -6,7 +6,7 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use terse_toon::document::{Document, Kind, Node};
 
-use super::lines::{LineArray, find_json_special, write_json_string};
+use super::lines::{LineArray, find_json_special, push_short, write_json_string};
 use super::resource::kind_of;
 use super::{CompactResource, RecordError, RenderContext};
 
@@ -247,11 +247,16 @@ impl<'t> Envelope<'t> {
                     id_at = at;
                     id
                 });
-            let Some(id) = found.filter(|id| !id.is_null()) else {
-                return Err(fail(RecordError::new(format_args!(
+            // Null counts as no id; it is neither of the kinds read first,
+            // so it is looked for only when they are not found.
+            let no_id = || {
+                fail(RecordError::new(format_args!(
                     "no id under `{}`",
                     resource.id_key()
-                ))));
+                )))
+            };
+            let Some(id) = found else {
+                return Err(no_id());
             };
             // Most string ids needed no escape in the body: read once,
             // without resolving the node's kind, and written as they stand
@@ -271,8 +276,11 @@ impl<'t> Envelope<'t> {
                 if index > 0 {
                     ids.push(',');
                 }
-                ids.push_str(text);
+                push_short(&mut ids, text);
                 continue;
+            }
+            if id.is_null() {
+                return Err(no_id());
             }
             let kind = id.kind();
             let room = match kind {
@@ -343,7 +351,7 @@ fn push_plain_id(text: &str, comma: bool, out: &mut String) {
         out.push(',');
     }
     out.push('"');
-    out.push_str(text);
+    push_short(out, text);
     out.push('"');
 }
 

@@ -206,6 +206,156 @@ impl LineArray {
     }
 }
 
+/// Appends `text` to `out`, as `push_str` does. Most of what a line is made
+/// of (a template's text between placeholders, a value, an id) is 16 bytes
+/// or fewer: such a text is copied in at most two overlapping moves of a
+/// word (or half word, or byte), with no call to `memcpy`, whose call, with
+/// what the caller keeps around it, cost more than the copy. Longer text
+/// goes to `push_str`.
+#[inline(always)]
+pub(crate) fn push_short(out: &mut String, text: &str) {
+    let n = text.len();
+    if n > 16 {
+        out.push_str(text);
+        return;
+    }
+    out.reserve(16);
+    let src = text.as_ptr();
+    // SAFETY: `reserve(16)` leaves room for 16 bytes past the text, and
+    // every move below reads within `text` (`n` bytes) and writes within
+    // `n` bytes past the end of the text: two words (or half words) that
+    // overlap, or up to three bytes one by one. Together they write all
+    // `n` bytes of `text`, whole, so the new length covers initialised
+    // bytes and the text stays UTF-8.
+    #[allow(unsafe_code)]
+    unsafe {
+        let vec = out.as_mut_vec();
+        let start = vec.len();
+        let dst = vec.as_mut_ptr().add(start);
+        match n {
+            8..=16 => {
+                let first = std::ptr::read_unaligned(src.cast::<u64>());
+                let last = std::ptr::read_unaligned(src.add(n - 8).cast::<u64>());
+                std::ptr::write_unaligned(dst.cast::<u64>(), first);
+                std::ptr::write_unaligned(dst.add(n - 8).cast::<u64>(), last);
+            }
+            4..=7 => {
+                let first = std::ptr::read_unaligned(src.cast::<u32>());
+                let last = std::ptr::read_unaligned(src.add(n - 4).cast::<u32>());
+                std::ptr::write_unaligned(dst.cast::<u32>(), first);
+                std::ptr::write_unaligned(dst.add(n - 4).cast::<u32>(), last);
+            }
+            _ => {
+                for i in 0..n {
+                    *dst.add(i) = *src.add(i);
+                }
+            }
+        }
+        vec.set_len(start + n);
+    }
+}
+
+/// A text of at most 16 bytes held at the start of 16 bytes (zeros past
+/// it), so that it is written with one move of 16 bytes and no branch on
+/// its length: a template's own text between its placeholders is short.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ShortText {
+    /// The text's bytes, then zeros. Only [`new`](Self::new) writes them,
+    /// so the first `len` bytes are always whole UTF-8.
+    bytes: [u8; 16],
+    len: usize,
+}
+
+impl ShortText {
+    /// `text`, when it is at most 16 bytes.
+    pub(crate) fn new(text: &str) -> Option<Self> {
+        let mut bytes = [0; 16];
+        bytes
+            .get_mut(..text.len())?
+            .copy_from_slice(text.as_bytes());
+        Some(ShortText {
+            bytes,
+            len: text.len(),
+        })
+    }
+
+    /// Appends the text to `out`.
+    #[inline(always)]
+    pub(crate) fn push_onto(&self, out: &mut String) {
+        out.reserve(16);
+        // SAFETY: `reserve(16)` leaves room for the 16 bytes moved past
+        // the text; the new length takes in only the first `len` of them
+        // (`len` is at most 16), which are whole UTF-8 (see `bytes`), so
+        // the text stays UTF-8.
+        #[allow(unsafe_code)]
+        unsafe {
+            let vec = out.as_mut_vec();
+            let start = vec.len();
+            std::ptr::write_unaligned(vec.as_mut_ptr().add(start).cast::<[u8; 16]>(), self.bytes);
+            vec.set_len(start + self.len.min(16));
+        }
+    }
+}
+
+/// [`push_short`] of a value's text that is written as it stands only when
+/// it is at most 16 bytes and holds no byte of 0x7F or above (a string
+/// that needed no escape in the body then breaks no line): the
+/// bytes are tested as they are moved, with no pass of their own. Returns
+/// whether it wrote them; when not, `out` is as it was.
+#[inline(always)]
+pub(crate) fn push_short_plain(out: &mut String, text: &str) -> bool {
+    let n = text.len();
+    if n > 16 {
+        return false;
+    }
+    // Bit 7 of a byte is set when it is 0x80 or above, or when its low
+    // seven bits plus one carry into it (0x7F); no carry crosses bytes.
+    let flag = |word: u64| {
+        ((word & scan::splat(0x7f)).wrapping_add(scan::splat(1)) | word) & scan::splat(0x80)
+    };
+    out.reserve(16);
+    let src = text.as_ptr();
+    // SAFETY: as in `push_short`: the moves read within `text` and write
+    // within the 16 bytes reserved past the text, and together write all
+    // of its `n` bytes; the length takes them in only when they passed the
+    // test, and a text that did not leaves the length as it was.
+    #[allow(unsafe_code)]
+    unsafe {
+        let vec = out.as_mut_vec();
+        let start = vec.len();
+        let dst = vec.as_mut_ptr().add(start);
+        let plain = match n {
+            8..=16 => {
+                let first = std::ptr::read_unaligned(src.cast::<u64>());
+                let last = std::ptr::read_unaligned(src.add(n - 8).cast::<u64>());
+                std::ptr::write_unaligned(dst.cast::<u64>(), first);
+                std::ptr::write_unaligned(dst.add(n - 8).cast::<u64>(), last);
+                flag(first) | flag(last) == 0
+            }
+            4..=7 => {
+                let first = std::ptr::read_unaligned(src.cast::<u32>());
+                let last = std::ptr::read_unaligned(src.add(n - 4).cast::<u32>());
+                std::ptr::write_unaligned(dst.cast::<u32>(), first);
+                std::ptr::write_unaligned(dst.add(n - 4).cast::<u32>(), last);
+                flag(u64::from(first) | u64::from(last) << 32) == 0
+            }
+            _ => {
+                let mut plain = true;
+                for i in 0..n {
+                    let byte = *src.add(i);
+                    plain &= byte < 0x7f;
+                    *dst.add(i) = byte;
+                }
+                plain
+            }
+        };
+        if plain {
+            vec.set_len(start + n);
+        }
+        plain
+    }
+}
+
 /// The length of `text` written as a JSON string by [`write_json_string`].
 fn json_string_len(text: &str) -> usize {
     let escapes: usize = text
@@ -272,6 +422,61 @@ pub(crate) fn find_json_special(bytes: &[u8]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn short_plain_pushes_take_only_plain_text() {
+        for len in 0..=20 {
+            for at in 0..len.max(1) {
+                for (byte, plain) in [(b'~', true), (0x7f, false), (0x1f, true)] {
+                    let mut text = vec![b'a'; len];
+                    if len > 0 {
+                        text[at] = byte;
+                    }
+                    let text = String::from_utf8(text).unwrap();
+                    let mut out = String::from("x");
+                    let wrote = super::push_short_plain(&mut out, &text);
+                    assert_eq!(wrote, len <= 16 && (plain || len == 0), "{text:?}");
+                    let expected = if wrote {
+                        format!("x{text}")
+                    } else {
+                        "x".to_owned()
+                    };
+                    assert_eq!(out, expected);
+                }
+            }
+            let wide = "\u{e9}".repeat(len / 2);
+            let mut out = String::new();
+            assert_eq!(super::push_short_plain(&mut out, &wide), wide.is_empty());
+        }
+    }
+
+    #[test]
+    fn short_texts_copy_the_text_only() {
+        for len in 0..=20 {
+            let text: String = (0..len).map(|i| char::from(b'a' + i as u8)).collect();
+            let short = super::ShortText::new(&text);
+            assert_eq!(short.is_some(), len <= 16);
+            let mut out = String::from("x");
+            if let Some(short) = short {
+                short.push_onto(&mut out);
+                super::ShortText::new("\u{e9}").unwrap().push_onto(&mut out);
+                assert_eq!(out, format!("x{text}\u{e9}"));
+            }
+        }
+    }
+
+    #[test]
+    fn short_pushes_copy_every_length() {
+        for len in 0..=40 {
+            let text: String = (0..len)
+                .map(|i| char::from(b'a' + (i % 26) as u8))
+                .collect();
+            let mut out = String::from("x");
+            super::push_short(&mut out, &text);
+            super::push_short(&mut out, "\u{e9}");
+            assert_eq!(out, format!("x{text}\u{e9}"));
+        }
+    }
+
     use proptest::prelude::*;
 
     use super::*;

@@ -192,7 +192,10 @@ impl CompactResource {
     /// Writes the line for one record to `out` (which may hold part of a
     /// line on error); returns whether the line is JSON string text as it
     /// stands (no `"`, `\` or control byte), which only a template tells.
-    #[inline]
+    // Always inlined into the envelope's loop: a call per record, with its
+    // result handed back through memory, cost some 2k instructions a
+    // rendering of 50 records.
+    #[inline(always)]
     pub(crate) fn write_line(
         &self,
         record: Node<'_>,

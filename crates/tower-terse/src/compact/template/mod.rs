@@ -180,6 +180,7 @@ impl Template {
     /// Renders the line for `record` onto the end of `out`; returns whether
     /// what it wrote is JSON string text as it stands, to be copied into
     /// the envelope without escaping.
+    #[inline(always)]
     pub(crate) fn write_node(
         &self,
         record: Node<'_>,

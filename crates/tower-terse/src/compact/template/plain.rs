@@ -10,15 +10,17 @@
 use terse_template::{Ast, Segment};
 use terse_toon::document::Node;
 
+use super::hints::Hint;
 use super::line::Line;
 use super::value::push_plain;
+use crate::compact::lines::{ShortText, push_short};
 
 /// A template of text and placeholders alone, compiled.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Plain {
     pieces: Box<[Piece]>,
     /// The text after the last placeholder.
-    tail: Box<str>,
+    tail: Text,
     /// No literal text that JSON escapes (`"`, `\`, a control byte).
     json_text: bool,
 }
@@ -26,7 +28,7 @@ pub(super) struct Plain {
 /// A placeholder and the text before it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Piece {
-    text: Box<str>,
+    text: Text,
     path: Box<[String]>,
     /// The number of the path's first step among the steps of all paths,
     /// in order: the index of its hint, as the general walk counts them.
@@ -39,6 +41,8 @@ struct Piece {
     /// How many first steps of the path the next one shares: the node
     /// they reach is kept for it.
     keep: usize,
+    /// Where the key of a path of one step stood in the last record.
+    hint: Hint,
 }
 
 impl Plain {
@@ -67,11 +71,12 @@ impl Plain {
                         last.keep = shared;
                     }
                     pieces.push(Piece {
-                        text: std::mem::take(&mut text).into_boxed_str(),
+                        text: Text::new(std::mem::take(&mut text)),
                         path: path.into(),
                         step,
                         shared,
                         keep: 0,
+                        hint: Hint::new(),
                     });
                     step += path.len();
                 }
@@ -80,7 +85,7 @@ impl Plain {
         }
         Some(Plain {
             pieces: pieces.into_boxed_slice(),
-            tail: text.into_boxed_str(),
+            tail: Text::new(text),
             json_text,
         })
     }
@@ -92,11 +97,37 @@ impl Plain {
         // The node the last path kept for the next (see `Piece::keep`).
         let mut kept = None;
         for piece in &self.pieces {
-            out.push_str(&piece.text);
+            piece.text.push_onto(out);
             verbatim &= value(template, piece, record, &mut kept, out);
         }
-        out.push_str(&self.tail);
+        self.tail.push_onto(out);
         verbatim
+    }
+}
+
+/// A template's text between two placeholders (or before the first, or
+/// after the last): most are a few bytes, held so as to be written with
+/// one move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Text {
+    Short(ShortText),
+    Long(Box<str>),
+}
+
+impl Text {
+    fn new(text: String) -> Self {
+        match ShortText::new(&text) {
+            Some(short) => Text::Short(short),
+            None => Text::Long(text.into_boxed_str()),
+        }
+    }
+
+    #[inline(always)]
+    fn push_onto(&self, out: &mut String) {
+        match self {
+            Text::Short(short) => short.push_onto(out),
+            Text::Long(text) => push_short(out, text),
+        }
     }
 }
 
@@ -118,7 +149,7 @@ fn value<'t>(
 ) -> bool {
     let (path, step) = (&*piece.path, piece.step);
     let found = match path {
-        [key] => match template.hints.get(step, record, key) {
+        [key] => match piece.hint.get(record, key) {
             Some(node) => Some(node),
             // Missing (reported once), or a step into an array: the walk
             // that knows both.

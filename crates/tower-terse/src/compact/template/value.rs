@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use terse_toon::document::{Kind, Node};
 
 use super::text::{is_ascii_below_del, push_escaped};
-use crate::compact::lines::find_json_special;
+use crate::compact::lines::{find_json_special, push_short_plain};
 
 /// A value while a placeholder's filters run: a node of the record, or what
 /// a filter made of one.
@@ -179,6 +179,8 @@ pub(super) fn push_node_verbatim(node: Node<'_>, out: &mut String) -> (bool, boo
 #[inline]
 pub(super) fn push_plain(node: Node<'_>, out: &mut String) -> bool {
     match node.as_unescaped_str() {
+        // Most strings are short, and tested as they are copied.
+        Some(s) if push_short_plain(out, s) => true,
         Some(s) if is_ascii_below_del(s) => {
             out.push_str(s);
             true
