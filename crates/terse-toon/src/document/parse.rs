@@ -97,7 +97,10 @@ struct Parser<'a> {
     nodes: Vec<Slot>,
     owned: String,
     /// Repeated keys of the objects being parsed (a stack): (first
-    /// occurrence, repeat), key node indexes.
+    /// occurrence, repeat), key node indexes. An object's are the ones
+    /// past its node index: those of the objects around it were read
+    /// before it, and those of the ones within it are resolved at their
+    /// close.
     repeats: Vec<(u32, u32)>,
     /// A number no `f64` holds as written was read: found where such
     /// numbers already leave the fast path, so that the callers that would
@@ -213,8 +216,6 @@ struct Frame {
     at: u32,
     /// The elements or entries read so far.
     len: u32,
-    /// Where an object's repeated keys start on the repeat stack.
-    repeats_start: u32,
     /// The closing bracket: `]` or `}`.
     close: u8,
     /// Where an object's keys start in [`Parser::known`]: from its depth
@@ -248,12 +249,10 @@ const NO_RUN: u32 = 0;
 
 impl Frame {
     #[inline(always)]
-    fn new(at: u32, close: u8, repeats_start: usize, keys: u8, heads: bool) -> Self {
+    fn new(at: u32, close: u8, keys: u8, heads: bool) -> Self {
         Frame {
             at,
             len: 0,
-            // The repeats are fewer than the nodes, whose indexes are u32.
-            repeats_start: repeats_start as u32,
             close,
             keys,
             heads,
@@ -349,7 +348,7 @@ impl<'a> Parser<'a> {
         // The innermost open container; a placeholder while the stack is
         // empty (the containers open are the stack's length: the
         // placeholder and the ones around the innermost are on it).
-        let mut top = Frame::new(0, 0, 0, 0, false);
+        let mut top = Frame::new(0, 0, 0, false);
         let mut pos = skip_whitespace(bytes, 0, blank);
         'value: loop {
             // A value starts at `pos`. In an object whose heads are kept,
@@ -411,8 +410,7 @@ impl<'a> Parser<'a> {
                             // Copied from where it is, not moved through
                             // a temporary as `push(top)` compiles to.
                             stack.extend_from_slice(std::slice::from_ref(&top));
-                            top =
-                                Frame::new(at, b'}', self.repeats.len(), keys as u8, self.keeping);
+                            top = Frame::new(at, b'}', keys as u8, self.keeping);
                             let found = match top.heads {
                                 true => self.known_entry::<true>(bytes, open, &mut top),
                                 false => None,
@@ -439,7 +437,7 @@ impl<'a> Parser<'a> {
                         } else {
                             self.nodes.push(Slot::Array { len: 0, end: 0 });
                             stack.push(top);
-                            top = Frame::new(at, b']', 0, 0, false);
+                            top = Frame::new(at, b']', 0, false);
                             continue 'value;
                         }
                     }
@@ -584,7 +582,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Records the length and end of `object`, parsed whole, once its
-    /// repeated keys (from its `repeats_start` on the repeat stack) are
+    /// repeated keys (past its node index on the repeat stack) are
     /// resolved, and the id of its keys from its run of entry heads.
     ///
     /// An object's run at its close stands for its keys: one that stamped
@@ -598,14 +596,15 @@ impl<'a> Parser<'a> {
     /// their own ([`Slot::Object`]), the rest and [`PLAIN`] none (0). An
     /// object still chained was seen: another has its id.
     fn close_object(&mut self, object: &Frame) {
-        let (at, mut len, repeats_start) = (object.at, object.len, object.repeats_start);
+        let (at, mut len) = (object.at, object.len);
         if len as usize > KEYS_BY_FILTER
             && self.hashed.last().is_some_and(|&(object, ..)| object == at)
         {
             self.hashed.pop();
         }
-        if self.repeats.len() > repeats_start as usize {
-            let repeats = self.repeats.split_off(repeats_start as usize);
+        if self.repeats.last().is_some_and(|&(_, repeat)| repeat > at) {
+            let start = self.repeats.partition_point(|&(_, repeat)| repeat < at);
+            let repeats = self.repeats.split_off(start);
             len = self.keep_last_values(at, &repeats);
         }
         let end = self.nodes.len() as u32;
