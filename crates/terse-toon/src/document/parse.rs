@@ -348,7 +348,13 @@ impl<'a> Parser<'a> {
         // The innermost open container; a placeholder while the stack is
         // empty (the containers open are the stack's length: the
         // placeholder and the ones around the innermost are on it).
-        let mut top = Frame::new(0, 0, 0, false);
+        //
+        // The placeholder closes on a comma, which no container does: a
+        // comma right after the top-level value takes it to the close
+        // (and the pop of an empty stack, which refuses the text), so
+        // that the end of the top-level value needs no test of its own
+        // after each value.
+        let mut top = Frame::new(0, b',', 0, false);
         let mut pos = skip_whitespace(bytes, 0, blank);
         'value: loop {
             // A value starts at `pos`. In an object whose heads are kept,
@@ -457,9 +463,6 @@ impl<'a> Parser<'a> {
             // A value is read whole: the next one of its container, or the
             // container's end (a value of the container around it).
             loop {
-                if stack.is_empty() {
-                    return Ok(skip_whitespace(bytes, pos, blank));
-                }
                 top.len += 1;
                 // Minified and Python-spaced text has the comma or the
                 // container's end right after the value: looked for there
@@ -481,7 +484,7 @@ impl<'a> Parser<'a> {
                 if !closed {
                     pos = skip_whitespace(bytes, pos, blank);
                     match bytes.get(pos) {
-                        Some(b',') => {
+                        Some(b',') if !stack.is_empty() => {
                             pos = skip_whitespace(bytes, pos + 1, blank);
                             if top.is_object() {
                                 pos = self.key::<false>(bytes, head, pos, &mut top, blank)?;
@@ -489,6 +492,8 @@ impl<'a> Parser<'a> {
                             continue 'value;
                         }
                         Some(&b) if b == top.close => {}
+                        // The end of the top-level value.
+                        None if stack.is_empty() => return Ok(pos),
                         _ => return Err(Bail),
                     }
                 }
@@ -1676,6 +1681,43 @@ mod number_tests {
                 (Err(_), Err(_)) => {}
                 (value, document) => {
                     prop_assert!(false, "{}: {:?} / {:?}", json, value, document.err());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod top_level_tests {
+    use super::super::Document;
+    use serde_json::Value;
+
+    /// What follows the top-level value (a comma, whitespace, anything)
+    /// is refused or accepted as `serde_json` does, whatever the value.
+    #[test]
+    fn the_end_of_the_top_level_value_reads_like_serde_json() {
+        for value in [
+            "1",
+            "-0.5",
+            "\"a\"",
+            "true",
+            "null",
+            "[]",
+            "{}",
+            "[1]",
+            "{\"a\":1}",
+        ] {
+            for tail in [
+                "", " ", "\n", ",", " ,", ", ", ",1", " , 1", "]", "}", "x", " x", "\u{0}",
+            ] {
+                for lead in ["", " "] {
+                    let json = format!("{lead}{value}{tail}");
+                    let expected = serde_json::from_str::<Value>(&json);
+                    let document = Document::parse(&json);
+                    assert_eq!(document.is_ok(), expected.is_ok(), "{json:?}");
+                    if let (Ok(document), Ok(value)) = (document, expected) {
+                        assert_eq!(serde_json::to_value(document.root()).unwrap(), value);
+                    }
                 }
             }
         }
