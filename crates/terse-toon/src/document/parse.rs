@@ -20,7 +20,7 @@ use super::{NumberClass, Slot, Text};
 use crate::encode::number;
 use crate::words::HIGH;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasher, RandomState};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 use std::str::FromStr;
 
 /// Keys of one object checked for repeats through the 128-bit filter; past
@@ -124,7 +124,11 @@ struct Parser<'a> {
     /// make the object quadratic, so they go in a set (keyed per process,
     /// so no input can make them collide). Here, not in the frames, as it
     /// is rare: the frames of the many small objects stay small.
-    hashed: Vec<(u32, RandomState, HashSet<u64>)>,
+    hashed: Vec<(
+        u32,
+        RandomState,
+        HashSet<u64, BuildHasherDefault<Prehashed>>,
+    )>,
     /// Short keys read lately, by where they stood: the records of a
     /// list mostly repeat their keys in order, so a key is first compared
     /// with the one at its position in the last object read in the same
@@ -937,17 +941,22 @@ impl<'a> Parser<'a> {
     fn hashed_repeat(&mut self, at: u32, key: Text) -> bool {
         if self.hashed.last().is_none_or(|&(object, ..)| object != at) {
             let state = RandomState::new();
-            let hashes = self
-                .keys_of(at)
-                .filter_map(|key| match self.nodes[key as usize] {
-                    Slot::String(text) => Some(state.hash_one(self.text(text))),
-                    _ => None,
-                })
-                .collect();
+            // Room for the keys so far and as many again (a count of
+            // keys read, not declared): fewer rehashes as the object
+            // grows.
+            let mut hashes =
+                HashSet::with_capacity_and_hasher(4 * KEYS_BY_FILTER, Default::default());
+            hashes.extend(
+                self.keys_of(at)
+                    .filter_map(|key| match self.nodes[key as usize] {
+                        Slot::String(text) => Some(keyed_hash(&state, self.text_bytes(text))),
+                        _ => None,
+                    }),
+            );
             self.hashed.push((at, state, hashes));
         }
         let hash = match self.hashed.last() {
-            Some((_, state, _)) => state.hash_one(self.text(key)),
+            Some((_, state, _)) => keyed_hash(state, self.text_bytes(key)),
             None => return true,
         };
         self.hashed
@@ -1014,9 +1023,9 @@ impl<'a> Parser<'a> {
         entries
     }
 
-    /// The bytes of `text`: [`text`](Self::text) without the check that
-    /// its ends are character boundaries, for the key filter, which only
-    /// hashes them.
+    /// The bytes of `text` (as [`Text::resolve`] gives its text, without
+    /// the check that its ends are character boundaries), for the key filter and hash
+    /// sets, which only hash and compare them.
     #[inline(always)]
     fn text_bytes(&self, text: Text) -> &[u8] {
         let (start, end) = (text.start as usize, text.end as usize);
@@ -1028,10 +1037,6 @@ impl<'a> Parser<'a> {
                 .get(at..end - self.bytes.len())
                 .unwrap_or_default(),
         }
-    }
-
-    fn text(&self, text: Text) -> &str {
-        text.resolve(self.src, &self.owned)
     }
 
     /// The node indexes of the keys read so far of the object being
@@ -1053,10 +1058,12 @@ impl<'a> Parser<'a> {
     fn earlier_key(&self, at: u32, key: Text) -> Option<u32> {
         #[cfg(test)]
         KEY_SCANS.with(|scans| scans.set(scans.get() + 1));
-        let key = self.text(key);
+        // Bytes, not text: equal either way, with no check of where
+        // characters start.
+        let key = self.text_bytes(key);
         self.keys_of(at)
             .find(|&idx| match self.nodes[idx as usize] {
-                Slot::String(other) => self.text(other) == key,
+                Slot::String(other) => self.text_bytes(other) == key,
                 _ => false,
             })
     }
@@ -1520,6 +1527,37 @@ fn nonzero_digits(word: u64, digits: usize) -> u64 {
     let values = word ^ 0x3030_3030_3030_3030;
     let nonzero = ((values & LOW7).wrapping_add(LOW7) | values) & HIGH;
     nonzero & ((1u64 << (8 * digits)) - 1)
+}
+
+/// The hash of a key's bytes under `state` (keyed per process), for the
+/// hash sets of [`Parser::hashed`]: the bytes in one write.
+fn keyed_hash(state: &RandomState, key: &[u8]) -> u64 {
+    let mut hasher = state.build_hasher();
+    hasher.write(key);
+    hasher.finish()
+}
+
+/// The hasher of the sets of [`Parser::hashed`], whose items are
+/// already hashes keyed per process ([`keyed_hash`]): each is its own
+/// hash, not hashed again on each insert and rehash.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used by the `u64` items; any mix of the bytes would do.
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 /// The word of the repeat filter and the bit in it of a key of
