@@ -1060,10 +1060,14 @@ impl<'a> Parser<'a> {
         KEY_SCANS.with(|scans| scans.set(scans.get() + 1));
         // Bytes, not text: equal either way, with no check of where
         // characters start.
+        // Only keys of the same length have their bytes compared.
+        let len = key.end - key.start;
         let key = self.text_bytes(key);
         self.keys_of(at)
             .find(|&idx| match self.nodes[idx as usize] {
-                Slot::String(other) => self.text_bytes(other) == key,
+                Slot::String(other) => {
+                    other.end - other.start == len && self.text_bytes(other) == key
+                }
                 _ => false,
             })
     }
