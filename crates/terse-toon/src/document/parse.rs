@@ -941,9 +941,8 @@ impl<'a> Parser<'a> {
     fn hashed_repeat(&mut self, at: u32, key: Text) -> bool {
         if self.hashed.last().is_none_or(|&(object, ..)| object != at) {
             let state = RandomState::new();
-            // Room for the keys so far and as many again (a count of
-            // keys read, not declared): fewer rehashes as the object
-            // grows.
+            // Room for four times the keys so far (a fixed 128, not a
+            // declared length): fewer rehashes as the object grows.
             let mut hashes =
                 HashSet::with_capacity_and_hasher(4 * KEYS_BY_FILTER, Default::default());
             hashes.extend(
