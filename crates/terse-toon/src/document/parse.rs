@@ -20,7 +20,7 @@ use super::{NumberClass, Slot, Text};
 use crate::encode::number;
 use crate::words::HIGH;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasher, RandomState};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 use std::str::FromStr;
 
 /// Keys of one object checked for repeats through the 128-bit filter; past
@@ -97,7 +97,10 @@ struct Parser<'a> {
     nodes: Vec<Slot>,
     owned: String,
     /// Repeated keys of the objects being parsed (a stack): (first
-    /// occurrence, repeat), key node indexes.
+    /// occurrence, repeat), key node indexes. An object's are the ones
+    /// past its node index: those of the objects around it were read
+    /// before it, and those of the ones within it are resolved at their
+    /// close.
     repeats: Vec<(u32, u32)>,
     /// A number no `f64` holds as written was read: found where such
     /// numbers already leave the fast path, so that the callers that would
@@ -121,7 +124,11 @@ struct Parser<'a> {
     /// make the object quadratic, so they go in a set (keyed per process,
     /// so no input can make them collide). Here, not in the frames, as it
     /// is rare: the frames of the many small objects stay small.
-    hashed: Vec<(u32, RandomState, HashSet<u64>)>,
+    hashed: Vec<(
+        u32,
+        RandomState,
+        HashSet<u64, BuildHasherDefault<Prehashed>>,
+    )>,
     /// Short keys read lately, by where they stood: the records of a
     /// list mostly repeat their keys in order, so a key is first compared
     /// with the one at its position in the last object read in the same
@@ -213,8 +220,6 @@ struct Frame {
     at: u32,
     /// The elements or entries read so far.
     len: u32,
-    /// Where an object's repeated keys start on the repeat stack.
-    repeats_start: u32,
     /// The closing bracket: `]` or `}`.
     close: u8,
     /// Where an object's keys start in [`Parser::known`]: from its depth
@@ -248,12 +253,10 @@ const NO_RUN: u32 = 0;
 
 impl Frame {
     #[inline(always)]
-    fn new(at: u32, close: u8, repeats_start: usize, keys: u8, heads: bool) -> Self {
+    fn new(at: u32, close: u8, keys: u8, heads: bool) -> Self {
         Frame {
             at,
             len: 0,
-            // The repeats are fewer than the nodes, whose indexes are u32.
-            repeats_start: repeats_start as u32,
             close,
             keys,
             heads,
@@ -349,7 +352,13 @@ impl<'a> Parser<'a> {
         // The innermost open container; a placeholder while the stack is
         // empty (the containers open are the stack's length: the
         // placeholder and the ones around the innermost are on it).
-        let mut top = Frame::new(0, 0, 0, 0, false);
+        //
+        // The placeholder closes on a comma, which no container does: a
+        // comma right after the top-level value takes it to the close
+        // (and the pop of an empty stack, which refuses the text), so
+        // that the end of the top-level value needs no test of its own
+        // after each value.
+        let mut top = Frame::new(0, b',', 0, false);
         let mut pos = skip_whitespace(bytes, 0, blank);
         'value: loop {
             // A value starts at `pos`. In an object whose heads are kept,
@@ -411,8 +420,7 @@ impl<'a> Parser<'a> {
                             // Copied from where it is, not moved through
                             // a temporary as `push(top)` compiles to.
                             stack.extend_from_slice(std::slice::from_ref(&top));
-                            top =
-                                Frame::new(at, b'}', self.repeats.len(), keys as u8, self.keeping);
+                            top = Frame::new(at, b'}', keys as u8, self.keeping);
                             let found = match top.heads {
                                 true => self.known_entry::<true>(bytes, open, &mut top),
                                 false => None,
@@ -439,7 +447,7 @@ impl<'a> Parser<'a> {
                         } else {
                             self.nodes.push(Slot::Array { len: 0, end: 0 });
                             stack.push(top);
-                            top = Frame::new(at, b']', 0, 0, false);
+                            top = Frame::new(at, b']', 0, false);
                             continue 'value;
                         }
                     }
@@ -459,9 +467,6 @@ impl<'a> Parser<'a> {
             // A value is read whole: the next one of its container, or the
             // container's end (a value of the container around it).
             loop {
-                if stack.is_empty() {
-                    return Ok(skip_whitespace(bytes, pos, blank));
-                }
                 top.len += 1;
                 // Minified and Python-spaced text has the comma or the
                 // container's end right after the value: looked for there
@@ -483,7 +488,7 @@ impl<'a> Parser<'a> {
                 if !closed {
                     pos = skip_whitespace(bytes, pos, blank);
                     match bytes.get(pos) {
-                        Some(b',') => {
+                        Some(b',') if !stack.is_empty() => {
                             pos = skip_whitespace(bytes, pos + 1, blank);
                             if top.is_object() {
                                 pos = self.key::<false>(bytes, head, pos, &mut top, blank)?;
@@ -491,6 +496,8 @@ impl<'a> Parser<'a> {
                             continue 'value;
                         }
                         Some(&b) if b == top.close => {}
+                        // The end of the top-level value.
+                        None if stack.is_empty() => return Ok(pos),
                         _ => return Err(Bail),
                     }
                 }
@@ -584,7 +591,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Records the length and end of `object`, parsed whole, once its
-    /// repeated keys (from its `repeats_start` on the repeat stack) are
+    /// repeated keys (past its node index on the repeat stack) are
     /// resolved, and the id of its keys from its run of entry heads.
     ///
     /// An object's run at its close stands for its keys: one that stamped
@@ -598,14 +605,15 @@ impl<'a> Parser<'a> {
     /// their own ([`Slot::Object`]), the rest and [`PLAIN`] none (0). An
     /// object still chained was seen: another has its id.
     fn close_object(&mut self, object: &Frame) {
-        let (at, mut len, repeats_start) = (object.at, object.len, object.repeats_start);
+        let (at, mut len) = (object.at, object.len);
         if len as usize > KEYS_BY_FILTER
             && self.hashed.last().is_some_and(|&(object, ..)| object == at)
         {
             self.hashed.pop();
         }
-        if self.repeats.len() > repeats_start as usize {
-            let repeats = self.repeats.split_off(repeats_start as usize);
+        if self.repeats.last().is_some_and(|&(_, repeat)| repeat > at) {
+            let start = self.repeats.partition_point(|&(_, repeat)| repeat < at);
+            let repeats = self.repeats.split_off(start);
             len = self.keep_last_values(at, &repeats);
         }
         let end = self.nodes.len() as u32;
@@ -933,17 +941,21 @@ impl<'a> Parser<'a> {
     fn hashed_repeat(&mut self, at: u32, key: Text) -> bool {
         if self.hashed.last().is_none_or(|&(object, ..)| object != at) {
             let state = RandomState::new();
-            let hashes = self
-                .keys_of(at)
-                .filter_map(|key| match self.nodes[key as usize] {
-                    Slot::String(text) => Some(state.hash_one(self.text(text))),
-                    _ => None,
-                })
-                .collect();
+            // Room for four times the keys so far (a fixed 128, not a
+            // declared length): fewer rehashes as the object grows.
+            let mut hashes =
+                HashSet::with_capacity_and_hasher(4 * KEYS_BY_FILTER, Default::default());
+            hashes.extend(
+                self.keys_of(at)
+                    .filter_map(|key| match self.nodes[key as usize] {
+                        Slot::String(text) => Some(keyed_hash(&state, self.text_bytes(text))),
+                        _ => None,
+                    }),
+            );
             self.hashed.push((at, state, hashes));
         }
         let hash = match self.hashed.last() {
-            Some((_, state, _)) => state.hash_one(self.text(key)),
+            Some((_, state, _)) => keyed_hash(state, self.text_bytes(key)),
             None => return true,
         };
         self.hashed
@@ -1010,9 +1022,9 @@ impl<'a> Parser<'a> {
         entries
     }
 
-    /// The bytes of `text`: [`text`](Self::text) without the check that
-    /// its ends are character boundaries, for the key filter, which only
-    /// hashes them.
+    /// The bytes of `text` (as [`Text::resolve`] gives its text, without
+    /// the check that its ends are character boundaries), for the key filter and hash
+    /// sets, which only hash and compare them.
     #[inline(always)]
     fn text_bytes(&self, text: Text) -> &[u8] {
         let (start, end) = (text.start as usize, text.end as usize);
@@ -1024,10 +1036,6 @@ impl<'a> Parser<'a> {
                 .get(at..end - self.bytes.len())
                 .unwrap_or_default(),
         }
-    }
-
-    fn text(&self, text: Text) -> &str {
-        text.resolve(self.src, &self.owned)
     }
 
     /// The node indexes of the keys read so far of the object being
@@ -1049,10 +1057,16 @@ impl<'a> Parser<'a> {
     fn earlier_key(&self, at: u32, key: Text) -> Option<u32> {
         #[cfg(test)]
         KEY_SCANS.with(|scans| scans.set(scans.get() + 1));
-        let key = self.text(key);
+        // Bytes, not text: equal either way, with no check of where
+        // characters start.
+        // Only keys of the same length have their bytes compared.
+        let len = key.end - key.start;
+        let key = self.text_bytes(key);
         self.keys_of(at)
             .find(|&idx| match self.nodes[idx as usize] {
-                Slot::String(other) => self.text(other) == key,
+                Slot::String(other) => {
+                    other.end - other.start == len && self.text_bytes(other) == key
+                }
                 _ => false,
             })
     }
@@ -1518,6 +1532,37 @@ fn nonzero_digits(word: u64, digits: usize) -> u64 {
     nonzero & ((1u64 << (8 * digits)) - 1)
 }
 
+/// The hash of a key's bytes under `state` (keyed per process), for the
+/// hash sets of [`Parser::hashed`]: the bytes in one write.
+fn keyed_hash(state: &RandomState, key: &[u8]) -> u64 {
+    let mut hasher = state.build_hasher();
+    hasher.write(key);
+    hasher.finish()
+}
+
+/// The hasher of the sets of [`Parser::hashed`], whose items are
+/// already hashes keyed per process ([`keyed_hash`]): each is its own
+/// hash, not hashed again on each insert and rehash.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used by the `u64` items; any mix of the bytes would do.
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
 /// The word of the repeat filter and the bit in it of a key of
 /// [`key_hash`] `hash`.
 #[inline(always)]
@@ -1677,6 +1722,43 @@ mod number_tests {
                 (Err(_), Err(_)) => {}
                 (value, document) => {
                     prop_assert!(false, "{}: {:?} / {:?}", json, value, document.err());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod top_level_tests {
+    use super::super::Document;
+    use serde_json::Value;
+
+    /// What follows the top-level value (a comma, whitespace, anything)
+    /// is refused or accepted as `serde_json` does, whatever the value.
+    #[test]
+    fn the_end_of_the_top_level_value_reads_like_serde_json() {
+        for value in [
+            "1",
+            "-0.5",
+            "\"a\"",
+            "true",
+            "null",
+            "[]",
+            "{}",
+            "[1]",
+            "{\"a\":1}",
+        ] {
+            for tail in [
+                "", " ", "\n", ",", " ,", ", ", ",1", " , 1", "]", "}", "x", " x", "\u{0}",
+            ] {
+                for lead in ["", " "] {
+                    let json = format!("{lead}{value}{tail}");
+                    let expected = serde_json::from_str::<Value>(&json);
+                    let document = Document::parse(&json);
+                    assert_eq!(document.is_ok(), expected.is_ok(), "{json:?}");
+                    if let (Ok(document), Ok(value)) = (document, expected) {
+                        assert_eq!(serde_json::to_value(document.root()).unwrap(), value);
+                    }
                 }
             }
         }
