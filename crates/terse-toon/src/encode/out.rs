@@ -225,11 +225,7 @@ impl Out {
             // quote, then the closing quote as a byte of its own: the
             // closing quote put into the word took a shift of a `u128` by
             // a variable.
-            let end = self.len.wrapping_add(SHORT);
-            let room = self
-                .buf
-                .get_mut(self.len..end)
-                .and_then(|room| <&mut [u8; SHORT]>::try_from(room).ok());
+            let room = self.room::<SHORT>();
             let Some(room) = room else {
                 self.push_quoted_slow(text);
                 return;
@@ -303,12 +299,8 @@ impl Out {
     #[inline(always)]
     fn push_led_halves(&mut self, lead: u8, bytes: &[u8]) {
         let n = bytes.len();
-        let end = self.len.wrapping_add(SHORT + 1);
         let halves = bytes.first_chunk::<8>().zip(bytes.last_chunk::<8>());
-        let room = self
-            .buf
-            .get_mut(self.len..end)
-            .and_then(|room| <&mut [u8; SHORT + 1]>::try_from(room).ok());
+        let room = self.room::<{ SHORT + 1 }>();
         match (halves, room) {
             (Some((first, last)), Some(room)) if n <= SHORT => {
                 // Within the buffer, so within the limit. Masked to seven
@@ -350,12 +342,8 @@ impl Out {
     #[inline(always)]
     fn push_halves(&mut self, bytes: &[u8]) {
         let n = bytes.len();
-        let end = self.len.wrapping_add(SHORT);
         let halves = bytes.first_chunk::<8>().zip(bytes.last_chunk::<8>());
-        let room = self
-            .buf
-            .get_mut(self.len..end)
-            .and_then(|room| <&mut [u8; SHORT]>::try_from(room).ok());
+        let room = self.room::<SHORT>();
         match (halves, room) {
             (Some((first, last)), Some(room)) if n <= SHORT => {
                 // Within the buffer, so within the limit.
@@ -411,12 +399,7 @@ impl Out {
     #[inline(always)]
     pub(crate) fn push_word_pair(&mut self, first: u128, n: usize, second: u64, m: usize) {
         let (n, m) = (n.min(SHORT), m.min(8));
-        let end = self.len.wrapping_add(SHORT + 8);
-        match self
-            .buf
-            .get_mut(self.len..end)
-            .and_then(|room| <&mut [u8; SHORT + 8]>::try_from(room).ok())
-        {
+        match self.room::<{ SHORT + 8 }>() {
             Some(room) => {
                 let (low, rest) = room.split_at_mut(8);
                 low.copy_from_slice(&(first as u64).to_le_bytes());
@@ -455,6 +438,19 @@ impl Out {
         }
     }
 
+    /// The `N` bytes past the text, when the buffer has them (`None` goes
+    /// the slow way): one range whose length the compiler knows, two
+    /// comparisons, where the room's length and then its first word's took
+    /// more. An end that wraps (never: the buffer is never that long)
+    /// makes an empty range.
+    #[inline(always)]
+    fn room<const N: usize>(&mut self) -> Option<&mut [u8; N]> {
+        let end = self.len.wrapping_add(N);
+        self.buf
+            .get_mut(self.len..end)
+            .and_then(|room| <&mut [u8; N]>::try_from(room).ok())
+    }
+
     /// Appends the first `n` bytes of `word` (at most [`SHORT`]; ASCII, or
     /// whole characters), storing the whole word when there is room for it:
     /// what follows the `n` bytes lands past the text, to be overwritten.
@@ -462,16 +458,7 @@ impl Out {
     pub(crate) fn push_word(&mut self, word: u128, n: usize) {
         let (low, high) = (word as u64, (word >> 64) as u64);
         let n = n.min(SHORT);
-        // One range, whose length the compiler knows: two comparisons, where
-        // the room's length and then its first word's took more. An end
-        // that wraps (never: the buffer is never that long) makes an empty
-        // range, which goes the slow way.
-        let end = self.len.wrapping_add(SHORT);
-        match self
-            .buf
-            .get_mut(self.len..end)
-            .and_then(|room| <&mut [u8; SHORT]>::try_from(room).ok())
-        {
+        match self.room::<SHORT>() {
             Some(room) => {
                 // Two stores of eight bytes from the word's halves, which
                 // the writers put together in registers: stored whole, the
@@ -491,12 +478,7 @@ impl Out {
     #[inline(always)]
     pub(crate) fn push_small(&mut self, word: u64, n: usize) {
         let n = n.min(8);
-        let end = self.len.wrapping_add(SHORT);
-        match self
-            .buf
-            .get_mut(self.len..end)
-            .and_then(|room| <&mut [u8; SHORT]>::try_from(room).ok())
-        {
+        match self.room::<SHORT>() {
             Some(room) => {
                 let (head, _) = room.split_at_mut(8);
                 head.copy_from_slice(&word.to_le_bytes());

@@ -220,38 +220,64 @@ pub(crate) fn push_short(out: &mut String, text: &str) {
         return;
     }
     out.reserve(16);
-    let src = text.as_ptr();
-    // SAFETY: `reserve(16)` leaves room for 16 bytes past the text, and
-    // every move below reads within `text` (`n` bytes) and writes within
-    // `n` bytes past the end of the text: two words (or half words) that
-    // overlap, or up to three bytes one by one. Together they write all
-    // `n` bytes of `text`, whole, so the new length covers initialised
-    // bytes and the text stays UTF-8.
+    // SAFETY: `reserve(16)` leaves room for 16 bytes past the text, where
+    // `copy_short` writes all `n` bytes of `text`, whole, so the new
+    // length covers initialised bytes and the text stays UTF-8.
     #[allow(unsafe_code)]
     unsafe {
         let vec = out.as_mut_vec();
         let start = vec.len();
-        let dst = vec.as_mut_ptr().add(start);
+        copy_short(text, vec.as_mut_ptr().add(start));
+        vec.set_len(start + n);
+    }
+}
+
+/// Copies `text` (at most 16 bytes) to `dst` in at most two overlapping
+/// moves of a word (or half word), or up to three bytes one by one, and
+/// says whether it holds no byte of 0x7F or above, tested on the moved
+/// words (a caller that does not ask has the test compiled away).
+///
+/// # Safety
+///
+/// `text` is at most 16 bytes, and `dst` is valid for writes of its
+/// length.
+#[inline(always)]
+#[allow(unsafe_code)]
+unsafe fn copy_short(text: &str, dst: *mut u8) -> bool {
+    // Bit 7 of a byte is set when it is 0x80 or above, or when its low
+    // seven bits plus one carry into it (0x7F); no carry crosses bytes.
+    let flag = |word: u64| {
+        ((word & scan::splat(0x7f)).wrapping_add(scan::splat(1)) | word) & scan::splat(0x80)
+    };
+    let (n, src) = (text.len(), text.as_ptr());
+    // SAFETY: every move reads within `text` (`n` bytes) and writes within
+    // `n` bytes from `dst`, which the caller has made valid.
+    unsafe {
         match n {
             8..=16 => {
                 let first = std::ptr::read_unaligned(src.cast::<u64>());
                 let last = std::ptr::read_unaligned(src.add(n - 8).cast::<u64>());
                 std::ptr::write_unaligned(dst.cast::<u64>(), first);
                 std::ptr::write_unaligned(dst.add(n - 8).cast::<u64>(), last);
+                flag(first) | flag(last) == 0
             }
             4..=7 => {
                 let first = std::ptr::read_unaligned(src.cast::<u32>());
                 let last = std::ptr::read_unaligned(src.add(n - 4).cast::<u32>());
                 std::ptr::write_unaligned(dst.cast::<u32>(), first);
                 std::ptr::write_unaligned(dst.add(n - 4).cast::<u32>(), last);
+                flag(u64::from(first) | u64::from(last) << 32) == 0
             }
             _ => {
+                let mut plain = true;
                 for i in 0..n {
-                    *dst.add(i) = *src.add(i);
+                    let byte = *src.add(i);
+                    plain &= byte < 0x7f;
+                    *dst.add(i) = byte;
                 }
+                plain
             }
         }
-        vec.set_len(start + n);
     }
 }
 
@@ -308,47 +334,16 @@ pub(crate) fn push_short_plain(out: &mut String, text: &str) -> bool {
     if n > 16 {
         return false;
     }
-    // Bit 7 of a byte is set when it is 0x80 or above, or when its low
-    // seven bits plus one carry into it (0x7F); no carry crosses bytes.
-    let flag = |word: u64| {
-        ((word & scan::splat(0x7f)).wrapping_add(scan::splat(1)) | word) & scan::splat(0x80)
-    };
     out.reserve(16);
-    let src = text.as_ptr();
-    // SAFETY: as in `push_short`: the moves read within `text` and write
-    // within the 16 bytes reserved past the text, and together write all
-    // of its `n` bytes; the length takes them in only when they passed the
-    // test, and a text that did not leaves the length as it was.
+    // SAFETY: `reserve(16)` leaves room for 16 bytes past the text, where
+    // `copy_short` writes all `n` bytes of `text`; the length takes them
+    // in only when they passed the test, and a text that did not leaves
+    // the length as it was.
     #[allow(unsafe_code)]
     unsafe {
         let vec = out.as_mut_vec();
         let start = vec.len();
-        let dst = vec.as_mut_ptr().add(start);
-        let plain = match n {
-            8..=16 => {
-                let first = std::ptr::read_unaligned(src.cast::<u64>());
-                let last = std::ptr::read_unaligned(src.add(n - 8).cast::<u64>());
-                std::ptr::write_unaligned(dst.cast::<u64>(), first);
-                std::ptr::write_unaligned(dst.add(n - 8).cast::<u64>(), last);
-                flag(first) | flag(last) == 0
-            }
-            4..=7 => {
-                let first = std::ptr::read_unaligned(src.cast::<u32>());
-                let last = std::ptr::read_unaligned(src.add(n - 4).cast::<u32>());
-                std::ptr::write_unaligned(dst.cast::<u32>(), first);
-                std::ptr::write_unaligned(dst.add(n - 4).cast::<u32>(), last);
-                flag(u64::from(first) | u64::from(last) << 32) == 0
-            }
-            _ => {
-                let mut plain = true;
-                for i in 0..n {
-                    let byte = *src.add(i);
-                    plain &= byte < 0x7f;
-                    *dst.add(i) = byte;
-                }
-                plain
-            }
-        };
+        let plain = copy_short(text, vec.as_mut_ptr().add(start));
         if plain {
             vec.set_len(start + n);
         }
