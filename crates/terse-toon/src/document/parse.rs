@@ -372,12 +372,6 @@ impl<'a> Parser<'a> {
             };
             if !read {
                 match bytes.get(pos) {
-                    Some(b'"') => {
-                        let (text, next) = self.string(bytes, pos + 1)?;
-                        self.nodes.push(Slot::String(text));
-                        pos = next;
-                    }
-                    Some(b'-' | b'0'..=b'9') => pos = self.number(bytes, pos)?,
                     Some(b'{') => {
                         if stack.len() >= MAX_DEPTH {
                             return Err(Bail);
@@ -451,9 +445,6 @@ impl<'a> Parser<'a> {
                             continue 'value;
                         }
                     }
-                    Some(b't') => pos = self.literal(bytes, pos, b"true", Slot::Bool(true))?,
-                    Some(b'f') => pos = self.literal(bytes, pos, b"false", Slot::Bool(false))?,
-                    Some(b'n') => pos = self.literal(bytes, pos, b"null", Slot::Null)?,
                     // Whitespace between an entry's head read as kept (which
                     // ends where its value started when it was kept) and the
                     // value.
@@ -461,7 +452,11 @@ impl<'a> Parser<'a> {
                         pos = skip_whitespace(bytes, pos, blank);
                         continue 'value;
                     }
-                    _ => return Err(Bail),
+                    // A string, number or literal, or nothing valid.
+                    _ => match self.scalar(bytes, pos)? {
+                        Some(next) => pos = next,
+                        None => return Err(Bail),
+                    },
                 }
             }
             // A value is read whole: the next one of its container, or the
@@ -529,17 +524,9 @@ impl<'a> Parser<'a> {
         object: &mut Frame,
     ) -> Parsed<(usize, bool)> {
         loop {
-            match bytes.get(pos) {
-                Some(b'"') => {
-                    let (text, next) = self.string(bytes, pos + 1)?;
-                    self.nodes.push(Slot::String(text));
-                    pos = next;
-                }
-                Some(b'-' | b'0'..=b'9') => pos = self.number(bytes, pos)?,
-                Some(b't') => pos = self.literal(bytes, pos, b"true", Slot::Bool(true))?,
-                Some(b'f') => pos = self.literal(bytes, pos, b"false", Slot::Bool(false))?,
-                Some(b'n') => pos = self.literal(bytes, pos, b"null", Slot::Null)?,
-                _ => return Ok((pos, false)),
+            match self.scalar(bytes, pos)? {
+                Some(next) => pos = next,
+                None => return Ok((pos, false)),
             }
             // The next entry when its head is kept, in the run of the
             // object's keys so far: what `known_entry` finds first, read
@@ -570,6 +557,25 @@ impl<'a> Parser<'a> {
             object.len += 1;
             self.nodes.push(Slot::String(key));
         }
+    }
+
+    /// Reads the string, number or literal starting at `pos`, if one
+    /// does: where it ends, or `None` for any other byte (a container,
+    /// whitespace, anything invalid), left to the caller.
+    #[inline(always)]
+    fn scalar(&mut self, bytes: &'a [u8], pos: usize) -> Parsed<Option<usize>> {
+        Ok(Some(match bytes.get(pos) {
+            Some(b'"') => {
+                let (text, next) = self.string(bytes, pos + 1)?;
+                self.nodes.push(Slot::String(text));
+                next
+            }
+            Some(b'-' | b'0'..=b'9') => self.number(bytes, pos)?,
+            Some(b't') => self.literal(bytes, pos, b"true", Slot::Bool(true))?,
+            Some(b'f') => self.literal(bytes, pos, b"false", Slot::Bool(false))?,
+            Some(b'n') => self.literal(bytes, pos, b"null", Slot::Null)?,
+            _ => return Ok(None),
+        }))
     }
 
     /// Reads the literal `word` starting at `pos` as `node`; returns the
