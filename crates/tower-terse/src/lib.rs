@@ -107,9 +107,11 @@
 // AVX2 passes (`render/minify.rs`: its masks, its stores of a block's kept
 // bytes, and its output as text, the input less ASCII blanks) and the
 // UTF-8 check of a body (`scan::utf8`, text from bytes it has checked; its
-// blocks loaded by `scan::halves_avx2`) use `unsafe`; nothing else may (but
-// a test's counting allocator). The token counters' SIMD kernels are in
-// the terse-tokens crate.
+// blocks loaded by `scan::halves_avx2`) and the compact lines' copies of
+// short texts into room reserved past a line (`compact/lines.rs`, with no
+// call to `memcpy`) use `unsafe`; nothing else may (but a test's counting
+// allocator). The token counters' SIMD kernels are in the terse-tokens
+// crate.
 #![deny(unsafe_code)]
 // docs.rs marks what each cargo feature adds.
 #![cfg_attr(docsrs, feature(doc_cfg))]
