@@ -17,12 +17,12 @@ use terse_toon::document::Node;
 /// Hints live with the template, which threads and requests share: relaxed
 /// atomics, written only when they change, so rendering a list of one shape
 /// only reads them.
-pub(super) struct Hints(Box<[AtomicU32]>);
+pub(super) struct Hints(Box<[Hint]>);
 
 impl Hints {
     /// No hints yet for `count` steps.
     pub(super) fn new(count: usize) -> Self {
-        Hints((0..count).map(|_| AtomicU32::new(0)).collect())
+        Hints((0..count).map(|_| Hint::new()).collect())
     }
 
     /// The value under `key` in `record` (`None` unless it is an object),
@@ -30,17 +30,10 @@ impl Hints {
     /// it was found.
     #[inline(always)]
     pub(super) fn get<'t>(&self, index: usize, record: Node<'t>, key: &str) -> Option<Node<'t>> {
-        let Some(hint) = self.0.get(index) else {
-            return record.get(key);
-        };
-        let guess = hint.load(Ordering::Relaxed);
-        let (position, value) = record.find_hinted(key, guess as usize)?;
-        // A record cannot hold 2^32 entries: its slots are counted in a u32.
-        let position = u32::try_from(position).unwrap_or(u32::MAX);
-        if position != guess {
-            hint.store(position, Ordering::Relaxed);
+        match self.0.get(index) {
+            Some(hint) => hint.get(record, key),
+            None => record.get(key),
         }
-        Some(value)
     }
 }
 
@@ -55,7 +48,9 @@ impl Hint {
         Hint(AtomicU32::new(0))
     }
 
-    /// [`Hints::get`] with this hint.
+    /// The value under `key` in `record` (`None` unless it is an object),
+    /// trying the position this hint holds first and remembering where it
+    /// was found.
     #[inline(always)]
     pub(super) fn get<'t>(&self, record: Node<'t>, key: &str) -> Option<Node<'t>> {
         let guess = self.0.load(Ordering::Relaxed);
@@ -133,7 +128,7 @@ mod tests {
             .collect();
         // The third record's nested `b` at the hinted position is not its own.
         assert_eq!(b, [Some(2.into()), Some(3.into()), Some(5.into()), None]);
-        assert_eq!(hints.0[0].load(Ordering::Relaxed), 1);
+        assert_eq!(hints.0[0].0.load(Ordering::Relaxed), 1);
         // Past the placeholders it has hints for, a plain search.
         let first = doc.root().item(0).unwrap();
         assert_eq!(
@@ -156,7 +151,7 @@ mod tests {
             );
             assert_eq!(
                 hint.0.load(Ordering::Relaxed),
-                hints.0[0].load(Ordering::Relaxed)
+                hints.0[0].0.load(Ordering::Relaxed)
             );
         }
         assert_eq!(hint.clone().0.load(Ordering::Relaxed), 0);
